@@ -1,0 +1,72 @@
+"""Frame builders: the byte streams the DMA sends to each port, and what must come back.
+
+A frame is x (captured at the head of the stream) followed by rows; see docs/streams.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import int8, probe, ternary
+
+BEAT_BYTES = 8
+DEFAULT_ROW_BYTES = 512
+DEFAULT_ROWS_PER_PORT = 65_535
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One port's input stream and the result words it must produce."""
+
+    stream: np.ndarray  # uint8, whole beats
+    expected: np.ndarray  # result words (int32 for engines, uint64 for the probe)
+    rows: int
+    invalid: int = 0  # invalid ternary bytes in the stream (the engine's stat counter)
+
+
+def _check_row_bytes(row_bytes: int) -> None:
+    if row_bytes <= 0 or row_bytes % BEAT_BYTES:
+        raise ValueError(f"row length {row_bytes} B must be a positive multiple of {BEAT_BYTES} B")
+
+
+def int8_frame(rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:
+    _check_row_bytes(row_bytes)
+    x = rng.integers(-128, 128, size=row_bytes, dtype=np.int8)
+    w = rng.integers(-128, 128, size=(rows, row_bytes), dtype=np.int8)
+    stream = np.concatenate([x.view(np.uint8), w.view(np.uint8).ravel()])
+    return Frame(stream, int8.matvec(x, w), rows)
+
+
+def ternary_frame(
+    rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES, invalid_fraction: float = 0.0
+) -> Frame:
+    """Random valid packed rows; with invalid_fraction > 0 some bytes are 243..255 (decoded as zero)."""
+    _check_row_bytes(row_bytes)
+    x = rng.integers(-128, 128, size=row_bytes * ternary.WEIGHTS_PER_BYTE, dtype=np.int8)
+    w = rng.integers(0, ternary.VALID_BYTES, size=(rows, row_bytes), dtype=np.uint8)
+    if invalid_fraction > 0:
+        mask = rng.random(size=w.shape) < invalid_fraction
+        w[mask] = rng.integers(ternary.VALID_BYTES, 256, size=int(mask.sum()), dtype=np.uint8)
+    expected, invalid = ternary.matvec_hw(x, w)
+    stream = np.concatenate([x.view(np.uint8), w.ravel()])
+    return Frame(stream, expected, rows, invalid)
+
+
+def probe_frame(rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:
+    """The probe sees rows of arbitrary bytes; it reports beats, bytes and cycles."""
+    _check_row_bytes(row_bytes)
+    stream = rng.integers(0, 256, size=rows * row_bytes, dtype=np.uint8)
+    return Frame(stream, probe.expected(stream.size), rows)
+
+
+BUILDERS = {"probe": probe_frame, "int8": int8_frame, "ternary": ternary_frame}
+
+
+def build(kind: str, rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:
+    try:
+        builder = BUILDERS[kind]
+    except KeyError:
+        raise ValueError(f"unknown design kind {kind!r}; known: {', '.join(BUILDERS)}") from None
+    return builder(rng, rows, row_bytes)

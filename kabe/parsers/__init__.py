@@ -1,0 +1,7 @@
+"""One module per report kind. Each parser returns plain dicts in the shape of metrics.schema.json's
+`timing` / `utilization` objects and raises ReportError when a report is missing, empty, truncated
+or unparsable: a report kabe cannot read must fail the gate, never pass it."""
+
+
+class ReportError(ValueError):
+    """A tool report that cannot be trusted; the message names the file and what is wrong."""

@@ -1,0 +1,59 @@
+"""Which commit produced an artifact, and whether the tree was dirty (Hog's rule: never hide it)."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .paths import ROOT
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str  # 40 hex digits, or "nogit" outside a git checkout
+    dirty: bool
+
+    @property
+    def archive_name(self) -> str:
+        """Directory name under reports/: a dirty tree never shares a clean commit's name."""
+        return f"{self.sha}-dirty" if self.dirty else self.sha
+
+    @property
+    def short(self) -> str:
+        return self.sha[:12] + ("-dirty" if self.dirty else "")
+
+
+def _git(*args: str, cwd: Path = ROOT) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+
+
+def current_commit(cwd: Path = ROOT) -> Commit:
+    try:
+        sha = _git("rev-parse", "HEAD", cwd=cwd)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return Commit("nogit", True)
+    # Untracked files under reports/ and build/ are ignored by .gitignore, so they never make a tree dirty.
+    status = _git("status", "--porcelain", "--untracked-files=normal", cwd=cwd)
+    return Commit(sha, bool(status))
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def input_hashes(paths, root: Path = ROOT) -> dict[str, str]:
+    """{path relative to the repo (or absolute if outside): sha256} for a build's inputs."""
+    out = {}
+    for p in sorted({Path(p).resolve() for p in paths}):
+        try:
+            key = str(p.relative_to(root))
+        except ValueError:
+            key = str(p)
+        out[key] = sha256_file(p)
+    return out

@@ -58,13 +58,17 @@ def _fail(path: Path, msg: str) -> DesignError:
     return DesignError(f"{path}: {msg}")
 
 
+_NAME_LINE = re.compile(r"^name\s*:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+
+
 def _core_name(path: Path) -> str | None:
-    """The `name:` line of a CAPI2 core file, without parsing the rest (cheap, tolerant)."""
+    """The top-level `name:` of a CAPI2 core file, read by pattern so a core with a YAML error elsewhere
+    still maps to its design (FuseSoC then reports that error against the right file)."""
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError):
+        m = _NAME_LINE.search(path.read_text(errors="replace"))
+    except OSError:
         return None
-    return data.get("name") if isinstance(data, dict) else None
+    return m.group(1) if m else None
 
 
 def _find_core_file(directory: Path, vlnv: str, yaml_file: Path) -> Path:

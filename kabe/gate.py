@@ -79,6 +79,8 @@ class TimingRules:
         if not timing:
             return [Check("timing.report", "a parsed timing report", None, False,
                           "timing gate: no timing report was produced or it could not be read")]
+        if timing.get("error"):  # the flow could not produce or read its report: say why, nothing else
+            return [Check("timing.report", "a readable timing report", None, False, f"timing gate: {timing['error']}")]
         checks: list[Check] = []
         estimated = bool(timing.get("estimated"))
         kind = "estimated (pre-route) " if estimated else ""

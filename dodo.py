@@ -1,0 +1,29 @@
+"""kabe's verbs. Logic lives in the kabe package (kabe/tasks.py); this file only names tasks.
+
+    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive
+    doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
+    doit list                                     every task, with what it does
+"""
+
+from doit import get_var
+
+from kabe import designs, tasks
+
+DOIT_CONFIG = {"default_tasks": ["build"], "verbosity": 2}
+
+
+def _int_var(name):
+    value = get_var(name)
+    return None if value is None else int(value)
+
+
+def task_build():
+    """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
+    for design in designs.all_designs():
+        yield tasks.build_task(design, get_var("flow"))
+
+
+def task_sim():
+    """bit-exact verification of a design against the numpy model (rows=N seed=S)"""
+    for design in designs.all_designs():
+        yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1)

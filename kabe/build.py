@@ -1,0 +1,143 @@
+"""`doit build:<design>`: verify -> synthesize -> report -> gate -> archive -> summary.
+
+The flow (open or vivado) is the only step that knows a tool; everything after it sees the
+timing and utilization records only, so both flows are gated and archived the same way.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from . import config, designs, gate, metrics, provenance
+from .archive import archive_dir, to_json, write_atomic
+from .parsers import ReportError
+from .paths import BUILD, REPORTS
+
+# The simulation check a build runs first: small (seconds), still whole frames through every port.
+# Full-scale verification is `doit sim:<design> rows=N`.
+SIM_CHECK_ROWS_PER_PORT = 64
+
+
+class BuildError(RuntimeError):
+    """The build could not run (missing tool, broken core file): one sentence, nothing archived."""
+
+
+@dataclass
+class FlowResult:
+    """What a flow hands back: records in metrics.json's shapes plus the raw files to archive."""
+
+    flow: str
+    part: str
+    clock_period_ns: float
+    timing: dict[str, Any]
+    utilization: dict[str, Any] | None
+    raw_files: dict[str, Path] = field(default_factory=dict)  # archive name -> file
+    tools: dict[str, str] = field(default_factory=dict)
+    inputs: list[Path] = field(default_factory=list)  # files the result depends on (hashed)
+    artifacts: dict[str, Path] = field(default_factory=dict)  # bitstream, hwh: hashed into the manifest
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _run_flow(flow: str, design: designs.Design, workdir: Path, console: Console) -> FlowResult:
+    if flow == "open":
+        from .flows import open as open_flow
+
+        return open_flow.run_build(design, workdir, console=console)
+    if flow == "vivado":
+        from .flows import vivado as vivado_flow
+
+        return vivado_flow.run_build(design, workdir, console=console)
+    raise BuildError(f"unknown flow {flow!r}")
+
+
+def _sim_check(design: designs.Design, console: Console) -> dict:
+    from .sim import runner
+
+    rows = SIM_CHECK_ROWS_PER_PORT * design.ports
+    with console.status(f"[bold]{design.name}[/]: simulation check, {rows} rows against the numpy model"):
+        return runner.run_sim(design.name, rows, console=console)
+
+
+def build(design_name: str, flow_request: str | None = None, *, console: Console | None = None,
+          reports_root: Path = REPORTS, sim_check: bool = True) -> dict:
+    """Run one design's build; returns the metrics record (also archived). Raises BuildError."""
+    console = console or Console()
+    design = designs.get(design_name)
+    flow = config.resolve_flow(flow_request)
+    commit = provenance.current_commit()
+    started, t0 = _now(), time.monotonic()
+
+    sim = _sim_check(design, console) if sim_check else None
+    workdir = BUILD / design.name / flow
+    workdir.mkdir(parents=True, exist_ok=True)
+    try:
+        result = _run_flow(flow, design, workdir, console)
+    except ReportError as e:  # the tool ran but its report cannot be trusted: archive a failing record
+        result = FlowResult(flow, "?", 0.0, {"estimated": flow == "open", "wns_ns": None, "tns_ns": None,
+                                             "whs_ns": None, "critical_path": None, "error": str(e)}, None)
+
+    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets))
+    if sim is not None and sim.get("mismatches", 1) != 0:
+        verdict.passed = False
+        verdict.failures.insert(0, f"verification: {sim.get('mismatches')} of {sim.get('rows_checked')} rows differ "
+                                   f"from the numpy model (first: {sim.get('first_mismatches', [])[:1]})")
+        verdict.checks.insert(0, {"name": "sim.mismatches", "expected": "== 0", "got": sim.get("mismatches"),
+                                  "passed": False})
+    elif sim is not None:
+        verdict.checks.insert(0, {"name": "sim.mismatches", "expected": "== 0", "got": 0, "passed": True})
+
+    inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
+    artifacts = {name: provenance.sha256_file(p) for name, p in result.artifacts.items()}
+    record = {
+        "schema": metrics.SCHEMA_ID,
+        "commit": commit.sha,
+        "dirty": commit.dirty,
+        "design": design.name,
+        "flow": flow,
+        "part": result.part,
+        "clock_period_ns": result.clock_period_ns,
+        "timing": result.timing,
+        "utilization": result.utilization or {"lut": 0, "ff": 0, "dsp": 0, "bram36_equiv": 0},
+        "gate": verdict.as_dict(),
+        "tools": result.tools,
+        "inputs": inputs,
+        "artifacts": artifacts,
+        "sim": sim,
+        "started": started,
+        "finished": _now(),
+        "seconds": round(time.monotonic() - t0, 3),
+    }
+    if result.utilization is None:
+        record["utilization"]["missing"] = True
+    metrics.validate(record)
+    manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow,
+                "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}
+    files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest)}
+    files.update(result.raw_files)
+    files.update({Path(p).name: p for p in result.artifacts.values()})
+    dest = write_atomic(archive_dir(commit, design.name, flow, reports_root), files)
+    record["_archive"] = str(dest)
+    return record
+
+
+def run(design_name: str, flow_request: str | None = None, console: Console | None = None) -> int:
+    """Build, print the summary, return the exit status (non-zero when the gate fails)."""
+    from . import summary
+
+    console = console or Console()
+    try:
+        record = build(design_name, flow_request, console=console)
+    except (BuildError, designs.DesignError, config.ConfigError) as e:
+        console.print(f"[red]kabe build {design_name}: {e}[/]")
+        return 2
+    summary.render(record, console)
+    return 0 if record["gate"]["passed"] else 1

@@ -1,0 +1,106 @@
+"""`kabe`: the pieces of the build usable alone, e.g. in someone else's CI.
+
+    kabe parse <report>                 print the JSON record of a Yosys/Vivado/kabe report (type auto-detected)
+    kabe gate <metrics.json | report>   exit 1 with the reasons when the gate fails, 0 when it passes
+    kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
+    kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from . import gate, metrics
+from .parsers import ReportError
+
+
+def _parse(args) -> int:
+    from .parsers.detect import parse_file
+
+    record = parse_file(Path(args.report))
+    print(json.dumps(record, indent=2))
+    return 0
+
+
+def _gate_record(path: Path) -> tuple[dict | None, dict | None, list]:
+    """(timing, utilization, budgets) from a metrics.json or a raw timing report."""
+    if path.suffix == ".json":
+        record = metrics.load(path)
+        budgets = []
+        try:
+            from . import designs
+
+            budgets = gate.budgets_from_mapping(designs.get(record["design"]).budgets)
+        except Exception:  # a metrics file from elsewhere: its own timing is still gated
+            pass
+        return record["timing"], record["utilization"], budgets
+    from .parsers.detect import parse_file
+
+    return parse_file(path), None, []
+
+
+def _gate(args) -> int:
+    console = Console(stderr=True)
+    path = Path(args.input)
+    try:
+        timing, utilization, budgets = _gate_record(path)
+    except (ReportError, metrics.MetricsError) as e:
+        console.print(f"[red]FAIL[/] {e}")
+        return 1
+    if timing is not None and "wns_ns" not in timing:  # a utilization report alone is not a timing report
+        console.print(f"[red]FAIL[/] {path} is not a timing report or metrics.json; nothing to gate")
+        return 1
+    verdict = gate.evaluate(timing, utilization, budgets)
+    for c in verdict.checks:
+        console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {c['expected']}, got {c['got']}")
+    for f in verdict.failures:
+        console.print(f"[red]✗ {f}[/]")
+    console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
+    return 0 if verdict.passed else 1
+
+
+def _build(args) -> int:
+    from .build import run
+
+    return run(args.design, args.flow)
+
+
+def _sim(args) -> int:
+    from .sim import runner
+
+    return runner.main(args.design, args.rows, args.seed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kabe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("parse", help="print a report's JSON record")
+    p.add_argument("report")
+    p.set_defaults(fn=_parse)
+    p = sub.add_parser("gate", help="gate a metrics.json or a timing report")
+    p.add_argument("input")
+    p.set_defaults(fn=_gate)
+    p = sub.add_parser("build", help="build one design")
+    p.add_argument("design")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.set_defaults(fn=_build)
+    p = sub.add_parser("sim", help="verify one design against the numpy model")
+    p.add_argument("design")
+    p.add_argument("--rows", type=int, default=None)
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(fn=_sim)
+    args = parser.parse_args(argv)
+    try:
+        return args.fn(args)
+    except ReportError as e:
+        print(f"kabe: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""Clocks from an XDC file: the one place kabe learns a design's clock period.
+
+Only `create_clock` matters to kabe (the open flow's timing estimate and the gate's clock check);
+everything else in an XDC is Vivado's business and is ignored here. A file that constrains no clock
+is an error, never a silent "unconstrained, therefore met": the gate must fail on it.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from kabe import paths
+
+DEFAULT_XDC = paths.CONSTRAINTS / "pynq_z1.xdc"
+
+
+class ConstraintError(ValueError):
+    """An XDC kabe cannot take a clock from; the message names the file, the line and the fix."""
+
+
+@dataclass(frozen=True)
+class Clock:
+    name: str
+    period_ns: float
+    waveform_ns: tuple[float, float]  # (rise, fall) within one period
+    target_kind: str | None  # "ports" | "pins" | "nets" | None (virtual clock)
+    targets: tuple[str, ...]  # object names as written, e.g. ("clk",)
+    source: str  # "file:line"
+
+    @property
+    def frequency_mhz(self) -> float:
+        return 1000.0 / self.period_ns
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+_GETTER = re.compile(r"\[\s*get_(ports|pins|nets)\s+(.*?)\s*\]\s*$", re.S)
+
+
+def _logical_lines(text: str):
+    """XDC is Tcl: join backslash continuations, drop comments; yield (line_no, command)."""
+    buf, start = "", 0
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if not buf:
+            start = no
+            stripped = line.lstrip()
+            if stripped.startswith("#") or not stripped:
+                continue
+        if line.endswith("\\"):
+            buf += line[:-1] + " "
+            continue
+        buf += line
+        # a trailing `; # comment` is legal Tcl
+        cmd = re.sub(r";\s*#.*$", "", buf).strip()
+        buf = ""
+        if cmd:
+            yield start, cmd
+
+
+def _number(value: str, what: str, where: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        raise ConstraintError(f"{where}: {what} {value!r} is not a number; write the period in ns as a plain number") from None
+    return v
+
+
+def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
+    """All `create_clock` commands in `text`. Raises ConstraintError when none is found or one is
+    malformed (missing/non-numeric/non-positive period, bad waveform)."""
+    clocks: list[Clock] = []
+    for no, cmd in _logical_lines(text):
+        if not re.match(r"create_clock\b", cmd):
+            continue
+        where = f"{origin}:{no}"
+        target_kind, targets = None, ()
+        m = _GETTER.search(cmd)
+        if m:
+            target_kind = m.group(1)
+            body = m.group(2).strip()
+            body = re.sub(r"^(-\w+\s+)+", "", body)  # get_pins -hierarchical ... -> names
+            body = body.strip("{}\"")
+            targets = tuple(t.strip("{}\"") for t in body.split())
+            cmd = cmd[: m.start()].strip()
+        elif "[" in cmd:
+            raise ConstraintError(f"{where}: cannot read the clock target in {cmd!r}; "
+                                  "use [get_ports <name>], [get_pins <name>] or [get_nets <name>]")
+        # Tcl braces group the waveform list; shlex does not know braces, so turn {a b} into "a b"
+        try:
+            words = shlex.split(re.sub(r"\{([^{}]*)\}", r'"\1"', cmd))
+        except ValueError as e:
+            raise ConstraintError(f"{where}: cannot tokenize {cmd!r}: {e}") from None
+        opts: dict[str, str] = {}
+        i = 1
+        while i < len(words):
+            w = words[i]
+            if w == "-add":
+                i += 1
+                continue
+            if w.startswith("-"):
+                if i + 1 >= len(words):
+                    raise ConstraintError(f"{where}: option {w} has no value in {cmd!r}")
+                opts[w[1:]] = words[i + 1]
+                i += 2
+            else:
+                i += 1
+        if "period" not in opts:
+            raise ConstraintError(f"{where}: create_clock without -period in {cmd!r}")
+        period = _number(opts["period"], "clock period", where)
+        if not period > 0:
+            raise ConstraintError(f"{where}: clock period {period} ns must be positive")
+        if "waveform" in opts:
+            edges = opts["waveform"].split()
+            if len(edges) != 2:
+                raise ConstraintError(f"{where}: waveform {opts['waveform']!r} must be two edges {{rise fall}}")
+            wf = (_number(edges[0], "waveform edge", where), _number(edges[1], "waveform edge", where))
+            if not (0 <= wf[0] < wf[1] <= wf[0] + period):
+                raise ConstraintError(f"{where}: waveform {wf} does not fit in period {period} ns")
+        else:
+            wf = (0.0, period / 2)
+        # Vivado names an unnamed clock after its first target
+        name = opts.get("name") or (targets[0] if targets else None)
+        if not name:
+            raise ConstraintError(f"{where}: a virtual clock needs -name in {cmd!r}")
+        clocks.append(Clock(name, period, wf, target_kind, targets, where))
+    if not clocks:
+        raise ConstraintError(f"{origin}: no clock constrained (no create_clock command); "
+                              "add `create_clock -period <ns> -name <name> [get_ports clk]` (see constraints/pynq_z1.xdc)")
+    names = [c.name for c in clocks]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ConstraintError(f"{origin}: clock name(s) {sorted(dup)} defined more than once")
+    return clocks
+
+
+def parse_xdc(path: str | Path) -> list[Clock]:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConstraintError(f"{path}: cannot read the constraints file: {e.strerror}") from None
+    return parse_xdc_text(text, str(path))
+
+
+def clocks(paths_: list[str | Path] | None = None) -> list[Clock]:
+    """Clocks of all given XDC files (default: the board's constraints/pynq_z1.xdc)."""
+    files = [Path(p) for p in paths_] if paths_ else [DEFAULT_XDC]
+    out: list[Clock] = []
+    for f in files:
+        try:
+            out += parse_xdc(f)
+        except ConstraintError as e:
+            if "no clock constrained" in str(e) and len(files) > 1:
+                continue  # another file may carry the clock; checked below
+            raise
+    if not out:
+        raise ConstraintError(f"{', '.join(map(str, files))}: no clock constrained (no create_clock command)")
+    return out
+
+
+def primary_period_ns(paths_: list[str | Path] | None = None) -> float:
+    """The period of the first clock: the engines have exactly one (clk_fpga_0)."""
+    return clocks(paths_)[0].period_ns

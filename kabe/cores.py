@@ -1,0 +1,335 @@
+"""Resolve a design's core file into an EDAM: the files, include dirs, top and parameters of one target.
+
+FuseSoC does the resolving for real (`fusesoc run --setup --no-export`), generators included, and
+kabe reads back the `.eda.yml` it writes; file lists therefore live only in core files. The
+work root is build/fusesoc/<design>/<target>[-<override hash>]; generator output lands in its
+generator_cache/.
+
+Calling resolve() twice is cheap: the second call re-reads the EDAM unless a core file, a
+generator script (any non-HDL file under cores/, any script under scripts/), the FuseSoC version,
+the target or the overrides changed since the last setup.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from . import designs
+from .paths import BUILD, CORES, ROOT, SCRIPTS
+
+TARGETS = ("sim", "synth", "vivado")
+HDL_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource")
+# Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
+_HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
+_STAMP = "kabe_resolve.json"
+_STAMP_FORMAT = 1  # bump when the stamp or the way kabe calls FuseSoC changes
+
+
+class CoreError(RuntimeError):
+    """FuseSoC could not resolve a core: names the core file, FuseSoC's message and the fix."""
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path  # absolute
+    file_type: str  # FuseSoC file type: verilogSource, systemVerilogSource, xdc, user, ...
+    core: str  # VLNV of the core that contributed it (a generated core for generator output)
+    is_include_file: bool = False
+    generated: bool = False  # produced by a FuseSoC generator (lives in generator_cache/)
+
+    @property
+    def is_hdl(self) -> bool:
+        return self.file_type.split("-")[0] in HDL_TYPES
+
+
+@dataclass(frozen=True)
+class Edam:
+    """One target of one design, as FuseSoC resolved it."""
+
+    design: str
+    target: str
+    vlnv: str
+    name: str  # FuseSoC's system name (vlnv with ':' -> '_')
+    toplevel: str
+    tool: str  # the flow's tool (verilator, yosys, vivado, ...)
+    files: tuple[SourceFile, ...]  # in FuseSoC's order (dependencies first)
+    include_dirs: tuple[Path, ...]
+    parameters: dict[str, Any] = field(hash=False, compare=False)  # name -> value (default or override)
+    parameter_specs: dict[str, dict] = field(hash=False, compare=False)  # name -> {datatype, paramtype, ...}
+    tool_options: dict[str, Any] = field(hash=False, compare=False)  # flow_options minus `tool`, + tool_options
+    flow: str | None = None
+    work_root: Path = Path()
+    eda_file: Path = Path()
+    core_files: tuple[Path, ...] = ()  # every core file taking part (generated cores included)
+
+    @property
+    def sources(self) -> tuple[Path, ...]:
+        """HDL files to compile, in order (include files excluded: they are reached via include_dirs)."""
+        return tuple(f.path for f in self.files if f.is_hdl and not f.is_include_file)
+
+    @property
+    def include_files(self) -> tuple[Path, ...]:
+        return tuple(f.path for f in self.files if f.is_include_file)
+
+    @property
+    def generated_files(self) -> tuple[Path, ...]:
+        return tuple(f.path for f in self.files if f.generated)
+
+    def files_of_type(self, *types: str) -> tuple[Path, ...]:
+        return tuple(f.path for f in self.files if f.file_type.split("-")[0] in types)
+
+    @property
+    def input_files(self) -> tuple[Path, ...]:
+        """Everything the target's output depends on (sources, includes, other files, core files)."""
+        return tuple(dict.fromkeys([f.path for f in self.files] + list(self.core_files)))
+
+    def to_dict(self) -> dict:
+        return {
+            "design": self.design, "target": self.target, "vlnv": self.vlnv, "name": self.name,
+            "toplevel": self.toplevel, "tool": self.tool, "flow": self.flow,
+            "files": [{"path": str(f.path), "file_type": f.file_type, "core": f.core,
+                       "is_include_file": f.is_include_file, "generated": f.generated} for f in self.files],
+            "include_dirs": [str(p) for p in self.include_dirs],
+            "parameters": self.parameters, "parameter_specs": self.parameter_specs,
+            "tool_options": self.tool_options, "work_root": str(self.work_root),
+            "eda_file": str(self.eda_file), "core_files": [str(p) for p in self.core_files],
+        }
+
+
+def fusesoc_version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("fusesoc")
+    except Exception:  # pragma: no cover - fusesoc is a hard dependency
+        return "unknown"
+
+
+def _format_override(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _override_key(params: Mapping[str, Any], flags: Iterable[str]) -> str:
+    if not params and not flags:
+        return ""
+    blob = json.dumps({"params": {k: _format_override(v) for k, v in sorted(params.items())},
+                       "flags": sorted(flags)}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:10]
+
+
+def work_root_for(design: str, target: str, params: Mapping[str, Any] | None = None,
+                  flags: Iterable[str] = (), build_root: Path = BUILD) -> Path:
+    key = _override_key(params or {}, list(flags))
+    return Path(build_root) / "fusesoc" / design / (f"{target}-{key}" if key else target)
+
+
+def _resolve_inputs(cores_root: Path) -> list[Path]:
+    """Files whose change may change FuseSoC's answer: core files and generator scripts/data."""
+    out = []
+    for root in (Path(cores_root), SCRIPTS):
+        if not root.is_dir():
+            continue
+        for p in sorted(root.rglob("*")):
+            if not p.is_file() or "__pycache__" in p.parts or p.name.startswith("."):
+                continue
+            if root == SCRIPTS and p.suffix != ".py":
+                continue
+            if p.suffix.lower() in _HDL_SUFFIXES:
+                continue
+            out.append(p)
+    return out
+
+
+def _inputs_hash(cores_root: Path, target: str, vlnv: str, params: Mapping[str, Any], flags) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps({"format": _STAMP_FORMAT, "fusesoc": fusesoc_version(), "target": target,
+                         "vlnv": vlnv, "python": sys.executable,
+                         "params": {k: _format_override(v) for k, v in sorted(params.items())},
+                         "flags": sorted(flags)}, sort_keys=True).encode())
+    for p in _resolve_inputs(cores_root):
+        h.update(str(p).encode() + b"\0")
+        h.update(hashlib.sha256(p.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def _fusesoc_cmd() -> list[str]:
+    exe = Path(sys.executable).with_name("fusesoc")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "fusesoc.main"]
+
+
+_ERROR_LINE = re.compile(r"^(ERROR|CRITICAL)[: ]\s*(.*)$")
+
+
+def _fix_hint(message: str, target: str, vlnv: str) -> str:
+    m = message.lower()
+    if m.startswith("parse error"):
+        return "fix the core file's syntax (CAPI=2 YAML; `fusesoc core-info <vlnv>` shows the same error)"
+    if "unrecognized arguments" in m:
+        return ("a parameter override is not a parameter of this target: declare it in the core and list "
+                "it under the target's `parameters:`")
+    if "was not found" in m or "no such core" in m or "could not find" in m:
+        return (f"check that a core file under cores/ declares `name: {vlnv}` (and every dependency it "
+                f"lists), and that design.yaml's `core:` matches it")
+    if "target" in m and ("not found" in m or "no target" in m or "does not exist" in m):
+        return f"add a `{target}:` target to the core file, or ask for one of its existing targets"
+    if "generator" in m or "generat" in m:
+        return ("the core's generator failed: run it by hand from the generator_cache input file named "
+                "in the message, and fix the script or its `generate:` parameters")
+    if "yaml" in m or "parse" in m or "scanner" in m or "mapping" in m or "capi" in m or "schema" in m:
+        return "fix the core file's syntax (CAPI=2 YAML; `fusesoc core-info` shows the same error)"
+    return "run the printed fusesoc command by hand to see the full log"
+
+
+def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    # Generators are run with `interpreter: python3`: make that the venv's python.
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+    if proc.returncode == 0:
+        return
+    text = (proc.stderr + "\n" + proc.stdout).strip()
+    errors = [m.group(2) for line in text.splitlines() if (m := _ERROR_LINE.match(line.strip()))]
+    # A core with a YAML/schema error is skipped by the library scan ("Parse error. Ignoring file"),
+    # and FuseSoC then only says the core was not found: put the parse error first.
+    parse = re.search(r"WARNING: Parse error\. Ignoring file (\S+?): (.*?)(?=\n(?:[A-Z]+:|\n)|\Z)", text, re.S)
+    if parse:
+        errors.insert(0, f"parse error in {parse.group(1)}: " + " ".join(parse.group(2).split()))
+    if "Failed to run generator" in text:
+        # The generator's own stderr is interleaved as plain lines: keep its last few.
+        own = [line.strip() for line in text.splitlines()
+               if line.strip() and not re.match(r"^(INFO|WARNING|ERROR|DEBUG|CRITICAL)\b", line.strip())]
+        if own:
+            errors.append("generator said: " + " / ".join(own[-4:]))
+    if errors:
+        message = " | ".join(errors[-3:])
+    else:
+        tail = [line for line in text.splitlines() if line.strip()][-6:]
+        message = " | ".join(tail) or f"exit status {proc.returncode}"
+    raise CoreError(
+        f"{design.core_file}: FuseSoC could not set up target {target!r} of {design.core}: {message}. "
+        f"Fix: {_fix_hint(message, target, design.core)}. (command: {' '.join(cmd)})"
+    )
+
+
+def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: str, vlnv: str) -> Edam:
+    try:
+        eda = yaml.safe_load(eda_file.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise CoreError(f"{design.core_file}: cannot read FuseSoC's EDAM {eda_file}: {e}. "
+                        f"Fix: delete {work_root} and resolve again") from None
+    files: list[SourceFile] = []
+    include_dirs: list[Path] = []
+    gen_cache = (work_root / "generator_cache").resolve()
+    for entry in eda.get("files", []):
+        path = (work_root / entry["name"]).resolve()
+        inc = bool(entry.get("is_include_file", False))
+        generated = gen_cache in path.parents
+        files.append(SourceFile(path=path, file_type=str(entry.get("file_type", "")), core=str(entry.get("core", "")),
+                                is_include_file=inc, generated=generated))
+        if inc:
+            d = (work_root / entry["include_path"]).resolve() if entry.get("include_path") else path.parent
+            if d not in include_dirs:
+                include_dirs.append(d)
+    missing = [str(f.path) for f in files if not f.path.exists()]
+    if missing:
+        raise CoreError(f"{design.core_file}: target {target!r} lists file(s) that do not exist: "
+                        f"{', '.join(missing[:5])}. Fix: correct the fileset paths (relative to the core file)")
+    params = eda.get("parameters") or {}
+    flow_options = dict(eda.get("flow_options") or {})
+    tool = flow_options.pop("tool", None)
+    tool_options_all = eda.get("tool_options") or {}
+    if tool is None and len(tool_options_all) == 1:
+        tool = next(iter(tool_options_all))
+    tool_options = dict(flow_options)
+    tool_options.update(tool_options_all.get(tool, {}) if tool else {})
+    core_files = []
+    for info in (eda.get("cores") or {}).values():
+        cf = info.get("core_file") if isinstance(info, dict) else None
+        if cf:
+            core_files.append((work_root / cf).resolve())
+    toplevel = eda.get("toplevel")
+    if isinstance(toplevel, list):
+        toplevel = toplevel[0] if len(toplevel) == 1 else " ".join(toplevel)
+    if not toplevel:
+        raise CoreError(f"{design.core_file}: target {target!r} has no toplevel. Fix: add `toplevel: <module>`")
+    return Edam(
+        design=design.name, target=target, vlnv=vlnv, name=str(eda.get("name", "")), toplevel=str(toplevel),
+        tool=str(tool or ""), files=tuple(files), include_dirs=tuple(include_dirs),
+        parameters={k: v.get("default") for k, v in params.items()},
+        parameter_specs={k: dict(v) for k, v in params.items()},
+        tool_options=tool_options, flow="flow" if "flow_options" in eda else None,
+        work_root=work_root, eda_file=eda_file, core_files=tuple(core_files),
+    )
+
+
+def resolve(design: str | designs.Design, target: str = "sim", *, params: Mapping[str, Any] | None = None,
+            flags: Iterable[str] = (), cores_root: Path | None = None, build_root: Path = BUILD,
+            force: bool = False) -> Edam:
+    """Resolve design's `target` through FuseSoC; returns its Edam.
+
+    params override core parameters (FuseSoC backend arguments, e.g. {"LATENCY_ADJUST": 1});
+    flags are FuseSoC use flags. Overrides get their own work root, so they never disturb the
+    default one. Raises CoreError (core file, FuseSoC's message, the fix) on any failure.
+    """
+    if isinstance(design, designs.Design):
+        d = design
+        cores_root = Path(cores_root) if cores_root else d.yaml_file.parent.parent
+    else:
+        cores_root = Path(cores_root or CORES)
+        d = designs.get(design, cores_root=cores_root)
+    params = dict(params or {})
+    flags = list(flags)
+    work_root = work_root_for(d.name, target, params, flags, build_root).resolve()
+    work_root.mkdir(parents=True, exist_ok=True)
+    key = _inputs_hash(Path(cores_root), target, d.core, params, flags)
+    stamp = work_root / _STAMP
+    eda_file = work_root / (d.core.replace(":", "_") + ".eda.yml")
+
+    # Another process (a parallel doit task, another agent) may be resolving the same target.
+    with open(work_root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not force and stamp.exists() and eda_file.exists():
+            try:
+                if json.loads(stamp.read_text()).get("key") == key:
+                    edam = _parse_eda(eda_file, work_root, d, target, d.core)
+                    return edam
+            except (ValueError, CoreError):
+                pass
+        stamp.unlink(missing_ok=True)
+        eda_file.unlink(missing_ok=True)
+        conf = work_root / "fusesoc.conf"  # empty: no user or system config leaks into the build
+        conf.write_text("[main]\n")
+        cmd = _fusesoc_cmd() + ["--config", str(conf), "--cores-root", str(cores_root)]
+        cmd += ["run", "--setup", "--no-export", "--work-root", str(work_root), "--target", target]
+        for fl in flags:
+            cmd += ["--flag", fl]
+        cmd.append(d.core)
+        cmd += [f"--{k}={_format_override(v)}" for k, v in params.items()]
+        _run_fusesoc(cmd, d, target)
+        if not eda_file.exists():
+            found = sorted(p.name for p in work_root.glob("*.eda.yml"))
+            if len(found) != 1:
+                raise CoreError(f"{d.core_file}: FuseSoC ran but wrote no EDAM in {work_root} "
+                                f"(found {found}). Fix: check the target's flow/tool settings")
+            eda_file = work_root / found[0]
+        edam = _parse_eda(eda_file, work_root, d, target, d.core)
+        unknown = sorted(set(params) - set(edam.parameters))
+        if unknown:
+            raise CoreError(f"{d.core_file}: target {target!r} has no parameter(s) {', '.join(unknown)}; "
+                            f"its parameters: {', '.join(edam.parameters) or '(none)'}. "
+                            f"Fix: declare them in the core and list them under the target's `parameters:`")
+        stamp.write_text(json.dumps({"key": key, "eda_file": eda_file.name}) + "\n")
+        return edam

@@ -1,0 +1,44 @@
+"""The rich summary a person reads after `doit build:<design>`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _num(v, fmt="{:,}"):
+    return "-" if v is None else fmt.format(v)
+
+
+def render(record: dict, console: Console) -> None:
+    t, u, g = record["timing"], record["utilization"], record["gate"]
+    label = "pre-route estimate" if t.get("estimated") else "post-route (sign-off)"
+    commit = record["commit"][:12] + ("-dirty" if record["dirty"] else "")
+    table = Table(title=f"kabe build: {record['design']} ({record['flow']} flow, {commit})", show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    table.add_row("part / clock", f"{record['part']} @ {record['clock_period_ns']:.3f} ns")
+    table.add_row("LUT / FF", f"{_num(u.get('lut'))} / {_num(u.get('ff'))}")
+    table.add_row("DSP48E1 / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
+    table.add_row("CARRY4 / SRL / LUTRAM", f"{_num(u.get('carry4'))} / {_num(u.get('srl'))} / {_num(u.get('lut_memory'))}")
+    wns = t.get("wns_ns")
+    table.add_row(f"WNS ({label})", "-" if wns is None else f"[{'green' if wns >= 0 else 'red'}]{wns:+.3f} ns[/]")
+    if t.get("whs_ns") is not None:
+        table.add_row("WHS / WPWS", f"{t['whs_ns']:+.3f} / {_num(t.get('wpws_ns'), '{:+.3f}')} ns")
+    path = t.get("critical_path") or {}
+    if path:
+        table.add_row("critical path", f"{path.get('startpoint')} -> {path.get('endpoint')}: "
+                                       f"{_num(path.get('delay_ns'), '{:.3f}')} ns, {_num(path.get('logic_levels'))} logic levels")
+    sim = record.get("sim")
+    if sim:
+        table.add_row("simulation check", f"{sim['rows_checked']:,} rows, {sim['mismatches']} mismatches, "
+                                          f"{sim['beats_per_cycle']:.3f} beats/cycle")
+    table.add_row("gate", "[green]PASS[/]" if g["passed"] else "[red]FAIL[/]")
+    console.print(table)
+    for c in g["checks"]:
+        mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"
+        console.print(f"  {mark} {c['name']}: expected {c['expected']}, got {c['got']}")
+    for f in g["failures"]:
+        console.print(f"[red]✗ {f}[/]")
+    if "_archive" in record:
+        console.print(f"archived: {record['_archive']}")

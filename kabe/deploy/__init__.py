@@ -1,0 +1,1 @@
+"""Deploy to the board: push bitstream + runner over SSH, run the numpy verification there, archive the result."""

@@ -103,3 +103,8 @@ def test_unconstrained_and_unsafe_crossings():
 def test_bad_budget_spec_is_refused():
     with pytest.raises(ValueError, match="unknown"):
         budgets_from_mapping({"lut": {"below": 3}})
+
+
+def test_unreadable_report_fails_with_the_parsers_reason():
+    v = evaluate({"estimated": True, "wns_ns": None, "error": "timing.rpt: truncated after line 12"}, UTIL)
+    assert v.failures == ["timing gate: timing.rpt: truncated after line 12"]

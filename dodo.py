@@ -2,6 +2,7 @@
 
     doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
+    doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
     doit list                                     every task, with what it does
 """
 
@@ -27,3 +28,9 @@ def task_sim():
     """bit-exact verification of a design against the numpy model (rows=N seed=S)"""
     for design in designs.all_designs():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1)
+
+
+def task_deploy():
+    """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
+    for design in designs.all_designs():
+        yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)

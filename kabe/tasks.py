@@ -86,3 +86,15 @@ def sim_task(design: designs.Design, rows: int | None, seed: int) -> dict:
         "uptodate": [False],  # asked for explicitly: always runs
         "verbosity": 2,
     }
+
+
+def deploy_task(design: designs.Design, board: str | None, rows: int | None, seed: int) -> dict:
+    from .deploy import cli as deploy_cli
+
+    return {
+        "name": design.name,
+        "doc": f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there",
+        "actions": [(lambda: deploy_cli.main(design.name, board, rows, seed) == 0)],
+        "uptodate": [False],
+        "verbosity": 2,
+    }

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""kabe's board-side runner: load the bitstream, stream every frame through the PL, check every
+result against the numpy model, print one JSON result.
+
+This file is copied to the board with the `model/` package beside it and imports nothing else of
+kabe: numpy, the model, and (for --backend pynq) pynq. `--backend sim` drives the same code above
+the transfer layer with the Verilator model of the design standing in for the PL.
+
+Exit status: 0 all rows match; 1 mismatches; 2 refused (commit/part mismatch, bad input, no pynq).
+The result file is written to a temp name and renamed only after the run completed, so a run that
+crashes or is killed leaves no result claiming anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from model import frames  # noqa: E402  (the pushed copy of kabe.model)
+
+EXPECTED_PART = "7z020clg400"
+MAX_REPORTED_MISMATCHES = 10
+
+
+class Refused(RuntimeError):
+    """The runner will not run: the message says why and how to fix it."""
+
+
+# --- the bitstream's provenance: Xilinx .bit header fields (a: design;UserID=..;Version=.., b: part) ---
+
+def bit_header(path: Path) -> dict[str, str]:
+    data = Path(path).read_bytes()[:4096]
+    try:
+        n = int.from_bytes(data[0:2], "big")
+        pos = 2 + n
+        pos += 2  # the 0x0001 field
+        fields = {}
+        while pos < len(data):
+            key = chr(data[pos])
+            if key == "e":
+                break
+            length = int.from_bytes(data[pos + 1:pos + 3], "big")
+            fields[key] = data[pos + 3:pos + 3 + length].rstrip(b"\0").decode("ascii")
+            pos += 3 + length
+    except (IndexError, UnicodeDecodeError) as e:
+        raise Refused(f"{path}: not a Xilinx .bit file ({e})") from None
+    if "a" not in fields or "b" not in fields:
+        raise Refused(f"{path}: not a Xilinx .bit file (no design/part fields in its header)")
+    out = {"design": fields["a"].split(";")[0], "part": fields["b"], "date": fields.get("c", ""),
+           "time": fields.get("d", "")}
+    for item in fields["a"].split(";")[1:]:
+        k, _, v = item.partition("=")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def check_provenance(bit: Path, expect_commit: str) -> dict[str, str]:
+    header = bit_header(bit)
+    if EXPECTED_PART not in header["part"]:
+        raise Refused(f"{bit.name} was built for part {header['part']}, this board is a PYNQ-Z1 ({EXPECTED_PART}); "
+                      f"rebuild for xc7z020clg400-1")
+    userid = header.get("UserID", "").lower().removeprefix("0x")
+    if userid != expect_commit[:8].lower():
+        raise Refused(f"{bit.name} carries commit {userid or 'none'} in its UserID but the archive it came from is "
+                      f"{expect_commit[:8]}; deploy the bitstream from its own archive (or rebuild)")
+    return header
+
+
+# --- transfer layers: the only code that differs between the board and the simulated PL ---
+
+class PynqBackend:
+    """The PYNQ-Z1: Overlay(bit + hwh beside it), one AXI DMA per HP port, all ports concurrently."""
+
+    name = "pynq"
+
+    def __init__(self, bit: Path, ports: int):
+        try:
+            import pynq  # noqa: F401
+        except ImportError:
+            raise Refused("pynq is not installed on the board; use a PYNQ image (v3 or newer) or `pip install pynq`") from None
+        from pynq import Overlay
+
+        self.overlay = Overlay(str(bit))
+        self.dmas = [getattr(self.overlay, f"axi_dma_{p}") for p in range(ports)]
+
+    def transfer(self, streams: list[np.ndarray], out_words: list[int], out_dtype) -> tuple[list[np.ndarray], float]:
+        from pynq import allocate
+
+        ins = [allocate(shape=(s.size,), dtype=np.uint8) for s in streams]
+        outs = [allocate(shape=(n,), dtype=out_dtype) for n in out_words]
+        for buf, s in zip(ins, streams):
+            buf[:] = s
+            buf.flush()
+        t0 = time.monotonic()
+        for dma, out in zip(self.dmas, outs):
+            dma.recvchannel.transfer(out)
+        for dma, buf in zip(self.dmas, ins):
+            dma.sendchannel.transfer(buf)
+        for dma in self.dmas:
+            dma.sendchannel.wait()
+            dma.recvchannel.wait()
+        elapsed = time.monotonic() - t0
+        results = []
+        for out in outs:
+            out.invalidate()
+            results.append(np.array(out))
+        for b in ins + outs:
+            b.freebuffer()
+        return results, elapsed
+
+
+class SimBackend:
+    """STAND-IN for the PL: the design's Verilator model (kabe's streaming harness binary)."""
+
+    name = "sim"
+
+    def __init__(self, harness: Path, ports: int):
+        if not Path(harness).is_file():
+            raise Refused(f"--sim-harness {harness} does not exist; build it with `doit sim:<design>` first")
+        self.harness = Path(harness)
+        self.ports = ports
+
+    def transfer(self, streams, out_words, out_dtype):
+        with tempfile.TemporaryDirectory(prefix="kabe-board-") as tmp:
+            tmp = Path(tmp)
+            argv = [str(self.harness), "--out-dir", str(tmp)]
+            for p, s in enumerate(streams):
+                s.tofile(tmp / f"in{p}.bin")
+                argv += [f"--in{p}", str(tmp / f"in{p}.bin"), f"--expect{p}", str(out_words[p])]
+            t0 = time.monotonic()
+            subprocess.run(argv, check=True, capture_output=True)
+            elapsed = time.monotonic() - t0
+            words = [np.fromfile(tmp / f"out{p}.bin", dtype=np.uint64) for p in range(len(streams))]
+        return [w.astype(out_dtype) for w in words], elapsed
+
+
+# --- the run ---
+
+def run(args) -> dict:
+    header = check_provenance(Path(args.bit), args.expect_commit) if args.bit else {}
+    ports, kind = args.ports, args.kind
+    per_port = args.rows // ports
+    if per_port * ports != args.rows:
+        raise Refused(f"rows={args.rows} does not split over {ports} ports; use a multiple of {ports}")
+    built = [frames.build(kind, np.random.default_rng([args.seed, p]), per_port, args.row_bytes) for p in range(ports)]
+    digest = hashlib.sha256(b"".join(f.stream.tobytes() for f in built)).hexdigest()
+    if args.expect_vectors and digest != args.expect_vectors:
+        raise Refused("the test vectors regenerated here differ from the host's (numpy versions differ?); "
+                      "push the vectors instead of the seed")
+    out_dtype = np.uint64 if kind == "probe" else np.int32
+    backend = (PynqBackend(Path(args.bit), ports) if args.backend == "pynq"
+               else SimBackend(Path(args.sim_harness), ports))
+    got, elapsed = backend.transfer([f.stream for f in built], [f.expected.size for f in built], out_dtype)
+
+    mismatches, first = 0, []
+    for p, (f, g) in enumerate(zip(built, got)):
+        exp = f.expected.astype(out_dtype)
+        if kind == "probe":  # cycle counts are the board's own measurement, not the model's
+            exp, g = exp[:2], g[:2]
+        if g.size != exp.size:
+            mismatches += abs(int(g.size) - int(exp.size))
+        n = min(g.size, exp.size)
+        bad = np.flatnonzero(g[:n] != exp[:n])
+        mismatches += bad.size
+        first += [{"port": p, "row": int(i), "expected": int(exp[i]), "got": int(g[i])}
+                  for i in bad[: MAX_REPORTED_MISMATCHES - len(first)]]
+    bytes_read = sum(f.stream.size for f in built)
+    weights_per_byte = {"int8": 1, "ternary": 5}.get(kind, 0)
+    return {
+        "design_kind": kind, "backend": backend.name, "rows_checked": args.rows, "mismatches": int(mismatches),
+        "first_mismatches": first, "seconds": round(elapsed, 6),
+        "gb_per_s": round(bytes_read / elapsed / 1e9, 4) if elapsed else None,
+        "weights_per_s": round(bytes_read * weights_per_byte / elapsed, 1) if elapsed and weights_per_byte else None,
+        "bit_commit": header.get("UserID"), "bit_part": header.get("part"), "vectors_sha256": digest,
+        "seed": args.seed, "host": platform.node(), "numpy": np.__version__,
+    }
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kind", required=True, choices=sorted(frames.BUILDERS))
+    ap.add_argument("--ports", type=int, required=True)
+    ap.add_argument("--rows", type=int, required=True, help="total over all ports")
+    ap.add_argument("--row-bytes", type=int, default=frames.DEFAULT_ROW_BYTES)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bit", help="the .bit (its .hwh beside it, same basename)")
+    ap.add_argument("--expect-commit", default="", help="the archive's commit; the .bit's UserID must match")
+    ap.add_argument("--expect-vectors", default="", help="sha256 of the frames the host generated")
+    ap.add_argument("--backend", choices=["pynq", "sim"], default="pynq")
+    ap.add_argument("--sim-harness", help="sim backend: the Verilator harness binary standing in for the PL")
+    ap.add_argument("--result", required=True, help="where to write the JSON result (atomically)")
+    args = ap.parse_args(argv)
+    try:
+        if args.backend == "pynq" and not args.bit:
+            raise Refused("--bit is required on the board")
+        result = run(args)
+    except Refused as e:
+        print(f"kabe board runner: refused: {e}", file=sys.stderr)
+        return 2
+    fd, tmp = tempfile.mkstemp(prefix=".result.", dir=str(Path(args.result).resolve().parent))
+    with os.fdopen(fd, "w") as f:
+        json.dump(result, f, indent=2)
+    os.replace(tmp, args.result)
+    print(json.dumps(result))
+    return 0 if result["mismatches"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -58,16 +58,20 @@ def write_atomic(dest: Path, files: Mapping[str, str | bytes | Path]) -> Path:
     return dest
 
 
-def write_json_atomic(path: Path, obj) -> Path:
-    """One JSON file, written to a temp name and renamed (os.replace is atomic on POSIX)."""
+def write_text_atomic(path: Path, text: str) -> Path:
+    """One file, written to a temp name and renamed (os.replace is atomic on POSIX)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
-            f.write(to_json(obj))
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def write_json_atomic(path: Path, obj) -> Path:
+    return write_text_atomic(path, to_json(obj))

@@ -4,6 +4,7 @@
     kabe gate <metrics.json | report>   exit 1 with the reasons when the gate fails, 0 when it passes
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
+    kabe diff [A] [B]                   Markdown table of metric deltas between two archived commits
 """
 
 from __future__ import annotations
@@ -76,6 +77,13 @@ def _sim(args) -> int:
     return runner.main(args.design, args.rows, args.seed)
 
 
+def _diff(args) -> int:
+    from .diff import render
+
+    print(render(args.a, args.b), end="")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kabe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -94,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rows", type=int, default=None)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=_sim)
+    p = sub.add_parser("diff", help="metric deltas between two archived commits (default: newest vs its parent)")
+    p.add_argument("a", nargs="?", default=None, help="older commit (default: B's parent)")
+    p.add_argument("b", nargs="?", default=None, help="newer commit (default: the newest archived)")
+    p.set_defaults(fn=_diff)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -1,0 +1,68 @@
+"""`kabe diff [A] [B]`: what one commit changed in every design's metrics, as a Markdown table
+ready for a pull-request comment. B defaults to the newest archived commit, A to B's parent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import history
+from .paths import REPORTS, ROOT
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:+.3f}" if v != int(v) or abs(v) < 10 else f"{v:,.1f}"
+    return f"{v:,}"
+
+
+def _delta(a, b) -> str:
+    if a is None or b is None:
+        return "-"
+    d = b - a
+    if d == 0:
+        return "0"
+    pct = f" ({d / a:+.1%})" if a else ""
+    return (f"{d:+.3f}" if isinstance(d, float) else f"{d:+,}") + pct
+
+
+def resolve(commit: str | None, entries: list[history.Entry]) -> str | None:
+    if commit is None:
+        return entries[-1].commit if entries else None
+    matches = sorted({e.commit for e in entries if e.commit.startswith(commit) or e.sha.startswith(commit)})
+    return matches[0] if matches else commit
+
+
+def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Path = ROOT) -> str:
+    entries = history.load(reports_root, root)
+    b = resolve(b, entries)
+    if b is None:
+        return "kabe diff: no archived builds under reports/ yet; run `doit build:<design>` first\n"
+    a = resolve(a, entries) if a else history.parent_of(b.removesuffix("-dirty"), root)
+    if b.endswith("-dirty") and a is None:
+        a = b.removesuffix("-dirty")
+    before = {(e.design, e.flow): e for e in entries if e.commit == a}
+    after = {(e.design, e.flow): e for e in entries if e.commit == b}
+    lines = [f"### kabe: {b[:12]} vs {a[:12] if a else '(no parent)'}", ""]
+    if not after:
+        return "\n".join(lines + [f"No archived builds for {b}.", ""])
+    lines += ["| design | flow | metric | before | after | delta | |", "|---|---|---|---|---|---|---|"]
+    for key in sorted(after):
+        new, old = after[key], before.get(key)
+        failed_budgets = {c["name"].split(".", 1)[1] for c in new.record["gate"]["checks"]
+                          if not c["passed"] and c["name"].startswith("budget.")}
+        for metric, label in history.METRICS:
+            nv, ov = new.value(metric), old.value(metric) if old else None
+            flag = ""
+            if metric in failed_budgets:
+                flag = "**budget breached**"
+            elif metric == "wns_ns" and nv is not None and nv < 0:
+                flag = "**timing fails**"
+            if metric == "wns_ns" and new.record["timing"].get("estimated"):
+                label = "WNS ns (estimate)"
+            lines.append(f"| {key[0]} | {key[1]} | {label} | {_fmt(ov)} | {_fmt(nv)} | {_delta(ov, nv)} | {flag} |")
+        verdict = "pass" if new.record["gate"]["passed"] else "FAIL"
+        was = ("pass" if old.record["gate"]["passed"] else "FAIL") if old else "-"
+        lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} | | {'**gate fails**' if verdict == 'FAIL' else ''} |")
+    return "\n".join(lines) + "\n"

@@ -34,3 +34,8 @@ def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
     for design in designs.all_designs():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
+
+
+def task_report():
+    """reports/index.html: metrics over commits, the bandwidth wall, the token budget (self-contained)"""
+    return tasks.report_task()

@@ -9,12 +9,12 @@ from . import history
 from .paths import REPORTS, ROOT
 
 
-def _fmt(v) -> str:
+def _fmt(v, metric: str = "") -> str:
     if v is None:
         return "-"
-    if isinstance(v, float):
-        return f"{v:+.3f}" if v != int(v) or abs(v) < 10 else f"{v:,.1f}"
-    return f"{v:,}"
+    if metric.endswith("_ns"):
+        return f"{v:+.3f}"
+    return f"{v:,}" if isinstance(v, int) else f"{v:,g}"
 
 
 def _delta(a, b) -> str:
@@ -23,7 +23,7 @@ def _delta(a, b) -> str:
     d = b - a
     if d == 0:
         return "0"
-    pct = f" ({d / a:+.1%})" if a else ""
+    pct = f" ({d / abs(a):+.1%})" if a else ""
     return (f"{d:+.3f}" if isinstance(d, float) else f"{d:+,}") + pct
 
 
@@ -61,8 +61,9 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
                 flag = "**timing fails**"
             if metric == "wns_ns" and new.record["timing"].get("estimated"):
                 label = "WNS ns (estimate)"
-            lines.append(f"| {key[0]} | {key[1]} | {label} | {_fmt(ov)} | {_fmt(nv)} | {_delta(ov, nv)} | {flag} |")
+            cells = [key[0], key[1], label, _fmt(ov, metric), _fmt(nv, metric), _delta(ov, nv), flag]
+            lines.append("| " + " | ".join(cells) + " |")
         verdict = "pass" if new.record["gate"]["passed"] else "FAIL"
         was = ("pass" if old.record["gate"]["passed"] else "FAIL") if old else "-"
-        lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} | | {'**gate fails**' if verdict == 'FAIL' else ''} |")
+        lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | {'**gate fails**' if verdict == 'FAIL' else ''} |")
     return "\n".join(lines) + "\n"

@@ -98,3 +98,18 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def report_task() -> dict:
+    from .report import build_report
+
+    def action():
+        print(f"wrote {build_report()}")
+
+    return {
+        "basename": "report",
+        "doc": "reports/index.html: every archived build's metrics over commits, the wall and the token budget",
+        "actions": [action],
+        "uptodate": [False],
+        "verbosity": 2,
+    }

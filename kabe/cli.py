@@ -24,7 +24,7 @@ def _parse(args) -> int:
     from .parsers.detect import parse_file
 
     record = parse_file(Path(args.report))
-    print(json.dumps(record, indent=2))
+    print(json.dumps(record, indent=2))  # {"kind": ..., "path": ..., "record": ...}
     return 0
 
 
@@ -42,7 +42,10 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list]:
         return record["timing"], record["utilization"], budgets
     from .parsers.detect import parse_file
 
-    return parse_file(path), None, []
+    parsed = parse_file(path)
+    if parsed["kind"] not in ("vivado_timing_summary", "kabe_timing"):
+        raise ReportError(f"{path} is a {parsed['kind']} report; `kabe gate` needs a timing summary or a metrics.json")
+    return parsed["record"], None, []
 
 
 def _gate(args) -> int:
@@ -53,10 +56,8 @@ def _gate(args) -> int:
     except (ReportError, metrics.MetricsError) as e:
         console.print(f"[red]FAIL[/] {e}")
         return 1
-    if timing is not None and "wns_ns" not in timing:  # a utilization report alone is not a timing report
-        console.print(f"[red]FAIL[/] {path} is not a timing report or metrics.json; nothing to gate")
-        return 1
-    verdict = gate.evaluate(timing, utilization, budgets)
+    rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
+    verdict = gate.evaluate(timing, utilization, budgets, rules)
     for c in verdict.checks:
         console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {c['expected']}, got {c['got']}")
     for f in verdict.failures:
@@ -92,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=_parse)
     p = sub.add_parser("gate", help="gate a metrics.json or a timing report")
     p.add_argument("input")
+    p.add_argument("--fail-on-unconstrained", action="store_true",
+                   help="fail when any endpoint is unconstrained (default: [tool.kabe] fail_on_unconstrained, else report only)")
     p.set_defaults(fn=_gate)
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")

@@ -71,9 +71,20 @@ def budgets_from_mapping(spec: Mapping[str, Mapping[str, float]] | None) -> list
 
 @dataclass(frozen=True)
 class TimingRules:
-    """Timing conditions. Hold and pulse width are required from sign-off flows (not estimates)."""
+    """Timing conditions. Hold and pulse width are required from sign-off flows (not estimates).
 
-    allow_unconstrained_endpoints: bool = False
+    Unconstrained endpoints are reported but do not fail by default: a Zynq design always has
+    some (PS7 pins, asynchronous resets), and Vivado itself calls the design met. A design with no
+    clock at all always fails. Set [tool.kabe] fail_on_unconstrained = true to make them fail.
+    """
+
+    fail_on_unconstrained: bool = False
+
+    @classmethod
+    def from_config(cls) -> "TimingRules":
+        from . import config
+
+        return cls(fail_on_unconstrained=bool(config.load().get("fail_on_unconstrained", False)))
 
     def check(self, timing: Mapping[str, Any] | None) -> list[Check]:
         if not timing:
@@ -120,9 +131,12 @@ class TimingRules:
             checks.append(_verdict_check(verdict, timing))
 
         unconstrained = timing.get("unconstrained_endpoints")
-        if unconstrained and not self.allow_unconstrained_endpoints:
-            checks.append(Check("timing.unconstrained", "0 unconstrained endpoints", unconstrained, False,
-                                f"timing gate: {unconstrained} endpoints are unconstrained (not timed); constrain them or set allow_unconstrained_endpoints"))
+        if unconstrained:
+            fail = self.fail_on_unconstrained
+            checks.append(Check("timing.unconstrained", "0 unconstrained endpoints" if fail else "reported only",
+                                unconstrained, not fail,
+                                f"timing gate: {unconstrained} endpoints are unconstrained (not timed); constrain them "
+                                f"or set [tool.kabe] fail_on_unconstrained = false"))
 
         unsafe = [c for c in timing.get("clock_interaction") or [] if "unsafe" in str(c.get("type", "")).lower()]
         if unsafe:

@@ -1,0 +1,304 @@
+"""Vivado `report_utilization` -> the metrics `utilization` record (docs/metrics.md), and
+`report_utilization -hierarchical` -> per-instance numbers (`parse_hierarchical`).
+
+Sections are found by TITLE, never by number: 7-series prints "1. Slice Logic", "3. Memory",
+"4. DSP" (numbering shifts when "Slice Logic Distribution" is absent, as in synthesized
+reports); UltraScale+ prints "1. CLB Logic", "3. BLOCKRAM", "4. ARITHMETIC". Rows are found by
+their Site Type (7-series "Slice LUTs"/"Slice Registers", UltraScale+ "CLB LUTs"/"CLB
+Registers"; a trailing "*" footnote mark is ignored), columns by their header title, so the
+column sets with and without "Fixed" / "Prohibited" / "Available" / "Util%" all read the same.
+
+Record keys: lut, lut_logic, lut_memory, lutram, srl, ff, latch, carry4 (count of carry
+primitives) with carry_type "CARRY4" (7-series, from Primitives) or "CARRY8" (UltraScale+, from
+CLB Logic), muxf7, muxf8, muxf9, dsp, ramb36, ramb18, bram36_equiv (Block RAM Tile, may be
+fractional: 0.5 per RAMB18), uram, plus design/device/design_state from the header.
+
+Strict: empty text; a header naming another command; a missing logic, memory, DSP or
+Primitives section (a synthesized or placed report always prints all four -- a report cut short
+does not); a table without its closing `+---+` border; a row with the wrong number of cells; a
+required row (LUTs, Registers, Block RAM Tile, DSPs) absent; a non-numeric count. Each raises
+ReportError naming the source and the section.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kabe.parsers import ReportError
+from kabe.parsers._vivado_common import (
+    command_name, count_or_fraction, integer, parse_header, read_report, require_text,
+)
+
+_SEC_RE = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+(\S.*?)\s*$")
+
+LOGIC_TITLES = ("slice logic", "clb logic")
+MEMORY_TITLES = ("memory", "blockram", "block ram")
+DSP_TITLES = ("dsp", "arithmetic", "dsp slices")
+PRIMITIVE_TITLES = ("primitives",)
+
+
+def _find_sections(lines: list[str]) -> list[tuple[str, str, int, int]]:
+    """(number, title, body start, body end) for every `N. Title` line underlined by dashes."""
+    heads = []
+    for i in range(len(lines) - 1):
+        m = _SEC_RE.match(lines[i])
+        if m and re.fullmatch(r"-{3,}\s*", lines[i + 1]) \
+                and len(lines[i + 1].rstrip()) >= len(lines[i].rstrip()) - 1:
+            heads.append((m.group(1), m.group(2), i))
+    out = []
+    for k, (num, title, i) in enumerate(heads):
+        end = heads[k + 1][2] if k + 1 < len(heads) else len(lines)
+        out.append((num, title, i + 2, end))
+    return out
+
+
+def _cells(line: str) -> list[str]:
+    s = line.rstrip()
+    if not (s.startswith("|") and s.endswith("|")):
+        return None
+    return [c for c in s[1:-1].split("|")]
+
+
+def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: str):
+    """The first `+---+` table in lines[start:end]: (header titles, [(indent, name, {title: cell})]).
+    None when the section prints no table at all."""
+    i = start
+    while i < end and not lines[i].startswith("+"):
+        i += 1
+    if i >= end:
+        return None
+    borders = 0
+    header = None
+    rows = []
+    j = i
+    while j < end:
+        ln = lines[j].rstrip()
+        if ln.startswith("+"):
+            if not re.fullmatch(r"\+(?:-+\+)+", ln):
+                raise ReportError(f"{source}: {what} table, line {j + 1}: broken border {ln!r}")
+            borders += 1
+            if borders == 3 or (borders == 2 and header is None):
+                break
+        elif ln.startswith("|"):
+            cells = _cells(ln)
+            if cells is None:
+                raise ReportError(f"{source}: {what} table, line {j + 1}: row not closed by '|' "
+                                  f"(cut short)")
+            if header is None:
+                header = [c.strip() for c in cells]
+            else:
+                if len(cells) != len(header):
+                    raise ReportError(f"{source}: {what} table, line {j + 1}: {len(cells)} cells, "
+                                      f"header has {len(header)}")
+                first = cells[0]
+                name = first.strip()
+                indent = len(first) - len(first.lstrip()) - 1
+                rows.append((indent, name, {h: c.strip() for h, c in zip(header, cells)}))
+        else:
+            break
+        j += 1
+    if header is None or borders < 3:
+        raise ReportError(f"{source}: {what} table starting at line {i + 1} is cut short (no "
+                          f"closing +---+ border)")
+    return header, rows
+
+
+def _row(rows, *names):
+    wanted = {n.lower() for n in names}
+    for _indent, name, cells in rows:
+        if name.rstrip("*").strip().lower() in wanted:
+            return cells
+    return None
+
+
+def _used(cells, *, what, source, fractional=False):
+    if cells is None:
+        return None
+    if "Used" not in cells:
+        raise ReportError(f"{source}: {what}: table has no 'Used' column")
+    f = count_or_fraction if fractional else integer
+    v = f(cells["Used"], what=what, source=source)
+    if v is None:
+        raise ReportError(f"{source}: {what}: 'Used' is blank")
+    return v
+
+
+def parse(text: str, source: str = "<report_utilization>") -> dict:
+    text = require_text(text, source)
+    header = parse_header(text)
+    cmd = command_name(header)
+    if cmd is not None and cmd != "report_utilization":
+        raise ReportError(f"{source}: header says Command {cmd}, not report_utilization")
+    lines = text.split("\n")
+    secs = _find_sections(lines)
+    if any(t.lower() == "utilization by hierarchy" for _, t, _, _ in secs):
+        raise ReportError(f"{source}: this is a hierarchical utilization report; use "
+                          f"parse_hierarchical")
+    by_title = {}
+    for num, title, s, e in secs:
+        by_title.setdefault(title.lower(), (num, title, s, e))
+
+    def section(titles, label, required=True):
+        for t in titles:
+            if t in by_title:
+                _, title, s, e = by_title[t]
+                tab = _boxed_table(lines, s, e, what=f"section '{title}'", source=source)
+                if tab is None and required:
+                    raise ReportError(f"{source}: section '{title}' has no table (cut short)")
+                return title, tab
+        if required:
+            found = ", ".join(repr(t) for _, t, _, _ in secs) or "none"
+            raise ReportError(f"{source}: no {label} section ({' / '.join(titles)}); sections "
+                              f"found: {found}. Not a complete flat report_utilization "
+                              f"(empty, cut short, or another report)")
+        return None, None
+
+    ltitle, (lhead, lrows) = section(LOGIC_TITLES, "logic")
+    mtitle, (mhead, mrows) = section(MEMORY_TITLES, "memory")
+    dtitle, (dhead, drows) = section(DSP_TITLES, "DSP")
+    ptitle, (phead, prows) = section(PRIMITIVE_TITLES, "Primitives")
+
+    def need(rows, title, *names, fractional=False):
+        cells = _row(rows, *names)
+        if cells is None:
+            raise ReportError(f"{source}: section '{title}' has no '{' / '.join(names)}' row")
+        return _used(cells, what=f"{title} / {names[0]}", source=source, fractional=fractional)
+
+    def opt(rows, title, *names, fractional=False):
+        return _used(_row(rows, *names), what=f"{title} / {names[0]}", source=source,
+                     fractional=fractional)
+
+    rec: dict = {
+        "source": "vivado report_utilization",
+        "design": header.get("design"), "device": header.get("device"),
+        "design_state": header.get("design_state"), "tool_version": header.get("tool_version"),
+        "lut": need(lrows, ltitle, "Slice LUTs", "CLB LUTs"),
+        "lut_logic": opt(lrows, ltitle, "LUT as Logic"),
+        "lut_memory": opt(lrows, ltitle, "LUT as Memory"),
+        "lutram": opt(lrows, ltitle, "LUT as Distributed RAM"),
+        "srl": opt(lrows, ltitle, "LUT as Shift Register"),
+        "ff": need(lrows, ltitle, "Slice Registers", "CLB Registers"),
+        "latch": opt(lrows, ltitle, "Register as Latch"),
+        "muxf7": opt(lrows, ltitle, "F7 Muxes"),
+        "muxf8": opt(lrows, ltitle, "F8 Muxes"),
+        "muxf9": opt(lrows, ltitle, "F9 Muxes"),
+        "bram36_equiv": need(mrows, mtitle, "Block RAM Tile", fractional=True),
+        "ramb36": opt(mrows, mtitle, "RAMB36/FIFO", fractional=True),
+        "ramb18": opt(mrows, mtitle, "RAMB18", fractional=True),
+        "uram": opt(mrows, mtitle, "URAM"),
+        "dsp": need(drows, dtitle, "DSPs", "DSP48E1", "DSP48E2"),
+    }
+    carry8 = opt(lrows, ltitle, "CARRY8")
+    prim = {name.strip(): cells for _i, name, cells in prows}
+    if carry8 is not None:
+        rec["carry4"], rec["carry_type"] = carry8, "CARRY8"
+    elif "CARRY8" in prim:
+        rec["carry4"], rec["carry_type"] = _used(prim["CARRY8"], what="Primitives / CARRY8",
+                                                  source=source), "CARRY8"
+    else:
+        # the Primitives table lists only primitives in use: no CARRY4 row means none used
+        rec["carry4"] = _used(prim["CARRY4"], what="Primitives / CARRY4", source=source) \
+            if "CARRY4" in prim else 0
+        rec["carry_type"] = "CARRY4"
+    rec["primitives"] = {name: _used(cells, what=f"Primitives / {name}", source=source)
+                         for name, cells in prim.items()}
+    if rec["lut_logic"] is not None and rec["lut_memory"] is not None \
+            and rec["lut_logic"] + rec["lut_memory"] != rec["lut"]:
+        raise ReportError(f"{source}: LUT as Logic {rec['lut_logic']} + LUT as Memory "
+                          f"{rec['lut_memory']} != LUTs {rec['lut']}")
+    return rec
+
+
+def parse_file(path) -> dict:
+    return parse(read_report(path), str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# report_utilization -hierarchical
+
+_HIER_COLS = {
+    "total luts": "lut", "logic luts": "lut_logic", "lutrams": "lutram", "srls": "srl",
+    "ffs": "ff", "ramb36": "ramb36", "ramb18": "ramb18", "uram": "uram",
+    "dsp blocks": "dsp", "dsp48 blocks": "dsp", "dsps": "dsp",
+    "f7 muxes": "muxf7", "f8 muxes": "muxf8", "carry4": "carry4", "carry8": "carry4",
+}
+
+
+def _hier_value(cell: str, *, what: str, source: str):
+    t = cell.strip()
+    t = re.sub(r"\s*\(\s*[<\d.]+%\)$", "", t)  # -hierarchical_percentage: "1234(2.32%)"
+    return count_or_fraction(t, what=what, source=source)
+
+
+def parse_hierarchical(text: str, source: str = "<report_utilization -hierarchical>") -> dict:
+    """-> {"top": name, "module": ..., "total": {...}, "by_instance": {"u_a": {...}, "u_a/u_b": ...}}.
+    Instance paths are relative to the top ("/"-joined); "(name)" rows (an instance's own logic
+    without its children) are left out. Each entry has lut, ff, dsp, bram36_equiv (RAMB36 +
+    RAMB18/2) and whatever else the report's columns give (lut_logic, lutram, srl, ramb36,
+    ramb18, uram, muxf7, ...)."""
+    text = require_text(text, source)
+    header = parse_header(text)
+    cmd = command_name(header)
+    if cmd is not None and cmd != "report_utilization":
+        raise ReportError(f"{source}: header says Command {cmd}, not report_utilization")
+    lines = text.split("\n")
+    secs = [s for s in _find_sections(lines) if s[1].lower() == "utilization by hierarchy"]
+    if not secs:
+        raise ReportError(f"{source}: no 'Utilization by Hierarchy' section; not a complete "
+                          f"report_utilization -hierarchical (empty, cut short, or another report)")
+    _, title, s, e = secs[0]
+    tab = _boxed_table(lines, s, e, what=f"section '{title}'", source=source)
+    if tab is None:
+        raise ReportError(f"{source}: section '{title}' has no table (cut short)")
+    head, rows = tab
+    cols = {}
+    for h in head:
+        key = _HIER_COLS.get(h.lower())
+        if key:
+            cols[h] = key
+    for need in ("lut", "ff", "dsp"):
+        if need not in cols.values():
+            raise ReportError(f"{source}: hierarchy table has no column for {need} "
+                              f"(columns: {', '.join(head)})")
+    if not ("ramb36" in cols.values() and "ramb18" in cols.values()):
+        raise ReportError(f"{source}: hierarchy table lacks RAMB36/RAMB18 columns")
+    if not rows:
+        raise ReportError(f"{source}: hierarchy table has no rows")
+    out: dict = {"top": None, "module": None, "total": None, "by_instance": {},
+                 "design": header.get("design"), "device": header.get("device")}
+    stack: list[tuple[int, str]] = []
+    for indent, name, cells in rows:
+        vals = {}
+        for h, key in cols.items():
+            v = _hier_value(cells[h], what=f"{name} {h}", source=source)
+            if v is None:
+                raise ReportError(f"{source}: hierarchy row {name!r}: '{h}' is blank")
+            vals[key] = v
+        b = vals["ramb36"] + vals["ramb18"] / 2
+        vals["bram36_equiv"] = int(b) if float(b).is_integer() else b
+        level = indent // 2
+        if level == 0:
+            if out["top"] is not None:
+                raise ReportError(f"{source}: hierarchy table has two top rows "
+                                  f"({out['top']!r}, {name!r})")
+            out["top"], out["module"] = name, cells[head[1]].strip() if len(head) > 1 else None
+            out["total"] = vals
+            stack = [(0, name)]
+            continue
+        if out["top"] is None:
+            raise ReportError(f"{source}: hierarchy row {name!r} comes before the top row")
+        if name.startswith("(") and name.endswith(")"):
+            continue
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        if not stack or stack[-1][0] != level - 1:
+            raise ReportError(f"{source}: hierarchy row {name!r} is indented {indent} spaces, "
+                              f"deeper than its parent allows")
+        path = "/".join(n for lv, n in stack[1:]) + ("/" if len(stack) > 1 else "") + name
+        stack.append((level, name))
+        out["by_instance"][path] = vals
+    return out
+
+
+def parse_hierarchical_file(path) -> dict:
+    return parse_hierarchical(read_report(path), str(path))

@@ -1,0 +1,103 @@
+"""detect() / parse_file(): the kind from content, dispatch, and unknown/missing/empty files."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kabe.parsers import ReportError
+from kabe.parsers.detect import detect, parse_file
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vivado"
+
+KINDS = {
+    "timing_summary_7z020_2023.2_met.rpt": "vivado_timing_summary",
+    "timing_summary_7z020_2019.1_hold_violated.rpt": "vivado_timing_summary",
+    "timing_summary_7z020_2020.1_pulse_width_violated.rpt": "vivado_timing_summary",
+    "timing_summary_7z020_2022.2_no_clocks.rpt": "vivado_timing_summary",
+    "timing_summary_xczu3eg_2021.1_large_negative.rpt": "vivado_timing_summary",
+    "utilization_7z020_2023.2_placed_prohibited.rpt": "vivado_utilization",
+    "utilization_7z020_2018.3_synth_classic.rpt": "vivado_utilization",
+    "utilization_xczu3eg_2022.2_placed.rpt": "vivado_utilization",
+    "utilization_hier_7z020_2023.2_placed.rpt": "vivado_utilization_hier",
+    "utilization_hier_xczu3eg_2020.2_synth.rpt": "vivado_utilization_hier",
+    "timing_paths_7z020_2023.2_min_max.rpt": "vivado_timing",
+    "timing_paths_7z020_2022.2_unconstrained.rpt": "vivado_timing",
+}
+
+
+def test_every_fixture_is_present():
+    # other suites keep their own fixtures in the same directory; these are this suite's
+    assert all((FIX / name).is_file() for name in KINDS)
+
+
+@pytest.mark.parametrize("name,kind", sorted(KINDS.items()))
+def test_detect_by_header(name, kind):
+    text = (FIX / name).read_text()
+    assert detect(text) == kind
+    out = parse_file(FIX / name)
+    assert out["kind"] == kind and out["path"] == str(FIX / name)
+    assert out["record"]
+
+
+@pytest.mark.parametrize("name,kind", sorted(KINDS.items()))
+def test_detect_by_titles_without_header(name, kind):
+    lines = (FIX / name).read_text().split("\n")
+    body = "\n".join(ln for ln in lines if not ln.startswith("| ") or "Command" not in ln)
+    assert detect(body) == kind
+
+
+def test_unknown_command_is_refused():
+    text = (FIX / "timing_paths_7z020_2023.2_min_max.rpt").read_text().replace(
+        "Command      : report_timing ", "Command      : report_power ")
+    with pytest.raises(ReportError, match="report_power"):
+        detect(text)
+
+
+@pytest.mark.parametrize("text", ["hello world\n", "Slack (MET) : 1.0ns\n", "{\"a\": 1}\n"])
+def test_unknown_content_raises(tmp_path, text):
+    with pytest.raises(ReportError, match="cannot tell what report"):
+        detect(text)
+    f = tmp_path / "mystery.txt"
+    f.write_text(text)
+    with pytest.raises(ReportError, match=r"cannot tell what report .*mystery\.txt"):
+        parse_file(f)
+
+
+def test_missing_and_empty_files(tmp_path):
+    with pytest.raises(ReportError, match=r"cannot tell what report .*absent\.rpt.*does not exist"):
+        parse_file(tmp_path / "absent.rpt")
+    (tmp_path / "empty.rpt").write_text("\n\n")
+    with pytest.raises(ReportError, match=r"cannot tell what report .*empty\.rpt.*empty"):
+        parse_file(tmp_path / "empty.rpt")
+    with pytest.raises(ReportError):
+        detect("")
+
+
+def test_yosys_stat_and_kabe_timing_are_told_apart():
+    yosys = ("\n18. Printing statistics.\n\n=== kabe_top ===\n\n   Number of wires:   12\n"
+             "   Number of cells:   40\n     LUT4   20\n")
+    assert detect(yosys) == "yosys_stat"
+    newer = "=== kabe_top ===\n\n        +----------Local Count\n        |\n       40 cells\n"
+    assert detect(newer) == "yosys_stat"
+    js = json.dumps({"modules": {"\\kabe_top": {"num_cells": 40, "num_cells_by_type": {}}}})
+    assert detect(js) == "yosys_stat"
+    kt = json.dumps({"schema": "kabe.timing/1", "wns_ns": 0.1})
+    assert detect(kt) == "kabe_timing"
+
+
+def test_kabe_timing_text_header_is_recognised():
+    text = "kabe pre-route timing estimate (open flow)\n...\n== End of kabe timing estimate ==\n"
+    assert detect(text) == "kabe_timing"
+
+
+def test_parse_file_dispatches_yosys_stat(tmp_path):
+    ys = pytest.importorskip("kabe.parsers.yosys_stat")
+    if not hasattr(ys, "parse_utilization") and not hasattr(ys, "parse"):
+        pytest.skip("kabe.parsers.yosys_stat has no parse entry point yet")
+    stat = Path(__file__).resolve().parents[1] / "fixtures" / "yosys" / "small_top_stat.txt"
+    if not stat.is_file():
+        pytest.skip("yosys stat fixture not present")
+    out = parse_file(stat)
+    assert out["kind"] == "yosys_stat"
+    assert "lut" in out["record"]

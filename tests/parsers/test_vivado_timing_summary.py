@@ -1,0 +1,268 @@
+"""report_timing_summary parser: kabe's own fixtures (tests/fixtures/vivado), failure cases and
+truncation at many offsets. The real-report checks live in test_vivado_real_reports.py."""
+
+from pathlib import Path
+
+import pytest
+
+from kabe.parsers import ReportError
+from kabe.parsers import vivado_timing_summary as ts
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "vivado"
+MET = FIX / "timing_summary_7z020_2023.2_met.rpt"
+HOLD = FIX / "timing_summary_7z020_2019.1_hold_violated.rpt"
+PW = FIX / "timing_summary_7z020_2020.1_pulse_width_violated.rpt"
+NOCLK = FIX / "timing_summary_7z020_2022.2_no_clocks.rpt"
+BIGNEG = FIX / "timing_summary_xczu3eg_2021.1_large_negative.rpt"
+ALL = [MET, HOLD, PW, NOCLK, BIGNEG]
+
+SUMMARY_KEYS = ("wns_ns", "tns_ns", "failing_endpoints", "total_endpoints", "whs_ns", "ths_ns",
+                "hold_failing_endpoints", "hold_total_endpoints", "wpws_ns", "tpws_ns",
+                "pw_failing_endpoints", "pw_total_endpoints")
+
+
+def summary(rec):
+    return tuple(rec[k] for k in SUMMARY_KEYS)
+
+
+def test_met_design_with_generated_clocks():
+    r = ts.parse_file(MET)
+    assert r["estimated"] is False
+    assert summary(r) == (0.452, 0.0, 0, 18360, 0.493, 0.0, 0, 18360, 2.75, 0.0, 0, 8419)
+    assert r["verdict_line"] == "All user specified timing constraints are met."
+    assert r["verdict"] == "met"
+    names = [(c["name"], c["period_ns"], c["frequency_mhz"], c["generated"]) for c in r["clocks"]]
+    assert names == [("clk_fpga_0", 10.0, 100.0, False),
+                     ("clk_out1_kabe_clk_wiz_0", 7.0, 142.857, True),
+                     ("clkfbout_kabe_clk_wiz_0", 10.0, 100.0, True)]
+    c0, c1, fb = r["clocks"]
+    assert (c0["wns_ns"], c0["whs_ns"], c0["wpws_ns"]) == (5.626, 0.672, 4.02)
+    assert (c1["wns_ns"], c1["tns_ns"], c1["whs_ns"], c1["wpws_ns"]) == (0.452, 0.0, 0.846, 2.75)
+    # a feedback clock with only pulse-width checks: blank setup/hold cells read as null
+    assert (fb["wns_ns"], fb["whs_ns"], fb["wpws_ns"], fb["pw_total_endpoints"]) == (None, None, 8.751, 3)
+    assert r["clock_interaction"] == [{
+        "from": "clk_fpga_0", "to": "clk_out1_kabe_clk_wiz_0", "type": "inter-clock",
+        "wns_ns": 4.364, "tns_ns": 0.0, "failing_endpoints": 0, "total_endpoints": 64,
+        "whs_ns": 0.493, "ths_ns": 0.0, "hold_failing_endpoints": 0, "hold_total_endpoints": 64}]
+    assert [(g["path_group"], g["wns_ns"], g["whs_ns"]) for g in r["other_path_groups"]] == [
+        ("**async_default**", 4.017, 0.873)]
+    assert r["unconstrained_paths"] == [
+        {"path_group": "(none)", "from": None, "to": "clk_out1_kabe_clk_wiz_0"},
+        {"path_group": "(none)", "from": "clk_out1_kabe_clk_wiz_0", "to": None}]
+    assert r["check_timing"]["no_clock"] == 0 and len(r["check_timing"]) == 12
+    assert r["unconstrained_endpoints"] == 0
+    cp = r["critical_path"]
+    assert cp["slack_ns"] == r["wns_ns"] == 0.452
+    assert (cp["clock"], cp["delay_ns"], cp["logic_delay_ns"], cp["route_delay_ns"],
+            cp["logic_levels"], cp["requirement_ns"]) == (
+        "clk_out1_kabe_clk_wiz_0", 6.231, 2.318, 3.913, 6, 7.0)
+    assert cp["startpoint"] == "u_kabe/u_port0/u_mac/q_reg[26]/C"
+    assert cp["endpoint"] == "u_kabe/u_port0/u_mac/r_reg[2]/D"
+    assert [c["type"] for c in cp["cells"]] == ["FDRE", "LUT2", "CARRY4", "CARRY4", "CARRY4",
+                                                "LUT6", "LUT3"]
+    assert ts.verdict_agrees(r)[0] is True
+    assert ts.must_fail_reasons(r) == []
+
+
+def test_hold_violation_only_is_caught():
+    r = ts.parse_file(HOLD)
+    assert r["wns_ns"] == 2.618 and r["wns_ns"] > 0
+    assert (r["whs_ns"], r["ths_ns"], r["hold_failing_endpoints"]) == (-0.26, -0.26, 1)
+    assert r["wpws_ns"] == 3.02
+    assert r["verdict_line"] == "Timing constraints are not met."
+    # 2019-style check_timing: no counts in the item titles, read from the sentences
+    assert r["check_timing"]["no_output_delay"] == 4
+    assert r["check_timing"]["no_clock"] == 0
+    assert ts.verdict_agrees(r)[0] is True
+    reasons = ts.must_fail_reasons(r)
+    assert any("WHS" in x for x in reasons)
+    assert not any(x.startswith("WNS") for x in reasons)
+
+
+def test_pulse_width_violation_only_is_caught():
+    r = ts.parse_file(PW)
+    assert r["wns_ns"] >= 0 and r["whs_ns"] >= 0
+    assert (r["wpws_ns"], r["tpws_ns"], r["pw_failing_endpoints"]) == (-0.144, -0.288, 2)
+    assert r["verdict"] == "not_met"
+    assert ts.verdict_agrees(r)[0] is True
+    reasons = ts.must_fail_reasons(r)
+    assert any("WPWS" in x for x in reasons)
+    assert not any(x.startswith(("WNS", "WHS")) for x in reasons)
+
+
+def test_no_clocks_is_unconstrained_and_must_fail():
+    r = ts.parse_file(NOCLK)
+    assert r["clocks"] == []
+    assert (r["wns_ns"], r["whs_ns"], r["wpws_ns"], r["tpws_ns"]) == (None, None, None, None)
+    assert r["verdict_line"] == "There are no user specified timing constraints."
+    assert r["verdict"] == "unconstrained"
+    assert r["no_clock"] == 1523 and r["unconstrained_endpoints"] == 4410
+    assert r["critical_path"] is None
+    reasons = ts.must_fail_reasons(r)
+    assert any("no clocks" in x for x in reasons)
+    assert any("no_clock: 1523" in x for x in reasons)
+    assert any("WNS" in x and "not a number" in x for x in reasons)
+
+
+def test_large_negative_slack_and_wide_tns():
+    r = ts.parse_file(BIGNEG)
+    assert (r["wns_ns"], r["tns_ns"], r["failing_endpoints"]) == (-13.223, -48213.552, 9876)
+    assert r["critical_path"]["slack_ns"] == -13.223
+    assert r["critical_path"]["logic_levels"] == 9
+    assert r["device"] == "xczu3eg-sbva484"
+    assert [c["wns_ns"] for c in r["clock_interaction"]] == [-1.397]
+    assert any("WNS (setup) is -13.223" in x for x in ts.must_fail_reasons(r))
+
+
+# ---------------------------------------------------------------- verdict / number disagreement
+
+def test_not_met_verdict_with_all_slacks_nonnegative_disagrees():
+    text = MET.read_text().replace("All user specified timing constraints are met.",
+                                   "Timing constraints are not met.")
+    r = ts.parse(text, "edited")
+    ok, why = ts.verdict_agrees(r)
+    assert ok is False and "not met" in why
+    assert any("disagrees" in x for x in ts.must_fail_reasons(r))
+
+
+def test_met_verdict_with_negative_hold_disagrees():
+    text = HOLD.read_text().replace("Timing constraints are not met.",
+                                    "All user specified timing constraints are met.")
+    r = ts.parse(text, "edited")
+    ok, why = ts.verdict_agrees(r)
+    assert ok is False and "WHS" in why
+    assert ts.must_fail_reasons(r)
+
+
+def test_unknown_verdict_line_disagrees():
+    text = MET.read_text().replace("All user specified timing constraints are met.",
+                                   "Timing looks fine to me.")
+    r = ts.parse(text, "edited")
+    assert r["verdict"] == "unknown"
+    assert ts.verdict_agrees(r)[0] is False
+
+
+def test_verdict_agrees_table():
+    base = {"clocks": [{"name": "c"}], "failing_endpoints": 0, "hold_failing_endpoints": 0,
+            "pw_failing_endpoints": 0}
+    met = ts.VERDICT_MET
+    nm = ts.VERDICT_NOT_MET
+    cases = [
+        (met, 0.1, 0.1, 0.1, True), (met, -0.1, 0.1, 0.1, False), (met, 0.1, -0.1, 0.1, False),
+        (met, 0.1, 0.1, -0.1, False), (met, None, 0.1, 0.1, False),
+        (nm, 0.1, 0.1, 0.1, False), (nm, -0.1, 0.1, 0.1, True), (nm, 0.1, -0.01, 0.1, True),
+        (nm, 0.1, 0.1, -0.01, True),
+    ]
+    for line, wns, whs, wpws, want in cases:
+        rec = dict(base, verdict_line=line, wns_ns=wns, whs_ns=whs, wpws_ns=wpws)
+        assert ts.verdict_agrees(rec)[0] is want, (line, wns, whs, wpws)
+
+
+# ---------------------------------------------------------------- malformed / incomplete input
+
+@pytest.mark.parametrize("text", ["", "   \n\n  \t\n"])
+def test_empty_text_raises(text):
+    with pytest.raises(ReportError, match="empty"):
+        ts.parse(text, "t.rpt")
+
+
+def test_empty_and_missing_file_raise(tmp_path):
+    f = tmp_path / "e.rpt"
+    f.write_text("")
+    with pytest.raises(ReportError, match=r"e\.rpt.*empty"):
+        ts.parse_file(f)
+    with pytest.raises(ReportError, match="does not exist"):
+        ts.parse_file(tmp_path / "nope.rpt")
+
+
+def test_missing_design_timing_summary_raises():
+    text = MET.read_text().replace("| Design Timing Summary", "| Something Else")
+    with pytest.raises(ReportError, match="Design Timing Summary"):
+        ts.parse(text, "x.rpt")
+
+
+def test_summary_row_cut_short_raises():
+    lines = MET.read_text().split("\n")
+    i = next(k for k, ln in enumerate(lines) if ln.strip().startswith("0.452"))
+    lines[i] = lines[i][:60]
+    with pytest.raises(ReportError, match="no value|does not line up"):
+        ts.parse("\n".join(lines), "x.rpt")
+
+
+def test_summary_value_not_a_number_raises():
+    text = MET.read_text().replace("      0.452        0.000", "      0.4x2        0.000", 1)
+    with pytest.raises(ReportError, match="not a number"):
+        ts.parse(text, "x.rpt")
+
+
+def test_other_command_header_raises():
+    text = (FIX / "utilization_7z020_2023.2_placed_prohibited.rpt").read_text()
+    with pytest.raises(ReportError, match="report_utilization, not report_timing_summary|"
+                                          "Command report_utilization"):
+        ts.parse(text, "u.rpt")
+
+
+def test_wns_not_matching_worst_path_raises():
+    text = MET.read_text().replace("      0.452        0.000                      0",
+                                   "      0.952        0.000                      0", 1)
+    with pytest.raises(ReportError, match="WNS"):
+        ts.parse(text, "x.rpt")
+
+
+def test_intra_clock_unknown_to_clock_summary_raises():
+    text = MET.read_text().replace("clk_fpga_0                   5.626",
+                                   "clk_ghost_0                  5.626")
+    with pytest.raises(ReportError, match="clk_ghost_0"):
+        ts.parse(text, "x.rpt")
+
+
+def test_path_slack_label_contradiction_raises():
+    text = MET.read_text().replace("Slack (MET) :             0.452ns",
+                                   "Slack (VIOLATED) :        0.452ns")
+    with pytest.raises(ReportError, match="contradicts"):
+        ts.parse(text, "x.rpt")
+
+
+def test_missing_required_section_raises():
+    text = MET.read_text().replace("| Inter Clock Table", "| Inter Clock Tabel")
+    with pytest.raises(ReportError, match="Inter Clock Table"):
+        ts.parse(text, "x.rpt")
+
+
+# ---------------------------------------------------------------- truncation at many offsets
+
+def _cuts(text, step):
+    offs = set(range(0, len(text), step))
+    pos = 0
+    for ln in text.split("\n"):
+        pos += len(ln) + 1
+        offs.add(pos)          # at a line boundary
+        offs.add(pos - 1 - len(ln) // 2)  # in the middle of a line
+    return sorted(o for o in offs if 0 <= o < len(text))
+
+
+COMPARED = SUMMARY_KEYS + ("verdict_line", "clocks", "clock_interaction", "other_path_groups",
+                           "unconstrained_paths", "check_timing", "unconstrained_endpoints",
+                           "no_clock", "critical_path")
+
+
+@pytest.mark.parametrize("path", ALL, ids=lambda p: p.name)
+def test_every_truncation_raises_or_is_complete(path):
+    text = path.read_text()
+    full = ts.parse(text, path.name)
+    raised = complete = 0
+    for off in _cuts(text, 53):
+        try:
+            r = ts.parse(text[:off], f"{path.name}[:{off}]")
+        except ReportError:
+            raised += 1
+            continue
+        for k in COMPARED:
+            assert r[k] == full[k], f"cut at {off}: {k} differs: {r[k]!r} != {full[k]!r}"
+        complete += 1
+    assert raised > 0
+    # everything before Timing Details must raise: a cut there can never pass
+    td = text.index("| Timing Details")
+    for off in _cuts(text[:td], 41):
+        with pytest.raises(ReportError):
+            ts.parse(text[:off], f"{path.name}[:{off}]")

@@ -49,10 +49,15 @@ def tool_versions(flow: str) -> dict[str, str]:
     return versions
 
 
-def design_inputs(design: designs.Design) -> list[str]:
+def _vivado_scripts() -> list[str]:
+    """The block designs and Tcl hooks: the vivado flow's own inputs besides the RTL."""
+    return [str(f) for d in (ROOT / "ip", ROOT / "scripts" / "vivado") for f in sorted(d.glob("*.tcl"))]
+
+
+def design_inputs(design: designs.Design, flow: str = "open") -> list[str]:
     from . import cores
 
-    files = set()
+    files = set(_vivado_scripts()) if flow == "vivado" else set()
     for target in ("sim", "synth"):
         files.update(str(p) for p in cores.resolve(design.name, target).files)
     files.update({str(design.core_file), str(design.yaml_file), str(design.constraints)})
@@ -69,7 +74,7 @@ def build_task(design: designs.Design, flow_request: str | None) -> dict:
         "name": design.name,
         "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.kind}, {design.ports} HP port(s))",
         "actions": [(lambda: run(design.name, flow) == 0)],
-        "file_dep": design_inputs(design),
+        "file_dep": design_inputs(design, flow),
         "targets": [str(target)],
         "uptodate": [config_changed({"flow": flow, "tools": tool_versions(flow), "archive": commit.archive_name})],
         "verbosity": 2,

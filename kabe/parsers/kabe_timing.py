@@ -1,0 +1,114 @@
+"""kabe's own pre-route timing report (written by kabe.timing.report) -> metrics.json's `timing`.
+
+The open flow archives that text report as its raw timing file and takes the record from it
+through this parser, exactly as the Vivado flow takes its record from Vivado's report: what the
+archive holds is what the gate saw. A report without its end marker is truncated: ReportError.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kabe.parsers import ReportError
+
+END_MARKER = "== End of kabe timing estimate =="  # kept equal to kabe.timing.report.END_MARKER
+HEADER_PREFIX = "kabe pre-route timing estimate"
+
+_NUM = r"(-?\d+(?:\.\d+)?|NA)"
+_STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.*) \((\S+) -> (\S+)\)\s*$")
+
+
+def _num(s: str):
+    return None if s == "NA" else float(s)
+
+
+def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
+    if not text.strip():
+        raise ReportError(f"{origin}: empty timing report")
+    lines = text.splitlines()
+    if not lines[0].startswith(HEADER_PREFIX):
+        raise ReportError(f"{origin}: not a kabe timing estimate (first line {lines[0][:60]!r})")
+    if END_MARKER not in (l.strip() for l in lines[-3:]):
+        raise ReportError(f"{origin}: truncated timing report (no {END_MARKER!r} line at the end)")
+
+    def section(title: str) -> list[str]:
+        try:
+            i = lines.index(f"== {title} ==")
+        except ValueError:
+            raise ReportError(f"{origin}: no '== {title} ==' section") from None
+        out = []
+        for l in lines[i + 1:]:
+            if l.startswith("== "):
+                break
+            out.append(l)
+        return out
+
+    summ = [l for l in section("Design Timing Summary") if l.strip()]
+    if len(summ) < 2:
+        raise ReportError(f"{origin}: Design Timing Summary has no values")
+    m = re.match(rf"^\s*{_NUM}\s+{_NUM}\s+(\d+)\s+(\d+)\s+(\d+)\s*$", summ[1])
+    if not m:
+        raise ReportError(f"{origin}: cannot read the Design Timing Summary line {summ[1]!r}")
+    wns, tns = _num(m.group(1)), _num(m.group(2))
+    rec = {"estimated": True, "wns_ns": wns, "tns_ns": tns,
+           "failing_endpoints": int(m.group(3)), "total_endpoints": int(m.group(4)),
+           "whs_ns": None, "ths_ns": None, "wpws_ns": None, "tpws_ns": None,
+           "verdict_line": None, "unconstrained_endpoints": int(m.group(5))}
+
+    clocks = []
+    for l in section("Clock Summary")[1:]:
+        if not l.strip():
+            continue
+        cm = re.match(rf"^(\S+)\s+(\d+\.\d+)\s+{_NUM}\s+{_NUM}\s+(\d+)\s+(\d+)\s*$", l)
+        if not cm:
+            raise ReportError(f"{origin}: cannot read clock line {l!r}")
+        clocks.append({"name": cm.group(1), "period_ns": float(cm.group(2)), "wns_ns": _num(cm.group(3)),
+                       "tns_ns": _num(cm.group(4)), "whs_ns": None, "wpws_ns": None})
+    if not clocks:
+        raise ReportError(f"{origin}: no clock in the Clock Summary (no clock constrained?)")
+    rec["clocks"] = clocks
+
+    inter = []
+    for l in section("Clock Interaction"):
+        im = re.match(r"^(\S+) -> (\S+): (.*)$", l)
+        if im:
+            inter.append({"from": im.group(1), "to": im.group(2), "type": "Not timed (cross-clock)"})
+    rec["clock_interaction"] = inter
+
+    rec["critical_path"] = None
+    if "== Path 1 ==" in lines:
+        body = section("Path 1")
+        kv = {}
+        steps = []
+        for l in body:
+            sm = _STEP.match(l)
+            if sm:
+                steps.append({"name": sm.group(5), "type": sm.group(4), "delay_ns": float(sm.group(1))})
+            elif ": " in l and not l.startswith(" "):
+                k, v = l.split(": ", 1)
+                kv[k.strip()] = v.strip()
+        try:
+            slack = float(re.match(r"(-?\d+\.\d+) ns", kv[next(k for k in kv if k.startswith("Slack"))]).group(1))
+            dm = re.match(r"(-?\d+\.\d+) ns \(logic (-?\d+\.\d+) ns, route (-?\d+\.\d+) ns\)", kv["Data path delay"])
+            cp = {"clock": kv["Clock"], "slack_ns": slack, "delay_ns": float(dm.group(1)),
+                  "logic_delay_ns": float(dm.group(2)), "route_delay_ns": float(dm.group(3)),
+                  "logic_levels": int(kv["Logic levels"]), "startpoint": kv["Startpoint"],
+                  "endpoint": kv["Endpoint"], "cells": steps}
+        except (KeyError, StopIteration, AttributeError, ValueError) as e:
+            raise ReportError(f"{origin}: Path 1 is incomplete or unreadable ({e})") from None
+        if len(steps) < 2:
+            raise ReportError(f"{origin}: Path 1 lists {len(steps)} cells: truncated")
+        rec["critical_path"] = cp
+    elif rec["total_endpoints"]:
+        raise ReportError(f"{origin}: {rec['total_endpoints']} endpoints but no Path 1: truncated report")
+    return rec
+
+
+def parse(path: str | Path) -> dict:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as e:
+        raise ReportError(f"{p}: cannot read the timing report: {e.strerror}") from None
+    return parse_text(text, str(p))

@@ -1,0 +1,356 @@
+"""Static timing analysis over a Yosys JSON netlist (flattened, mapped by synth_xilinx).
+
+Setup analysis only, register to register, per clock:
+* startpoints: outputs of sequential cells (FF Q, BRAM DO, DSP P with a register, LUTRAM/SRL after
+  a write), launched at their clock edge plus the clk->out arc;
+* endpoints: inputs of sequential cells with a setup check (FF D/CE/R/S, BRAM address/data/enable,
+  DSP inputs into a register, LUTRAM write side), required at the next capturing edge minus setup;
+* arrival propagates through combinational arcs (kabe.timing.cells) plus a net delay per
+  connection (kabe.timing.routing).
+
+Primary inputs and outputs are unconstrained (no set_input_delay/set_output_delay exist for
+the engines: in the block design their neighbours are the DMA's registers, which Vivado times, not
+the open flow). Paths from input ports are not timed; endpoints that are output ports are counted
+in `unconstrained_endpoints`, as Vivado's check_timing would list them. Asynchronous clear/preset
+(recovery/removal) and hold are not analysed: hold needs placed clock skew, unknown pre-route.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kabe.constraints import Clock
+from kabe.timing.cells import CellTiming, cell_timing
+from kabe.timing.routing import RoutingModel
+
+CLOCK_BUFFERS = {"IBUF": ("I", "O"), "IBUFG": ("I", "O"), "BUFG": ("I", "O"), "BUFGCTRL": ("I0", "O"),
+                 "BUFHCE": ("I", "O")}
+
+
+TRACE_WORST = 10  # paths traced back per clock (the report lists them)
+
+
+class NetlistError(ValueError):
+    """A netlist the estimator cannot analyse (no top module, no clock found, ...)."""
+
+
+@dataclass
+class PathStep:
+    name: str
+    type: str
+    pin_in: str | None
+    pin_out: str | None
+    cell_ps: float
+    route_ps: float  # net delay into this cell's input (0 for the startpoint)
+
+
+@dataclass
+class Endpoint:
+    cell: str
+    type: str
+    pin: str
+    clock: str
+    arrival_ps: float
+    required_ps: float
+    slack_ps: float
+    path: list[PathStep] = field(default_factory=list)
+
+
+@dataclass
+class StaResult:
+    clocks: list[dict]
+    endpoints: list[Endpoint]  # every timed endpoint pin, worst first
+    unconstrained_endpoints: int
+    unknown_cells: dict[str, int]
+    loops_cut: int
+    cross_clock_paths: list[tuple[str, str]]
+    model: RoutingModel
+    n_cells: int
+
+
+def _top(netlist: dict) -> tuple[str, dict]:
+    mods = netlist.get("modules") or {}
+    tops = [n for n, m in mods.items() if param_top(m)]
+    if not tops:
+        if len(mods) == 1:
+            tops = list(mods)
+        else:
+            raise NetlistError("netlist has no module marked top; run `hierarchy -top` before write_json")
+    return tops[0], mods[tops[0]]
+
+
+def param_top(m: dict) -> bool:
+    v = (m.get("attributes") or {}).get("top")
+    return v is not None and str(v).strip("0") != ""
+
+
+def _bits(conn: list) -> list:
+    return [b if isinstance(b, int) else None for b in conn]
+
+
+def analyze(netlist: dict | str | Path, clocks: list[Clock], model: RoutingModel | None = None) -> StaResult:
+    model = model or RoutingModel()
+    if not isinstance(netlist, dict):
+        netlist = json.loads(Path(netlist).read_text())
+    _, top = _top(netlist)
+    cells: dict = top.get("cells") or {}
+    ports: dict = top.get("ports") or {}
+
+    # ---- connectivity
+    driver: dict[int, tuple[str, str, int]] = {}          # bit -> (cell, port, index)
+    sinks: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
+    for pname, p in ports.items():
+        for i, b in enumerate(_bits(p["bits"])):
+            if b is None:
+                continue
+            if p["direction"] in ("input", "inout"):
+                driver[b] = ("$port", pname, i)
+            if p["direction"] in ("output", "inout"):
+                sinks[b].append(("$port", pname, i))
+    for cname, c in cells.items():
+        dirs = c.get("port_directions") or {}
+        for pin, conn in (c.get("connections") or {}).items():
+            for i, b in enumerate(_bits(conn)):
+                if b is None:
+                    continue
+                if dirs.get(pin) == "output":
+                    driver[b] = (cname, pin, i)
+                else:
+                    sinks[b].append((cname, pin, i))
+
+    # ---- clocks: XDC targets -> clock nets (through IBUF/BUFG)
+    clock_of_net: dict[int, Clock] = {}
+    for clk in clocks:
+        seeds = []
+        if clk.target_kind == "ports":
+            for t in clk.targets:
+                if t in ports:
+                    seeds += [b for b in _bits(ports[t]["bits"]) if b is not None]
+        elif clk.target_kind == "nets":
+            names = top.get("netnames") or {}
+            for t in clk.targets:
+                if t in names:
+                    seeds += [b for b in _bits(names[t]["bits"]) if b is not None]
+        todo = list(seeds)
+        while todo:
+            b = todo.pop()
+            if b in clock_of_net:
+                continue
+            clock_of_net[b] = clk
+            for cname, pin, _ in sinks.get(b, ()):
+                if cname == "$port":
+                    continue
+                t = cells[cname]["type"]
+                if t in CLOCK_BUFFERS and CLOCK_BUFFERS[t][0] == pin:
+                    todo += [x for x in _bits(cells[cname]["connections"][CLOCK_BUFFERS[t][1]]) if x is not None]
+
+    timings: dict[str, CellTiming] = {}
+    unknown: dict[str, int] = defaultdict(int)
+    for cname, c in cells.items():
+        ct = cell_timing(c["type"], c.get("parameters") or {})
+        if not ct.known:
+            unknown[c["type"]] += 1
+        timings[cname] = ct
+
+    # clock nets actually used by sequential pins
+    def clk_net(cname: str, clk_pin: str):
+        conn = cells[cname]["connections"].get(clk_pin)
+        return conn[0] if conn and isinstance(conn[0], int) else None
+
+    seq_clock_nets = set()
+    for cname, ct in timings.items():
+        for _, _, cp, _ in ct.launch + ct.setup:
+            n = clk_net(cname, cp)
+            if n is not None:
+                seq_clock_nets.add(n)
+    if clocks and not any(n in clock_of_net for n in seq_clock_nets) and seq_clock_nets:
+        # The XDC names the clock by the block-design pin (or a port this top calls differently):
+        # a single-clock design still gets it, a multi-clock one is an error.
+        roots = {_clock_root(n, driver, cells) for n in seq_clock_nets}
+        if len(roots) == 1 and len(clocks) == 1:
+            for n in seq_clock_nets:
+                clock_of_net[n] = clocks[0]
+        else:
+            raise NetlistError(f"none of the constrained clocks {[c.name for c in clocks]} reaches a "
+                               f"register; targets {[c.targets for c in clocks]} match no port of the top")
+
+    def edge(cname: str, ct: CellTiming, clk_pin: str):
+        n = clk_net(cname, clk_pin)
+        clk = clock_of_net.get(n) if n is not None else None
+        if clk is None:
+            return None
+        inv = ct.clk_inverted.get(clk_pin, False)
+        return clk, (clk.waveform_ns[1] if inv else clk.waveform_ns[0]) * 1000.0
+
+    fanout = {b: len(s) for b, s in sinks.items()}
+
+    def route(b: int, sink_cell: str, sink_pin: str) -> float:
+        d = driver.get(b)
+        if d is None or d[0] == "$port":
+            return 0.0
+        return model.net_ps(cells[d[0]]["type"], d[1], cells[sink_cell]["type"], sink_pin, fanout.get(b, 1))
+
+    # ---- combinational graph: edges in_bit -> out_bit
+    edges: dict[int, list[tuple[int, str, str, str, float]]] = defaultdict(list)  # in -> (out, cell, pin_in, pin_out, ps)
+    indeg: dict[int, int] = defaultdict(int)
+    for cname, ct in timings.items():
+        conns = cells[cname]["connections"]
+        for ip, ib, op, ob, ps in ct.comb:
+            ins = conns.get(ip)
+            outs = conns.get(op)
+            if not ins or not outs:
+                continue
+            ibits = [ins[ib]] if ib is not None and ib < len(ins) else (ins if ib is None else [])
+            obits = [outs[ob]] if ob is not None and ob < len(outs) else (outs if ob is None else [])
+            for x in ibits:
+                if not isinstance(x, int):
+                    continue
+                for y in obits:
+                    if isinstance(y, int):
+                        edges[x].append((y, cname, ip, op, ps))
+                        indeg[y] += 1
+
+    # topological order (Kahn); nodes left over sit on combinational loops and are cut
+    nodes = set(edges) | set(indeg)
+    q = deque(n for n in nodes if indeg.get(n, 0) == 0)
+    order = []
+    deg = dict(indeg)
+    while q:
+        n = q.popleft()
+        order.append(n)
+        for y, *_ in edges.get(n, ()):
+            deg[y] -= 1
+            if deg[y] == 0:
+                q.append(y)
+    loops_cut = len(nodes) - len(order)
+
+    # ---- startpoints grouped by launching clock
+    starts: dict[str, dict[int, tuple[float, str, str, float]]] = defaultdict(dict)  # clk -> bit -> (t, cell, pin, ps)
+    clock_by_name = {c.name: c for c in clocks}
+    for cname, ct in timings.items():
+        conns = cells[cname]["connections"]
+        for op, ob, cp, ps in ct.launch:
+            e = edge(cname, ct, cp)
+            if e is None:
+                continue
+            clk, t0 = e
+            outs = conns.get(op) or []
+            for y in ([outs[ob]] if ob is not None else outs):
+                if isinstance(y, int):
+                    t = t0 + ps
+                    if t > starts[clk.name].get(y, (-1e18,))[0]:
+                        starts[clk.name][y] = (t, cname, op, ps)
+
+    endpoints: list[Endpoint] = []
+    cross: set[tuple[str, str]] = set()
+    unconstrained_out = 0
+    for clk_name, st in starts.items():
+        arr: dict[int, float] = {}
+        pred: dict[int, tuple] = {}
+        for b, (t, cname, op, ps) in st.items():
+            arr[b] = t
+            pred[b] = ("start", cname, op, ps, t - ps)
+        for n in order:
+            a = arr.get(n)
+            if a is None:
+                continue
+            for y, cname, ip, op, ps in edges.get(n, ()):
+                r = route(n, cname, ip)
+                t = a + r + ps
+                if t > arr.get(y, -1e18):
+                    arr[y] = t
+                    pred[y] = ("comb", cname, ip, op, ps, r, n)
+        # endpoints
+        for cname, ct in timings.items():
+            conns = cells[cname]["connections"]
+            for ip, ib, cp, setup in ct.setup:
+                ins = conns.get(ip) or []
+                bits = [ins[ib]] if ib is not None and ib < len(ins) else (ins if ib is None else [])
+                for k, x in enumerate(bits):
+                    if not isinstance(x, int) or x not in arr:
+                        continue
+                    e = edge(cname, ct, cp)
+                    if e is None:
+                        continue
+                    cap_clk, cap_t = e
+                    if cap_clk.name != clk_name:
+                        cross.add((clk_name, cap_clk.name))
+                        continue
+                    launch_t = pred_launch_time(x, pred)
+                    period = cap_clk.period_ns * 1000.0
+                    req_edge = cap_t
+                    while req_edge <= launch_t + 1e-9:
+                        req_edge += period
+                    r = route(x, cname, ip)
+                    arrival = arr[x] + r
+                    required = req_edge - setup - model.clock_uncertainty_ps
+                    pin = f"{ip}[{ib if ib is not None else k}]" if len(ins) > 1 else ip
+                    ep = Endpoint(cname, cells[cname]["type"], pin, clk_name,
+                                  arrival - launch_t, required - launch_t, required - arrival)
+                    ep._trace_args = (x, pred, r, cname, ip, setup)  # traced for the worst few only
+                    endpoints.append(ep)
+        for pname, p in ports.items():
+            if p["direction"] == "output" and any(isinstance(b, int) and b in arr for b in p["bits"]):
+                unconstrained_out += sum(1 for b in p["bits"] if isinstance(b, int) and b in arr)
+    endpoints.sort(key=lambda e: e.slack_ps)
+    traced: dict[str, int] = defaultdict(int)
+    for ep in endpoints:
+        if traced[ep.clock] < TRACE_WORST:
+            x, pred, r, cname, ip, setup = ep._trace_args
+            ep.path = _trace(x, pred, cells, r, cname, ip, setup)
+            traced[ep.clock] += 1
+        del ep._trace_args
+    clk_rows = []
+    for c in clocks:
+        eps = [e for e in endpoints if e.clock == c.name]
+        clk_rows.append({"name": c.name, "period_ns": c.period_ns,
+                         "wns_ns": round(min(e.slack_ps for e in eps) / 1000, 3) if eps else None,
+                         "tns_ns": round(sum(min(0.0, e.slack_ps) for e in eps) / 1000, 3) if eps else 0.0,
+                         "whs_ns": None, "wpws_ns": None,
+                         "failing_endpoints": sum(1 for e in eps if e.slack_ps < 0),
+                         "total_endpoints": len(eps)})
+    return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
+                     sorted(cross), model, len(cells))
+
+
+def _clock_root(n: int, driver: dict, cells: dict):
+    seen = 0
+    while n in driver and seen < 8:
+        cname, pin, _ = driver[n]
+        if cname == "$port":
+            return ("$port", pin)
+        t = cells[cname]["type"]
+        if t not in CLOCK_BUFFERS:
+            return (cname, pin)
+        nxt = cells[cname]["connections"][CLOCK_BUFFERS[t][0]][0]
+        if not isinstance(nxt, int):
+            return (cname, pin)
+        n = nxt
+        seen += 1
+    return n
+
+
+def pred_launch_time(x: int, pred: dict) -> float:
+    p = pred[x]
+    while p[0] == "comb":
+        p = pred[p[6]]
+    return p[4]
+
+
+def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin: str, setup: float) -> list[PathStep]:
+    steps: list[PathStep] = []
+    route_into_next = r_end
+    p = pred[x]
+    while p[0] == "comb":
+        _, cname, ip, op, ps, r, prev = p
+        steps.append(PathStep(cname, cells[cname]["type"], ip, op, ps, r))
+        p = pred[prev]
+    _, cname, op, ps, _ = p
+    steps.append(PathStep(cname, cells[cname]["type"], None, op, ps, 0.0))
+    steps.reverse()
+    steps.append(PathStep(end_cell, cells[end_cell]["type"], end_pin, None, setup, route_into_next))
+    return steps

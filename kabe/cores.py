@@ -48,6 +48,12 @@ class SourceFile:
     is_include_file: bool = False
     generated: bool = False  # produced by a FuseSoC generator (lives in generator_cache/)
 
+    def __fspath__(self) -> str:  # a SourceFile can be used wherever a path is expected
+        return str(self.path)
+
+    def __str__(self) -> str:
+        return str(self.path)
+
     @property
     def is_hdl(self) -> bool:
         return self.file_type.split("-")[0] in HDL_TYPES
@@ -179,7 +185,7 @@ def _fix_hint(message: str, target: str, vlnv: str) -> str:
     if "unrecognized arguments" in m:
         return ("a parameter override is not a parameter of this target: declare it in the core and list "
                 "it under the target's `parameters:`")
-    if "was not found" in m or "no such core" in m or "could not find" in m:
+    if "was not found" in m or "missing packages" in m or "no such core" in m or "could not find" in m:
         return (f"check that a core file under cores/ declares `name: {vlnv}` (and every dependency it "
                 f"lists), and that design.yaml's `core:` matches it")
     if "target" in m and ("not found" in m or "no target" in m or "does not exist" in m):
@@ -201,7 +207,17 @@ def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
     if proc.returncode == 0:
         return
     text = (proc.stderr + "\n" + proc.stdout).strip()
-    errors = [m.group(2) for line in text.splitlines() if (m := _ERROR_LINE.match(line.strip()))]
+    errors: list[str] = []
+    in_error = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if m := _ERROR_LINE.match(stripped):
+            errors.append(m.group(2))
+            in_error = True
+        elif in_error and stripped and not re.match(r"^(INFO|WARNING|DEBUG)\b", stripped):
+            errors[-1] += " / " + stripped  # FuseSoC's multi-line errors (dependency resolution)
+        else:
+            in_error = False
     # A core with a YAML/schema error is skipped by the library scan ("Parse error. Ignoring file"),
     # and FuseSoC then only says the core was not found: put the parse error first.
     parse = re.search(r"WARNING: Parse error\. Ignoring file (\S+?): (.*?)(?=\n(?:[A-Z]+:|\n)|\Z)", text, re.S)
@@ -216,7 +232,9 @@ def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
     if errors:
         message = " | ".join(errors[-3:])
     else:
-        tail = [line for line in text.splitlines() if line.strip()][-6:]
+        tail = [line for line in text.splitlines() if line.strip()]
+        argerr = [line.strip() for line in tail if "error:" in line]  # argparse (bad override)
+        tail = argerr[-1:] if argerr else tail[-6:]
         message = " | ".join(tail) or f"exit status {proc.returncode}"
     raise CoreError(
         f"{design.core_file}: FuseSoC could not set up target {target!r} of {design.core}: {message}. "

@@ -4,7 +4,7 @@ design.yaml says what a design *is* (its core, its golden-model kind, how many H
 budgets); the file list stays in the core file (see kabe.cores).
 
     core: kabe:design:stage4:0.1.0
-    kind: ternary        # probe | int8 | ternary  (golden model in kabe.model)
+    kind: ternary        # a frame builder in kabe.model.frames: probe | int8 | ternary | ...
     ports: 2
     row_bytes: 512
     constraints: pynq_z1.xdc
@@ -23,7 +23,9 @@ import yaml
 
 from .paths import CONSTRAINTS, CORES
 
-KINDS = ("probe", "int8", "ternary")
+from .model.frames import BUILDERS as _FRAME_BUILDERS
+
+KINDS = tuple(_FRAME_BUILDERS)  # one golden model + frame builder per kind: probe, int8, ternary, ...
 GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
 BEAT_BYTES = 8

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import int8, probe, ternary
+from . import attention, int8, probe, ternary
 
 BEAT_BYTES = 8
 DEFAULT_ROW_BYTES = 512
@@ -61,7 +61,12 @@ def probe_frame(rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_RO
     return Frame(stream, probe.expected(stream.size), rows)
 
 
-BUILDERS = {"probe": probe_frame, "int8": int8_frame, "ternary": ternary_frame}
+BUILDERS = {
+    "probe": probe_frame,
+    "int8": int8_frame,
+    "ternary": ternary_frame,
+    "attention": attention.attention_frame,  # rows = context length, row_bytes = head_dim (64)
+}
 
 
 def build(kind: str, rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:

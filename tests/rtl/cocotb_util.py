@@ -110,8 +110,8 @@ def run_cocotb(
     ``parameters`` become top-level Verilog parameters (``-G``) and select the build directory
     ``build/cocotb/<build_name or toplevel>/<parameter tag>/``. ``testcase`` restricts the run to
     the named cocotb test(s). ``extra_env`` reaches the cocotb side through ``os.environ`` (use it
-    to pass small settings such as a frame count). Returns the results XML path; raises (via
-    cocotb's runner, ``SystemExit``) when any test failed.
+    to pass small settings such as a frame count). Returns the results XML path; raises when any
+    test failed (under pytest cocotb's runner raises ``SystemExit`` first, with its log).
     """
     from cocotb_tools import runner as cocotb_runner
 
@@ -132,7 +132,7 @@ def run_cocotb(
     env = {"PYTHONPATH": os.pathsep.join([str(TESTS_DIR), str(REPO_ROOT)])}
     env.update({f"KABE_PARAM_{k}": str(v) for k, v in parameters.items()})
     env.update(extra_env or {})
-    return sim.test(
+    results = sim.test(
         hdl_toplevel=toplevel,
         test_module=test_module,
         testcase=testcase,
@@ -143,6 +143,22 @@ def run_cocotb(
         seed=seed,
         waves=waves,
     )
+    # cocotb's runner raises only under pytest; check the results here too so scripts fail as well
+    failed = failed_tests(results)
+    if failed:
+        raise AssertionError(f"{toplevel} {parameter_tag(parameters)}: cocotb test(s) failed: {', '.join(failed)}")
+    return results
+
+
+def failed_tests(results_xml: Path) -> list[str]:
+    """Names of the failed (or errored) test cases in a cocotb results file; [] if all passed."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(results_xml).getroot()
+    tests = list(root.iter("testcase"))
+    if not tests:
+        return ["<no test ran>"]
+    return [t.get("name", "?") for t in tests if t.find("failure") is not None or t.find("error") is not None]
 
 
 def param(name: str, default: int) -> int:

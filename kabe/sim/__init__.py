@@ -1,0 +1,1 @@
+"""Streaming simulation: one Verilator harness for every design, and its runner."""

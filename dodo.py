@@ -20,19 +20,19 @@ def _int_var(name):
 
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
-    for design in designs.all_designs():
+    for design in designs.all_designs().values():
         yield tasks.build_task(design, get_var("flow"))
 
 
 def task_sim():
     """bit-exact verification of a design against the numpy model (rows=N seed=S)"""
-    for design in designs.all_designs():
+    for design in designs.all_designs().values():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1)
 
 
 def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
-    for design in designs.all_designs():
+    for design in designs.all_designs().values():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
 
 

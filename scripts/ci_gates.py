@@ -35,7 +35,7 @@ def verdict(design: designs.Design) -> str:
 
 def main() -> int:
     wrong = []
-    for design in designs.all_designs():
+    for design in designs.all_designs().values():
         got = verdict(design)
         print(f"ci_gates: {design.name}: gate {got} (expected {design.expect_gate})", flush=True)
         if got != design.expect_gate:

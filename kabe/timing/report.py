@@ -25,7 +25,7 @@ def _ns(ps: float) -> float:
     return round(ps / 1000.0, 3)
 
 
-def critical_path(ep: Endpoint) -> dict:
+def critical_path(ep: Endpoint, labels: dict[str, str] | None = None) -> dict:
     steps = ep.path
     logic = sum(s.cell_ps for s in steps[:-1])
     route = sum(s.route_ps for s in steps)
@@ -40,8 +40,8 @@ def critical_path(ep: Endpoint) -> dict:
         "logic_delay_ns": _ns(logic),
         "route_delay_ns": _ns(route),
         "logic_levels": max(0, len(steps) - 2),
-        "startpoint": f"{steps[0].name}/{steps[0].pin_out} ({steps[0].type})",
-        "endpoint": f"{ep.cell}/{ep.pin} ({ep.type})",
+        "startpoint": f"{_label(steps[0].name, labels)}/{steps[0].pin_out} ({steps[0].type})",
+        "endpoint": f"{_label(ep.cell, labels)}/{ep.pin} ({ep.type})",
         "cells": cells,
     }
 
@@ -61,7 +61,7 @@ def timing_record(res: StaResult) -> dict:
                    for c in res.clocks],
         "clock_interaction": [{"from": a, "to": b, "type": "Not timed (cross-clock)"}
                               for a, b in res.cross_clock_paths],
-        "critical_path": critical_path(eps[0]) if eps and eps[0].path else None,
+        "critical_path": critical_path(eps[0], res.labels) if eps and eps[0].path else None,
     }
 
 
@@ -95,7 +95,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
         L.append("none")
     traced = [e for e in res.endpoints if e.path][:max_paths]
     for i, ep in enumerate(traced, 1):
-        cp = critical_path(ep)
+        cp = critical_path(ep, res.labels)
         L += ["", f"== Path {i} ==",
               f"Slack ({'MET' if ep.slack_ps >= 0 else 'VIOLATED'}): {_f(cp['slack_ns'])} ns",
               f"Clock: {ep.clock}",
@@ -112,6 +112,12 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
                      f"{s.name} ({s.pin_in or 'clk'} -> {s.pin_out or 'setup'})")
     L += ["", END_MARKER]
     return "\n".join(L) + "\n"
+
+
+def _label(cell: str, labels: dict[str, str] | None) -> str:
+    """The RTL net name a sequential cell drives, with Yosys's cell name kept for lookup in the netlist."""
+    name = (labels or {}).get(cell)
+    return f"{name} [{cell}]" if name else cell
 
 
 def _f(v) -> str:

@@ -70,6 +70,9 @@ class StaResult:
     cross_clock_paths: list[tuple[str, str]]
     model: RoutingModel
     n_cells: int
+    # sequential cell -> the RTL name of the net it drives ("engine.acc[3]"): Yosys's cell names
+    # ($auto$ff.cc:337:slice$1827) mean nothing to a person reading a critical path
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 def _top(netlist: dict) -> tuple[str, dict]:
@@ -313,8 +316,33 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: RoutingModel
                          "whs_ns": None, "wpws_ns": None,
                          "failing_endpoints": sum(1 for e in eps if e.slack_ps < 0),
                          "total_endpoints": len(eps)})
+    wanted = {ep.cell for ep in endpoints if ep.path} | {ep.path[0].name for ep in endpoints if ep.path}
     return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
-                     sorted(cross), model, len(cells))
+                     sorted(cross), model, len(cells), _rtl_labels(wanted, cells, top.get("netnames") or {}))
+
+
+def _rtl_labels(wanted: set[str], cells: dict, netnames: dict) -> dict[str, str]:
+    """For each wanted cell, the user-visible (not hidden) name of the first net bit it drives."""
+    want_bits: dict[int, str] = {}
+    for cname in wanted:
+        c = cells[cname]
+        dirs = c.get("port_directions") or {}
+        for pin, conn in sorted((c.get("connections") or {}).items()):
+            if dirs.get(pin) == "output":
+                b = next((x for x in _bits(conn) if x is not None), None)
+                if b is not None:
+                    want_bits.setdefault(b, cname)
+                    break
+    labels: dict[str, str] = {}
+    for name, info in sorted(netnames.items(), key=lambda kv: len(kv[0])):
+        if info.get("hide_name"):
+            continue
+        for i, b in enumerate(_bits(info.get("bits") or [])):
+            cname = want_bits.get(b)
+            if cname and cname not in labels:
+                width = len(info.get("bits") or [])
+                labels[cname] = name.replace("$flatten\\", "") if width == 1 else f"{name}[{i}]"
+    return labels
 
 
 def _clock_root(n: int, driver: dict, cells: dict):

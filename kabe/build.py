@@ -85,7 +85,7 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
         result = FlowResult(flow, "?", 0.0, {"estimated": flow == "open", "wns_ns": None, "tns_ns": None,
                                              "whs_ns": None, "critical_path": None, "error": str(e)}, None)
 
-    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets))
+    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow)))
     if sim is not None and sim.get("mismatches", 1) != 0:
         verdict.passed = False
         verdict.failures.insert(0, f"verification: {sim.get('mismatches')} of {sim.get('rows_checked')} rows differ "

@@ -36,7 +36,7 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list]:
         try:
             from . import designs
 
-            budgets = gate.budgets_from_mapping(designs.get(record["design"]).budgets)
+            budgets = gate.budgets_from_mapping(designs.get(record["design"]).budgets_for(record["flow"]))
         except Exception:  # a metrics file from elsewhere: its own timing is still gated
             pass
         return record["timing"], record["utilization"], budgets

@@ -102,3 +102,11 @@ def test_repository_designs_load():
     for name, d in designs.all_designs().items():
         assert d.core_file.is_file(), name
         assert d.kind in designs.KINDS
+
+
+def test_vivado_budgets_replace_open_budgets_per_metric():
+    from kabe import designs as d
+
+    stage4 = d.get("stage4")
+    assert stage4.budgets_for("open")["lut"] != stage4.budgets_for("vivado")["lut"]
+    assert stage4.budgets_for("vivado")["dsp"] == {"eq": 0}  # not overridden: inherited from budgets

@@ -114,15 +114,20 @@ class SimBackend:
         self.ports = ports
 
     def transfer(self, streams, out_words, out_dtype):
+        """The harness streams each port's bytes with tvalid held high (docs/streams.md); its CLI is
+        `--summary S --max-cycles N --port IN EXPECTED OUT` (kabe/sim/harness.cpp)."""
         with tempfile.TemporaryDirectory(prefix="kabe-board-") as tmp:
             tmp = Path(tmp)
-            argv = [str(self.harness), "--out-dir", str(tmp)]
+            argv = [str(self.harness), "--summary", str(tmp / "summary.json"),
+                    "--max-cycles", str(4 * max(s.size // 8 for s in streams) + 100_000)]
             for p, s in enumerate(streams):
                 s.tofile(tmp / f"in{p}.bin")
-                argv += [f"--in{p}", str(tmp / f"in{p}.bin"), f"--expect{p}", str(out_words[p])]
+                argv += ["--port", str(tmp / f"in{p}.bin"), str(out_words[p]), str(tmp / f"out{p}.bin")]
             t0 = time.monotonic()
-            subprocess.run(argv, check=True, capture_output=True)
+            proc = subprocess.run(argv, capture_output=True, text=True)
             elapsed = time.monotonic() - t0
+            if proc.returncode != 0:
+                raise RuntimeError(f"the simulated PL failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
             words = [np.fromfile(tmp / f"out{p}.bin", dtype=np.uint64) for p in range(len(streams))]
         return [w.astype(out_dtype) for w in words], elapsed
 

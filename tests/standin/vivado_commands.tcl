@@ -315,7 +315,9 @@ proc get_clocks {args} {
 proc ::standin::fixture {kind dest} {
   ::standin::rec FIXTURE $kind $dest
   if {$::standin::mode ne "run"} { return }
+  # most specific first: the scenario's report, then the project's own (flow_utilization_kabe_stage3.rpt), then the default
   set src [file join $::standin::fixtures flow_${kind}_$::standin::scenario.rpt]
+  if {![file exists $src]} { set src [file join $::standin::fixtures flow_${kind}_$::standin::project.rpt] }
   if {![file exists $src]} { set src [file join $::standin::fixtures flow_$kind.rpt] }
   if {$::standin::scenario eq "missing" && $kind eq "timing_summary"} { return }
   if {![file exists $src]} { error "STAND-IN: no fixture report for $kind (looked for $src)" }

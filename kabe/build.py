@@ -81,6 +81,10 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
     started, t0 = _now(), time.monotonic()
+    if flow == "vivado":  # a missing Vivado is said before minutes of other work, not after
+        from .flows.vivado import find_vivado
+
+        find_vivado()
 
     sim = _sim_check(design, console) if sim_check else None
     workdir = BUILD / design.name / flow

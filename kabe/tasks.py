@@ -81,12 +81,16 @@ def build_task(design: designs.Design, flow_request: str | None) -> dict:
     }
 
 
-def sim_task(design: designs.Design, rows: int | None, seed: int) -> dict:
+def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None) -> dict:
+    """rows: total over the ports; ctx (attention designs): the context length, the same on every port."""
     from .sim import runner
 
+    if ctx is not None:
+        rows = ctx * design.ports
     return {
         "name": design.name,
-        "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy (rows=N, seed=S)",
+        "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy "
+               f"({'ctx=N' if design.kind == 'attention' else 'rows=N'}, seed=S)",
         "actions": [(lambda: runner.main(design.name, rows, seed) == 0)],
         "uptodate": [False],  # asked for explicitly: always runs
         "verbosity": 2,

@@ -32,7 +32,9 @@ from .verilator_build import SimBuildError
 
 # Full-scale rows per port: the document's 65,535-row frame; the ternary engine's frame is as
 # many 512 B rows as fit with x in 128 MiB (2**27 - 2,560 B) / 512 B = 262,139.
-FULL_ROWS_PER_PORT = {"probe": 65_535, "int8": 65_535, "ternary": 262_139}
+# For the attention engine a "row" is one K (and one V) row: rows per port = the context length,
+# and full scale is the longest context the engine is built for (NMAX 2048).
+FULL_ROWS_PER_PORT = {"probe": 65_535, "int8": 65_535, "ternary": 262_139, "attention": 2048}
 # Default share of invalid ternary bytes (243..255) so stat_invalid is exercised on every run.
 DEFAULT_INVALID_FRACTION = 1e-4
 MAX_SHOWN_MISMATCHES = 10

@@ -37,7 +37,7 @@ def pack(w) -> np.ndarray:
     bad = ~np.isin(w, (-1, 0, 1))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"ternary weight at index {i} is {w[i]!r}; weights must be -1, 0 or +1")
+        raise ValueError(f"ternary weight at index {i} is {w[i].item()!r}; weights must be -1, 0 or +1")
     n_bytes = -(-len(w) // WEIGHTS_PER_BYTE)
     padded = np.zeros(n_bytes * WEIGHTS_PER_BYTE, dtype=np.int64)
     padded[: len(w)] = w

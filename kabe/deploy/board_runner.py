@@ -32,6 +32,10 @@ from model import frames  # noqa: E402  (the pushed copy of kabe.model)
 
 EXPECTED_PART = "7z020clg400"
 MAX_REPORTED_MISMATCHES = 10
+# One DMA transfer per port at most this big: the AXI DMA's length register (26 bits) stops at
+# 64 MiB - 1, and pynq.allocate takes contiguous CMA memory, a limited pool on a 512 MB board.
+DEFAULT_TRANSFER_MB = 32
+X_BYTES_PER_ROW_BYTE = {"int8": 1, "ternary": 5}  # x at the head of each frame: row_bytes x this
 
 
 class Refused(RuntimeError):
@@ -134,6 +138,22 @@ class SimBackend:
 
 # --- the run ---
 
+def split_frame(stream: np.ndarray, kind: str, row_bytes: int, max_bytes: int) -> list[tuple[np.ndarray, int]]:
+    """One port's frame as frames of at most max_bytes, each with x at its head again (the engine
+    takes any number of frames in a row), paired with the result words each must produce."""
+    if kind not in X_BYTES_PER_ROW_BYTE:
+        return [(stream, -1)]  # the probe and the attention engine: one frame as built
+    x_len = row_bytes * X_BYTES_PER_ROW_BYTE[kind]
+    rows = (stream.size - x_len) // row_bytes
+    per_chunk = max(1, (max_bytes - x_len) // row_bytes)
+    x = stream[:x_len]
+    out = []
+    for start in range(0, rows, per_chunk):
+        n = min(per_chunk, rows - start)
+        body = stream[x_len + start * row_bytes: x_len + (start + n) * row_bytes]
+        out.append((np.concatenate([x, body]), n))
+    return out
+
 def run(args) -> dict:
     header = check_provenance(Path(args.bit), args.expect_commit, args.expect_dirty) if args.bit else {}
     ports, kind = args.ports, args.kind
@@ -148,7 +168,15 @@ def run(args) -> dict:
     out_dtype = np.uint64 if kind == "probe" else np.int32
     backend = (PynqBackend(Path(args.bit), ports) if args.backend == "pynq"
                else SimBackend(Path(args.sim_harness), ports))
-    got, elapsed = backend.transfer([f.stream for f in built], [f.expected.size for f in built], out_dtype)
+    got_parts: list[list[np.ndarray]] = [[] for _ in range(ports)]
+    elapsed = 0.0
+    for chunk in zip(*(split_frame(f.stream, kind, args.row_bytes, args.transfer_mb << 20) for f in built)):
+        words = [n for _, n in chunk] if kind in X_BYTES_PER_ROW_BYTE else [f.expected.size for f in built]
+        out, seconds = backend.transfer([stream for stream, _ in chunk], words, out_dtype)
+        elapsed += seconds
+        for p, o in enumerate(out):
+            got_parts[p].append(o)
+    got = [np.concatenate(parts) for parts in got_parts]
 
     mismatches, first = 0, []
     for p, (f, g) in enumerate(zip(built, got)):
@@ -186,6 +214,8 @@ def main(argv=None) -> int:
     ap.add_argument("--expect-dirty", action="store_true", help="the archive was built from a dirty tree")
     ap.add_argument("--expect-vectors", default="", help="sha256 of the frames the host generated")
     ap.add_argument("--backend", choices=["pynq", "sim"], default="pynq")
+    ap.add_argument("--transfer-mb", type=int, default=DEFAULT_TRANSFER_MB,
+                    help="largest DMA transfer per port; longer frames are split (x repeated at each head)")
     ap.add_argument("--sim-harness", help="sim backend: the Verilator harness binary standing in for the PL")
     ap.add_argument("--result", required=True, help="where to write the JSON result (atomically)")
     args = ap.parse_args(argv)

@@ -17,7 +17,7 @@ def settings_from_config(board: str | None) -> DeploySettings:
     cfg.pop("host", None)
     if not board:
         raise ssh.DeployError("no board given: pass board=user@host or set [tool.kabe.board] host in pyproject.toml")
-    known = {"remote_dir", "sudo", "python", "port", "identity", "ssh_options", "timeout_s"}
+    known = {"remote_dir", "sudo", "python", "port", "identity", "ssh_options", "timeout_s", "transfer_mb"}
     unknown = set(cfg) - known
     if unknown:
         raise config.ConfigError(f"[tool.kabe.board] has unknown keys {sorted(unknown)}; known: {sorted(known)}")

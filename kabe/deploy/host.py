@@ -35,6 +35,7 @@ class DeploySettings:
     identity: Path | None = None
     ssh_options: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 1800
+    transfer_mb: int = 32  # largest DMA transfer per port; longer frames are split (board_runner.split_frame)
 
     def target(self) -> ssh.Target:
         t = ssh.Target.parse(self.board, identity=self.identity, options=self.ssh_options)
@@ -72,7 +73,10 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     design = designs.get(design_name)
     commit = commit or provenance.current_commit()
     record, src, bit, hwh = _archived_build(design, flow, commit, reports_root)
-    rows = rows or frames.DEFAULT_ROWS_PER_PORT * design.ports
+    if rows is None:  # the document's full scale: every row it checked, on the board
+        from ..sim.runner import full_scale_rows
+
+        rows = full_scale_rows(design)
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
     model_files = sorted(MODEL_DIR.glob("*.py"))
@@ -86,7 +90,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
             "--bit", f"{remote}/{bit.name}", "--expect-commit", record["commit"], "--expect-vectors", digest,
-            "--backend", backend, "--result", f"{remote}/result.json"]
+            "--backend", backend, "--transfer-mb", str(settings.transfer_mb), "--result", f"{remote}/result.json"]
     if record["dirty"]:
         argv.append("--expect-dirty")
     if sim_harness:

@@ -65,8 +65,9 @@ def board_archive(reports: Path, design: str) -> Path:
 
 @pytest.mark.parametrize("design,rows", [("stage4", 2 * 4096), ("stage3", 2 * 8192)])
 def test_deploy_checks_every_row_and_archives(board, reports, tmp_path, design, rows):
-    result = deploy(design, settings(board, tmp_path), rows=rows, backend="sim", sim_harness=harness(design),
-                    reports_root=reports)
+    # 1 MB transfers: each port's 2-4 MB frame goes as several DMA transfers, x at each head
+    result = deploy(design, settings(board, tmp_path, transfer_mb=1), rows=rows, backend="sim",
+                    sim_harness=harness(design), reports_root=reports)
     assert result["rows_checked"] == rows and result["mismatches"] == 0, result["first_mismatches"]
     commit = provenance.current_commit()
     assert result["bit_commit"] == bitfile.describe_word(bitfile.commit_word(commit.sha, commit.dirty))
@@ -194,3 +195,22 @@ def test_runner_killed_mid_run_leaves_no_result(board, reports, tmp_path, clean_
     assert "no result was recorded" in str(errors[0])
     assert not board_archive(reports, "stage4").exists()
     assert not list(Path(s.remote_dir).glob("*/result.json"))
+
+
+def test_long_frames_are_split_into_transfers_the_dma_can_take(monkeypatch):
+    """The board's DMA takes at most 64 MiB - 1 per transfer: a long frame becomes several, x at each head."""
+    import importlib
+
+    import numpy as np
+
+    import kabe
+    from kabe.model import frames, ternary
+
+    monkeypatch.syspath_prepend(str(Path(kabe.__file__).parent))  # as on the board: model/ beside the runner
+    board_runner = importlib.import_module("kabe.deploy.board_runner")
+
+    f = frames.ternary_frame(np.random.default_rng(5), 10, row_bytes=16)
+    chunks = board_runner.split_frame(f.stream, "ternary", 16, max_bytes=80 + 3 * 16)
+    assert [n for _, n in chunks] == [3, 3, 3, 1]
+    results = [ternary.matvec(s[:80].view(np.int8), s[80:].reshape(-1, 16)) for s, _ in chunks]
+    assert np.concatenate(results).tolist() == f.expected.tolist()

@@ -27,6 +27,11 @@ def _delta(a, b) -> str:
     return (f"{d:+.3f}" if isinstance(d, float) else f"{d:+,}") + pct
 
 
+def _short(archive_name: str) -> str:
+    """sha or sha-dirty, shortened; a dirty build is never shown as its clean commit."""
+    return archive_name[:12] + ("-dirty" if archive_name.endswith("-dirty") else "")
+
+
 def resolve(commit: str | None, entries: list[history.Entry]) -> str | None:
     if commit is None:
         return entries[-1].commit if entries else None
@@ -35,16 +40,26 @@ def resolve(commit: str | None, entries: list[history.Entry]) -> str | None:
 
 
 def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Path = ROOT) -> str:
+    """B defaults to the newest archived commit. A defaults, per design and flow, to the nearest
+    earlier archived build in git order (usually B's parent; further back when the parent was not built)."""
     entries = history.load(reports_root, root)
     b = resolve(b, entries)
     if b is None:
         return "kabe diff: no archived builds under reports/ yet; run `doit build:<design>` first\n"
-    a = resolve(a, entries) if a else history.parent_of(b.removesuffix("-dirty"), root)
-    if b.endswith("-dirty") and a is None:
-        a = b.removesuffix("-dirty")
-    before = {(e.design, e.flow): e for e in entries if e.commit == a}
     after = {(e.design, e.flow): e for e in entries if e.commit == b}
-    lines = [f"### kabe: {b[:12]} vs {a[:12] if a else '(no parent)'}", ""]
+    if a is not None:
+        a = resolve(a, entries)
+        before = {(e.design, e.flow): e for e in entries if e.commit == a}
+        title = _short(a)
+    else:
+        position = {id(e): i for i, e in enumerate(entries)}
+        before = {}
+        for key, new in after.items():
+            earlier = [e for e in entries[: position[id(new)]] if (e.design, e.flow) == key and e.commit != b]
+            if earlier:
+                before[key] = earlier[-1]
+        title = "the previous archived build of each design"
+    lines = [f"### kabe: {_short(b)} vs {title}", ""]
     if not after:
         return "\n".join(lines + [f"No archived builds for {b}.", ""])
     lines += ["| design | flow | metric | before | after | delta | |", "|---|---|---|---|---|---|---|"]
@@ -66,4 +81,6 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
         verdict = "pass" if new.record["gate"]["passed"] else "FAIL"
         was = ("pass" if old.record["gate"]["passed"] else "FAIL") if old else "-"
         lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | {'**gate fails**' if verdict == 'FAIL' else ''} |")
+    if a is None and before:
+        lines += ["", "Compared with: " + ", ".join(f"{k[0]} {_short(e.commit)}" for k, e in sorted(before.items()))]
     return "\n".join(lines) + "\n"

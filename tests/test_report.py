@@ -61,7 +61,8 @@ def test_history_is_in_git_order(two_commits):
 def test_diff_table_shows_deltas_and_breaches(two_commits):
     repo, reports, shas = two_commits
     md = diff.render(None, None, reports, repo)
-    assert f"{shas[1][:12]} vs {shas[0][:12]}" in md
+    assert f"{shas[1][:12]} vs the previous archived build" in md and f"stage4 {shas[0][:12]}" in md
+    assert f"{shas[1][:12]} vs {shas[0][:12]}" in diff.render(shas[0], shas[1], reports, repo)
     assert "| stage4 | open | LUT | 9,000 | 9,300 | +300 (+3.3%) |  |" in md
     assert "| stage4 | open | DSP48E1 | 0 | 8 | +8 | **budget breached** |" in md
     assert "WNS ns (estimate)" in md and "**timing fails**" in md

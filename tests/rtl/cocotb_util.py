@@ -116,7 +116,7 @@ def run_cocotb(
     from cocotb_tools import runner as cocotb_runner
 
     _verilator_env()
-    cocotb_runner.MAX_PARALLEL_BUILD_JOBS = 1  # documented knob; these machines are shared
+    cocotb_runner.MAX_PARALLEL_BUILD_JOBS = os.cpu_count() or 1  # documented knob: make -j for the model build
     parameters = dict(parameters or {})
     build_dir = BUILD_ROOT / (build_name or toplevel) / parameter_tag(parameters)
     sim = cocotb_runner.get_runner("verilator")

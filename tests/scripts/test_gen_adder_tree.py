@@ -21,6 +21,7 @@ for p in (REPO_ROOT / "scripts", REPO_ROOT / "tests" / "rtl"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
+import fusesoc_generator  # noqa: E402
 import gen_adder_tree as gen  # noqa: E402
 
 # (terms, width, stages, user_width): the engine's tree first, then corners
@@ -225,7 +226,7 @@ def test_config_reader_without_pyyaml():
     """A bare python3 (no PyYAML) still reads FuseSoC's input file."""
     import yaml
 
-    assert gen._parse_simple_yaml(FUSESOC_INPUT) == yaml.safe_load(FUSESOC_INPUT)
+    assert fusesoc_generator._parse_simple_yaml(FUSESOC_INPUT) == yaml.safe_load(FUSESOC_INPUT)
 
 
 def test_unknown_parameter_is_refused():

@@ -126,6 +126,13 @@ class TimingRules:
             checks.append(Check(f"timing.{key[:-3]}", ">= 0 ns", value, ok,
                                 "" if ok else f"timing gate: {what} violation, {key[:-3].upper()} {value:+.3f} ns"))
 
+        untimed = timing.get("untimed_cells") or {}
+        if untimed:  # a path through a cell without a delay model is cut: the estimate is optimistic
+            kinds = ", ".join(f"{t} x{n}" for t, n in sorted(untimed.items()))
+            checks.append(Check("timing.untimed_cells", "every cell timed", kinds, False,
+                                f"timing gate: the estimate has no delay model for {kinds}, so paths through them "
+                                f"were not timed; add the cell type to kabe/timing/cells.py"))
+
         verdict = timing.get("verdict_line")
         if verdict is not None or not estimated:
             checks.append(_verdict_check(verdict, timing))

@@ -110,3 +110,8 @@ def test_bad_budget_spec_is_refused():
 def test_unreadable_report_fails_with_the_parsers_reason():
     v = evaluate({"estimated": True, "wns_ns": None, "error": "timing.rpt: truncated after line 12"}, UTIL)
     assert v.failures == ["timing gate: timing.rpt: truncated after line 12"]
+
+
+def test_cells_without_a_delay_model_fail_the_estimate():
+    v = evaluate(estimate(1.0, untimed_cells={"GTPE2_CHANNEL": 1}), UTIL)
+    assert not v.passed and "no delay model for GTPE2_CHANNEL x1" in v.failures[0]

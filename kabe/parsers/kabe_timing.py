@@ -12,8 +12,7 @@ from pathlib import Path
 
 from kabe.parsers import ReportError
 
-END_MARKER = "== End of kabe timing estimate =="  # kept equal to kabe.timing.report.END_MARKER
-HEADER_PREFIX = "kabe pre-route timing estimate"
+from kabe.timing.report import END_MARKER, HEADER_PREFIX, UNTIMED_PREFIX  # the writer defines the format
 
 _NUM = r"(-?\d+(?:\.\d+)?|NA)"
 _STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.*) \((\S+) -> (\S+)\)\s*$")
@@ -21,6 +20,24 @@ _STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.
 
 def _num(s: str):
     return None if s == "NA" else float(s)
+
+
+def _untimed_cells(lines: list[str], origin: str) -> dict[str, int]:
+    """{cell type: count} the estimator had no delay model for. The line must be there: without it
+    nobody can tell whether paths were cut, and a cut path makes the estimate optimistic."""
+    line = next((l for l in lines if l.startswith(UNTIMED_PREFIX)), None)
+    if line is None:
+        raise ReportError(f"{origin}: no {UNTIMED_PREFIX.strip()!r} line; cannot tell whether every cell was timed")
+    body = line[len(UNTIMED_PREFIX):].strip()
+    if body == "none":
+        return {}
+    out = {}
+    for item in body.split(", "):
+        m = re.match(r"^(\S+) x(\d+)$", item)
+        if not m:
+            raise ReportError(f"{origin}: cannot read untimed cell entry {item!r}")
+        out[m.group(1)] = int(m.group(2))
+    return out
 
 
 def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
@@ -68,6 +85,7 @@ def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
     if not clocks:
         raise ReportError(f"{origin}: no clock in the Clock Summary (no clock constrained?)")
     rec["clocks"] = clocks
+    rec["untimed_cells"] = _untimed_cells(lines, origin)
 
     inter = []
     for l in section("Clock Interaction"):

@@ -18,7 +18,9 @@ from pathlib import Path
 from kabe.timing.sta import Endpoint, StaResult
 
 END_MARKER = "== End of kabe timing estimate =="
-HEADER = "kabe pre-route timing estimate (ESTIMATED: no placement, no routing; not a sign-off)"
+HEADER_PREFIX = "kabe pre-route timing estimate"
+HEADER = HEADER_PREFIX + " (ESTIMATED: no placement, no routing; not a sign-off)"
+UNTIMED_PREFIX = "Unknown cell types (untimed): "  # the parser requires this line (kabe.parsers.kabe_timing)
 
 
 def _ns(ps: float) -> float:
@@ -57,6 +59,7 @@ def timing_record(res: StaResult) -> dict:
         "whs_ns": None, "ths_ns": None, "wpws_ns": None, "tpws_ns": None,
         "verdict_line": None,
         "unconstrained_endpoints": res.unconstrained_endpoints,
+        "untimed_cells": dict(sorted(res.unknown_cells.items())),
         "clocks": [{k: c[k] for k in ("name", "period_ns", "wns_ns", "tns_ns", "whs_ns", "wpws_ns")}
                    for c in res.clocks],
         "clock_interaction": [{"from": a, "to": b, "type": "Not timed (cross-clock)"}
@@ -75,7 +78,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
          f"hard_block_ps={m.hard_block_ps:g} clock_uncertainty_ps={m.clock_uncertainty_ps:g}",
          "Cell delays: Yosys share/xilinx/cells_sim.v specify blocks (prjxray artix7 -1)",
          f"Cells: {res.n_cells}",
-         "Unknown cell types (untimed): " + (", ".join(f"{t} x{n}" for t, n in sorted(res.unknown_cells.items())) or "none"),
+         UNTIMED_PREFIX + (", ".join(f"{t} x{n}" for t, n in sorted(res.unknown_cells.items())) or "none"),
          f"Combinational loop nodes cut: {res.loops_cut}",
          "",
          "== Design Timing Summary ==",

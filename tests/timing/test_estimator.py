@@ -203,3 +203,22 @@ def test_constants_match_installed_cells_sim():
     assert f"(posedge CLKARDCLK => (DOADO : 16'bx)) = {C.BRAM_CLK_DO_PS[False]};" in bram
     assert f"(posedge CLKARDCLK => (DOADO : 16'bx)) = {C.BRAM_CLK_DO_PS[True]};" in bram
     assert "\\A.P.comb = 2823;" in module("DSP48E1")
+
+
+def test_a_cell_without_a_model_is_reported_and_fails_the_gate(tmp_path):
+    """A cell the estimator cannot time cuts the path through it (an optimistic estimate): the
+    report names it, the parser reads it back, and the gate fails on it."""
+    from kabe.gate import evaluate
+
+    net = Net()
+    q, mid, d = net.bit(), net.bit(), net.bit()
+    net.ff("ff_start", net.bit(), q)
+    net.cell("mystery", "XADC_LIKE", I=("input", q), O=("output", mid))
+    net.cell("lut", "LUT1", I0=("input", mid), O=("output", d))
+    net.ff("ff_end", d, net.bit())
+    rpt = tmp_path / "t.rpt"
+    estimate(net.json(), CLOCKS, M, report=rpt, design="mystery")
+    rec = kabe_timing.parse(rpt)
+    assert rec["untimed_cells"] == {"XADC_LIKE": 1}
+    verdict = evaluate(rec, {"lut": 1, "ff": 2, "dsp": 0, "bram36_equiv": 0})
+    assert not verdict.passed and any("no delay model for XADC_LIKE x1" in f for f in verdict.failures)

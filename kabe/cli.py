@@ -28,36 +28,41 @@ def _parse(args) -> int:
     return 0
 
 
-def _gate_record(path: Path) -> tuple[dict | None, dict | None, list]:
-    """(timing, utilization, budgets) from a metrics.json or a raw timing report."""
+def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]:
+    """(timing, utilization, budgets, failures recorded at build time) from a metrics.json or a
+    raw timing report. Recorded failures (a simulation mismatch, say) cannot be re-derived from the
+    numbers, so they are carried over: re-gating a failed build never turns it into a pass."""
     if path.suffix == ".json":
-        record = metrics.load(path)
-        budgets = []
-        try:
-            from . import designs
+        from . import designs
 
+        record = metrics.load(path)
+        try:
             budgets = gate.budgets_from_mapping(designs.get(record["design"]).budgets_for(record["flow"]))
-        except Exception:  # a metrics file from elsewhere: its own timing is still gated
-            pass
-        return record["timing"], record["utilization"], budgets
+        except designs.DesignError:  # a metrics file from another checkout: its own timing is still gated
+            budgets = []
+        return record["timing"], record["utilization"], budgets, list(record["gate"]["failures"])
     from .parsers.detect import parse_file
 
     parsed = parse_file(path)
     if parsed["kind"] not in ("vivado_timing_summary", "kabe_timing"):
         raise ReportError(f"{path} is a {parsed['kind']} report; `kabe gate` needs a timing summary or a metrics.json")
-    return parsed["record"], None, []
+    return parsed["record"], None, [], []
 
 
 def _gate(args) -> int:
     console = Console(stderr=True)
     path = Path(args.input)
     try:
-        timing, utilization, budgets = _gate_record(path)
+        timing, utilization, budgets, recorded = _gate_record(path)
     except (ReportError, metrics.MetricsError) as e:
         console.print(f"[red]FAIL[/] {e}")
         return 1
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
     verdict = gate.evaluate(timing, utilization, budgets, rules)
+    carried = [f for f in recorded if f not in verdict.failures]
+    if carried:
+        verdict.passed = False
+        verdict.failures += [f"recorded at build time: {f}" for f in carried]
     for c in verdict.checks:
         console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {c['expected']}, got {c['got']}")
     for f in verdict.failures:

@@ -1,0 +1,43 @@
+"""`kabe parse` and `kabe gate` as a CI user runs them: exit status and the reason."""
+
+import json
+from pathlib import Path
+
+from kabe import cli
+
+FIX = Path(__file__).parent / "fixtures" / "vivado"
+
+
+def test_parse_prints_the_record(capsys):
+    assert cli.main(["parse", str(FIX / "timing_summary_7z020_2019.1_hold_violated.rpt")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kind"] == "vivado_timing_summary" and out["record"]["whs_ns"] < 0
+
+
+def test_gate_exit_status_follows_the_report(capsys):
+    assert cli.main(["gate", str(FIX / "timing_summary_7z020_2023.2_met.rpt")]) == 0
+    assert cli.main(["gate", str(FIX / "timing_summary_7z020_2019.1_hold_violated.rpt")]) == 1
+    assert "hold violation" in capsys.readouterr().err
+
+
+def test_gate_refuses_a_report_that_is_not_timing(capsys):
+    assert cli.main(["gate", str(FIX / "utilization_7z020_2023.2_placed_prohibited.rpt")]) == 1
+    assert "needs a timing summary" in capsys.readouterr().err
+
+
+def test_gate_on_metrics_keeps_failures_recorded_at_build_time(tmp_path, capsys):
+    """A build that failed verification has clean timing; re-gating its metrics.json must still fail."""
+    record = {
+        "schema": "kabe.metrics/1", "commit": "a" * 40, "dirty": False, "design": "not-a-design-here",
+        "flow": "open", "part": "xc7z020clg400-1", "clock_period_ns": 7.0,
+        "timing": {"estimated": True, "wns_ns": 1.0, "tns_ns": 0.0, "whs_ns": None, "critical_path": None,
+                   "clocks": [{"name": "clk", "period_ns": 7.0}]},
+        "utilization": {"lut": 1, "ff": 1, "dsp": 0, "bram36_equiv": 0},
+        "gate": {"passed": False, "failures": ["verification: 3 of 64 rows differ from the numpy model"],
+                 "checks": [{"name": "sim.mismatches", "expected": "== 0", "got": 3, "passed": False}]},
+        "tools": {}, "inputs": {}, "started": "x", "finished": "y", "seconds": 1.0,
+    }
+    path = tmp_path / "metrics.json"
+    path.write_text(json.dumps(record))
+    assert cli.main(["gate", str(path)]) == 1
+    assert "recorded at build time: verification: 3 of 64 rows differ" in capsys.readouterr().err

@@ -103,7 +103,16 @@ class PynqBackend:
             results.append(np.array(out))
         for b in ins + outs:
             b.freebuffer()
-        return results, elapsed
+        return results, elapsed, self.stats()
+
+    def stats(self) -> list[dict]:
+        """stat{p}_invalid / stat{p}_overflow through the block design's AXI GPIO per port (ip/kabe_bd.tcl:
+        channel 1 the invalid-byte count, channel 2 the overflow flag). Counts since the bitstream loaded."""
+        out = []
+        for p in range(len(self.dmas)):
+            gpio = getattr(self.overlay, f"stat{p}")
+            out.append({"invalid": int(gpio.channel1.read()), "overflow": int(gpio.channel2.read())})
+        return out
 
 
 class SimBackend:
@@ -133,7 +142,9 @@ class SimBackend:
             if proc.returncode != 0:
                 raise RuntimeError(f"the simulated PL failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
             words = [np.fromfile(tmp / f"out{p}.bin", dtype=np.uint64) for p in range(len(streams))]
-        return [w.astype(out_dtype) for w in words], elapsed
+            summary = json.loads((tmp / "summary.json").read_text())
+        stats = [{"invalid": port["stat_invalid"], "overflow": port["stat_overflow"]} for port in summary["ports"]]
+        return [w.astype(out_dtype) for w in words], elapsed, stats
 
 
 # --- the run ---
@@ -160,7 +171,8 @@ def run(args) -> dict:
     per_port = args.rows // ports
     if per_port * ports != args.rows:
         raise Refused(f"rows={args.rows} does not split over {ports} ports; use a multiple of {ports}")
-    built = [frames.build(kind, np.random.default_rng([args.seed, p]), per_port, args.row_bytes) for p in range(ports)]
+    built = [frames.build(kind, np.random.default_rng([args.seed, p]), per_port, args.row_bytes, args.invalid_fraction)
+             for p in range(ports)]
     digest = hashlib.sha256(b"".join(f.stream.tobytes() for f in built)).hexdigest()
     if args.expect_vectors and digest != args.expect_vectors:
         raise Refused("the test vectors regenerated here differ from the host's (numpy versions differ?); "
@@ -169,13 +181,19 @@ def run(args) -> dict:
     backend = (PynqBackend(Path(args.bit), ports) if args.backend == "pynq"
                else SimBackend(Path(args.sim_harness), ports))
     got_parts: list[list[np.ndarray]] = [[] for _ in range(ports)]
+    stats = [{"invalid": 0, "overflow": 0} for _ in range(ports)]
     elapsed = 0.0
     for chunk in zip(*(split_frame(f.stream, kind, args.row_bytes, args.transfer_mb << 20) for f in built)):
         words = [n for _, n in chunk] if kind in X_BYTES_PER_ROW_BYTE else [f.expected.size for f in built]
-        out, seconds = backend.transfer([stream for stream, _ in chunk], words, out_dtype)
+        out, seconds, chunk_stats = backend.transfer([stream for stream, _ in chunk], words, out_dtype)
         elapsed += seconds
         for p, o in enumerate(out):
             got_parts[p].append(o)
+        if backend.name == "pynq":  # the board's counters run since the bitstream loaded: the last read is the total
+            stats = chunk_stats
+        else:  # each simulated chunk starts from reset
+            stats = [{"invalid": a["invalid"] + b["invalid"], "overflow": a["overflow"] | b["overflow"]}
+                     for a, b in zip(stats, chunk_stats)]
     got = [np.concatenate(parts) for parts in got_parts]
 
     mismatches, first = 0, []
@@ -190,11 +208,17 @@ def run(args) -> dict:
         mismatches += bad.size
         first += [{"port": p, "row": int(i), "expected": int(exp[i]), "got": int(g[i])}
                   for i in bad[: MAX_REPORTED_MISMATCHES - len(first)]]
+    problems = []
+    for p, (f, st) in enumerate(zip(built, stats)):
+        if st["invalid"] != f.invalid:
+            problems.append(f"port {p}: stat_invalid = {st['invalid']}, the model counts {f.invalid} invalid weight bytes")
+        if st["overflow"]:
+            problems.append(f"port {p}: stat_overflow is set: the engine dropped a result (output FIFO full)")
     bytes_read = sum(f.stream.size for f in built)
     weights_per_byte = {"int8": 1, "ternary": 5}.get(kind, 0)
     return {
         "design_kind": kind, "backend": backend.name, "rows_checked": args.rows, "mismatches": int(mismatches),
-        "first_mismatches": first, "seconds": round(elapsed, 6),
+        "first_mismatches": first, "problems": problems, "passed": mismatches == 0 and not problems, "stats": stats, "seconds": round(elapsed, 6),
         "gb_per_s": round(bytes_read / elapsed / 1e9, 4) if elapsed else None,
         "weights_per_s": round(bytes_read * weights_per_byte / elapsed, 1) if elapsed and weights_per_byte else None,
         "bit_commit": header.get("commit"), "bit_part": header.get("part"), "vectors_sha256": digest,
@@ -209,6 +233,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, required=True, help="total over all ports")
     ap.add_argument("--row-bytes", type=int, default=frames.DEFAULT_ROW_BYTES)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--invalid-fraction", type=float, default=0.0,
+                    help="ternary: share of weight bytes made invalid (243..255), to check decode-as-zero and the counter")
     ap.add_argument("--bit", help="the .bit (its .hwh beside it, same basename)")
     ap.add_argument("--expect-commit", default="", help="the archive's commit; the .bit's USR_ACCESS must name it")
     ap.add_argument("--expect-dirty", action="store_true", help="the archive was built from a dirty tree")
@@ -231,7 +257,7 @@ def main(argv=None) -> int:
         json.dump(result, f, indent=2)
     os.replace(tmp, args.result)
     print(json.dumps(result))
-    return 0 if result["mismatches"] == 0 else 1
+    return 0 if result["passed"] else 1
 
 
 if __name__ == "__main__":

@@ -33,8 +33,10 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
         console.print(f"[red]kabe deploy {design}: {e}[/]")
         return 2
-    ok = result["mismatches"] == 0
+    ok = result["passed"]
     console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {design} on {result['board']}: {result['rows_checked']:,} rows, "
                   f"{result['mismatches']} mismatches, {result['gb_per_s']} GB/s, bitstream commit {result['bit_commit']}")
+    for problem in result["problems"]:
+        console.print(f"  [red]{problem}[/]")
     console.print(f"archived: {result['_archive']}")
     return 0 if ok else 1

@@ -13,9 +13,13 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from .. import designs, metrics, provenance
 from ..archive import archive_dir, to_json, write_atomic
+from ..model import frames
 from ..paths import REPORTS, ROOT
+from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
 from . import ssh
 
 RUNNER = Path(__file__).with_name("board_runner.py")
@@ -68,14 +72,10 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
 def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
            backend: str = "pynq", sim_harness: Path | None = None, flow: str = "vivado",
            reports_root: Path = REPORTS, commit: provenance.Commit | None = None) -> dict:
-    from ..model import frames
-
     design = designs.get(design_name)
     commit = commit or provenance.current_commit()
     record, src, bit, hwh = _archived_build(design, flow, commit, reports_root)
     if rows is None:  # the document's full scale: every row it checked, on the board
-        from ..sim.runner import full_scale_rows
-
         rows = full_scale_rows(design)
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
@@ -84,11 +84,13 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
 
     # The vectors are regenerated on the board from the seed; their hash proves they are the host's.
-    built = [frames.build(design.kind, __import__("numpy").random.default_rng([seed, p]), rows // design.ports,
-                          design.row_bytes) for p in range(design.ports)]
+    invalid_fraction = DEFAULT_INVALID_FRACTION if design.kind == "ternary" else 0.0
+    built = [frames.build(design.kind, np.random.default_rng([seed, p]), rows // design.ports, design.row_bytes,
+                          invalid_fraction) for p in range(design.ports)]
     digest = hashlib.sha256(b"".join(f.stream.tobytes() for f in built)).hexdigest()
     argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
+            "--invalid-fraction", repr(invalid_fraction),
             "--bit", f"{remote}/{bit.name}", "--expect-commit", record["commit"], "--expect-vectors", digest,
             "--backend", backend, "--transfer-mb", str(settings.transfer_mb), "--result", f"{remote}/result.json"]
     if record["dirty"]:

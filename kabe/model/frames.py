@@ -69,9 +69,14 @@ BUILDERS = {
 }
 
 
-def build(kind: str, rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:
+def build(kind: str, rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES,
+          invalid_fraction: float = 0.0) -> Frame:
+    """invalid_fraction: share of weight bytes replaced by invalid encodings (243..255); only the
+    ternary format has any, the other kinds ignore it."""
     try:
         builder = BUILDERS[kind]
     except KeyError:
         raise ValueError(f"unknown design kind {kind!r}; known: {', '.join(BUILDERS)}") from None
+    if kind == "ternary":
+        return ternary_frame(rng, rows, row_bytes, invalid_fraction=invalid_fraction)
     return builder(rng, rows, row_bytes)

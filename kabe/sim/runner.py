@@ -77,13 +77,6 @@ def _split_rows(d: designs.Design, rows: int) -> int:
     return int(rows) // d.ports
 
 
-def _build_frame(kind: str, rng: np.random.Generator, rows: int, row_bytes: int,
-                 invalid_fraction: float) -> frames.Frame:
-    if kind == "ternary":
-        return frames.ternary_frame(rng, rows, row_bytes, invalid_fraction=invalid_fraction)
-    return frames.build(kind, rng, rows, row_bytes)
-
-
 def _as_words(kind: str, expected: np.ndarray) -> np.ndarray:
     """Expected result words as the harness writes them (uint64, 32-bit results zero-extended)."""
     if kind == "probe":
@@ -177,7 +170,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         with _stage(console, f"[bold]{d.name}[/]: building {d.ports} x {rows_per_port:,} rows ({d.kind}) with numpy"):
             for port in range(d.ports):
                 rng = np.random.default_rng([seed, port])
-                frame = _build_frame(d.kind, rng, rows_per_port, row_bytes, invalid_fraction)
+                frame = frames.build(d.kind, rng, rows_per_port, row_bytes, invalid_fraction)
                 in_path = workdir / f"in{port}.bin"
                 frame.stream.tofile(in_path)
                 expected.append(_as_words(d.kind, frame.expected))

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from . import config, designs, gate, metrics, provenance
 from .archive import archive_dir, to_json, write_atomic
@@ -156,7 +157,7 @@ def run(design_name: str, flow_request: str | None = None, console: Console | No
     try:
         record = build(design_name, flow_request, console=console)
     except _USER_ERRORS as e:  # a missing tool, a broken core file: one sentence, no traceback
-        console.print(f"[red]kabe build {design_name}: {e}[/]")
+        console.print(f"[red]kabe build {design_name}: {escape(str(e))}[/]")
         return 2
     summary.render(record, console)
     return 0 if record["gate"]["passed"] else 1

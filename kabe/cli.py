@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from . import gate, metrics
 from .parsers import ReportError
@@ -55,7 +56,7 @@ def _gate(args) -> int:
     try:
         timing, utilization, budgets, recorded = _gate_record(path)
     except (ReportError, metrics.MetricsError) as e:
-        console.print(f"[red]FAIL[/] {e}")
+        console.print(f"[red]FAIL[/] {escape(str(e))}")
         return 1
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
     verdict = gate.evaluate(timing, utilization, budgets, rules)
@@ -64,9 +65,9 @@ def _gate(args) -> int:
         verdict.passed = False
         verdict.failures += [f"recorded at build time: {f}" for f in carried]
     for c in verdict.checks:
-        console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {c['expected']}, got {c['got']}")
+        console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
     for f in verdict.failures:
-        console.print(f"[red]✗ {f}[/]")
+        console.print(f"[red]✗ {escape(f)}[/]")
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
     return 0 if verdict.passed else 1
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -28,7 +29,7 @@ def render(record: dict, console: Console) -> None:
         table.add_row("WHS / WPWS", f"{t['whs_ns']:+.3f} / {_num(t.get('wpws_ns'), '{:+.3f}')} ns")
     path = t.get("critical_path") or {}
     if path:
-        table.add_row("critical path", f"{path.get('startpoint')} -> {path.get('endpoint')}: "
+        table.add_row("critical path", f"{escape(str(path.get('startpoint')))} -> {escape(str(path.get('endpoint')))}: "
                                        f"{_num(path.get('delay_ns'), '{:.3f}')} ns, {_num(path.get('logic_levels'))} logic levels")
     sim = record.get("sim")
     if sim:
@@ -38,8 +39,8 @@ def render(record: dict, console: Console) -> None:
     console.print(table)
     for c in g["checks"]:
         mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"
-        console.print(f"  {mark} {c['name']}: expected {c['expected']}, got {c['got']}")
+        console.print(f"  {mark} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
     for f in g["failures"]:
-        console.print(f"[red]✗ {f}[/]")
+        console.print(f"[red]✗ {escape(f)}[/]")
     if "_archive" in record:
         console.print(f"archived: {record['_archive']}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from .. import config, designs, metrics
 from . import ssh
@@ -31,12 +32,12 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
     try:
         result = deploy(design, settings_from_config(board), rows=rows, seed=seed)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
-        console.print(f"[red]kabe deploy {design}: {e}[/]")
+        console.print(f"[red]kabe deploy {design}: {escape(str(e))}[/]")
         return 2
     ok = result["passed"]
     console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {design} on {result['board']}: {result['rows_checked']:,} rows, "
                   f"{result['mismatches']} mismatches, {result['gb_per_s']} GB/s, bitstream commit {result['bit_commit']}")
     for problem in result["problems"]:
-        console.print(f"  [red]{problem}[/]")
+        console.print(f"  [red]{escape(problem)}[/]")
     console.print(f"archived: {result['_archive']}")
     return 0 if ok else 1

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from kabe import constraints as xdc
 from kabe.flows import yosys_script as ys
@@ -184,7 +185,7 @@ def synth_and_estimate(design_name: str, out_dir: str | Path, *, console: Consol
         timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(design.constraints), model)
     cp = timing_rec.get("critical_path") or {}
     if timing_rec.get("error"):
-        console.log(f"[red]{design_name}: {timing_rec['error']}[/]")
+        console.log(f"[red]{design_name}: {escape(timing_rec['error'])}[/]")
     console.log(f"{design_name}: LUT {util['lut']}  FF {util['ff']}  DSP {util['dsp']}  BRAM36 {util['bram36_equiv']}  "
                 f"| est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels")
     raw = {

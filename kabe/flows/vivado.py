@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from .. import config, constraints, cores, provenance
 from ..build import BuildError, FlowResult
@@ -152,7 +153,7 @@ def check_version_pin(have: VivadoVersion, pin: str, policy: str, console: Conso
         raise BuildError(msg + f". Fix: put Vivado {pin} on PATH, or change the pin (vivado_version_mismatch = "
                                f"\"warn\" only warns)")
     if console is not None:
-        console.print(f"[yellow]warning: {msg}[/]")
+        console.print(f"[yellow]warning: {escape(msg)}[/]")
     return msg
 
 

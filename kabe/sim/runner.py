@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.errors import LiveError
 
 from .. import designs, provenance
@@ -295,7 +296,7 @@ def main(design: str, rows: int | None = None, seed: int = 1, *, console: Consol
     try:
         result = run_sim(design, rows, seed=seed, console=console, params=params)
     except (designs.DesignError, CoreError, SimBuildError, SimError) as e:
-        console.print(f"[red]sim {design}: {e}[/]")
+        console.print(f"[red]sim {design}: {escape(str(e))}[/]")
         return 2
     path = write_result(result)
     console.print(describe(result))

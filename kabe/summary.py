@@ -19,7 +19,8 @@ def render(record: dict, console: Console) -> None:
     table.add_column(style="bold")
     table.add_column()
     table.add_row("tools", "; ".join(f"{k} {v}" for k, v in record["tools"].items() if k != "kabe.timing"))
-    table.add_row("part / clock", f"{record['part']} @ {record['clock_period_ns']:.3f} ns")
+    period = record["clock_period_ns"]
+    table.add_row("part / clock", f"{record['part']} @ {'no clock' if period is None else f'{period:.3f} ns'}")
     table.add_row("LUT / FF", f"{_num(u.get('lut'))} / {_num(u.get('ff'))}")
     table.add_row("DSP48E1 / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
     table.add_row("CARRY4 / SRL / LUTRAM", f"{_num(u.get('carry4'))} / {_num(u.get('srl'))} / {_num(u.get('lut_memory'))}")

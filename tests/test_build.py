@@ -5,13 +5,16 @@ failing record; a clean build passes and validates against the schema."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from rich.console import Console
+
 import kabe.timing
-from kabe import build, designs, metrics
+from kabe import build, designs, metrics, summary
 
 
 @pytest.fixture()
@@ -43,7 +46,10 @@ def test_no_clock_constraint_fails_the_gate(reports, tmp_path, monkeypatch):
     _only(monkeypatch, constraints=xdc)
     record = build.build("stage2", "open", reports_root=reports, sim_check=False)
     assert not record["gate"]["passed"]
-    assert "no create_clock" in record["gate"]["failures"][0] or "no clock" in record["gate"]["failures"][0]
+    assert "no clock constrained" in record["gate"]["failures"][0] and str(xdc) in record["gate"]["failures"][0]
+    out = io.StringIO()
+    summary.render(record, Console(file=out, width=200))  # the summary a person reads names it too
+    assert "no clock" in out.getvalue() and "FAIL" in out.getvalue()
 
 
 @pytest.mark.parametrize("damage,words", [

@@ -26,8 +26,7 @@ def _int_var(name):
 
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
-    for design in designs.all_designs().values():
-        yield tasks.build_task(design, get_var("flow"))
+    yield from tasks.build_tasks(get_var("flow"))
 
 
 def task_sim():

@@ -161,7 +161,10 @@ def _resolve_inputs(cores_root: Path) -> list[Path]:
 def _inputs_hash(cores_root: Path, target: str, vlnv: str, params: Mapping[str, Any], flags) -> str:
     h = hashlib.sha256()
     h.update(json.dumps({"format": _STAMP_FORMAT, "fusesoc": fusesoc_version(), "target": target,
-                         "vlnv": vlnv, "python": sys.executable,
+                         "vlnv": vlnv,
+                         # the interpreter's version, not its path: `doit` and `python -m doit` reach the
+                         # same venv through different paths, and must share one resolution
+                         "python": sys.version,
                          "params": {k: _format_override(v) for k, v in sorted(params.items())},
                          "flags": sorted(flags)}, sort_keys=True).encode())
     for p in _resolve_inputs(cores_root):

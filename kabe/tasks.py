@@ -64,11 +64,17 @@ def design_inputs(design: designs.Design, flow: str = "open") -> list[str]:
     return sorted(files) + _kabe_code()
 
 
-def build_task(design: designs.Design, flow_request: str | None) -> dict:
-    from .build import run
-
+def build_tasks(flow_request: str | None):
+    """build:<design> for every design; the flow and the commit are looked up once for all."""
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
+    for design in designs.all_designs().values():
+        yield build_task(design, flow, commit)
+
+
+def build_task(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
+    from .build import run
+
     target = archive_dir(commit, design.name, flow) / "metrics.json"
     return {
         "name": design.name,

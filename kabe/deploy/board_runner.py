@@ -35,7 +35,6 @@ MAX_REPORTED_MISMATCHES = 10
 # One DMA transfer per port at most this big: the AXI DMA's length register (26 bits) stops at
 # 64 MiB - 1, and pynq.allocate takes contiguous CMA memory, a limited pool on a 512 MB board.
 DEFAULT_TRANSFER_MB = 32
-X_BYTES_PER_ROW_BYTE = {"int8": 1, "ternary": 5}  # x at the head of each frame: row_bytes x this
 
 
 class Refused(RuntimeError):
@@ -149,76 +148,61 @@ class SimBackend:
 
 # --- the run ---
 
-def split_frame(stream: np.ndarray, kind: str, row_bytes: int, max_bytes: int) -> list[tuple[np.ndarray, int]]:
-    """One port's frame as frames of at most max_bytes, each with x at its head again (the engine
-    takes any number of frames in a row), paired with the result words each must produce."""
-    if kind not in X_BYTES_PER_ROW_BYTE:
-        return [(stream, -1)]  # the probe and the attention engine: one frame as built
-    x_len = row_bytes * X_BYTES_PER_ROW_BYTE[kind]
-    rows = (stream.size - x_len) // row_bytes
-    per_chunk = max(1, (max_bytes - x_len) // row_bytes)
-    x = stream[:x_len]
-    out = []
-    for start in range(0, rows, per_chunk):
-        n = min(per_chunk, rows - start)
-        body = stream[x_len + start * row_bytes: x_len + (start + n) * row_bytes]
-        out.append((np.concatenate([x, body]), n))
-    return out
-
 def run(args) -> dict:
     header = check_provenance(Path(args.bit), args.expect_commit, args.expect_dirty) if args.bit else {}
     ports, kind = args.ports, args.kind
     per_port = args.rows // ports
     if per_port * ports != args.rows:
         raise Refused(f"rows={args.rows} does not split over {ports} ports; use a multiple of {ports}")
-    built = [frames.build(kind, np.random.default_rng([args.seed, p]), per_port, args.row_bytes, args.invalid_fraction)
-             for p in range(ports)]
-    digest = hashlib.sha256(b"".join(f.stream.tobytes() for f in built)).hexdigest()
-    if args.expect_vectors and digest != args.expect_vectors:
-        raise Refused("the test vectors regenerated here differ from the host's (numpy versions differ?); "
-                      "push the vectors instead of the seed")
     out_dtype = np.uint64 if kind == "probe" else np.int32
     backend = (PynqBackend(Path(args.bit), ports) if args.backend == "pynq"
                else SimBackend(Path(args.sim_harness), ports))
-    got_parts: list[list[np.ndarray]] = [[] for _ in range(ports)]
+
+    # Chunk by chunk: only one DMA-sized frame per port exists at a time (a 512 MB board), each
+    # checked against the model as soon as it comes back.
+    h = hashlib.sha256()
     stats = [{"invalid": 0, "overflow": 0} for _ in range(ports)]
-    elapsed = 0.0
-    for chunk in zip(*(split_frame(f.stream, kind, args.row_bytes, args.transfer_mb << 20) for f in built)):
-        words = [n for _, n in chunk] if kind in X_BYTES_PER_ROW_BYTE else [f.expected.size for f in built]
-        out, seconds, chunk_stats = backend.transfer([stream for stream, _ in chunk], words, out_dtype)
+    model_invalid = [0] * ports
+    rows_done = [0] * ports
+    mismatches, first, bytes_read, elapsed = 0, [], 0, 0.0
+    for chunk in frames.port_chunks(kind, args.seed, ports, per_port, args.row_bytes, args.transfer_mb << 20,
+                                    args.invalid_fraction):
+        frames.fingerprint_update(h, chunk)
+        out, seconds, chunk_stats = backend.transfer([f.stream for f in chunk], [f.expected.size for f in chunk],
+                                                     out_dtype)
         elapsed += seconds
-        for p, o in enumerate(out):
-            got_parts[p].append(o)
+        for p, (f, got) in enumerate(zip(chunk, out)):
+            exp = f.expected.astype(out_dtype)
+            if kind == "probe":  # cycle counts are the board's own measurement, not the model's
+                exp, got = exp[:2], got[:2]
+            n = min(got.size, exp.size)
+            bad = np.flatnonzero(got[:n] != exp[:n])
+            mismatches += bad.size + abs(int(got.size) - int(exp.size))
+            first += [{"port": p, "row": rows_done[p] + int(i), "expected": int(exp[i]), "got": int(got[i])}
+                      for i in bad[: max(0, MAX_REPORTED_MISMATCHES - len(first))]]
+            rows_done[p] += f.expected.size
+            model_invalid[p] += f.invalid
+            bytes_read += f.stream.size
         if backend.name == "pynq":  # the board's counters run since the bitstream loaded: the last read is the total
             stats = chunk_stats
         else:  # each simulated chunk starts from reset
             stats = [{"invalid": a["invalid"] + b["invalid"], "overflow": a["overflow"] | b["overflow"]}
                      for a, b in zip(stats, chunk_stats)]
-    got = [np.concatenate(parts) for parts in got_parts]
-
-    mismatches, first = 0, []
-    for p, (f, g) in enumerate(zip(built, got)):
-        exp = f.expected.astype(out_dtype)
-        if kind == "probe":  # cycle counts are the board's own measurement, not the model's
-            exp, g = exp[:2], g[:2]
-        if g.size != exp.size:
-            mismatches += abs(int(g.size) - int(exp.size))
-        n = min(g.size, exp.size)
-        bad = np.flatnonzero(g[:n] != exp[:n])
-        mismatches += bad.size
-        first += [{"port": p, "row": int(i), "expected": int(exp[i]), "got": int(g[i])}
-                  for i in bad[: MAX_REPORTED_MISMATCHES - len(first)]]
+    digest = h.hexdigest()
+    if args.expect_vectors and digest != args.expect_vectors:
+        raise Refused("the test vectors regenerated here differ from the host's (numpy versions differ?); "
+                      "push the vectors instead of the seed")
     problems = []
-    for p, (f, st) in enumerate(zip(built, stats)):
-        if st["invalid"] != f.invalid:
-            problems.append(f"port {p}: stat_invalid = {st['invalid']}, the model counts {f.invalid} invalid weight bytes")
+    for p, st in enumerate(stats):
+        if st["invalid"] != model_invalid[p]:
+            problems.append(f"port {p}: stat_invalid = {st['invalid']}, the model counts {model_invalid[p]} invalid weight bytes")
         if st["overflow"]:
             problems.append(f"port {p}: stat_overflow is set: the engine dropped a result (output FIFO full)")
-    bytes_read = sum(f.stream.size for f in built)
     weights_per_byte = {"int8": 1, "ternary": 5}.get(kind, 0)
     return {
         "design_kind": kind, "backend": backend.name, "rows_checked": args.rows, "mismatches": int(mismatches),
-        "first_mismatches": first, "problems": problems, "passed": mismatches == 0 and not problems, "stats": stats, "seconds": round(elapsed, 6),
+        "first_mismatches": first, "problems": problems, "passed": mismatches == 0 and not problems,
+        "stats": stats, "seconds": round(elapsed, 6),
         "gb_per_s": round(bytes_read / elapsed / 1e9, 4) if elapsed else None,
         "weights_per_s": round(bytes_read * weights_per_byte / elapsed, 1) if elapsed and weights_per_byte else None,
         "bit_commit": header.get("commit"), "bit_part": header.get("part"), "vectors_sha256": digest,
@@ -241,7 +225,7 @@ def main(argv=None) -> int:
     ap.add_argument("--expect-vectors", default="", help="sha256 of the frames the host generated")
     ap.add_argument("--backend", choices=["pynq", "sim"], default="pynq")
     ap.add_argument("--transfer-mb", type=int, default=DEFAULT_TRANSFER_MB,
-                    help="largest DMA transfer per port; longer frames are split (x repeated at each head)")
+                    help="largest DMA transfer per port; longer runs go as several frames (x repeated at each head)")
     ap.add_argument("--sim-harness", help="sim backend: the Verilator harness binary standing in for the PL")
     ap.add_argument("--result", required=True, help="where to write the JSON result (atomically)")
     args = ap.parse_args(argv)

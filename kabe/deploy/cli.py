@@ -30,7 +30,7 @@ def settings_from_config(board: str | None) -> DeploySettings:
 def main(design: str, board: str | None, rows: int | None, seed: int, console: Console | None = None) -> int:
     console = console or Console()
     try:
-        result = deploy(design, settings_from_config(board), rows=rows, seed=seed)
+        result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
         console.print(f"[red]kabe deploy {design}: {escape(str(e))}[/]")
         return 2

@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
+from rich.console import Console
 
 from .. import designs, metrics, provenance
 from ..archive import archive_dir, to_json, write_atomic
@@ -39,7 +39,7 @@ class DeploySettings:
     identity: Path | None = None
     ssh_options: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 1800
-    transfer_mb: int = 32  # largest DMA transfer per port; longer frames are split (board_runner.split_frame)
+    transfer_mb: int = 32  # largest DMA transfer per port; longer runs go as several frames (frames.chunks)
 
     def target(self) -> ssh.Target:
         t = ssh.Target.parse(self.board, identity=self.identity, options=self.ssh_options)
@@ -71,7 +71,8 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
 
 def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
            backend: str = "pynq", sim_harness: Path | None = None, flow: str = "vivado",
-           reports_root: Path = REPORTS, commit: provenance.Commit | None = None) -> dict:
+           reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
+           console: Console | None = None) -> dict:
     design = designs.get(design_name)
     commit = commit or provenance.current_commit()
     record, src, bit, hwh = _archived_build(design, flow, commit, reports_root)
@@ -80,14 +81,19 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
     model_files = sorted(MODEL_DIR.glob("*.py"))
-    ssh.push(target, [bit, hwh, RUNNER, BITFILE], remote, timeout_s=settings.timeout_s)
-    ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
+    console = console or Console(stderr=True)
+    with console.status(f"[bold]{design.name}[/]: pushing {bit.name}, {hwh.name} and the runner to {target.display}:{remote}"):
+        ssh.push(target, [bit, hwh, RUNNER, BITFILE], remote, timeout_s=settings.timeout_s)
+        ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
 
     # The vectors are regenerated on the board from the seed; their hash proves they are the host's.
     invalid_fraction = DEFAULT_INVALID_FRACTION if design.kind == "ternary" else 0.0
-    built = [frames.build(design.kind, np.random.default_rng([seed, p]), rows // design.ports, design.row_bytes,
-                          invalid_fraction) for p in range(design.ports)]
-    digest = hashlib.sha256(b"".join(f.stream.tobytes() for f in built)).hexdigest()
+    with console.status(f"[bold]{design.name}[/]: drawing the {rows:,}-row test vectors to fingerprint them"):
+        h = hashlib.sha256()
+        for chunk in frames.port_chunks(design.kind, seed, design.ports, rows // design.ports, design.row_bytes,
+                                        settings.transfer_mb << 20, invalid_fraction):
+            frames.fingerprint_update(h, chunk)
+        digest = h.hexdigest()
     argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
             "--invalid-fraction", repr(invalid_fraction),
@@ -99,7 +105,10 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         argv += ["--sim-harness", str(sim_harness)]
     if settings.sudo:
         argv = ["sudo", "-n", *argv]
-    proc = ssh.run(target, argv, timeout_s=settings.timeout_s, check=False)
+    with console.status(f"[bold]{design.name}[/]: on {target.display}: regenerating the vectors, streaming "
+                        f"{rows:,} rows through the {'PL' if backend == 'pynq' else 'simulated PL (stand-in)'}, "
+                        f"checking every row against numpy"):
+        proc = ssh.run(target, argv, timeout_s=settings.timeout_s, check=False)
     if proc.returncode == 2:
         raise ssh.DeployError(f"{target.display}: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'the runner refused'}")
     if proc.returncode not in (0, 1):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def matvec(x, rows, chunk: int = 8192) -> np.ndarray:
+def matvec(x, rows, chunk: int = 2048) -> np.ndarray:
     """int32 dot product of each int8 row with the int8 vector x."""
     x = np.asarray(x, dtype=np.int8)
     rows = np.asarray(rows, dtype=np.int8)

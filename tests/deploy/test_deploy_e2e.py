@@ -199,22 +199,3 @@ def test_runner_killed_mid_run_leaves_no_result(board, reports, tmp_path, clean_
     assert "no result was recorded" in str(errors[0])
     assert not board_archive(reports, "stage4").exists()
     assert not list(Path(s.remote_dir).glob("*/result.json"))
-
-
-def test_long_frames_are_split_into_transfers_the_dma_can_take(monkeypatch):
-    """The board's DMA takes at most 64 MiB - 1 per transfer: a long frame becomes several, x at each head."""
-    import importlib
-
-    import numpy as np
-
-    import kabe
-    from kabe.model import frames, ternary
-
-    monkeypatch.syspath_prepend(str(Path(kabe.__file__).parent))  # as on the board: model/ beside the runner
-    board_runner = importlib.import_module("kabe.deploy.board_runner")
-
-    f = frames.ternary_frame(np.random.default_rng(5), 10, row_bytes=16)
-    chunks = board_runner.split_frame(f.stream, "ternary", 16, max_bytes=80 + 3 * 16)
-    assert [n for _, n in chunks] == [3, 3, 3, 1]
-    results = [ternary.matvec(s[:80].view(np.int8), s[80:].reshape(-1, 16)) for s, _ in chunks]
-    assert np.concatenate(results).tolist() == f.expected.tolist()

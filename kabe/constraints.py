@@ -161,8 +161,3 @@ def clocks(paths_: list[str | Path] | None = None) -> list[Clock]:
     if not out:
         raise ConstraintError(f"{', '.join(map(str, files))}: no clock constrained (no create_clock command)")
     return out
-
-
-def primary_period_ns(paths_: list[str | Path] | None = None) -> float:
-    """The period of the first clock: the engines have exactly one (clk_fpga_0)."""
-    return clocks(paths_)[0].period_ns

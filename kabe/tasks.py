@@ -19,7 +19,8 @@ from .paths import ROOT
 
 # kabe's own code that shapes a build's result: editing it must rebuild, like editing RTL.
 _FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
-              "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py")
+              "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards.py",
+              "kabe/deploy/bitfile.py")
 
 
 def _kabe_code() -> list[str]:

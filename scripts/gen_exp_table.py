@@ -64,7 +64,7 @@ def generate_verilog(name: str = DEFAULT_NAME) -> str:
         "localparam LATENCY = 2;",
         "/* verilator lint_on UNUSEDPARAM */",
         "",
-        f"(* rom_style = \"block\" *)",
+        "(* rom_style = \"block\" *)",
         f"reg [{dw - 1}:0] rom [0:{n - 1}];",
         f"reg [{dw - 1}:0] rd;",
         "",

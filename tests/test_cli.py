@@ -34,7 +34,7 @@ def test_gate_on_metrics_keeps_failures_recorded_at_build_time(tmp_path, capsys)
                    "clocks": [{"name": "clk", "period_ns": 7.0}]},
         "utilization": {"lut": 1, "ff": 1, "dsp": 0, "bram36_equiv": 0},
         "gate": {"passed": False, "failures": ["verification: 3 of 64 rows differ from the numpy model"],
-                 "checks": [{"name": "sim.mismatches", "expected": "== 0", "got": 3, "passed": False}]},
+                 "checks": [{"name": "sim.verification", "expected": "0 mismatches, no problems", "got": "3 mismatches, 0 problems", "passed": False}]},
         "tools": {}, "inputs": {}, "started": "x", "finished": "y", "seconds": 1.0,
     }
     path = tmp_path / "metrics.json"

@@ -438,10 +438,20 @@ def _timing_error(message: str) -> dict:
             "error": message}
 
 
+def _merge_crossings(inter_clock: list[dict], pairs: list[dict]) -> list[dict]:
+    """The summary's inter-clock slacks, each pair's "type" taken from report_clock_interaction's
+    Inter-Clock Constraints (the gate fails on "unsafe"); pairs only that report lists are added."""
+    by_pair = {(c["from"], c["to"]): dict(c) for c in inter_clock}
+    for p in pairs:
+        entry = by_pair.setdefault((p["from"], p["to"]), {"from": p["from"], "to": p["to"], "wns_ns": p["wns_ns"]})
+        entry["type"], entry["classification"] = p["type"], p["classification"]
+    return list(by_pair.values())
+
+
 def collect(project: Project, version: VivadoVersion, make_log: Path | None = None) -> FlowResult:
     """Parse what the hooks wrote. An unreadable or missing timing report gives a timing record with
     an "error" (the gate fails on it); a missing utilization report gives utilization None."""
-    from ..parsers import vivado_timing_summary, vivado_utilization
+    from ..parsers import vivado_clock_interaction, vivado_timing_summary, vivado_utilization
 
     rd = project.report_dir
     raw = {arch: rd / fn for arch, fn in REPORTS.items() if (rd / fn).is_file()}
@@ -459,6 +469,13 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
                                    f"was meant to meet")
     except ReportError as e:
         timing = _timing_error(f"Vivado timing report unusable: {e}")
+    if "error" not in timing:
+        # report_timing_summary cannot say whether a crossing is safe; report_clock_interaction can
+        try:
+            pairs = vivado_clock_interaction.parse_file(rd / REPORTS["clock_interaction.rpt"])
+            timing["clock_interaction"] = _merge_crossings(timing.get("clock_interaction") or [], pairs)
+        except ReportError as e:
+            timing = _timing_error(f"Vivado clock interaction report unusable, so clock crossings are unchecked: {e}")
 
     utilization: dict | None
     try:

@@ -22,7 +22,7 @@ from kabe.parsers import ReportError
 from kabe.parsers._vivado_common import command_name, parse_header
 
 KINDS = ("vivado_timing_summary", "vivado_utilization", "vivado_utilization_hier",
-         "vivado_timing", "yosys_stat", "kabe_timing")
+         "vivado_timing", "vivado_clock_interaction", "yosys_stat", "kabe_timing")
 
 _OTHER_MODULES = {"yosys_stat": "kabe.parsers.yosys_stat", "kabe_timing": "kabe.parsers.kabe_timing"}
 
@@ -84,6 +84,8 @@ def detect(text: str) -> str:
         return "vivado_utilization"
     if cmd == "report_timing":
         return "vivado_timing"
+    if cmd == "report_clock_interaction":
+        return "vivado_clock_interaction"
     if cmd is not None:
         raise ReportError(f"cannot tell what report this is: Vivado command {cmd!r} is not one "
                           f"kabe parses")
@@ -129,6 +131,8 @@ def _parser(kind: str):
         from kabe.parsers.vivado_utilization import parse_hierarchical as parse
     elif kind == "vivado_timing":
         from kabe.parsers.vivado_timing_paths import parse
+    elif kind == "vivado_clock_interaction":
+        from kabe.parsers.vivado_clock_interaction import parse
     else:
         raise ValueError(kind)
     return parse

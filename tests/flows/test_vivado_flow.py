@@ -377,6 +377,17 @@ def test_violated_timing_fails_the_gate(standin_path, tmp_path, monkeypatch):
     assert any("-0.502" in f and "clk_fpga_0" in f and "9 logic levels" in f for f in record["gate"]["failures"])
 
 
+def test_unsafe_clock_crossing_fails_the_gate(standin_path, tmp_path, monkeypatch):
+    """Timing met, but report_clock_interaction calls a crossing unsafe: the build fails on it."""
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "vivado", fixtures)
+    shutil.copy(fixtures / "clock_interaction_7z020_2023.2_unsafe.rpt", fixtures / "flow_clock_interaction.rpt")
+    monkeypatch.setenv("KABE_STANDIN_FIXTURES", str(fixtures))
+    record = _build(tmp_path, "met", monkeypatch)
+    assert record["timing"]["wns_ns"] == 0.062 and not record["gate"]["passed"]
+    assert any("unsafe clock interaction clk_fpga_0 -> clk_adc" in f for f in record["gate"]["failures"])
+
+
 def test_truncated_report_fails_the_gate(standin_path, tmp_path, monkeypatch):
     record = _build(tmp_path, "truncated", monkeypatch)
     assert not record["gate"]["passed"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from kabe.parsers import ReportError
 
-from kabe.timing.report import END_MARKER, HEADER_PREFIX, UNTIMED_PREFIX  # the writer defines the format
+from kabe.timing.report import BAND_SECTION, END_MARKER, HEADER_PREFIX, MARGINAL, UNTIMED_PREFIX  # the writer defines the format
 
 _NUM = r"(-?\d+(?:\.\d+)?|NA)"
 _STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.*) \((\S+) -> (\S+)\)\s*$")
@@ -38,6 +38,32 @@ def _untimed_cells(lines: list[str], origin: str) -> dict[str, int]:
             raise ReportError(f"{origin}: cannot read untimed cell entry {item!r}")
         out[m.group(1)] = int(m.group(2))
     return out
+
+
+_RANGE = r"(-?\d+\.\d+) \.\. (-?\d+\.\d+)"
+
+
+def _band(body: list[str], origin: str) -> dict | None:
+    """The Uncertainty section -> the record's `band` (None: the model had none). A section that
+    is there but unreadable is an error: the band is what says "marginal"."""
+    lines = [l for l in body if l.strip()]
+    if lines == ["Band: none"]:
+        return None
+    try:
+        head = re.match(rf"^Band: p(\d+)\.\.p(\d+) of routed / estimated route delay x {_RANGE} ", lines[0])
+        wns = re.match(rf"^WNS band \(ns\): {_RANGE}$", lines[1])
+        cpd = re.match(rf"^Critical path delay band \(ns\): {_RANGE}$", lines[2])
+        mar = re.match(r"^Marginal: (yes|no)\b", lines[3])
+        if not (head and wns and cpd and mar):
+            raise ValueError
+    except (IndexError, ValueError):
+        raise ReportError(f"{origin}: the '{BAND_SECTION}' section is incomplete or unreadable") from None
+    marginal = mar.group(1) == "yes"
+    return {"quantiles": [int(head.group(1)) / 100, int(head.group(2)) / 100],
+            "route_factor": [float(head.group(3)), float(head.group(4))],
+            "wns_ns": [float(wns.group(1)), float(wns.group(2))],
+            "critical_path_delay_ns": [float(cpd.group(1)), float(cpd.group(2))],
+            "marginal": marginal, "note": MARGINAL if marginal else None}
 
 
 def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
@@ -93,6 +119,8 @@ def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
         if im:
             inter.append({"from": im.group(1), "to": im.group(2), "type": "Not timed (cross-clock)"})
     rec["clock_interaction"] = inter
+    # reports written before the estimator had a band have no such section: no band, not an error
+    rec["band"] = _band(section(BAND_SECTION), origin) if f"== {BAND_SECTION} ==" in lines else None
 
     rec["critical_path"] = None
     if "== Path 1 ==" in lines:

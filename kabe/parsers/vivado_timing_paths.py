@@ -16,7 +16,10 @@ Path dict keys: slack_ns (None for an unconstrained "inf" path), status ("MET" |
 path_group, path_type, delay_type ("max" | "min"), requirement_ns, data_path_delay_ns,
 logic_delay_ns, route_delay_ns, logic_levels, logic_level_cells ({"LUT6": 5, ...}),
 clock_path_skew_ns, clock_uncertainty_ns, input_delay_ns, output_delay_ns, timing_exception,
-required_time_ns, arrival_time_ns, cells ([{"name", "pin", "type", "delay_ns"}]).
+required_time_ns, arrival_time_ns, cells ([{"name", "pin", "type", "delay_ns"}]),
+steps (the data path row by row, for the estimator's calibration: {"kind": "cell", "type", "arc",
+"delay_ns"} | {"kind": "net", "fanout", "state" (routed/estimated/unplaced; None when not
+printed), "delay_ns"} | a last {"kind": "end", "type" (None for a port), "pin"}).
 """
 
 from __future__ import annotations
@@ -41,6 +44,8 @@ _ROW_NUM_RE = re.compile(
     r"^(?P<pre>.*?)\s+(?P<incr>-?\d+\.\d+)\s+(?P<path>-?\d+\.\d+)\s(?P<edge>[rf ])\s*(?P<res>.*?)\s*$")
 _FOOT_RE = re.compile(r"^\s+(required time|arrival time|slack)\s+(-?\d+\.\d+)\s*$")
 _CELL_RE = re.compile(r"^(?:\S+\s+)?(?P<type>[A-Za-z][\w]*)\s+\((?P<arc>[^)]*)\)\s*$")
+_NET_RE = re.compile(r"^net \(fo=(?P<fo>\d+)(?:,\s*(?P<state>\w+))?\)")
+_SITE_RE = re.compile(r"_X\d+Y\d+$|^[A-Z]{1,2}\d{1,2}$")  # SLICE_X51Y71, package pin H9
 
 _TOL = 0.0015  # Vivado prints 3 decimals
 
@@ -200,17 +205,29 @@ def _parse_table(rows: list[str], p: dict, *, where: str, constrained: bool) -> 
         raise ReportError(f"{where}: delay table has no complete data path ending at {dest} "
                           f"(report cut short?)")
     pending = None
+    steps = p["steps"] = []
     for ln in section:
         nm = _ROW_NUM_RE.match(ln)
         pre = (nm.group("pre") if nm else ln).strip()
         if pre:
             cm = _CELL_RE.match(pre)
             pending = cm if (cm and cm.group("arc").startswith("Prop_")) else None
+            net = _NET_RE.match(pre)
+            if nm and net:
+                steps.append({"kind": "net", "fanout": int(net.group("fo")), "delay_ns": float(nm.group("incr")),
+                              "state": net.group("state")})
         if nm and pending is not None:
             res = nm.group("res")
             p["cells"].append({"name": res.rsplit("/", 1)[0] if "/" in res else res, "pin": res,
                                "type": pending.group("type"), "delay_ns": float(nm.group("incr"))})
+            steps.append({"kind": "cell", "type": pending.group("type"), "arc": pending.group("arc"),
+                          "delay_ns": float(nm.group("incr"))})
             pending = None
+    # the destination row has no delay: "<site>  FDRE   r  .../D" (type absent for ports)
+    toks = [t for t in [ln for ln in section if ln.strip()][-1].split()[:-1]
+            if t not in ("r", "f", "(IN)", "(OUT)") and not _SITE_RE.search(t)]
+    steps.append({"kind": "end", "type": toks[-1] if toks else None,
+                  "pin": dest.rsplit("/", 1)[-1] if "/" in dest else None})
 
 
 def _resource(row: str) -> str | None:

@@ -99,6 +99,7 @@ SRL32_ADDR_PS = [642, 631, 472, 407, 238]     # A[0]..A[4]
 # --- DSP48E1: cells_sim.v DSP48E1 `ifdef YOSYS functions (prjxray DSP_L/DSP_R sdf).
 DSP_PCIN_SETUP_PS = (1025, 1315)  # (no pattern detect, pattern detect)
 DSP_PCIN_P_COMB_PS = 1107
+DSP_PCIN_PCOUT_COMB_PS = 1255
 # ASSUMED: control pins (CE*, RST*, OPMODE, ALUMODE, INMODE, CARRYIN*) have no $setup in
 # cells_sim.v. 400 ps is the order of the 7-series datasheet's DSP control-pin setup times; the
 # engines drive them from constants or registers, so they are rarely critical.
@@ -249,25 +250,30 @@ def _dsp(p: dict) -> CellTiming:
 
     comb_a = 3806 if (mult and dport) else (2823 if mult else 1523)
     comb_b = 2690 if mult else 1509
+    # X -> PCOUT (the cascade output) as well as X -> P: without these a path from a
+    # combinational DSP into the next DSP's PCIN would not be timed at all
+    comb_a_pc = 3954 if (mult and dport) else (2970 if mult else 1671)
+    comb_b_pc = 2838 if mult else 1658
     if PREG == 0 and MREG == 0 and AREG == 0 and ADREG == 0:
-        ct.comb.append(("A", None, "P", None, comb_a))
+        ct.comb += [("A", None, "P", None, comb_a), ("A", None, "PCOUT", None, comb_a_pc)]
     elif a_req() is not None:
         ct.setup.append(("A", None, "CLK", a_req()))
     if PREG == 0 and MREG == 0 and BREG == 0:
-        ct.comb.append(("B", None, "P", None, comb_b))
+        ct.comb += [("B", None, "P", None, comb_b), ("B", None, "PCOUT", None, comb_b_pc)]
     elif b_req() is not None:
         ct.setup.append(("B", None, "CLK", b_req()))
     if PREG == 0 and CREG == 0:
-        ct.comb.append(("C", None, "P", None, 1325))
+        ct.comb += [("C", None, "P", None, 1325), ("C", None, "PCOUT", None, 1474)]
     elif c_req() is not None:
         ct.setup.append(("C", None, "CLK", c_req()))
     if dport:
         if PREG == 0 and MREG == 0 and ADREG == 0 and DREG == 0:
-            ct.comb.append(("D", None, "P", None, 3717))
+            ct.comb += [("D", None, "P", None, 3717), ("D", None, "PCOUT", None, 3700)]
         elif d_req() is not None:
             ct.setup.append(("D", None, "CLK", d_req()))
     if PREG == 0:
-        ct.comb.append(("PCIN", None, "P", None, DSP_PCIN_P_COMB_PS))
+        ct.comb += [("PCIN", None, "P", None, DSP_PCIN_P_COMB_PS),
+                    ("PCIN", None, "PCOUT", None, DSP_PCIN_PCOUT_COMB_PS)]
     else:
         ct.setup.append(("PCIN", None, "CLK", DSP_PCIN_SETUP_PS[patdet]))
     if any_reg and p_arr() is not None:

@@ -9,6 +9,11 @@ clock edge excluded, setup excluded, like Vivado's "Data Path Delay"); `cells[i]
 increment of step i: the net into it plus its own arc (the startpoint's clk->out; the endpoint's
 entry is the last net only), so the cells' delays add up to delay_ns. Setup appears in the
 report and in slack, not in delay_ns.
+
+`band` is how far to trust the numbers (kabe.timing.fitted.Band): the model's routing factors
+applied to the traced worst paths. WNS lies in `band.wns_ns` when each path's routing comes out
+between the p10 and p90 of what held-out designs showed; `marginal` when that range straddles
+zero. The gate's verdict stays with the point estimate `wns_ns` (docs/timing_model.md).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ END_MARKER = "== End of kabe timing estimate =="
 HEADER_PREFIX = "kabe pre-route timing estimate"
 HEADER = HEADER_PREFIX + " (ESTIMATED: no placement, no routing; not a sign-off)"
 UNTIMED_PREFIX = "Unknown cell types (untimed): "  # the parser requires this line (kabe.parsers.kabe_timing)
+MARGINAL = "marginal: run Vivado"
+BAND_SECTION = "Uncertainty"
 
 
 def _ns(ps: float) -> float:
@@ -48,6 +55,29 @@ def critical_path(ep: Endpoint, labels: dict[str, str] | None = None) -> dict:
     }
 
 
+def band(res: StaResult) -> dict | None:
+    """The uncertainty band of WNS and of the critical path's delay (None without a band or paths)."""
+    b = getattr(res.model, "band", None)
+    traced = [e for e in res.endpoints if e.path]
+    if b is None or not traced:
+        return None
+    lows, highs = [], []
+    for ep in traced:
+        logic = sum(s.cell_ps for s in ep.path[:-1])
+        route = sum(s.route_ps for s in ep.path)
+        d_lo, d_hi = b.delay_ns(logic / 1000, route / 1000)
+        d = ep.arrival_ps / 1000
+        lows.append(ep.slack_ps / 1000 - (d_hi - d))
+        highs.append(ep.slack_ps / 1000 + (d - d_lo))
+    cp = traced[0]
+    d_lo, d_hi = b.delay_ns(sum(s.cell_ps for s in cp.path[:-1]) / 1000, sum(s.route_ps for s in cp.path) / 1000)
+    lo, hi = _ns(min(lows) * 1000), _ns(min(highs) * 1000)
+    marginal = lo < 0 <= hi
+    return {"quantiles": list(b.quantiles), "route_factor": [b.lo, b.hi], "wns_ns": [lo, hi],
+            "critical_path_delay_ns": [_ns(d_lo * 1000), _ns(d_hi * 1000)],
+            "marginal": marginal, "note": MARGINAL if marginal else None}
+
+
 def timing_record(res: StaResult) -> dict:
     eps = res.endpoints
     return {
@@ -65,6 +95,7 @@ def timing_record(res: StaResult) -> dict:
         "clock_interaction": [{"from": a, "to": b, "type": "Not timed (cross-clock)"}
                               for a, b in res.cross_clock_paths],
         "critical_path": critical_path(eps[0], res.labels) if eps and eps[0].path else None,
+        "band": band(res),
     }
 
 
@@ -74,9 +105,8 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
     m = res.model
     L = [HEADER,
          f"Design: {design}", f"Netlist: {netlist_file}", f"Constraints: {constraints}",
-         f"Routing model: base_ps={m.base_ps:g} fanout_ps_per_doubling={m.fanout_ps_per_doubling:g} "
-         f"hard_block_ps={m.hard_block_ps:g} clock_uncertainty_ps={m.clock_uncertainty_ps:g}",
-         "Cell delays: Yosys share/xilinx/cells_sim.v specify blocks (prjxray artix7 -1)",
+         f"Delay model: {m.describe()}",
+         "Cell arcs: Yosys share/xilinx/cells_sim.v specify blocks (prjxray artix7 -1), through the model",
          f"Cells: {res.n_cells}",
          UNTIMED_PREFIX + (", ".join(f"{t} x{n}" for t, n in sorted(res.unknown_cells.items())) or "none"),
          f"Combinational loop nodes cut: {res.loops_cut}",
@@ -90,6 +120,19 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
     for c in res.clocks:
         L.append(f"{c['name']:<20} {c['period_ns']:>10.3f} {_f(c['wns_ns']):>10} {_f(c['tns_ns']):>12} "
                  f"{c['failing_endpoints']:>8} {c['total_endpoints']:>8}")
+    L += ["", f"== {BAND_SECTION} =="]
+    bd = rec["band"]
+    if bd is None:
+        L.append("Band: none")
+    else:
+        q = "..".join(f"p{round(x * 100)}" for x in bd["quantiles"])
+        L += [f"Band: {q} of routed / estimated route delay x {bd['route_factor'][0]:.4f} .. "
+              f"{bd['route_factor'][1]:.4f} (designs held out of the fit; docs/timing_model.md)",
+              f"WNS band (ns): {bd['wns_ns'][0]:.3f} .. {bd['wns_ns'][1]:.3f}",
+              f"Critical path delay band (ns): {bd['critical_path_delay_ns'][0]:.3f} .. "
+              f"{bd['critical_path_delay_ns'][1]:.3f}",
+              f"Marginal: {'yes, ' + MARGINAL if bd['marginal'] else 'no'}",
+              "Gate: the point estimate (WNS above) decides; the band does not"]
     L.append("")
     L.append("== Clock Interaction ==")
     for a, b in res.cross_clock_paths:

@@ -6,7 +6,8 @@ Setup analysis only, register to register, per clock:
 * endpoints: inputs of sequential cells with a setup check (FF D/CE/R/S, BRAM address/data/enable,
   DSP inputs into a register, LUTRAM write side), required at the next capturing edge minus setup;
 * arrival propagates through combinational arcs (kabe.timing.cells) plus a net delay per
-  connection (kabe.timing.routing).
+  connection, both through the delay model: the fitted one (kabe.timing.fitted) unless a caller
+  passes another (the hand-set kabe.timing.routing.RoutingModel, for unit tests).
 
 Primary inputs and outputs are unconstrained (no set_input_delay/set_output_delay exist for
 the engines: in the block design their neighbours are the DMA's registers, which Vivado times, not
@@ -24,7 +25,10 @@ from pathlib import Path
 
 from kabe.constraints import Clock
 from kabe.timing.cells import CellTiming, cell_timing
+from kabe.timing.fitted import FittedModel, load as load_fitted
 from kabe.timing.routing import RoutingModel
+
+DelayModel = FittedModel | RoutingModel
 
 CLOCK_BUFFERS = {"IBUF": ("I", "O"), "IBUFG": ("I", "O"), "BUFG": ("I", "O"), "BUFGCTRL": ("I0", "O"),
                  "BUFHCE": ("I", "O")}
@@ -67,7 +71,7 @@ class StaResult:
     unknown_cells: dict[str, int]
     loops_cut: int
     cross_clock_paths: list[tuple[str, str]]
-    model: RoutingModel
+    model: DelayModel
     n_cells: int
     # sequential cell -> the RTL name of the net it drives ("engine.acc[3]"): Yosys's cell names
     # ($auto$ff.cc:337:slice$1827) mean nothing to a person reading a critical path
@@ -94,8 +98,16 @@ def _bits(conn: list) -> list:
     return [b if isinstance(b, int) else None for b in conn]
 
 
-def analyze(netlist: dict | str | Path, clocks: list[Clock], model: RoutingModel | None = None) -> StaResult:
-    model = model or RoutingModel()
+def _calibrated(ct: CellTiming, cell_type: str, model: DelayModel) -> CellTiming:
+    """A cell's prjxray arcs and setup times through the model (unchanged by the hand-set one)."""
+    ct.comb = [(ip, ib, op, ob, model.cell_ps(cell_type, ip, op, ps)) for ip, ib, op, ob, ps in ct.comb]
+    ct.launch = [(op, ob, cp, model.cell_ps(cell_type, cp, op, ps)) for op, ob, cp, ps in ct.launch]
+    ct.setup = [(ip, ib, cp, model.setup_ps(cell_type, ip, ps)) for ip, ib, cp, ps in ct.setup]
+    return ct
+
+
+def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel | None = None) -> StaResult:
+    model = model or load_fitted()
     if not isinstance(netlist, dict):
         netlist = json.loads(Path(netlist).read_text())
     _, top = _top(netlist)
@@ -153,7 +165,7 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: RoutingModel
     timings: dict[str, CellTiming] = {}
     unknown: dict[str, int] = defaultdict(int)
     for cname, c in cells.items():
-        ct = cell_timing(c["type"], c.get("parameters") or {})
+        ct = _calibrated(cell_timing(c["type"], c.get("parameters") or {}), c["type"], model)
         if not ct.known:
             unknown[c["type"]] += 1
         timings[cname] = ct

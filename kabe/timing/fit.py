@@ -1,0 +1,264 @@
+"""Fit the estimator's delay model (kabe.timing.fitted) on calibration samples, and predict a
+sample's delay with a model: the two halves of issue 14's calibration, with no file I/O.
+
+The model form is fixed and small (see kabe/timing/fitted.py); the fit only computes means and
+one small least-squares problem, each constant with the number of rows and designs behind it:
+
+* cell arcs: mean of Vivado's delay per arc key (LUT, FF, MUXF, SRL, LUTRAM), or the ratio
+  sum(Vivado) / sum(prjxray) per arc key (CARRY4, DSP48E1, BRAM) so the per-bit and
+  per-configuration shape of the prjxray arcs is kept. A key with fewer than MIN_ROWS rows falls
+  back to its class (`LUT:*`), and a class with too few to the prjxray value.
+* nets: 0 for dedicated connections; the mean of slice-packed nets; for the rest
+  base[bucket] + driver[class] + sink[group] by least squares, the driver and sink terms pulled
+  towards 0 (ridge, RIDGE rows' worth) so a class seen a few times moves the estimate a little.
+* Every design weighs the same in every mean and in the least squares (a 3,000-row report must
+  not become the model), so a constant describes designs, not one design's rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
+from kabe.timing.cells import FF_SETUP_PS, cell_timing
+from kabe.timing.delay_classes import BUCKET_NAMES, arc_key, cell_class, net_class, setup_key
+from kabe.timing.fitted import Band, FittedModel
+
+MIN_ROWS = 5
+RIDGE = 20.0
+PACE_ITERATIONS = 10
+PACE_PRIOR_ROWS = 20.0
+RATIO_CLASSES = ("CARRY4", "DSP", "BRAM")
+
+# Register configurations tried when the prjxray clock-to-output arc of a DSP/BRAM depends on
+# how the cell is configured (Vivado's arc name does not say; the netlist would): the one nearest
+# Vivado's value is taken. The delays of the configurations lie far apart (BRAM 882 / 2454 ps).
+_VARIANTS = {
+    "DSP48E1": [{r: 1} for r in ("PREG", "MREG", "AREG", "BREG", "CREG", "DREG", "ADREG")],
+    "RAMB18E1": [{"DOA_REG": 0, "DOB_REG": 0}, {"DOA_REG": 1, "DOB_REG": 1}],
+    "RAMB36E1": [{"DOA_REG": 0, "DOB_REG": 0}, {"DOA_REG": 1, "DOB_REG": 1}],
+}
+
+
+_LUTRAM_LEAVES = {"RAMD32": "RAM32M", "RAMS32": "RAM32M", "RAMD64E": "RAM64M", "RAMS64E": "RAM64M"}
+
+
+@lru_cache(maxsize=None)
+def _arcs(cell_type: str) -> tuple:
+    """The prjxray arcs of a type: combinational arcs of its default configuration (a DSP48E1
+    multiplying, no pre-adder), clock-to-output arcs over every register configuration, each
+    as (in pin, in bit, out pin, out bit, ps)."""
+    out = [(ip, ib, op, ob, ps) for ip, ib, op, ob, ps in cell_timing(cell_type, {}).comb]
+    for params in _VARIANTS.get(cell_type, [{}]):
+        out += [(cp, None, op, ob, ps) for op, ob, cp, ps in cell_timing(cell_type, params).launch]
+    return tuple(dict.fromkeys(out))
+
+
+def prjxray_ps(cell_type: str, in_pin: str, out_pin: str, observed_ps: float | None = None) -> float | None:
+    """kabe.timing.cells's arc for one of Vivado's (`S[0]`, `CO[3]`); where several configurations
+    fit, the one nearest Vivado's value (the configuration the netlist would tell)."""
+    from kabe.timing.delay_classes import pin_base, pin_bit
+    ib, ob, ip, op = pin_bit(in_pin), pin_bit(out_pin), pin_base(in_pin), pin_base(out_pin)
+    if cell_type in _LUTRAM_LEAVES:  # Vivado's LUTRAM leaf -> the Yosys macro kabe.timing.cells has
+        cell_type = _LUTRAM_LEAVES[cell_type]
+        m = re.fullmatch(r"R?ADR(\d)", ip)
+        ip, ib = ("ADDRA", int(m.group(1))) if m else ("WCLK" if ip == "CLK" else ip, ib)
+        op, ob = "DOA", None
+    cands = [ps for aip, aib, aop, aob, ps in _arcs(cell_type)
+             if aip == ip and aop == op and aib in (None, ib) and aob in (None, ob)]
+    if not cands:
+        return None
+    if observed_ps is None or len(cands) == 1:
+        return float(max(cands))
+    return float(min(cands, key=lambda c: abs(c - observed_ps)))
+
+
+def _design_weights(samples: list[PathSample], count) -> dict[str, float]:
+    """1 / (rows of that design), so each design adds up to the same weight."""
+    n: dict[str, int] = defaultdict(int)
+    for s in samples:
+        n[s.design] += count(s)
+    return {d: 1.0 / k for d, k in n.items() if k}
+
+
+def _entry(value: float, rows: list, designs: set, **extra) -> dict:
+    return {"value": round(float(value), 4), "rows": len(rows), "designs": len(designs), **extra}
+
+
+def fit_cells(samples: list[PathSample]) -> dict:
+    w = _design_weights(samples, lambda s: len(s.cells))
+    by_key: dict[str, list] = defaultdict(list)
+    for s in samples:
+        for t, i, o, ns in s.cells:
+            cls = cell_class(t)
+            base = prjxray_ps(t, i, o, ns * 1000) if cls in RATIO_CLASSES else None
+            if cls in RATIO_CLASSES and not base:
+                continue  # no prjxray arc to scale (e.g. an output kabe's cell model lacks)
+            row = (ns * 1000, base, w[s.design], s.design)
+            by_key[arc_key(t, i, o)].append(row)
+            by_key[f"{cls}:*"].append(row)
+    out = {}
+    for key, rows in sorted(by_key.items()):
+        if len(rows) < MIN_ROWS:
+            continue
+        ratio = any(r[1] is not None for r in rows)
+        vw = np.array([r[2] for r in rows])
+        viv = np.array([r[0] for r in rows])
+        if ratio:
+            value = float((viv * vw).sum() / (np.array([r[1] for r in rows]) * vw).sum())
+        else:
+            value = float((viv * vw).sum() / vw.sum())
+        out[key] = _entry(value, rows, {r[3] for r in rows}, mode="ratio" if ratio else "mean")
+    return out
+
+
+def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> dict:
+    """Nets: (base[bucket] + driver[class] + sink[group]) x pace[design], by alternating least squares.
+
+    pace is each design's own routing speed (congestion, device size, tool version, speed grade:
+    what no netlist tells), so the shape of the model is learned within designs and the designs
+    of every grade and family in the corpus can teach it. The paces of the reference scope's
+    designs average 1: the constants describe a typical -1 Artix-class design, and the spread of
+    the paces is part of what the band has to cover.
+    """
+    w = _design_weights(samples, lambda s: len(s.nets))
+    general, dedicated = [], [0, 0]  # dedicated: (rows, rows Vivado routed at 0.000)
+    for s in samples:
+        for dt, dp, st, sp, fo, ns in s.nets:
+            nc = net_class(dt, dp, st, sp, fo)
+            if nc is None:
+                dedicated[0] += 1
+                dedicated[1] += ns == 0.0
+            else:
+                general.append((nc, ns * 1000, w[s.design], s.design))
+    drivers = sorted({r[0][0] for r in general} - {"LUT"})
+    sinks = sorted({r[0][1] for r in general} - {"LUT"})
+    cols = [("base", b) for b in BUCKET_NAMES] + [("driver", d) for d in drivers] + [("sink", s) for s in sinks]
+    idx = {c: k for k, c in enumerate(cols)}
+    X = np.zeros((len(general), len(cols)))
+    for k, (nc, *_rest) in enumerate(general):
+        X[k, idx[("base", nc[2])]] = 1
+        if nc[0] != "LUT":
+            X[k, idx[("driver", nc[0])]] = 1
+        if nc[1] != "LUT":
+            X[k, idx[("sink", nc[1])]] = 1
+    y = np.array([r[1] for r in general])
+    wt = np.array([r[2] for r in general])
+    wt = wt * len(wt) / wt.sum()  # weights average 1, so RIDGE is in rows
+    designs = sorted({r[3] for r in general})
+    di = np.array([designs.index(r[3]) for r in general])
+    ref = [k for k, d in enumerate(designs) if any(s.design == d and s.scope == reference_scope for s in samples)]
+    pen = np.diag([0.0 if c[0] == "base" else RIDGE for c in cols]) + np.diag((X.sum(axis=0) == 0) * 1.0)
+    pace = np.ones(len(designs))
+    nb = len(BUCKET_NAMES)
+    for _ in range(PACE_ITERATIONS):
+        beta = _solve(X * pace[di][:, None], y, wt, pen, nb)
+        pred = X @ beta
+        for k in range(len(designs)):
+            m = di == k
+            prior = PACE_PRIOR_ROWS * float(np.mean(pred[m] ** 2))  # pulls a design with few nets to 1
+            pace[k] = (float((y[m] * pred[m]).sum()) + prior) / (float((pred[m] ** 2).sum()) + prior)
+        if ref:
+            pace /= float(np.mean(pace[ref]))
+    beta = _solve(X * pace[di][:, None], y, wt, pen, nb)
+    out: dict = {"base": {}, "driver": {"LUT": {"value": 0.0, "reference": True}},
+                 "sink": {"LUT": {"value": 0.0, "reference": True}}}
+    for c, k in idx.items():
+        rows = [r for r in general if (c[0] == "base" and r[0][2] == c[1]) or
+                (c[0] == "driver" and r[0][0] == c[1]) or (c[0] == "sink" and r[0][1] == c[1])]
+        out[c[0]][c[1]] = _entry(beta[k], rows, {r[3] for r in rows})
+    out["pace"] = {d: round(float(pace[k]), 3) for k, d in enumerate(designs)}
+    out["dedicated_check"] = {"rows": dedicated[0], "zero_in_vivado": dedicated[1]}
+    return out
+
+
+def _solve(X: np.ndarray, y: np.ndarray, wt: np.ndarray, pen: np.ndarray, nb: int) -> np.ndarray:
+    """Weighted ridge least squares, then the fanout buckets (the first nb columns) made
+    non-decreasing (a net with more sinks is never faster: pool-adjacent-violators, weighted by
+    rows) and the driver/sink terms solved again with the buckets fixed."""
+    beta = np.linalg.solve(X.T @ (X * wt[:, None]) + pen, X.T @ (y * wt))
+    counts = (X[:, :nb] * wt[:, None]).sum(axis=0)
+    base = _monotone(beta[:nb], counts)
+    if np.allclose(base, beta[:nb]) or X.shape[1] == nb:
+        return beta
+    Xr = X[:, nb:]
+    rest = np.linalg.solve(Xr.T @ (Xr * wt[:, None]) + pen[nb:, nb:], Xr.T @ ((y - X[:, :nb] @ base) * wt))
+    return np.concatenate([base, rest])
+
+
+def _monotone(v: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Pool-adjacent-violators: the non-decreasing sequence closest to v (weights w; a bucket
+    with no rows takes its neighbours' value)."""
+    blocks = []  # [value, weight, count]
+    for x, wx in zip(v, w):
+        blocks.append([float(x), float(wx) + 1e-9, 1])
+        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
+            b = blocks.pop()
+            a = blocks[-1]
+            a[0] = (a[0] * a[1] + b[0] * b[1]) / (a[1] + b[1])
+            a[1] += b[1]
+            a[2] += b[2]
+    return np.array([b[0] for b in blocks for _ in range(b[2])])
+
+
+def fit_setup(samples: list[PathSample]) -> dict:
+    by: dict[str, list] = defaultdict(list)
+    for s in samples:
+        by[setup_key(*s.end)].append((s.setup_ns * 1000, s.design))
+    return {k: _entry(np.mean([r[0] for r in rows]), rows, {r[1] for r in rows})
+            for k, rows in sorted(by.items()) if len(rows) >= MIN_ROWS}
+
+
+def fit(samples: list[PathSample], band: Band | None = None, scope: str = MODEL_SCOPE) -> FittedModel:
+    """A model from samples (band given separately: it comes from a leave-one-design-out run).
+    Cells, setup and clock come from the model's scope only (a -2 LUT is not a -1 LUT); nets from
+    every scope, each design at its own pace (fit_nets)."""
+    own = [s for s in samples if s.scope == scope]
+    clock = [s.clock_ns * 1000 for s in own]
+    return FittedModel(cells=fit_cells(own), nets=fit_nets(samples, scope), setup=fit_setup(own),
+                       clock_ps_value=float(np.median(clock)) if clock else 0.0, band=band)
+
+
+class Unmodelled(ValueError):
+    """A path through an arc the estimator has no delay for (no prjxray arc, nothing fitted)."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    delay_ns: float   # estimated data path delay
+    slack_ns: float   # estimated slack against the path's own requirement
+    logic_ns: float   # the cells' part of delay_ns
+    route_ns: float   # the nets' part
+
+
+def predict(model: FittedModel, s: PathSample) -> Prediction:
+    """One sample's estimate from its own cells and nets and its requirement, as the estimator
+    would see that path in a netlist."""
+    logic = 0.0
+    for t, i, o, ns in s.cells:
+        base = prjxray_ps(t, i, o, ns * 1000)
+        v = model.cell_ps(t, i, o, base if base is not None else float("nan"))
+        if v != v:
+            raise Unmodelled(f"{t} {i}->{o}")
+        logic += v
+    route = sum(model.net_ps(dt, dp, st, sp, fo) for dt, dp, st, sp, fo, _ in s.nets)
+    d = logic + route
+    end_t, end_p = s.end
+    setup = model.setup_ps(end_t, end_p, _prjxray_setup(end_t, end_p))
+    slack = s.requirement_ns * 1000 - d - setup + model.clock_ps
+    return Prediction(d / 1000, slack / 1000, logic / 1000, route / 1000)
+
+
+def _prjxray_setup(cell_type: str, pin: str) -> float:
+    from kabe.timing.delay_classes import pin_base
+    if cell_class(cell_type) == "FF":
+        return float(FF_SETUP_PS.get(pin_base(pin), 0))
+    for pin_name, _, _, ps in cell_timing(cell_type, {}).setup:
+        if pin_name == pin_base(pin):
+            return float(ps)
+    return 0.0

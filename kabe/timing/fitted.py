@@ -1,0 +1,107 @@
+"""The estimator's delay model fitted on real routed Vivado paths (issue 14), and its uncertainty.
+
+The constants live in `fitted_constants.py` beside this file (a generated module, so it is part of
+the code a build's cache key covers), written by `python scripts/calibrate_timing.py --write` from
+../shared/fixtures/vivado-routed-paths/; each one carries how many rows and designs it rests on,
+and the module names the corpus files, the command and the validation. Nothing in it is set by hand. What the model says (docs/timing_model.md):
+
+    cell arc   = fitted mean Vivado delay of the arc       LUTs, flip-flops, MUXF, SRL, LUTRAM
+               = prjxray arc (kabe.timing.cells) x ratio    CARRY4, DSP48E1, BRAM (keeps the
+                                                            per-bit / per-configuration shape)
+    net        = 0                                          dedicated (kabe.timing.delay_classes)
+               = fitted mean                                slice logic -> FF D, fanout 1
+               = base[fanout bucket] + driver[class] + sink[group]     every other net
+    setup      = fitted mean per endpoint pin group (else prjxray)
+    clock      = fitted median of (clock skew - clock uncertainty) Vivado books on a path
+
+and the band: a routed path's delay lies within logic + route x [lo, hi] for 80 % of the paths of
+designs the model was not fitted on (p10 and p90, leave one design out; kabe.timing.validation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from kabe.timing.delay_classes import arc_key, cell_class, net_class, setup_key
+
+
+@dataclass(frozen=True)
+class Band:
+    """Routing factors: a path's routed delay lies in logic + route x [lo, hi] (logic and route as
+    estimated) for the share of held-out paths between the two quantiles."""
+    lo: float
+    hi: float
+    quantiles: tuple[float, float] = (0.10, 0.90)
+
+    def delay_ns(self, logic_ns: float, route_ns: float) -> tuple[float, float]:
+        return logic_ns + route_ns * self.lo, logic_ns + route_ns * self.hi
+
+
+@dataclass
+class FittedModel:
+    """Callable like RoutingModel (net_ps) plus cell_ps / setup_ps, so sta.py takes either."""
+    cells: dict = field(default_factory=dict)
+    nets: dict = field(default_factory=dict)
+    setup: dict = field(default_factory=dict)
+    clock_ps_value: float = 0.0
+    band: Band | None = None
+    provenance: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict) -> FittedModel:
+        b = data.get("band")
+        return cls(cells=data["cells"], nets=data["nets"], setup=data.get("setup", {}),
+                   clock_ps_value=float(data.get("clock", {}).get("value", 0.0)),
+                   band=Band(b["lo"], b["hi"], tuple(b.get("quantiles", (0.1, 0.9)))) if b else None,
+                   provenance=data.get("provenance", {}))
+
+    # --- cells
+    def cell_ps(self, cell_type: str, in_pin: str | None, out_pin: str | None, prjxray_ps: float) -> float:
+        """The calibrated delay of one arc, given the prjxray value kabe.timing.cells has for it."""
+        key = arc_key(cell_type, in_pin, out_pin)
+        e = self.cells.get(key) or self.cells.get(f"{cell_class(cell_type)}:*")
+        if e is None and key in ("LUTRAM:ADDR->O", "SRL:A->Q"):
+            e = self.cells.get("LUT6:I->O")  # the address read of a LUTRAM/SRL is a LUT6's read path
+        if e is None:
+            return prjxray_ps
+        return e["value"] if e["mode"] == "mean" else prjxray_ps * e["value"]
+
+    # --- nets
+    def net_ps(self, drv_type: str | None, drv_pin: str | None, sink_type: str | None, sink_pin: str | None,
+               fanout: int) -> float:
+        nc = net_class(drv_type, drv_pin, sink_type, sink_pin, fanout)
+        if nc is None:
+            return 0.0
+        drv, snk, bucket = nc
+        n = self.nets
+        d = n["base"][bucket]["value"] + n["driver"].get(drv, {}).get("value", 0.0) \
+            + n["sink"].get(snk, {}).get("value", 0.0)
+        return max(d, 0.0)
+
+    # --- endpoint and clock
+    def setup_ps(self, cell_type: str, pin: str, prjxray_ps: float) -> float:
+        e = self.setup.get(setup_key(cell_type, pin))
+        return prjxray_ps if e is None else e["value"]
+
+    @property
+    def clock_ps(self) -> float:
+        """What the clock adds to the required time (skew - uncertainty; negative: it takes)."""
+        return self.clock_ps_value
+
+    @property
+    def clock_uncertainty_ps(self) -> float:  # the name the text report and RoutingModel use
+        return -self.clock_ps_value
+
+    def describe(self) -> str:
+        """One line for the text report: which model, fitted on what."""
+        b = "" if self.band is None else f"; band: route x {self.band.lo:.3f} .. {self.band.hi:.3f}"
+        return (f"fitted on routed Vivado paths ({self.provenance.get('summary', 'no provenance')}; "
+                f"kabe/timing/fitted_constants.py){b}")
+
+
+@lru_cache(maxsize=1)
+def load() -> FittedModel:
+    """The committed model (cached)."""
+    from kabe.timing.fitted_constants import MODEL
+    return FittedModel.from_json(MODEL)

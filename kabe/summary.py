@@ -11,6 +11,23 @@ def _num(v, fmt="{:,}"):
     return "-" if v is None else fmt.format(v)
 
 
+def wns_text(t: dict) -> str:
+    """`-0.450 ns (-0.800 .. -0.100)`, the band from the record's `band` when the estimate has one,
+    and `marginal: run Vivado` when the band straddles zero. The colour is the gate's: the point
+    estimate decides, the band only says how far to trust it."""
+    wns = t.get("wns_ns")
+    if wns is None:
+        return "-"
+    out = f"[{'green' if wns >= 0 else 'red'}]{wns:+.3f} ns[/]"
+    band = t.get("band") or {}
+    lo_hi = band.get("wns_ns")
+    if lo_hi:
+        out += f" ({lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f})"
+    if band.get("marginal"):
+        out += f" [bold yellow]{escape(band.get('note') or 'marginal: run Vivado')}[/]"
+    return out
+
+
 def render(record: dict, console: Console) -> None:
     t, u, g = record["timing"], record["utilization"], record["gate"]
     label = "pre-route estimate" if t.get("estimated") else "post-route (sign-off)"
@@ -24,8 +41,7 @@ def render(record: dict, console: Console) -> None:
     table.add_row("LUT / FF", f"{_num(u.get('lut'))} / {_num(u.get('ff'))}")
     table.add_row("DSP48E1 / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
     table.add_row("CARRY4 / SRL / LUTRAM", f"{_num(u.get('carry4'))} / {_num(u.get('srl'))} / {_num(u.get('lut_memory'))}")
-    wns = t.get("wns_ns")
-    table.add_row(f"WNS ({label})", "-" if wns is None else f"[{'green' if wns >= 0 else 'red'}]{wns:+.3f} ns[/]")
+    table.add_row(f"WNS ({label})", wns_text(t))
     if t.get("whs_ns") is not None:
         table.add_row("WHS / WPWS", f"{t['whs_ns']:+.3f} / {_num(t.get('wpws_ns'), '{:+.3f}')} ns")
     path = t.get("critical_path") or {}

@@ -75,6 +75,8 @@ class FittedModel:
             return 0.0
         drv, snk, bucket = nc
         n = self.nets
+        if drv == "SLICE->FF":
+            return n["slice_packed"]["value"]
         d = n["base"][bucket]["value"] + n["driver"].get(drv, {}).get("value", 0.0) \
             + n["sink"].get(snk, {}).get("value", 0.0)
         return max(d, 0.0)

@@ -179,24 +179,36 @@ def main(argv=None) -> int:
     if not a.corpus.is_dir():
         print(f"calibration corpus not found at {a.corpus}: nothing to fit (the committed model stays)")
         return 0
-    samples, left_out, digests, bad = read_corpus(a.corpus)
-    _print_intake(samples, left_out, bad)
-    own = [s for s in samples if s.scope == MODEL_SCOPE]
-    designs = sorted({s.design for s in own})
-    if len(designs) < 3:
-        print(f"{a.corpus}: {len(designs)} designs in scope ({MODEL_SCOPE}); need 3 or more to fit and "
-              f"validate by design", file=sys.stderr)
+    try:
+        text, outcomes, model = generate(a.corpus)
+    except ValueError as e:
+        print(str(e), file=sys.stderr)
         return 2
-    outcomes = V.leave_one_design_out(own)
-    model = fit(own, band=V.band_from(V.leave_one_design_out(own, nested_band=False)))
     print()
     print(V.table(_rows(f"held-out, {MODEL_SCOPE} (leave one design out)", outcomes)))
     print(f"\nband (route factor, p10..p90 over held-out paths): {model.band.lo:.3f} .. {model.band.hi:.3f}")
     if a.write:
-        CONSTANTS.write_text(_generated_module(model, outcomes, a.corpus, digests, len(own), len(designs)))
+        CONSTANTS.write_text(text)
         plot(outcomes, PLOT)
         print(f"wrote {CONSTANTS.relative_to(REPO)} and {PLOT.relative_to(REPO)}")
     return 0
+
+
+def generate(corpus: Path, *, quiet: bool = False):
+    """Fit on a corpus: (the constants module's text, held-out outcomes, the model)."""
+    samples, left_out, digests, bad = read_corpus(corpus)
+    if not quiet:
+        _print_intake(samples, left_out, bad)
+    own = [s for s in samples if s.scope == MODEL_SCOPE]
+    designs = sorted({s.design for s in own})
+    if len(designs) < 3:
+        raise ValueError(f"{corpus}: {len(designs)} designs in scope ({MODEL_SCOPE}); need 3 or more "
+                         f"to fit and validate by design")
+    outcomes = V.leave_one_design_out(own)
+    model = fit(own, band=V.band_from(V.leave_one_design_out(own, nested_band=False)))
+    if model.band is None:
+        raise ValueError(f"{corpus}: {len(outcomes)} held-out paths with routing; need 10 or more for a band")
+    return _generated_module(model, outcomes, corpus, digests, len(own), len(designs)), outcomes, model
 
 
 if __name__ == "__main__":

@@ -9,7 +9,12 @@ next to each one; the Zynq-7020's programmable logic is Artix-7 fabric at the sa
 CARRY4, FF and BRAM numbers below against it, so a Yosys upgrade that changes them is noticed.
 
 Where cells_sim.v has no number (a pin it does not model) the value is marked ASSUMED with why.
-All delays are picoseconds, as in the source.
+All delays are picoseconds, as in the source. These are the raw arcs; the estimator passes them
+through the fitted model (kabe.timing.fitted), which replaces or scales them where routed Vivado
+paths at -1 disagree (LUTs, flip-flops, DSP48E1).
+
+Longer than most modules on purpose: one primitive family per section, each beside the
+cells_sim.v lines it copies; split up, the citations and the checks against them would scatter.
 """
 
 from __future__ import annotations

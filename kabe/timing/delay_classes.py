@@ -31,7 +31,7 @@ CLOCK_PINS = frozenset({"C", "CLK", "CLKARDCLK", "CLKBWRCLK", "WCLK"})
 
 def cell_class(cell_type: str | None) -> str:
     t = cell_type or ""
-    if t in LUTS:
+    if t in LUTS or t == "INV":  # Yosys's INV is a LUT1 to Vivado
         return "LUT"
     if t in FFS:
         return "FF"
@@ -127,7 +127,7 @@ def arc_key(cell_type: str, in_pin: str | None, out_pin: str | None) -> str:
     cls = cell_class(cell_type)
     ib, ob = pin_base(in_pin), pin_base(out_pin)
     if cls == "LUT":
-        return f"{cell_type}:I->O"
+        return f"{'LUT1' if cell_type == 'INV' else cell_type}:I->O"
     if cls == "LUTRAM":
         if ib in CLOCK_PINS:
             return "LUTRAM:CLK->O"

@@ -222,3 +222,89 @@ def test_a_cell_without_a_model_is_reported_and_fails_the_gate(tmp_path):
     assert rec["untimed_cells"] == {"XADC_LIKE": 1}
     verdict = evaluate(rec, {"lut": 1, "ff": 2, "dsp": 0, "bram36_equiv": 0})
     assert not verdict.passed and any("no delay model for XADC_LIKE x1" in f for f in verdict.failures)
+
+
+# --- the fitted model (issue 14): the default the open flow uses -------------------------------
+
+def test_default_model_is_the_fitted_one():
+    from kabe.timing.fitted import load
+    fm = load()
+    n = 4
+    rec, res = estimate(lut_chain(n), CLOCKS)
+    assert res.model is fm
+    # clk->Q, then n x (net into a LUT1 + the LUT1), the last LUT into its FF's D (fanout 1)
+    expect = fm.cell_ps("FDRE", "C", "Q", C.FF_CLK_Q_PS) + fm.net_ps("FDRE", "Q", "LUT1", "I0", 1) \
+        + (n - 1) * fm.net_ps("LUT1", "O", "LUT1", "I0", 1) + n * fm.cell_ps("LUT1", "I0", "O", 127) \
+        + fm.net_ps("LUT1", "O", "FDRE", "D", 1)
+    assert rec["critical_path"]["delay_ns"] == pytest.approx(expect / 1000, abs=2e-3)
+    required = 5000 - fm.setup_ps("FDRE", "D", 0) - fm.clock_uncertainty_ps
+    assert rec["wns_ns"] == pytest.approx((required - expect) / 1000, abs=2e-3)
+    assert fm.cell_ps("FDRE", "C", "Q", C.FF_CLK_Q_PS) != C.FF_CLK_Q_PS  # the fit moved it
+
+
+def test_band_in_the_record_and_the_report(tmp_path):
+    rpt = tmp_path / "t.rpt"
+    rec, res = estimate(lut_chain(6), CLOCKS, report=rpt, design="chain")
+    b = rec["band"]
+    cp = rec["critical_path"]
+    lo, hi = res.model.band.lo, res.model.band.hi
+    assert b["route_factor"] == [lo, hi]
+    assert b["critical_path_delay_ns"] == pytest.approx(
+        [cp["logic_delay_ns"] + cp["route_delay_ns"] * lo, cp["logic_delay_ns"] + cp["route_delay_ns"] * hi], abs=2e-3)
+    assert b["wns_ns"][0] <= rec["wns_ns"] <= b["wns_ns"][1]
+    assert b["marginal"] == (b["wns_ns"][0] < 0 <= b["wns_ns"][1])
+    assert kabe_timing.parse(rpt) == rec
+
+
+@pytest.mark.parametrize("shift, marginal", [(-3.0, False), (-0.3, True), (0.0, True), (0.5, True), (5.0, False)])
+def test_marginal_when_the_band_straddles_zero(shift, marginal):
+    """A period just at the point estimate's edge is marginal; far on either side it is not."""
+    probe, _ = estimate(lut_chain(6), parse_xdc_text("create_clock -period 50 -name clk [get_ports clk]"))
+    edge = 50 - probe["wns_ns"]  # the period at which the point estimate's slack is 0
+    clocks = parse_xdc_text(f"create_clock -period {edge + shift:.3f} -name clk [get_ports clk]")
+    rec, _ = estimate(lut_chain(6), clocks)
+    assert rec["wns_ns"] == pytest.approx(shift, abs=2e-3)
+    assert rec["band"]["marginal"] is marginal
+    assert rec["band"]["note"] == ("marginal: run Vivado" if marginal else None)
+
+
+def test_report_without_band_section_and_with_a_broken_one(tmp_path):
+    rpt = tmp_path / "t.rpt"
+    estimate(lut_chain(3), CLOCKS, report=rpt, design="chain")
+    text = rpt.read_text()
+    head, rest = text.split("== Uncertainty ==\n", 1)
+    old = head + rest[rest.index("== Clock Interaction =="):]  # as written before the band existed
+    rpt.write_text(old)
+    assert kabe_timing.parse(rpt)["band"] is None
+    rpt.write_text(text.replace("WNS band (ns):", "WNS band:"))
+    with pytest.raises(ReportError, match="Uncertainty"):
+        kabe_timing.parse(rpt)
+
+
+def test_combinational_dsp_cascade_is_timed():
+    """A combinational DSP's PCOUT into the next DSP's PCIN: before, only X->P arcs existed, so
+    this path was not timed at all (an optimistic hole)."""
+    net = Net()
+    a = [net.bit() for _ in range(4)]
+    for i, b in enumerate(a):
+        net.ff(f"fa{i}", net.bit(), b)
+    pc = [net.bit() for _ in range(48)]
+    p = [net.bit() for _ in range(8)]
+    comb = {k: 0 for k in ("AREG", "BREG", "CREG", "DREG", "ADREG", "MREG", "PREG")}
+    comb.update({"USE_MULT": "MULTIPLY", "USE_DPORT": "FALSE"})
+    net.cell("d0", "DSP48E1", comb, CLK=("input", 2), A=("input", a), PCOUT=("output", pc))
+    net.cell("d1", "DSP48E1", comb, CLK=("input", 2), PCIN=("input", pc), P=("output", p))
+    net.ff("fp", p[0], net.bit())
+    rec, _ = estimate(net.json(), CLOCKS, M)
+    cp = rec["critical_path"]
+    assert [c["type"] for c in cp["cells"]] == ["FDRE", "DSP48E1", "DSP48E1", "FDRE"]
+    assert cp["delay_ns"] == pytest.approx((303 + 500 + 2970 + 0 + 1107 + 500) / 1000, abs=1e-3)
+
+
+def test_summary_shows_the_band_and_marginal():
+    from kabe.summary import wns_text
+    t = {"wns_ns": -0.45, "band": {"wns_ns": [-0.8, 0.1], "marginal": True, "note": "marginal: run Vivado"}}
+    assert wns_text(t) == "[red]-0.450 ns[/] (-0.800 .. +0.100) [bold yellow]marginal: run Vivado[/]"
+    t = {"wns_ns": 0.2, "band": {"wns_ns": [0.05, 0.4], "marginal": False, "note": None}}
+    assert wns_text(t) == "[green]+0.200 ns[/] (+0.050 .. +0.400)"
+    assert wns_text({"wns_ns": -0.1}) == "[red]-0.100 ns[/]" and wns_text({"wns_ns": None}) == "-"

@@ -1,0 +1,315 @@
+"""The estimator's calibration (issue 14): Vivado paths as samples, the shared delay vocabulary,
+the fit (recovering a model that generated the data), leave-one-design-out, the band, the
+committed constants, and scripts/calibrate_timing.py on stand-in and (when present) real reports.
+
+Stand-in reports are written by tests/timing/vivado_path_text.py in Vivado's layout (Vivado is not
+on these machines). The real corpus is ../shared/fixtures/vivado-routed-paths beside the checkout
+(KABE_SHARED points elsewhere); its tests skip when it is absent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from vivado_path_text import path_block, report  # noqa: E402
+
+from kabe.parsers.vivado_timing_paths import parse  # noqa: E402
+from kabe.timing import fit as F  # noqa: E402
+from kabe.timing import validation as V  # noqa: E402
+from kabe.timing.calibration_data import PathSample, sample, scope_of  # noqa: E402
+from kabe.timing.delay_classes import arc_key, dedicated, fanout_bucket, net_class  # noqa: E402
+from kabe.timing.fitted import Band, FittedModel, load  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("KABE_SHARED", REPO.parent / "shared"))
+CORPUS = SHARED / "fixtures" / "vivado-routed-paths"
+_spec = importlib.util.spec_from_file_location("calibrate_timing", REPO / "scripts" / "calibrate_timing.py")
+script = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(script)
+
+ROWS = [("cell", "SLICE_X1Y1", "FDRE", "Prop_fdre_C_Q", 0.456, "u/a_reg/Q"),
+        ("net", 3, 0.812, "u/a"),
+        ("cell", "SLICE_X2Y1", "LUT6", "Prop_lut6_I2_O", 0.124, "u/l1/O"),
+        ("net", 1, 0.000, "u/l1_n"),
+        ("cell", "SLICE_X2Y1", "CARRY4", "Prop_carry4_S[0]_CO[3]", 0.532, "u/c0/CO[3]"),
+        ("net", 1, 0.000, "u/c0_n"),
+        ("cell", "SLICE_X2Y2", "CARRY4", "Prop_carry4_CI_O[2]", 0.239, "u/c1/O[2]"),
+        ("net", 1, 0.403, "u/s2"),
+        ("end", "SLICE_X3Y2", "FDRE", "u/b_reg/D")]
+
+
+def one(text: str, **kw):
+    return sample(parse(text)[0], design="d", file="f.rpt", **kw)
+
+
+# --- Vivado paths as samples -------------------------------------------------------------
+
+def test_sample_keeps_what_a_netlist_knows():
+    s = one(report(path_block(ROWS)))
+    assert isinstance(s, PathSample)
+    assert s.delay_ns == pytest.approx(2.566)
+    assert [c[:3] for c in s.cells] == [("FDRE", "C", "Q"), ("LUT6", "I2", "O"), ("CARRY4", "S[0]", "CO[3]"),
+                                        ("CARRY4", "CI", "O[2]")]
+    assert s.nets == [("FDRE", "Q", "LUT6", "I2", 3, 0.812), ("LUT6", "O", "CARRY4", "S[0]", 1, 0.0),
+                      ("CARRY4", "CO[3]", "CARRY4", "CI", 1, 0.0), ("CARRY4", "O[2]", "FDRE", "D", 1, 0.403)]
+    assert s.end == ("FDRE", "D")
+    # slack = requirement - delay + skew - uncertainty - setup, each as the block printed it
+    assert s.setup_ns == pytest.approx(0.060, abs=2e-3)
+    assert s.clock_ns == pytest.approx(-0.030 - 0.111)
+
+
+@pytest.mark.parametrize("kw, rows, why", [
+    ({"exception": "MaxDelay Path 1000.000ns -datapath_only"}, ROWS, "timing exception"),
+    ({"path_type": "Hold (Min at Fast Process Corner)"}, ROWS, "not a slow-corner setup path"),
+    ({}, ROWS[:2] + [("cell", "PS7_X0Y0", "PS7", "Prop_ps7_MAXIGP0ACLK_MAXIGP0ARADDR[3]", 1.0, "ps/x")]
+     + ROWS[3:], "cell outside the model (PS7)"),
+    ({}, ROWS[:1] + [("net", 3, 0.812, "u/a", ", estimated")] + ROWS[2:], "net not routed"),
+    ({}, ROWS[:-1] + [("end", "SLICE_X3Y2", "ODDR", "u/o_reg/D1")], "ends outside the model (ODDR)"),
+])
+def test_paths_the_estimator_does_not_time_are_left_out(kw, rows, why):
+    assert one(report(path_block(rows, **kw))) == why
+
+
+@pytest.mark.parametrize("device, speed, scope", [
+    ("7z020-clg400", "-1", "-1 Artix-class"), ("7a35ti-csg324", "-1L", "-1 Artix-class"),
+    ("7s50-csga324", "-1", "-1 Artix-class"), ("7a100t-fgg484", "-2", "-2 Artix-class"),
+    ("7k325t-ffg900", "-2", "-2 Kintex/Virtex-class"), ("7z045-ffg900", "-2", "-2 Kintex/Virtex-class"),
+])
+def test_scope_from_the_report_header(device, speed, scope):
+    assert scope_of(device, speed) == scope
+
+
+# --- the shared vocabulary -------------------------------------------------------------------
+
+def test_dedicated_connections():
+    assert dedicated("LUT6", "O", "CARRY4", "S", 3)        # S only from the slice's own LUTs
+    assert not dedicated("LUT6", "O", "CARRY4", "DI", 1)   # DI also through the bypass: routed
+    assert dedicated("CARRY4", "CO", "CARRY4", "CI", 1)
+    assert dedicated("LUT6", "O", "MUXF7", "I1", 1) and not dedicated("LUT6", "O", "MUXF7", "S", 1)
+    assert dedicated("DSP48E1", "PCOUT", "DSP48E1", "PCIN", 1)
+    assert net_class("LUT6", "O", "CARRY4", "S", 1) is None
+    assert net_class("LUT3", "O", "FDRE", "D", 1) == ("SLICE->FF", "FF.D", "1")
+    assert net_class("LUT3", "O", "FDRE", "D", 2) == ("LUT", "FF.D", "2")
+    assert net_class("FDRE", "Q", "FDRE", "CE", 40) == ("FF", "FF.CTRL", "17-64")
+    assert [fanout_bucket(f) for f in (1, 2, 3, 4, 5, 8, 9, 16, 17, 64, 65, 5000)] == \
+        ["1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "9-16", "17-64", "17-64", "65+", "65+"]
+
+
+def test_arc_keys_name_yosys_and_vivado_cells_alike():
+    assert arc_key("LUT6", "I0", "O") == arc_key("LUT6", "I5", "O") == "LUT6:I->O"
+    assert arc_key("INV", "I", "O") == "LUT1:I->O"
+    assert arc_key("RAMD32", "RADR0", "O") == arc_key("RAM32M", "ADDRA", "DOA") == "LUTRAM:ADDR->O"
+    assert arc_key("RAMB36E1", "CLKARDCLK", "DOADO[3]") == arc_key("RAMB18E1", "CLKBWRCLK", "DOBDO") \
+        == "RAMB:CLK->DO"
+    assert arc_key("CARRY4", "S[0]", "CO[3]") == arc_key("CARRY4", "S", "CO") == "CARRY4:S->CO"
+
+
+def test_prjxray_arc_for_a_vivado_row():
+    assert F.prjxray_ps("CARRY4", "S[0]", "CO[3]") == 508
+    assert F.prjxray_ps("LUT6", "I0", "O") == 642
+    assert F.prjxray_ps("RAMB36E1", "CLKBWRCLK", "DOBDO[3]", 882) == 882    # DO_REG=1
+    assert F.prjxray_ps("RAMB36E1", "CLKARDCLK", "DOADO[3]", 2454) == 2454  # no DO_REG
+    assert F.prjxray_ps("DSP48E1", "A[3]", "P[10]", 3900) == 2823           # default: multiply, no D
+    assert F.prjxray_ps("DSP48E1", "C[1]", "PCOUT[47]") == 1474
+    assert F.prjxray_ps("RAMD32", "RADR1", "O") == 631
+
+
+# --- the fitted model's lookups ----------------------------------------------------------------
+
+def small_model(**kw) -> FittedModel:
+    e = lambda v, **x: {"value": v, "rows": 9, "designs": 2, **x}  # noqa: E731
+    return FittedModel(
+        cells={"LUT6:I->O": e(180, mode="mean"), "LUT:*": e(175, mode="mean"),
+               "CARRY4:S->CO": e(1.1, mode="ratio"), "FF:*": e(470, mode="mean")},
+        nets={"base": {b: e(600 + 100 * k) for k, b in enumerate(["1", "2", "3-4", "5-8", "9-16", "17-64", "65+"])},
+              "driver": {"LUT": e(0), "FF": e(200)}, "sink": {"LUT": e(0), "BRAM": e(-5000)},
+              "slice_packed": e(120)},
+        setup={"FF:D": e(50)}, clock_ps_value=-150.0, band=Band(0.8, 1.5), **kw)
+
+
+def test_fitted_lookups():
+    m = small_model()
+    assert m.cell_ps("LUT6", "I3", "O", 642) == 180            # mean: the prjxray pin no longer matters
+    assert m.cell_ps("LUT2", "I0", "O", 238) == 175            # class fallback
+    assert m.cell_ps("CARRY4", "S", "CO", 508) == pytest.approx(558.8)  # ratio keeps prjxray's shape
+    assert m.cell_ps("FDCE", "C", "Q", 303) == 470
+    assert m.cell_ps("RAM64M", "ADDRA", "DOA", 642) == 180     # a LUTRAM read is a LUT6 read
+    assert m.cell_ps("DSP48E1", "A", "P", 2823) == 2823        # nothing fitted: prjxray
+    assert m.net_ps("FDRE", "Q", "LUT6", "I1", 12) == 1000 + 200
+    assert m.net_ps("LUT6", "O", "CARRY4", "S", 1) == 0.0
+    assert m.net_ps("LUT6", "O", "FDRE", "D", 1) == 120
+    assert m.net_ps("LUT6", "O", "RAMB36E1", "ADDRARDADDR", 1) == 0.0  # never negative
+    assert m.setup_ps("FDRE", "D", 0) == 50 and m.setup_ps("FDRE", "CE", 109) == 109
+    assert m.clock_uncertainty_ps == 150.0
+    assert m.band.delay_ns(2.0, 4.0) == (2.0 + 3.2, 2.0 + 6.0)
+
+
+# --- the fit, on data a known model generated --------------------------------------------------
+
+TRUE_BASE = {"1": 550.0, "2": 650.0, "3-4": 750.0, "5-8": 850.0, "9-16": 1000.0, "17-64": 1200.0, "65+": 1800.0}
+TRUE_DRIVER = {"LUT": 0.0, "FF": 250.0}
+TRUE_SINK = {"LUT": 0.0, "FF.D": 150.0}
+TRUE_PACE = {"A": 0.8, "B": 0.9, "C": 1.0, "D": 1.1, "E": 1.2}
+
+
+def synthetic(rng, noise=0.0, per_design=60, paces=TRUE_PACE):
+    """Paths FF -> LUT6 x k -> FF drawn from a known model, each design at its own pace."""
+    out = []
+    fos = [1, 2, 3, 6, 12, 40, 100]
+    for d, pace in paces.items():
+        for _ in range(per_design):
+            k = int(rng.integers(1, 5))
+            cells = [("FDRE", "C", "Q", 0.46)] + [("LUT6", "I0", "O", 0.18)] * k
+            types = ["FDRE"] + ["LUT6"] * k + ["FDRE"]
+            nets = []
+            for i in range(k + 1):
+                fo = int(rng.choice(fos))
+                drv, snk = types[i], types[i + 1]
+                nc = net_class(drv, "O" if drv == "LUT6" else "Q", snk, "I0" if snk == "LUT6" else "D", fo)
+                true = 0.0 if nc[0] == "SLICE->FF" else \
+                    (TRUE_BASE[nc[2]] + TRUE_DRIVER[nc[0]] + TRUE_SINK[nc[1]]) * pace
+                true *= float(np.exp(rng.normal(0, noise))) if noise else 1.0
+                nets.append((drv, "O" if drv == "LUT6" else "Q", snk, "I0" if snk == "LUT6" else "D", fo,
+                             round(true / 1000 + rng.uniform(0, 1e-6), 7)))
+            delay = sum(c[3] for c in cells) + sum(n[5] for n in nets)
+            out.append(PathSample(design=d, file=f"{d}.rpt", delay_ns=delay, requirement_ns=10.0,
+                                  slack_ns=10.0 - delay, clock_ns=-0.15, setup_ns=0.05, cells=cells,
+                                  nets=nets, end=("FDRE", "D")))
+    return out
+
+
+def test_fit_recovers_the_model_that_made_the_data():
+    m = F.fit(synthetic(np.random.default_rng(1)))
+    for b, v in TRUE_BASE.items():
+        assert m.nets["base"][b]["value"] == pytest.approx(v, rel=0.03), b
+    assert m.nets["driver"]["FF"]["value"] == pytest.approx(250, abs=25)
+    assert m.nets["sink"]["FF.D"]["value"] == pytest.approx(150, abs=25)
+    for d, p in TRUE_PACE.items():  # pulled a little towards 1 by the prior (PACE_PRIOR_ROWS)
+        assert m.nets["pace"][d] == pytest.approx(p, rel=0.05)
+    assert sorted(TRUE_PACE, key=m.nets["pace"].get) == sorted(TRUE_PACE, key=TRUE_PACE.get)
+    assert m.cells["LUT6:I->O"]["value"] == pytest.approx(180) and m.cells["FDRE:C->Q"]["value"] == pytest.approx(460)
+    assert m.setup["FF:D"]["value"] == pytest.approx(50) and m.clock_ps_value == pytest.approx(-150)
+
+
+def test_fanout_buckets_come_out_monotone():
+    base = {"1": 550.0, "2": 650.0, "3-4": 900.0, "5-8": 800.0, "9-16": 1000.0, "17-64": 1200.0, "65+": 1800.0}
+    global TRUE_BASE
+    saved, TRUE_BASE = TRUE_BASE, base
+    try:
+        m = F.fit(synthetic(np.random.default_rng(2)))
+    finally:
+        TRUE_BASE = saved
+    vals = [m.nets["base"][b]["value"] for b in ("1", "2", "3-4", "5-8", "9-16", "17-64", "65+")]
+    assert vals == sorted(vals)
+    assert vals[2] == pytest.approx(vals[3]) and 800 < vals[2] < 900  # the violators pooled
+
+
+def test_leave_one_design_out_never_trains_on_the_design_it_scores(monkeypatch):
+    samples = synthetic(np.random.default_rng(3), per_design=15)
+    seen = []
+    real_fit = V.fit
+
+    def spy(train, *a, **k):
+        seen.append({s.design for s in train})
+        return real_fit(train, *a, **k)
+
+    monkeypatch.setattr(V, "fit", spy)
+    out = V.leave_one_design_out(samples, nested_band=False)
+    assert len(out) == len(samples)
+    assert sorted(seen, key=sorted) == sorted(({*TRUE_PACE} - {d} for d in TRUE_PACE), key=sorted)
+    # the held-out design's own delays cannot move its estimate
+    slowed = [PathSample(**{**s.__dict__, "nets": [(*n[:5], n[5] * 3) for n in s.nets]}) if s.design == "E"
+              else s for s in samples]
+    a = {id(o.sample): o.delay_ns for o in out if o.sample.design == "E"}
+    b = [o.delay_ns for o in V.leave_one_design_out(slowed, nested_band=False) if o.sample.design == "E"]
+    assert sorted(a.values()) == pytest.approx(sorted(b))
+
+
+def test_band_covers_about_its_share_of_held_out_paths():
+    paces = {c: p for c, p in zip("ABCDEFGH", (0.85, 0.9, 0.95, 1.0, 1.0, 1.05, 1.1, 1.15))}
+    samples = synthetic(np.random.default_rng(4), noise=0.25, per_design=40, paces=paces)
+    out = V.leave_one_design_out(samples)
+    m = V.metrics(out)
+    assert 65 <= m["band_contains_pct"] <= 92
+    assert abs(m["median_error_pct"]) < 5
+
+
+def test_metrics_and_table():
+    s = synthetic(np.random.default_rng(5), per_design=3)[0]
+    o = V.Outcome(s, F.Prediction(s.delay_ns * 0.9, -1.0, 0.5, s.delay_ns * 0.9 - 0.5), Band(0.5, 2.0))
+    m = V.metrics([o])
+    assert m["median_error_pct"] == pytest.approx(-10.0) and m["too_low_pct"] == 100.0
+    assert m["band_contains_pct"] == 100.0 and m["slack_sign_right_pct"] == 0.0
+    t = V.table([("x", m)])
+    assert t.splitlines()[0].startswith("| set | designs | paths | median error") and "| x | 1 | 1 | -10.0 %" in t
+
+
+# --- the committed model -----------------------------------------------------------------------
+
+def test_committed_constants_carry_their_provenance():
+    m = load()
+    prov = m.provenance
+    assert prov["command"] == "python scripts/calibrate_timing.py --write"
+    assert prov["files"] and all(len(h) == 16 for h in prov["files"].values())
+    assert prov["validation"]["paths"] > 0 and prov["validation"]["designs"] >= 3
+    assert m.band is not None and m.band.lo < 1.0 < m.band.hi
+    for table in (m.cells, m.setup, m.nets["base"], m.nets["driver"], m.nets["sink"]):
+        for key, e in table.items():
+            assert e.get("reference") or (e["rows"] >= 1 and e["designs"] >= 1), key
+    assert m.nets["dedicated_check"]["zero_in_vivado"] <= m.nets["dedicated_check"]["rows"]
+    text = (REPO / "kabe" / "timing" / "fitted_constants.py").read_text()
+    assert text.startswith('"""GENERATED by `python scripts/calibrate_timing.py --write`')
+
+
+# --- the script -------------------------------------------------------------------------------
+
+def _stand_in_corpus(folder: Path) -> None:
+    for k, (design, scale) in enumerate((("alpha", 1.0), ("beta", 1.2), ("gamma", 0.9), ("delta", 1.05))):
+        rows = [r if r[0] != "net" else (r[0], r[1], round(r[2] * scale, 3), r[3]) for r in ROWS]
+        (folder / f"{design}_run.rpt").write_text(report(path_block(rows), *(path_block(rows[:2] + [
+            ("cell", "SLICE_X2Y1", "LUT5", "Prop_lut5_I1_O", 0.15, "u/l5/O"), ("net", fo, 0.9 * scale, "u/z"),
+            ("end", "SLICE_X4Y2", "FDRE", "u/z_reg/CE")]) for fo in (12, 30))))
+    (folder / "kintex_run.rpt").write_text(report(path_block(ROWS), device="7k325t-ffg900", speed="-2"))
+
+
+def test_evaluate_any_folder_prints_the_table(tmp_path, capsys):
+    _stand_in_corpus(tmp_path)
+    assert script.main(["--evaluate", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| -1 Artix-class (the model's scope) | 4 | 12 |" in out
+    assert "|   alpha | 1 | 3 |" in out
+    assert "-2 Kintex/Virtex-class (out of scope, for information) | 1 | 1 |" in out
+
+
+def test_evaluate_refuses_a_folder_without_paths(tmp_path, capsys):
+    (tmp_path / "notes.rpt").write_text("nothing here\n")
+    assert script.main(["--evaluate", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(tmp_path) in err
+    assert script.main(["--evaluate", str(tmp_path / "absent")]) == 2
+
+
+def test_fit_on_a_stand_in_corpus_and_a_missing_one(tmp_path, capsys):
+    _stand_in_corpus(tmp_path)
+    text, outcomes, model = script.generate(tmp_path, quiet=True)
+    assert {o.sample.design for o in outcomes} == {"alpha", "beta", "gamma", "delta"}
+    assert "MODEL = {" in text and "'command': 'python scripts/calibrate_timing.py --write'" in text
+    assert script.main(["--corpus", str(tmp_path / "absent")]) == 0
+    assert "nothing to fit" in capsys.readouterr().out
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"calibration corpus absent ({CORPUS})")
+def test_committed_model_is_what_the_corpus_gives():
+    """The constants module is generated, not edited: the script reproduces it byte for byte."""
+    text, outcomes, _ = script.generate(CORPUS, quiet=True)
+    assert text == (REPO / "kabe" / "timing" / "fitted_constants.py").read_text()
+    m = V.metrics(outcomes)
+    assert m == {k: v for k, v in load().provenance["validation"].items() if k in m}

@@ -148,9 +148,10 @@ def plot(outcomes, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 6.0))
-    for d in sorted({o.sample.design for o in outcomes}):
+    for k, d in enumerate(sorted({o.sample.design for o in outcomes})):
         pts = [(o.delay_ns, o.sample.delay_ns) for o in outcomes if o.sample.design == d]
-        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14, alpha=0.75, label=d.split("/")[-1][:28])
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=16, alpha=0.75, marker="os^Dv<>P"[k % 8],
+                   color=plt.get_cmap("tab20")(k % 20), label=d.split("/")[-1][:28])
     top = max(max(o.delay_ns, o.sample.delay_ns) for o in outcomes) * 1.05
     ax.plot([0, top], [0, top], "k-", lw=0.8, label="estimate = Vivado")
     ax.set_xlim(0, top)

@@ -1,18 +1,24 @@
 """Fit the estimator's delay model (kabe.timing.fitted) on calibration samples, and predict a
 sample's delay with a model: the two halves of issue 14's calibration, with no file I/O.
 
-The model form is fixed and small (see kabe/timing/fitted.py); the fit only computes means and
-one small least-squares problem, each constant with the number of rows and designs behind it:
+The model form is fixed and small (kabe/timing/fitted.py); the fit computes means and one small
+least-squares problem, each constant with the number of rows and designs behind it:
 
-* cell arcs: mean of Vivado's delay per arc key (LUT, FF, MUXF, SRL, LUTRAM), or the ratio
-  sum(Vivado) / sum(prjxray) per arc key (CARRY4, DSP48E1, BRAM) so the per-bit and
-  per-configuration shape of the prjxray arcs is kept. A key with fewer than MIN_ROWS rows falls
-  back to its class (`LUT:*`), and a class with too few to the prjxray value.
-* nets: 0 for dedicated connections; the mean of slice-packed nets; for the rest
-  base[bucket] + driver[class] + sink[group] by least squares, the driver and sink terms pulled
-  towards 0 (ridge, RIDGE rows' worth) so a class seen a few times moves the estimate a little.
+* cell arcs: the mean of Vivado's delay per arc key (LUT, FF, MUXF, SRL, LUTRAM), or the ratio
+  sum(Vivado) / sum(prjxray) per arc key (CARRY4, DSP48E1, BRAM), which keeps the per-bit and
+  per-configuration shape of the prjxray arcs. A key with fewer than MIN_ROWS rows falls back to
+  its class (`LUT:*`), a class with too few to the prjxray value.
+* nets, one row per distinct net (a report's ten worst paths of a group share most nets): 0 for
+  dedicated connections; the mean of slice-packed ones; the rest
+  (base[fanout bucket] + driver[class] + sink[group]) x pace[design] by alternating least
+  squares. The buckets are kept non-decreasing; the driver and sink terms are pulled towards 0
+  (ridge worth RIDGE rows) so a class seen a few times moves the estimate only a little; a
+  design's pace is pulled towards 1 (PACE_PRIOR_ROWS rows), and the paces average 1.
 * Every design weighs the same in every mean and in the least squares (a 3,000-row report must
-  not become the model), so a constant describes designs, not one design's rows.
+  not become the model): a constant describes designs, not one design's rows.
+
+RIDGE = 5 rows and the pace were chosen on the leave-one-design-out validation (docs/timing_model.md
+lists the alternatives tried and what they gave); nothing else was tuned.
 """
 
 from __future__ import annotations
@@ -26,13 +32,13 @@ import numpy as np
 
 from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
 from kabe.timing.cells import FF_SETUP_PS, cell_timing
-from kabe.timing.delay_classes import BUCKET_NAMES, arc_key, cell_class, net_class, setup_key
+from kabe.timing.delay_classes import (BUCKET_NAMES, arc_key, cell_class, net_class, pin_base, pin_bit,
+                                      setup_key)
 from kabe.timing.fitted import Band, FittedModel
 
 MIN_ROWS = 5
 RIDGE = 5.0
 PACE_ITERATIONS = 10
-BALANCE_DESIGNS = True
 PACE_PRIOR_ROWS = 20.0
 RATIO_CLASSES = ("CARRY4", "DSP", "BRAM")
 
@@ -63,7 +69,6 @@ def _arcs(cell_type: str) -> tuple:
 def prjxray_ps(cell_type: str, in_pin: str, out_pin: str, observed_ps: float | None = None) -> float | None:
     """kabe.timing.cells's arc for one of Vivado's (`S[0]`, `CO[3]`); where several configurations
     fit, the one nearest Vivado's value (the configuration the netlist would tell)."""
-    from kabe.timing.delay_classes import pin_base, pin_bit
     ib, ob, ip, op = pin_bit(in_pin), pin_bit(out_pin), pin_base(in_pin), pin_base(out_pin)
     if cell_type in _LUTRAM_LEAVES:  # Vivado's LUTRAM leaf -> the Yosys macro kabe.timing.cells has
         cell_type = _LUTRAM_LEAVES[cell_type]
@@ -136,7 +141,7 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> d
     general, packed, dedicated = [], [], [0, 0]  # dedicated: (nets, nets Vivado routed at 0.000)
     for design, dt, dp, st, sp, fo, ns in sorted(nets, key=str):
         nc = net_class(dt, dp, st, sp, fo)
-        w = 1.0 / per_design[design] if BALANCE_DESIGNS else 1.0
+        w = 1.0 / per_design[design]
         if nc is None:
             dedicated[0] += 1
             dedicated[1] += ns == 0.0
@@ -266,7 +271,6 @@ def predict(model: FittedModel, s: PathSample) -> Prediction:
 
 
 def _prjxray_setup(cell_type: str, pin: str) -> float:
-    from kabe.timing.delay_classes import pin_base
     if cell_class(cell_type) == "FF":
         return float(FF_SETUP_PS.get(pin_base(pin), 0))
     for pin_name, _, _, ps in cell_timing(cell_type, {}).setup:

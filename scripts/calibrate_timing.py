@@ -7,6 +7,8 @@
                                                         and docs/timing_model_fit.png
     python scripts/calibrate_timing.py --evaluate DIR   score the committed model on any folder of
                                                         Vivado timing reports (same table)
+    python scripts/calibrate_timing.py --evaluate DIR --hand-model
+                                                        ... the hand-set model it replaced, for comparison
 
 The corpus defaults to ../shared/fixtures/vivado-routed-paths beside the repository (one `.rpt`
 per routed run; SOURCES.md, when present, names each file's repository, which is what a "design"
@@ -85,16 +87,18 @@ def _rows(label: str, outcomes) -> list[tuple[str, dict]]:
     return [(label, V.metrics(outcomes))] + [(f"  {d}", m) for d, m in V.by_design(outcomes)]
 
 
-def evaluate_folder(folder: Path) -> int:
+def evaluate_folder(folder: Path, hand_model: bool = False) -> int:
     from kabe.timing.fitted import load
+    from kabe.timing.routing import RoutingModel
     samples, left_out, _, bad = read_corpus(folder)
     if not samples:
         print(f"{folder}: no usable timing path in any .rpt file (need routed Vivado report_timing"
               f" or report_timing_summary text with path details)", file=sys.stderr)
         return 2
-    model = load()
+    model = RoutingModel() if hand_model else load()
     _print_intake(samples, left_out, bad)
-    print(f"model: kabe/timing/fitted_constants.py, fitted on {model.provenance.get('summary')}")
+    print("model: the hand-set RoutingModel (before issue 14), for comparison" if hand_model else
+          f"model: kabe/timing/fitted_constants.py, fitted on {model.provenance.get('summary')}")
     rows = []
     for scope in sorted({s.scope for s in samples}, key=lambda x: x != MODEL_SCOPE):
         outcomes, unmodelled = V.evaluate(model, [s for s in samples if s.scope == scope])
@@ -171,12 +175,13 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder of routed Vivado reports to fit on")
     ap.add_argument("--write", action="store_true", help="regenerate the constants module and the plot")
     ap.add_argument("--evaluate", type=Path, metavar="DIR", help="score the committed model on DIR's reports")
+    ap.add_argument("--hand-model", action="store_true", help="with --evaluate: score the old hand-set model instead")
     a = ap.parse_args(argv)
     if a.evaluate is not None:
         if not a.evaluate.is_dir():
             print(f"--evaluate {a.evaluate}: not a folder; give a folder of Vivado .rpt files", file=sys.stderr)
             return 2
-        return evaluate_folder(a.evaluate)
+        return evaluate_folder(a.evaluate, a.hand_model)
     if not a.corpus.is_dir():
         print(f"calibration corpus not found at {a.corpus}: nothing to fit (the committed model stays)")
         return 0

@@ -46,6 +46,10 @@ class RoutingModel:
 
     band = None
 
+    @property
+    def clock_ps(self) -> float:  # what the clock adds to the required time (kabe.timing.fitted's name)
+        return -self.clock_uncertainty_ps
+
     def describe(self) -> str:
         return (f"hand-set: base_ps={self.base_ps:g} fanout_ps_per_doubling={self.fanout_ps_per_doubling:g} "
                 f"hard_block_ps={self.hard_block_ps:g} clock_uncertainty_ps={self.clock_uncertainty_ps:g}")

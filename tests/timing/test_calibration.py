@@ -287,6 +287,9 @@ def test_evaluate_any_folder_prints_the_table(tmp_path, capsys):
     assert "| -1 Artix-class (the model's scope) | 4 | 12 |" in out
     assert "|   alpha | 1 | 3 |" in out
     assert "-2 Kintex/Virtex-class (out of scope, for information) | 1 | 1 |" in out
+    assert script.main(["--evaluate", str(tmp_path), "--hand-model"]) == 0  # the model it replaced
+    out = capsys.readouterr().out
+    assert "hand-set RoutingModel" in out and "| -1 Artix-class (the model's scope) | 4 | 12 |" in out
 
 
 def test_evaluate_refuses_a_folder_without_paths(tmp_path, capsys):

@@ -3,7 +3,8 @@
 The constants live in `fitted_constants.py` beside this file (a generated module, so it is part of
 the code a build's cache key covers), written by `python scripts/calibrate_timing.py --write` from
 ../shared/fixtures/vivado-routed-paths/; each one carries how many rows and designs it rests on,
-and the module names the corpus files, the command and the validation. Nothing in it is set by hand. What the model says (docs/timing_model.md):
+and the module names the corpus files, the command and the validation. Nothing in it is set by
+hand. What the model says (docs/timing_model.md):
 
     cell arc   = fitted mean Vivado delay of the arc       LUTs, flip-flops, MUXF, SRL, LUTRAM
                = prjxray arc (kabe.timing.cells) x ratio    CARRY4, DSP48E1, BRAM (keeps the
@@ -40,7 +41,8 @@ class Band:
 
 @dataclass
 class FittedModel:
-    """Callable like RoutingModel (net_ps) plus cell_ps / setup_ps, so sta.py takes either."""
+    """The same interface as RoutingModel (net_ps, cell_ps, setup_ps, clock_ps, band,
+    describe), so kabe.timing.sta takes either."""
     cells: dict = field(default_factory=dict)
     nets: dict = field(default_factory=dict)
     setup: dict = field(default_factory=dict)

@@ -83,6 +83,8 @@ def sample(p: dict, *, design: str, file: str, scope: str = MODEL_SCOPE) -> Path
             if s.get("state") not in (None, "routed"):
                 return "net not routed"
             prev, nxt = steps[k - 1] if k else None, steps[k + 1]
+            if nxt["kind"] == "net" or (prev is not None and prev["kind"] == "net"):
+                return "two net rows in a row (a layout this reader does not know)"
             drv = (prev["type"], _arc_pins(prev["type"], prev["arc"])[1]) if prev and prev["kind"] == "cell" \
                 else (None, None)
             snk = (nxt["type"], _arc_pins(nxt["type"], nxt["arc"])[0]) if nxt["kind"] == "cell" \

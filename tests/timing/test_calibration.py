@@ -73,6 +73,7 @@ def test_sample_keeps_what_a_netlist_knows():
      + ROWS[3:], "cell outside the model (PS7)"),
     ({}, ROWS[:1] + [("net", 3, 0.812, "u/a", ", estimated")] + ROWS[2:], "net not routed"),
     ({}, ROWS[:-1] + [("end", "SLICE_X3Y2", "ODDR", "u/o_reg/D1")], "ends outside the model (ODDR)"),
+    ({}, ROWS[:2] + [("net", 1, 0.1, "u/b")] + ROWS[2:], "two net rows in a row (a layout this reader does not know)"),
 ])
 def test_paths_the_estimator_does_not_time_are_left_out(kw, rows, why):
     assert one(report(path_block(rows, **kw))) == why

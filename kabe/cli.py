@@ -17,7 +17,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from . import gate, metrics
+from . import gate
+from .records import metrics
 from .parsers import ReportError
 
 
@@ -85,7 +86,7 @@ def _sim(args) -> int:
 
 
 def _diff(args) -> int:
-    from .diff import render
+    from .records.diff import render
 
     print(render(args.a, args.b), end="")
     return 0

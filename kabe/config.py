@@ -7,12 +7,13 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from kabe.errors import UserError
 from .paths import ROOT
 
 FLOWS = ("open", "vivado", "auto")
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     pass
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from doit.tools import config_changed
 
 from . import config, designs, provenance
-from .archive import archive_dir
+from .records.archive import archive_dir
 from .paths import ROOT
 
 # kabe's own code that shapes a build's result: editing it must rebuild, like editing RTL.
@@ -60,7 +60,7 @@ def design_inputs(design: designs.Design, flow: str = "open") -> list[str]:
 
     files = set(_vivado_scripts()) if flow == "vivado" else set()
     for target in ("sim", "synth"):
-        files.update(str(p) for p in cores.resolve(design.name, target).files)
+        files.update(str(p) for p in cores.resolve(design, target).files)
     files.update({str(design.core_file), str(design.yaml_file), str(design.constraints)})
     return sorted(files) + _kabe_code()
 
@@ -117,7 +117,7 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
 
 
 def report_task() -> dict:
-    from .report import build_report
+    from .records.report import build_report
 
     def action():
         print(f"wrote {build_report()}")

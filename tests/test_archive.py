@@ -2,7 +2,7 @@
 
 import pytest
 
-from kabe.archive import archive_dir, write_atomic
+from kabe.records.archive import archive_dir, write_atomic
 from kabe.provenance import Commit
 
 

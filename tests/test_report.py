@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kabe import diff, history, metrics, report
+from kabe.records import diff
+from kabe.records import history
+from kabe.records import metrics
+from kabe.records import report
 
 
 def _git(repo: Path, *args: str) -> str:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .. import designs, metrics, provenance
-from ..archive import archive_dir, to_json, write_atomic
+from .. import designs, provenance
+from ..records import metrics
+from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import REPORTS, ROOT
 from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from kabe.errors import UserError
 from .. import cores, designs
 from ..paths import BUILD
 
@@ -29,7 +30,7 @@ _KEEP_BUILDS = 4  # per design: the default build and a few override variants st
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh"}
 
 
-class SimBuildError(RuntimeError):
+class SimBuildError(UserError, RuntimeError):
     """Verilator could not build the harness for a design."""
 
 

@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import REPORTS, ROOT
+from kabe.paths import REPORTS, ROOT
 
 # What a person compares between builds, in the order the tables show them.
 METRICS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36"), ("carry4", "CARRY4"),

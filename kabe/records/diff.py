@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import history
-from .paths import REPORTS, ROOT
+from kabe.records import history
+from kabe.paths import REPORTS, ROOT
 
 
 def _fmt(v, metric: str = "") -> str:

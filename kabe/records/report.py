@@ -13,9 +13,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from . import history  # noqa: E402
-from .archive import write_atomic, write_text_atomic  # noqa: E402
-from .paths import REPORTS, ROOT  # noqa: E402
+from kabe.records import history  # noqa: E402
+from kabe.records.archive import write_atomic, write_text_atomic  # noqa: E402
+from kabe.paths import REPORTS, ROOT  # noqa: E402
 
 _PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
 _FLOW_STYLE = {"open": dict(marker="o", ls="--", label="open flow (WNS: pre-route estimate)"),
@@ -116,7 +116,7 @@ window.addEventListener('load', function () {
 
 
 def build_report(reports_root: Path = REPORTS, root: Path = ROOT) -> Path:
-    from . import plots, token_budget, wall, whatif_v80
+    from kabe.perf import plots, token_budget, wall, whatif_v80
 
     entries = history.load(reports_root, root)
     files: dict[str, Path] = {}

@@ -7,11 +7,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kabe.errors import UserError
+
 SCHEMA_ID = "kabe.metrics/1"
 SCHEMA_PATH = Path(__file__).with_name("metrics.schema.json")
 
 
-class MetricsError(ValueError):
+class MetricsError(UserError, ValueError):
     pass
 
 

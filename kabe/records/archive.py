@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
-from .paths import REPORTS
-from .provenance import Commit
+from kabe.paths import REPORTS
+from kabe.provenance import Commit
 
 
 def archive_dir(commit: Commit, design: str, kind: str, root: Path = REPORTS) -> Path:

@@ -7,6 +7,7 @@ Standard library only (PyYAML when present): FuseSoC may run a generator with a 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 
@@ -96,3 +97,23 @@ def write_outputs(outdir: Path, vlnv: str, verilog_name: str, verilog: str, desc
     core = Path(outdir) / (re.sub(r"[^A-Za-z0-9_.-]", "_", vlnv) + ".core")
     core.write_text(core_text(vlnv, description, verilog_name, generated_by))
     return [v, core]
+
+
+def run_generator(prog: str, config: Path | None, run_fusesoc, make_text, output: Path | None) -> int:
+    """The tail every generator's main() shares. With a FuseSoC config, run_fusesoc(config) writes
+    the Verilog and its core; otherwise make_text() is written to `output` (stdout when None).
+    Bad input is one line on stderr and exit status 2, never a traceback."""
+    try:
+        if config is not None:
+            for path in run_fusesoc(config):
+                print(f"{prog}: wrote {path}")
+            return 0
+        text = make_text()
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text)
+    return 0

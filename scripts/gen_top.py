@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
-from fusesoc_generator import read_config, write_outputs  # noqa: E402
+from fusesoc_generator import read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_top.py"
 GENERATOR_NAME = "kabe_top"  # the generator's name in cores/lib/kabe_gen_top.core
@@ -242,20 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if (args.config is None) == (args.core is None):
         parser.error("give either a FuseSoC config file or --core <file.core>")
-    try:
-        if args.config is not None:
-            for path in run_fusesoc(args.config):
-                print(f"gen_top: wrote {path}")
-            return 0
-        text = generate_verilog(spec_from_core(args.core), str(args.core))
-    except (ValueError, KeyError, TypeError, OSError) as exc:
-        print(f"gen_top: {exc}", file=sys.stderr)
-        return 2
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        args.output.write_text(text)
-    return 0
+    return run_generator("gen_top", args.config, run_fusesoc,
+                         lambda: generate_verilog(spec_from_core(args.core), str(args.core)), args.output)
 
 
 if __name__ == "__main__":

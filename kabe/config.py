@@ -132,7 +132,7 @@ def load(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Any]:
         raise ConfigError(f"{pyproject}: not valid TOML ({e}); fix the file") from None
     tool = data.get("tool", {})
     section = tool.get("kabe", {}) if isinstance(tool, dict) else {}
-    return validate(section, source=str(pyproject.name if pyproject == ROOT / "pyproject.toml" else pyproject))
+    return validate(section, source=str(pyproject))
 
 
 def value(settings: Mapping[str, Any], key: str) -> Any:

@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kabe.errors import UserError
+from kabe.errors import UserError, bounded
 
 SCHEMA_ID = "kabe.metrics/1"
 SCHEMA_PATH = Path(__file__).with_name("metrics.schema.json")
@@ -49,8 +49,22 @@ def validate(record: dict) -> None:
     errors = sorted(_validator().iter_errors(record), key=lambda e: [str(p) for p in e.path])
     if errors:
         e = errors[0]
-        where = "/".join(str(p) for p in e.path) or "(top level)"
-        raise MetricsError(_cut(f"metrics record invalid at {where}: {e.message}"))
+        where = "/".join(str(p)[:40] for p in e.path) or "(top level)"
+        raise MetricsError(_cut(f"metrics record invalid at {where}: {_what(e)}"))
+
+
+def _what(error) -> str:
+    """The schema error in words, the offending value bounded (jsonschema's own message quotes it whole)."""
+    got = bounded(error.instance, 60)
+    if error.validator == "type":
+        want = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"expected {' or '.join(want)}, got {got}"
+    if error.validator == "required":
+        return error.message  # names the missing key, from the schema
+    if error.validator in ("enum", "const"):
+        want = error.validator_value if error.validator == "enum" else [error.validator_value]
+        return f"expected one of {', '.join(map(str, want))}, got {got}"
+    return f"{got} fails {error.validator} {bounded(error.validator_value, 60)}"
 
 
 def _finite(text: str) -> float:

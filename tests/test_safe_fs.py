@@ -145,3 +145,14 @@ def test_archives_follow_the_umask(tmp_path, umask, dir_mode, file_mode):
     for f in ("metrics.json", "raw/t.rpt", "x.bin"):
         assert stat.S_IMODE((dest / f).stat().st_mode) == file_mode, f
     assert stat.S_IMODE(page.stat().st_mode) == file_mode
+
+
+def test_a_symlinked_compile_lock_is_refused_not_truncated(tmp_path, elsewhere):
+    from kabe.sim import verilator_build
+
+    lock = tmp_path / "build" / "sim" / ".compile.lock"
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(elsewhere / "notes.txt")
+    with pytest.raises(safe_fs.UnsafePathError, match="compile.lock is a symbolic link"):
+        verilator_build._open_lock(lock)
+    assert (elsewhere / "notes.txt").read_text() == "do not delete"

@@ -136,6 +136,19 @@ def _design_header(design: str, nports: int) -> str:
     )
 
 
+def _open_lock(path: Path):
+    """The lock file, opened without truncating and never through a symlink (open(path, "w") would
+    empty whatever file a link planted there points to)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+    except OSError as e:
+        if os.path.islink(path):
+            raise safe_fs.UnsafePathError(f"{path} is a symbolic link; kabe does not write through links under "
+                                          f"build/. Fix: remove the link (rm {path})") from None
+        raise SimBuildError(f"cannot open the compile lock {path}: {e.strerror}") from None
+    return os.fdopen(fd, "r+")
+
+
 def _make_argv(mdir: Path, jobs: int) -> list[str]:
     """What `verilator --build` would run, as an argv list (no shell between kabe and a path)."""
     return [os.environ.get("MAKE") or "make", "-C", str(mdir), "-f", "Vtop.mk", "-j", str(jobs),
@@ -190,7 +203,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
 
     safe_fs.make_dirs(design_dir, build_root)  # never through a symlinked build/sim/<design>
     lock_path = Path(build_root) / "sim" / ".compile.lock"
-    with open(lock_path, "w") as lock:
+    with _open_lock(lock_path) as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

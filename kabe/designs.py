@@ -75,8 +75,8 @@ def _fail(path: Path, msg: str) -> DesignError:
 def check_name(name: str, where: str = "design name") -> str:
     """name, if it is a valid design name; else DesignError (the name shown bounded, never echoed whole)."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
-        raise DesignError(f"{where} {bounded(name)} is not a valid design name: use letters, digits, '_' and '-' "
-                          f"(at most 64, not starting with '-'); rename the folder under cores/")
+        raise DesignError(f"{where} {bounded(name)} is not a valid design name (letters, digits, '_' and '-', at "
+                          f"most 64, not starting with '-'; a design is a folder of that name under cores/)")
     return name
 
 

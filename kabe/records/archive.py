@@ -77,8 +77,8 @@ def _discard(tmp: Path, error: BaseException) -> None:
 
 
 def write_text_atomic(path: Path, text: str, *, root: Path | None = None) -> Path:
-    """One file, written to a temp name and renamed (os.replace is atomic on POSIX, and replaces a
-    link at path rather than following it). Same root rules as write_atomic."""
+    """One file, written to a temp name and renamed (os.replace is atomic on POSIX). Same root rules
+    as write_atomic: a symlink at path or above it is refused."""
     root = safe_fs.default_root(path) if root is None else Path(root)
     path = safe_fs.confined(path, root)
     safe_fs.make_dirs(path.parent, root)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from kabe import build, designs, provenance
+from kabe.config import ConfigError
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import bd_wrapper, collect, project, tool
 from kabe.paths import CORES, IP, ROOT, SCRIPTS
@@ -300,7 +301,7 @@ def test_version_pin_python(capsys):
     assert "pins 2024.1" in tool.check_version_pin(have, "2024.1", "warn")
     with pytest.raises(FlowError, match="pins 2024.1"):
         tool.check_version_pin(have, "2024.1", "fail")
-    with pytest.raises(FlowError, match="vivado_version_mismatch"):
+    with pytest.raises(ConfigError, match='vivado_version_mismatch = "maybe": expected "warn" or "fail"'):
         tool.settings({"vivado_version_mismatch": "maybe"})
 
 

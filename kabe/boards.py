@@ -6,7 +6,7 @@ figures are a forum post's claim and a vendor's "approaching" figure.
 
 The clock period here is only the default for the documents' builds (7.00 ns). The clock of a
 real build comes from its constraint / metrics.json (`clock_period_ns`), never from this file:
-kabe.wall takes the clock from the metrics record.
+kabe.perf.wall takes the clock from the metrics record.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ ALVEO_V80 = Board(
                "HBM memory bandwidth approaching 460 GB/s"),
     ),
     notes=(
-        "The two bandwidth figures disagree by 1.8x; kabe.whatif_v80 evaluates both.",
+        "The two bandwidth figures disagree by 1.8x; kabe.perf.whatif_v80 evaluates both.",
         "460 GB/s is also AMD's figure for the older HBM2 Alveo cards (UG1393: 32 pseudo channels x "
         "14.375 GB/s); the AMR V80 page gives 'approaching 460 GB/s' for the V80 board design.",
         "The post also claims about 673 MB of on-chip UltraRAM + Block RAM (used for the draft model).",

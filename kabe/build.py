@@ -1,69 +1,40 @@
-"""`doit build:<design>`: verify -> synthesize -> report -> gate -> archive -> summary.
+"""`doit build:<design>`: resolve -> verify -> flow -> gate -> archive -> summary.
 
-The flow (open or vivado) is the only step that knows a tool; everything after it sees the
-timing and utilization records only, so both flows are gated and archived the same way.
+The design is resolved once (its facts and its FuseSoC synth target) and passed down. The flow
+(kabe.flows registry: open, vivado, ...) is the only step that knows a tool; everything after it
+sees the timing and utilization records only, so every flow is gated and archived the same way.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from . import config, designs, gate, metrics, provenance
-from .archive import archive_dir, to_json, write_atomic
+from . import config, cores, designs, flows, gate, provenance
 from .boards import PYNQ_Z1
 from .constraints import ConstraintError
-from .cores import CoreError
-from .flows.open import ToolError
+from .errors import UserError
+from .flows.base import FlowResult, unreadable_timing
 from .parsers import ReportError
 from .paths import BUILD, REPORTS
-from .sim.runner import SimError
+from .records import metrics, safe_fs
+from .records.archive import archive_dir, to_json, write_atomic
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
 # Full-scale verification is `doit sim:<design> rows=N`.
 SIM_CHECK_ROWS_PER_PORT = 64
 
 
-class BuildError(RuntimeError):
-    """The build could not run (missing tool, broken core file): one sentence, nothing archived."""
-
-
-@dataclass
-class FlowResult:
-    """What a flow hands back: records in metrics.json's shapes plus the raw files to archive."""
-
-    flow: str
-    part: str
-    clock_period_ns: float
-    timing: dict[str, Any]
-    utilization: dict[str, Any] | None
-    raw_files: dict[str, Path] = field(default_factory=dict)  # archive name -> file
-    tools: dict[str, str] = field(default_factory=dict)
-    inputs: list[Path] = field(default_factory=list)  # files the result depends on (hashed)
-    artifacts: dict[str, Path] = field(default_factory=dict)  # bitstream, hwh: hashed into the manifest
-    tool_seconds: float | None = None  # time inside the tool itself (for the orchestration-overhead benchmark)
+class BuildError(UserError):
+    """The build could not run: one sentence, nothing archived."""
 
 
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _run_flow(flow: str, design: designs.Design, workdir: Path, console: Console) -> FlowResult:
-    if flow == "open":
-        from .flows import open as open_flow
-
-        return open_flow.run_build(design, workdir, console=console)
-    if flow == "vivado":
-        from .flows import vivado as vivado_flow
-
-        return vivado_flow.run_build(design, workdir, console=console)
-    raise BuildError(f"unknown flow {flow!r}")
 
 
 def _sim_check(design: designs.Design, console: Console) -> dict:
@@ -71,7 +42,7 @@ def _sim_check(design: designs.Design, console: Console) -> dict:
 
     rows = SIM_CHECK_ROWS_PER_PORT * design.ports
     with console.status(f"[bold]{design.name}[/]: simulation check, {rows} rows against the numpy model"):
-        return runner.run_sim(design.name, rows, console=console)
+        return runner.run_sim(design, rows, console=console)
 
 
 def build(design_name: str, flow_request: str | None = None, *, console: Console | None = None,
@@ -79,27 +50,24 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     """Run one design's build; returns the metrics record (also archived). Raises BuildError."""
     console = console or Console()
     design = designs.get(design_name)
-    flow = config.resolve_flow(flow_request)
+    flow_name = config.resolve_flow(flow_request)
+    flow = flows.get(flow_name)
     commit = provenance.current_commit()
     started, t0 = _now(), time.monotonic()
-    if flow == "vivado":  # a missing Vivado is said before minutes of other work, not after
-        from .flows.vivado import find_vivado
-
-        find_vivado()
+    flow.check_tools()  # a missing tool is said before minutes of other work, not after
+    edam = cores.resolve(design, "synth")  # once: the flow gets the resolved target, not a name
 
     sim = _sim_check(design, console) if sim_check else None
-    workdir = BUILD / design.name / flow
-    workdir.mkdir(parents=True, exist_ok=True)
+    workdir = BUILD / design.name / flow_name
+    safe_fs.make_dirs(workdir, BUILD)  # a symlinked build/<design> is refused, not written through
     try:
-        result = _run_flow(flow, design, workdir, console)
+        result = flow.run_build(design, edam, workdir, console=console)
     except (ReportError, ConstraintError) as e:
         # No clock constrained, or the tool ran but its report cannot be trusted: the build's verdict
         # is a failing gate, archived like any other so the history shows it.
-        result = FlowResult(flow, PYNQ_Z1.part, None, {"estimated": flow == "open", "wns_ns": None, "tns_ns": None,
-                                                       "whs_ns": None, "critical_path": None, "clocks": [],
-                                                       "error": str(e)}, None)
+        result = FlowResult(flow_name, PYNQ_Z1.part, None, unreadable_timing(str(e), estimated=flow.ESTIMATED), None)
 
-    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow)))
+    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow_name)))
     if sim is not None:
         # The runner's verdict, not just its word count: a dropped result, a stalled input or a
         # wrong tlast with every compared word right is still a failed verification.
@@ -121,7 +89,7 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
         "commit": commit.sha,
         "dirty": commit.dirty,
         "design": design.name,
-        "flow": flow,
+        "flow": flow_name,
         "part": result.part,
         "clock_period_ns": result.clock_period_ns,
         "timing": result.timing,
@@ -139,19 +107,16 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     if result.utilization is None:
         record["utilization"]["missing"] = True
     metrics.validate(record)
-    manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow,
+    manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow_name,
                 "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}
     files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest)}
     files.update(result.raw_files)
     files.update({Path(p).name: p for p in result.artifacts.values()})
-    dest = write_atomic(archive_dir(commit, design.name, flow, reports_root), files)
+    dest = write_atomic(archive_dir(commit, design.name, flow_name, reports_root), files, root=reports_root)
     record["_archive"] = str(dest)
     return record
 
 
-# Errors whose message tells the user what to fix; anything else is a bug in kabe and keeps its traceback.
-_USER_ERRORS = (BuildError, designs.DesignError, config.ConfigError, metrics.MetricsError, CoreError, ToolError,
-                SimError)
 
 
 def run(design_name: str, flow_request: str | None = None, console: Console | None = None) -> int:
@@ -161,7 +126,7 @@ def run(design_name: str, flow_request: str | None = None, console: Console | No
     console = console or Console()
     try:
         record = build(design_name, flow_request, console=console)
-    except _USER_ERRORS as e:  # a missing tool, a broken core file: one sentence, no traceback
+    except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
         console.print(f"[red]kabe build {design_name}: {escape(str(e))}[/]")
         return 2
     summary.render(record, console)

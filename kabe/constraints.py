@@ -12,12 +12,13 @@ import shlex
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kabe.errors import UserError
 from kabe import paths
 
 DEFAULT_XDC = paths.CONSTRAINTS / "pynq_z1.xdc"
 
 
-class ConstraintError(ValueError):
+class ConstraintError(UserError, ValueError):
     """An XDC kabe cannot take a clock from; the message names the file, the line and the fix."""
 
 

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
+from kabe.errors import UserError
 from . import designs
 from .paths import BUILD, CORES, ROOT, SCRIPTS
 
@@ -36,7 +37,7 @@ _STAMP = "kabe_resolve.json"
 _STAMP_FORMAT = 1  # bump when the stamp or the way kabe calls FuseSoC changes
 
 
-class CoreError(RuntimeError):
+class CoreError(UserError, RuntimeError):
     """FuseSoC could not resolve a core: names the core file, FuseSoC's message and the fix."""
 
 

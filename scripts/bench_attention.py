@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cpu_attention_ms_fit']:>8.1f} {r['tok_s']:>6.1f}  {r['bound']}")
     print(f"token = matmul {tb.matmul_ms():.2f} ms + attention (proj) + misc {tb.DOC.misc_ms} ms; "
           f"document at 512: 14.68 + 2.94 + 4.2 = 21.8 ms = 46 tok/s. CPU doc = measured (83 ms at 512); "
-          f"CPU fit = kabe.token_budget's line through the document's CPU figures.")
+          f"CPU fit = kabe.perf.token_budget's line through the document's CPU figures.")
     for r in rows:
         if r["sim"] and not r["sim"]["passed"]:
             print(f"ctx {r['context']}: simulation FAILED: {r['sim']['problems'][:3]}", file=sys.stderr)

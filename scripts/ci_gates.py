@@ -15,7 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kabe import designs, metrics, provenance  # noqa: E402
-from kabe.archive import archive_dir  # noqa: E402
+from kabe.records.archive import archive_dir  # noqa: E402
 
 
 def verdict(design: designs.Design) -> str:

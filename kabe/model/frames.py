@@ -5,25 +5,14 @@ A frame is x (captured at the head of the stream) followed by rows; see docs/str
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from . import attention, int8, probe, ternary
+from .frame import Frame
 
 BEAT_BYTES = 8
 DEFAULT_ROW_BYTES = 512
 DEFAULT_ROWS_PER_PORT = 65_535
-
-
-@dataclass(frozen=True)
-class Frame:
-    """One port's input stream and the result words it must produce."""
-
-    stream: np.ndarray  # uint8, whole beats
-    expected: np.ndarray  # result words (int32 for engines, uint64 for the probe)
-    rows: int
-    invalid: int = 0  # invalid ternary bytes in the stream (the engine's stat counter)
 
 
 def _check_row_bytes(row_bytes: int) -> None:

@@ -2,6 +2,8 @@
 `timing` / `utilization` objects and raises ReportError when a report is missing, empty, truncated
 or unparsable: a report kabe cannot read must fail the gate, never pass it."""
 
+from kabe.errors import UserError
 
-class ReportError(ValueError):
+
+class ReportError(UserError, ValueError):
     """A tool report that cannot be trusted; the message names the file and what is wrong."""

@@ -23,8 +23,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.errors import LiveError
 
+from kabe.errors import UserError
 from .. import designs, provenance
-from ..archive import archive_dir, write_json_atomic
+from ..records.archive import archive_dir, write_json_atomic
 from ..cores import CoreError
 from ..model import frames
 from ..paths import BUILD, REPORTS
@@ -42,7 +43,7 @@ MAX_SHOWN_MISMATCHES = 10
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
 
 
-class SimError(RuntimeError):
+class SimError(UserError, RuntimeError):
     """The simulation could not run (bad row count, harness failure, cycle limit)."""
 
 

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kabe.model import attention as att
 from kabe.model import frames
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+import attention_accuracy as accuracy_study  # noqa: E402  (scripts/: the study is not part of the model)
 
 
 def scalar_reference(q, k, v, c, shift):
@@ -104,7 +109,7 @@ def test_rounding_half_away_from_zero():
 
 @pytest.mark.parametrize("stats", att.STATISTICS)
 def test_kernel_accuracy(stats):
-    acc = att.accuracy(np.random.default_rng(7), 512, stats, trials=2)
+    acc = accuracy_study.accuracy(np.random.default_rng(7), 512, stats, trials=2)
     assert acc.kernel_cos_min >= 0.999
     assert acc.kernel_max_abs < 0.25  # in V's integer steps
     assert acc.e2e_cos_min >= 0.98

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .boards import PYNQ_Z1, Board
+from kabe.boards import PYNQ_Z1, Board
 
 WEIGHTS_PER_BYTE: dict[str, float] = {"probe": 0.0, "int8": 1.0, "ternary": 5.0}
 BEAT_BYTES = 8  # one AXI HP beat: 64 bits

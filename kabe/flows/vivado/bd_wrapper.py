@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..build import BuildError
+from kabe.flows.base import FlowError
 
 ENGINE_WRAPPER = "kabe_engine_bd"  # the wrapper module: the block design's module-reference cell
 
@@ -46,7 +46,7 @@ def _eval_width(expr: str, params: dict[str, int], where: str) -> int:
     try:
         tree = ast.parse(expr.replace("$clog2", "clog2"), mode="eval")
     except SyntaxError:
-        raise BuildError(f"{where}: cannot read the port range bound {expr!r}") from None
+        raise FlowError(f"{where}: cannot read the port range bound {expr!r}") from None
 
     def ev(n):
         if isinstance(n, ast.Expression):
@@ -60,7 +60,7 @@ def _eval_width(expr: str, params: dict[str, int], where: str) -> int:
             return {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}.get(type(n.op), a // b if b else 0)
         if isinstance(n, ast.Call) and getattr(n.func, "id", "") == "clog2" and len(n.args) == 1:
             return max(0, (ev(n.args[0]) - 1).bit_length())
-        raise BuildError(f"{where}: cannot evaluate the port range bound {expr!r} (only numbers, "
+        raise FlowError(f"{where}: cannot evaluate the port range bound {expr!r} (only numbers, "
                          f"parameters, + - * / and $clog2 are understood)")
 
     return int(ev(tree))
@@ -73,13 +73,13 @@ def engine_ports(top_file: Path, top: str, overrides: dict[str, Any] | None = No
     m = re.search(_MODULE_RE.format(name=re.escape(top)) + r"\s*(#\s*\((?P<params>.*?)\)\s*)?\((?P<ports>.*?)\)\s*;",
                   text, re.S)
     if not m:
-        raise BuildError(f"{top_file}: no ANSI-style `module {top} (...)` found; the vivado flow "
+        raise FlowError(f"{top_file}: no ANSI-style `module {top} (...)` found; the vivado flow "
                          f"wraps the design's top and needs its port list")
     params: dict[str, int] = {}
     for pm in re.finditer(r"parameter\s+(?:integer\s+)?(\w+)\s*=\s*([^,]+)", m.group("params") or ""):
         try:
             params[pm.group(1)] = _eval_width(pm.group(2).strip(), params, str(top_file))
-        except BuildError:
+        except FlowError:
             pass  # a non-integer parameter (a string): never a port width
     for k, v in (overrides or {}).items():
         if isinstance(v, int) and not isinstance(v, bool):
@@ -103,9 +103,9 @@ def engine_ports(top_file: Path, top: str, overrides: dict[str, Any] | None = No
         elif re.fullmatch(r"\w+", chunk) and direction:
             name = chunk  # `input wire a, b`: b shares a's direction and width
         else:
-            raise BuildError(f"{top_file}: cannot read the port declaration {chunk!r} of module {top}")
+            raise FlowError(f"{top_file}: cannot read the port declaration {chunk!r} of module {top}")
         if direction == "inout":
-            raise BuildError(f"{top_file}: port {name} of {top} is inout; engines have none (docs/streams.md)")
+            raise FlowError(f"{top_file}: port {name} of {top} is inout; engines have none (docs/streams.md)")
         ports.append(Port(name, direction, width))
     return ports
 
@@ -136,7 +136,7 @@ def classify(ports: list[Port], n_ports: int, where: str) -> EngineInterface:
     names = {p.name: p for p in ports}
     for need in ("clk", "rst"):
         if need not in names or names[need].direction != "input":
-            raise BuildError(f"{where}: the top has no `{need}` input (docs/streams.md: clk, rst first)")
+            raise FlowError(f"{where}: the top has no `{need}` input (docs/streams.md: clk, rst first)")
     axis: dict[str, dict[str, Port]] = {}
     status: dict[int, list[Port]] = {}
     for p in ports:
@@ -147,7 +147,7 @@ def classify(ports: list[Port], n_ports: int, where: str) -> EngineInterface:
             axis.setdefault(f"{am.group(1)}{am.group(2)}_axis", {})[am.group(3)] = p
             continue
         if p.direction == "input":
-            raise BuildError(f"{where}: input {p.name} is neither clk, rst nor an AXI-Stream signal; "
+            raise FlowError(f"{where}: input {p.name} is neither clk, rst nor an AXI-Stream signal; "
                              f"the block design cannot drive it")
         im = re.match(r"^[A-Za-z]+?(\d+)_", p.name)
         status.setdefault(int(im.group(1)) if im else 0, []).append(p)
@@ -157,15 +157,15 @@ def classify(ports: list[Port], n_ports: int, where: str) -> EngineInterface:
             try:
                 bus = iface.stream(role, i)
             except KeyError:
-                raise BuildError(f"{where}: design.yaml says {n_ports} port(s) but the top has no "
+                raise FlowError(f"{where}: design.yaml says {n_ports} port(s) but the top has no "
                                  f"{role}{i}_axis_* bus") from None
             missing = [s for s in ("tdata", "tvalid", "tready", "tlast") if s not in bus]
             if missing:
-                raise BuildError(f"{where}: {role}{i}_axis lacks {', '.join(missing)} (S2MM needs tlast to "
+                raise FlowError(f"{where}: {role}{i}_axis lacks {', '.join(missing)} (S2MM needs tlast to "
                                  f"end a transfer; docs/streams.md)")
     for i, outs in status.items():
         if len(outs) > 2:
-            raise BuildError(f"{where}: port {i} has {len(outs)} status outputs "
+            raise FlowError(f"{where}: port {i} has {len(outs)} status outputs "
                              f"({', '.join(o.name for o in outs)}); one dual-channel AXI GPIO reads at most 2")
     return iface
 
@@ -173,7 +173,7 @@ def classify(ports: list[Port], n_ports: int, where: str) -> EngineInterface:
 def wrapper_verilog(iface: EngineInterface, top: str, params: dict[str, Any], source: str) -> str:
     busifs = ":".join(sorted(iface.axis))
     lines = [
-        f"// Generated by kabe.flows.bd_wrapper from {source} (module {top}); do not edit, it is rewritten",
+        f"// Generated by kabe.flows.vivado.bd_wrapper from {source} (module {top}); do not edit, it is rewritten",
         "// every build. A thin wrapper whose only job is the X_INTERFACE attributes: IP integrator then",
         "// sees the AXI-Stream buses, the clock (with its buses) and the active-high reset of the engine",
         "// exactly, instead of guessing them from port names.",

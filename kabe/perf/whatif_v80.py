@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .boards import v80_bandwidths
+from kabe.boards import v80_bandwidths
 
 
 @dataclass(frozen=True)

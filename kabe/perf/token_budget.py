@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .boards import PYNQ_Z1
+from kabe.boards import PYNQ_Z1
 
 
 @dataclass(frozen=True)

@@ -2,10 +2,10 @@
 
 plot_wall:          Figure 1 of the lab report. Bytes read per stage stay at the wall; weights per
                     second rise 1.91 -> 9.16 G/s. Bars: the document's measurement; outlines: the
-                    model's bound (kabe.wall).
+                    model's bound (kabe.perf.wall).
 plot_token_budget:  Figure 6. Share of one token's time (matmul in the PL, attention, misc) at
                     contexts 128 / 512 / 2048, with attention on the CPU (measured) and in the PL
-                    (projected) (kabe.token_budget).
+                    (projected) (kabe.perf.token_budget).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import token_budget as tb  # noqa: E402
 from . import wall as wl  # noqa: E402
-from .boards import PYNQ_Z1, Board  # noqa: E402
+from kabe.boards import PYNQ_Z1, Board  # noqa: E402
 
 _MEASURED = "#4c72b0"
 _BOUND = "#222222"

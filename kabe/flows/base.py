@@ -1,0 +1,63 @@
+"""What every flow offers the build, and what it hands back.
+
+A flow is a module (registered in kabe.flows) with:
+
+    NAME: str                 "open", "vivado", ...
+    ESTIMATED: bool           True when its timing is a pre-route estimate, not sign-off
+    check_tools() -> None     raises FlowError with the fix when the tool is missing (called before
+                              minutes of other work, not after)
+    run_build(design, edam, workdir, *, console) -> FlowResult
+
+The build depends on the flows, never the reverse: a flow imports this module, the parsers and the
+design facts, nothing of kabe.build.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from rich.console import Console
+
+from kabe.errors import UserError
+
+
+class FlowError(UserError):
+    """The flow could not run (missing tool, broken core file, a tool that failed): one sentence
+    with the fix; nothing is archived."""
+
+
+class ToolError(FlowError):
+    """A tool is missing, failed or timed out; the message says which and where the log is."""
+
+
+@dataclass
+class FlowResult:
+    """What a flow hands back: records in metrics.json's shapes plus the raw files to archive."""
+
+    flow: str
+    part: str
+    clock_period_ns: float | None
+    timing: dict[str, Any]
+    utilization: dict[str, Any] | None
+    raw_files: dict[str, Path] = field(default_factory=dict)  # archive name -> file
+    tools: dict[str, str] = field(default_factory=dict)
+    inputs: list[Path] = field(default_factory=list)  # files the result depends on (hashed)
+    artifacts: dict[str, Path] = field(default_factory=dict)  # bitstream, hwh: hashed into the manifest
+    tool_seconds: float | None = None  # time inside the tool itself (for the orchestration-overhead benchmark)
+
+
+def unreadable_timing(message: str, *, estimated: bool) -> dict[str, Any]:
+    """A timing record for a report that could not be produced or read: the gate fails on "error"."""
+    return {"estimated": estimated, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+            "clocks": [], "error": message}
+
+
+class Flow(Protocol):
+    NAME: str
+    ESTIMATED: bool
+
+    def check_tools(self) -> None: ...
+
+    def run_build(self, design, edam, workdir: Path, *, console: Console) -> FlowResult: ...

@@ -1,0 +1,91 @@
+"""Collecting what Vivado's hooks wrote: the timing, utilization and clock-interaction reports
+parsed into records, the bitstream and .hwh as artifacts. A missing or unreadable timing report
+becomes a timing record with an "error" (the gate fails on it), never a pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kabe.flows.base import FlowResult, unreadable_timing
+from kabe.flows.vivado.project import PART, Project
+from kabe.flows.vivado.tool import VivadoVersion
+from kabe.parsers import ReportError
+
+# Report files the hooks write under <work root>/reports/ (archive name -> file name).
+REPORTS = {
+    "timing_summary.rpt": "timing_summary.rpt",
+    "utilization.rpt": "utilization.rpt",
+    "utilization_hier.rpt": "utilization_hier.rpt",
+    "clock_interaction.rpt": "clock_interaction.rpt",
+    "logic_levels.rpt": "logic_levels.rpt",
+}
+
+
+def _timing_error(message: str) -> dict:
+    return unreadable_timing(message, estimated=False)
+
+
+def _merge_crossings(inter_clock: list[dict], pairs: list[dict]) -> list[dict]:
+    """The summary's inter-clock slacks, each pair's "type" taken from report_clock_interaction's
+    Inter-Clock Constraints (the gate fails on "unsafe"); pairs only that report lists are added."""
+    by_pair = {(c["from"], c["to"]): dict(c) for c in inter_clock}
+    for p in pairs:
+        entry = by_pair.setdefault((p["from"], p["to"]), {"from": p["from"], "to": p["to"], "wns_ns": p["wns_ns"]})
+        entry["type"], entry["classification"] = p["type"], p["classification"]
+    return list(by_pair.values())
+
+
+def collect(project: Project, version: VivadoVersion, make_log: Path | None = None) -> FlowResult:
+    """Parse what the hooks wrote. An unreadable or missing timing report gives a timing record with
+    an "error" (the gate fails on it); a missing utilization report gives utilization None."""
+    from kabe.parsers import vivado_clock_interaction, vivado_timing_summary, vivado_utilization
+
+    rd = project.report_dir
+    raw = {arch: rd / fn for arch, fn in REPORTS.items() if (rd / fn).is_file()}
+    if make_log is not None and make_log.is_file():
+        raw["vivado_make.log"] = make_log
+    raw["kabe_settings.tcl"] = project.settings_tcl
+
+    try:
+        timing = vivado_timing_summary.parse_file(rd / REPORTS["timing_summary.rpt"])
+        timing["estimated"] = False
+        names = [c.get("name") for c in timing.get("clocks") or []]
+        if project.clock_name not in names:
+            timing = _timing_error(f"{rd / 'timing_summary.rpt'}: clock {project.clock_name} (the XDC's) is not "
+                                   f"among the report's clocks {names}; the PS7 FCLK0 is not the clock the design "
+                                   f"was meant to meet")
+    except ReportError as e:
+        timing = _timing_error(f"Vivado timing report unusable: {e}")
+    if "error" not in timing:
+        # report_timing_summary cannot say whether a crossing is safe; report_clock_interaction can
+        try:
+            pairs = vivado_clock_interaction.parse_file(rd / REPORTS["clock_interaction.rpt"])
+            timing["clock_interaction"] = _merge_crossings(timing.get("clock_interaction") or [], pairs)
+        except ReportError as e:
+            timing = _timing_error(f"Vivado clock interaction report unusable, so clock crossings are unchecked: {e}")
+
+    utilization: dict | None
+    try:
+        utilization = vivado_utilization.parse_file(rd / REPORTS["utilization.rpt"])
+        try:
+            hier = vivado_utilization.parse_hierarchical_file(rd / REPORTS["utilization_hier.rpt"])
+            utilization["by_instance"] = hier["by_instance"]
+        except ReportError as e:
+            utilization["by_instance"] = {}
+            utilization["by_instance_error"] = str(e)
+    except ReportError:
+        utilization = None
+
+    artifacts = {}
+    for key, path in (("bit", project.bit), ("hwh", project.hwh)):
+        if path.is_file():
+            artifacts[key] = path
+        elif "error" not in timing:
+            timing = _timing_error(f"Vivado finished but wrote no {path.name} (expected {path}); "
+                                   f"the build produced no usable {key}")
+    return FlowResult(
+        flow="vivado", part=PART, clock_period_ns=project.clock_period_ns, timing=timing,
+        utilization=utilization, raw_files=raw, tools={"vivado": version.line},
+        inputs=[p for p in project.inputs if Path(p).is_file()], artifacts=artifacts,
+    )

@@ -1,0 +1,155 @@
+"""Vivado the tool: finding it on PATH, its version against the pin, the flow's settings, and
+running edalize's Makefile with a progress line and a timeout. Nothing here knows the project.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from kabe import config
+from kabe.flows.base import FlowError
+
+_VERSION_RE = re.compile(r"\bv?(\d{4}\.\d+(?:\.\d+)?)\b")
+# Markers in Vivado's batch output (the run logs are echoed by wait_on_run) -> the phase shown.
+_PHASES = (
+    ("create_project", "creating the project"),
+    ("create_bd_design", "building the block design"),
+    ("generate_target", "generating block-design outputs"),
+    ("Command: synth_design", "synthesis"),
+    ("Command: opt_design", "logic optimization"),
+    ("Command: place_design", "placement"),
+    ("Command: route_design", "routing"),
+    ("kabe: reports", "writing reports"),
+    ("Command: write_bitstream", "writing the bitstream"),
+    ("Bitstream generation completed", "bitstream written"),
+)
+
+
+
+def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """[tool.kabe] keys the Vivado flow reads, typed and defaulted by kabe.config (one table for all
+    settings); overrides (tests) are checked against the same table."""
+    s = config.load() if overrides is None else config.validate(overrides)
+    return {key: config.value(s, key) for key in
+            ("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs")}
+
+
+
+def find_vivado() -> str:
+    exe = shutil.which("vivado")
+    if exe is None:
+        raise FlowError(
+            "flow=vivado needs AMD Vivado, and `vivado` is not on PATH. Fix: run "
+            "`source <Vivado install>/settings64.sh` (e.g. /tools/Xilinx/Vivado/2023.2/settings64.sh) "
+            "or add Vivado's bin/ directory to PATH in the shell that runs doit; or build with the "
+            "open flow: `doit build:<design> flow=open`")
+    if shutil.which("make") is None:
+        raise FlowError("flow=vivado runs edalize's Makefile, and `make` is not on PATH. "
+                         "Fix: install make (apt-get install make)")
+    return exe
+
+
+@dataclass(frozen=True)
+class VivadoVersion:
+    line: str  # first line of `vivado -version`, recorded as tools["vivado"]
+    short: str  # e.g. 2023.2
+
+
+def vivado_version(exe: str = "vivado", timeout: float = 300) -> VivadoVersion:
+    try:
+        proc = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise FlowError(f"`{exe} -version` did not run ({e}); check the Vivado installation") from None
+    lines = [ln.strip() for ln in (proc.stdout + proc.stderr).splitlines() if ln.strip()]
+    line = next((ln for ln in lines if "vivado" in ln.lower() and _VERSION_RE.search(ln)), None)
+    if proc.returncode != 0 or line is None:
+        raise FlowError(f"`{exe} -version` printed no Vivado version (exit {proc.returncode}: "
+                         f"{' / '.join(lines[:3]) or 'no output'}); check the Vivado installation")
+    return VivadoVersion(line, _VERSION_RE.search(line).group(1))
+
+
+def check_version_pin(have: VivadoVersion, pin: str, policy: str, console: Console | None = None) -> str | None:
+    """None when Vivado matches the pin (or nothing is pinned); else the warning sentence.
+    policy "fail" raises FlowError instead."""
+    if not pin or have.short == pin or have.short.startswith(pin + "."):
+        return None
+    msg = (f"Vivado {have.short} is on PATH but pyproject.toml [tool.kabe] vivado_version pins {pin}: "
+           f"timing and utilization can differ between versions")
+    if policy == "fail":
+        raise FlowError(msg + f". Fix: put Vivado {pin} on PATH, or change the pin (vivado_version_mismatch = "
+                               f"\"warn\" only warns)")
+    if console is not None:
+        console.print(f"[yellow]warning: {escape(msg)}[/]")
+    return msg
+
+
+
+def run_make(project: Project, console: Console, timeout_s: float) -> Path:
+    """Run edalize's Makefile; Vivado's output goes to vivado_make.log. Raises FlowError on a
+    non-zero exit or on timeout (the whole process group is stopped)."""
+    log = project.work_root / "vivado_make.log"
+    tail: deque[str] = deque(maxlen=400)
+    phase = ["starting Vivado"]
+    t0 = time.monotonic()
+    with open(log, "w") as lf:
+        proc = subprocess.Popen(["make"], cwd=project.work_root, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
+
+        def pump():
+            for line in proc.stdout:  # type: ignore[union-attr]
+                lf.write(line)
+                lf.flush()
+                tail.append(line.rstrip("\n"))
+                for marker, label in _PHASES:
+                    if marker in line:
+                        phase[0] = label
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        with console.status("") as status:
+            while True:
+                try:
+                    proc.wait(timeout=1.0)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                elapsed = time.monotonic() - t0
+                status.update(f"[bold]{project.name}[/]: Vivado, {phase[0]} ({elapsed / 60:.1f} min; log {log})")
+                if elapsed > timeout_s:
+                    _stop(proc)
+                    reader.join(timeout=5)
+                    raise FlowError(f"Vivado did not finish within {timeout_s:.0f} s (stopped during "
+                                     f"{phase[0]}); log: {log}. Fix: raise [tool.kabe] vivado_timeout_s")
+        reader.join(timeout=10)
+    if proc.returncode != 0:
+        errors = [ln for ln in tail if ln.startswith(("ERROR", "CRITICAL WARNING", "make:")) or "error" in ln[:20].lower()]
+        shown = " | ".join((errors or list(tail))[-4:])
+        raise FlowError(f"Vivado (make in {project.work_root}) failed with exit {proc.returncode}: {shown}. "
+                         f"Full log: {log}")
+    console.print(f"[bold]{project.name}[/]: Vivado finished in {(time.monotonic() - t0) / 60:.1f} min")
+    return log
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()

@@ -1,0 +1,21 @@
+"""One port's frame: the stream the DMA sends and the result words it must produce.
+
+Its own module so every golden model can return one without importing the frame builders
+(kabe.model.frames imports the models).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One port's input stream and the result words it must produce."""
+
+    stream: np.ndarray  # uint8, whole beats
+    expected: np.ndarray  # result words (int32 for engines, uint64 for the probe)
+    rows: int
+    invalid: int = 0  # invalid ternary bytes in the stream (the engine's stat counter)

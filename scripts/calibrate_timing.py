@@ -124,10 +124,12 @@ def _generated_module(model, outcomes, corpus: Path, digests: dict, n_samples: i
                            **m},
         },
         "band": {"lo": model.band.lo, "hi": model.band.hi, "quantiles": list(model.band.quantiles),
-                 "meaning": "routed route delay / estimated route delay, p10 and p90 over the paths of "
-                            "held-out designs; the band is logic + route x [lo, hi]"},
+                 "meaning": "routed route delay / estimated route delay (after timing pressure), p10 and "
+                            "p90 over the paths of held-out designs, each design weighing the same; the "
+                            "band is logic + route x [lo, hi]"},
         "clock": {"value": round(model.clock_ps_value, 1),
                   "meaning": "median of Vivado's clock path skew - clock uncertainty, ps"},
+        "pressure": model.pressure.to_json() if model.pressure is not None else None,
         "cells": model.cells, "nets": model.nets, "setup": model.setup,
     }
     body = pprint.pformat(data, width=100, sort_dicts=True)
@@ -193,6 +195,9 @@ def main(argv=None) -> int:
     print()
     print(V.table(_rows(f"held-out, {MODEL_SCOPE} (leave one design out)", outcomes)))
     print(f"\nband (route factor, p10..p90 over held-out paths): {model.band.lo:.3f} .. {model.band.hi:.3f}")
+    if model.pressure is not None:
+        print(f"timing pressure: routing x max({model.pressure.floor:g}, x^-{model.pressure.k:g}) on paths over "
+              f"their budget ({model.pressure.paths} such paths in {model.pressure.designs} designs)")
     if a.write:
         CONSTANTS.write_text(text)
         plot(outcomes, PLOT)

@@ -35,6 +35,7 @@ from kabe.timing.cells import FF_SETUP_PS, cell_timing
 from kabe.timing.delay_classes import (BUCKET_NAMES, arc_key, cell_class, net_class, pin_base, pin_bit,
                                       setup_key)
 from kabe.timing.fitted import Band, FittedModel
+from kabe.timing.pressure import fit as fit_pressure
 
 MIN_ROWS = 5
 RIDGE = 5.0
@@ -123,7 +124,8 @@ def fit_cells(samples: list[PathSample]) -> dict:
     return out
 
 
-def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> dict:
+def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE,
+             pressure: dict | None = None) -> dict:
     """Nets: (base[bucket] + driver[class] + sink[group]) x pace[design], by alternating least squares.
 
     pace is each design's own routing speed (congestion, device size, tool version, speed grade:
@@ -131,7 +133,12 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> d
     of every grade and family in the corpus can teach it. The paces of the reference scope's
     designs average 1: the constants describe a typical -1 Artix-class design, and the spread of
     the paces is part of what the band has to cover.
+
+    `pressure` maps a distinct net (design, *net) to the routing factor timing pressure put on the
+    paths it lies on (kabe.timing.pressure; 1 when absent): a net Vivado shortened because its
+    path did not fit its clock then says what the net costs without that push.
     """
+    pressure = pressure or {}
     # one row per distinct net: a report's 10 worst paths of a group share most of their nets,
     # and one net seen ten times is still one net (same design, cells, pins, fanout and delay)
     nets = {(s.design, *n) for s in samples for n in s.nets}
@@ -148,7 +155,7 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> d
         elif nc[0] == "SLICE->FF":
             packed.append((ns * 1000, w, design))
         else:
-            general.append((nc, ns * 1000, w, design))
+            general.append((nc, ns * 1000, w, design, pressure.get((design, dt, dp, st, sp, fo, ns), 1.0)))
     drivers = sorted({r[0][0] for r in general} - {"LUT"})
     sinks = sorted({r[0][1] for r in general} - {"LUT"})
     cols = [("base", b) for b in BUCKET_NAMES] + [("driver", d) for d in drivers] + [("sink", s) for s in sinks]
@@ -165,20 +172,21 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> d
     wt = wt * len(wt) / wt.sum()  # weights average 1, so RIDGE is in rows
     designs = sorted({r[3] for r in general})
     di = np.array([designs.index(r[3]) for r in general])
+    push = np.array([r[4] for r in general])
     ref = [k for k, d in enumerate(designs) if any(s.design == d and s.scope == reference_scope for s in samples)]
     pen = np.diag([0.0 if c[0] == "base" else RIDGE for c in cols]) + np.diag((X.sum(axis=0) == 0) * 1.0)
     pace = np.ones(len(designs))
     nb = len(BUCKET_NAMES)
     for _ in range(PACE_ITERATIONS):
-        beta = _solve(X * pace[di][:, None], y, wt, pen, nb)
-        pred = X @ beta
+        beta = _solve(X * (pace[di] * push)[:, None], y, wt, pen, nb)
+        pred = (X @ beta) * push
         for k in range(len(designs)):
             m = di == k
             prior = PACE_PRIOR_ROWS * float(np.mean(pred[m] ** 2))  # pulls a design with few nets to 1
             pace[k] = (float((y[m] * pred[m]).sum()) + prior) / (float((pred[m] ** 2).sum()) + prior)
         if ref:
             pace /= float(np.mean(pace[ref]))
-    beta = _solve(X * pace[di][:, None], y, wt, pen, nb)
+    beta = _solve(X * (pace[di] * push)[:, None], y, wt, pen, nb)
     out: dict = {"base": {}, "driver": {"LUT": {"value": 0.0, "reference": True}},
                  "sink": {"LUT": {"value": 0.0, "reference": True}}}
     for c, k in idx.items():
@@ -230,14 +238,47 @@ def fit_setup(samples: list[PathSample]) -> dict:
             for k, rows in sorted(by.items()) if len(rows) >= MIN_ROWS}
 
 
-def fit(samples: list[PathSample], band: Band | None = None, scope: str = MODEL_SCOPE) -> FittedModel:
+def fit(samples: list[PathSample], band: Band | None = None, scope: str = MODEL_SCOPE,
+        pressure: bool = True) -> FittedModel:
     """A model from samples (band given separately: it comes from a leave-one-design-out run).
     Cells, setup and clock come from the model's scope only (a -2 LUT is not a -1 LUT); nets from
-    every scope, each design at its own pace (fit_nets)."""
+    every scope, each design at its own pace (fit_nets). Timing pressure (kabe.timing.pressure)
+    is a calibration of that model: how far Vivado's routing came out under the model's estimate
+    on paths over their budget, in designs the model was not fitted on (held_out_points)."""
+    model = _fit_plain(samples, scope)
+    model.band = band
+    if pressure:
+        pr = fit_pressure(held_out_points(samples, scope))
+        model.pressure = pr if pr.floor < 1.0 else None
+    return model
+
+
+def _fit_plain(samples: list[PathSample], scope: str) -> FittedModel:
     own = [s for s in samples if s.scope == scope]
     clock = [s.clock_ns * 1000 for s in own]
     return FittedModel(cells=fit_cells(own), nets=fit_nets(samples, scope), setup=fit_setup(own),
-                       clock_ps_value=float(np.median(clock)) if clock else 0.0, band=band)
+                       clock_ps_value=float(np.median(clock)) if clock else 0.0)
+
+
+def held_out_points(samples: list[PathSample], scope: str = MODEL_SCOPE) -> list[tuple]:
+    """(x, logic, route, Vivado's delay, design) of every in-scope path, estimated by the model
+    without pressure fitted on the other designs (pace 1: what the estimator sees in a netlist it
+    was not fitted on); x = estimated delay / budget."""
+    designs = sorted({s.design for s in samples if s.scope == scope})
+    points = []
+    for d in designs:
+        m = _fit_plain([s for s in samples if s.design != d], scope)
+        for s in samples:
+            if s.design != d or s.scope != scope:
+                continue
+            try:
+                p = predict(m, s)
+            except Unmodelled:
+                continue
+            budget = p.delay_ns + p.slack_ns
+            points.append((p.delay_ns / budget if budget > 0 else float("inf"), p.logic_ns, p.route_ns,
+                           s.delay_ns, s.design))
+    return points
 
 
 class Unmodelled(ValueError):
@@ -249,7 +290,8 @@ class Prediction:
     delay_ns: float   # estimated data path delay
     slack_ns: float   # estimated slack against the path's own requirement
     logic_ns: float   # the cells' part of delay_ns
-    route_ns: float   # the nets' part
+    route_ns: float   # the nets' part (after timing pressure)
+    pressure: float = 1.0  # the routing factor timing pressure applied (kabe.timing.pressure)
 
 
 def predict(model: FittedModel, s: PathSample) -> Prediction:
@@ -263,11 +305,13 @@ def predict(model: FittedModel, s: PathSample) -> Prediction:
             raise Unmodelled(f"{t} {i}->{o}")
         logic += v
     route = sum(model.net_ps(dt, dp, st, sp, fo) for dt, dp, st, sp, fo, _ in s.nets)
-    d = logic + route
     end_t, end_p = s.end
     setup = model.setup_ps(end_t, end_p, _prjxray_setup(end_t, end_p))
-    slack = s.requirement_ns * 1000 - d - setup + model.clock_ps
-    return Prediction(d / 1000, slack / 1000, logic / 1000, route / 1000)
+    budget = s.requirement_ns * 1000 - setup + model.clock_ps
+    g = model.pressure_factor(logic + route, budget)
+    route *= g
+    d = logic + route
+    return Prediction(d / 1000, (budget - d) / 1000, logic / 1000, route / 1000, g)
 
 
 def _prjxray_setup(cell_type: str, pin: str) -> float:

@@ -14,6 +14,8 @@ hand. What the model says (docs/timing_model.md):
                = base[fanout bucket] + driver[class] + sink[group]     every other net
     setup      = fitted mean per endpoint pin group (else prjxray)
     clock      = fitted median of (clock skew - clock uncertainty) Vivado books on a path
+    pressure   = a path estimated over its budget keeps max(floor, x^-k) of its routing
+                 (kabe.timing.pressure: Vivado's timing-driven placement and routing)
 
 and the band: a routed path's delay lies within logic + route x [lo, hi] for 80 % of the paths of
 designs the model was not fitted on (p10 and p90, leave one design out; kabe.timing.validation).
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from kabe.timing.delay_classes import arc_key, cell_class, net_class, setup_key
+from kabe.timing.pressure import Pressure
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class FittedModel:
     clock_ps_value: float = 0.0
     band: Band | None = None
     provenance: dict = field(default_factory=dict)
+    pressure: Pressure | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> FittedModel:
@@ -56,7 +60,7 @@ class FittedModel:
         return cls(cells=data["cells"], nets=data["nets"], setup=data.get("setup", {}),
                    clock_ps_value=float(data.get("clock", {}).get("value", 0.0)),
                    band=Band(b["lo"], b["hi"], tuple(b.get("quantiles", (0.1, 0.9)))) if b else None,
-                   provenance=data.get("provenance", {}))
+                   provenance=data.get("provenance", {}), pressure=Pressure.from_json(data.get("pressure")))
 
     # --- cells
     def cell_ps(self, cell_type: str, in_pin: str | None, out_pin: str | None, prjxray_ps: float) -> float:
@@ -83,6 +87,15 @@ class FittedModel:
             + n["sink"].get(snk, {}).get("value", 0.0)
         return max(d, 0.0)
 
+    # --- timing pressure (kabe.timing.pressure)
+    def pressure_factor(self, delay_ps: float, budget_ps: float) -> float:
+        """The share of its estimated routing a path of `delay_ps` against a budget of
+        `budget_ps` (requirement - setup + clock) comes out at after Vivado's timing-driven
+        placement and routing: 1 for a path that fits."""
+        if self.pressure is None:
+            return 1.0
+        return self.pressure.factor(delay_ps / budget_ps if budget_ps > 0 else float("inf"))
+
     # --- endpoint and clock
     def setup_ps(self, cell_type: str, pin: str, prjxray_ps: float) -> float:
         e = self.setup.get(setup_key(cell_type, pin))
@@ -100,6 +113,8 @@ class FittedModel:
     def describe(self) -> str:
         """One line for the text report: which model, fitted on what."""
         b = "" if self.band is None else f"; band: route x {self.band.lo:.3f} .. {self.band.hi:.3f}"
+        if self.pressure is not None:
+            b += f"; timing pressure: route x max({self.pressure.floor:g}, x^-{self.pressure.k:g}) over budget"
         return (f"fitted on routed Vivado paths ({self.provenance.get('summary', 'no provenance')}; "
                 f"kabe/timing/fitted_constants.py){b}")
 

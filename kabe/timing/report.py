@@ -56,26 +56,36 @@ def critical_path(ep: Endpoint, labels: dict[str, str] | None = None) -> dict:
 
 
 def band(res: StaResult) -> dict | None:
-    """The uncertainty band of WNS and of the critical path's delay (None without a band or paths)."""
+    """The uncertainty band of WNS and of the critical path's delay (None without a band or paths).
+    When parts of the netlist were timed as Vivado would map them (kabe.timing.vivado_packing,
+    kabe.timing.lut_cones), the pessimistic end also covers the netlist exactly as Yosys mapped it."""
     b = getattr(res.model, "band", None)
-    traced = [e for e in res.endpoints if e.path]
-    if b is None or not traced:
+    if b is None or not any(e.path for e in res.endpoints):
         return None
+    lo, hi = _wns_band(res, b)
+    alt = res.as_yosys_mapped
+    if alt is not None and any(e.path for e in alt.endpoints):
+        lo = min(lo, _wns_band(alt, b)[0])
+    cp = next(e for e in res.endpoints if e.path)
+    d_lo, d_hi = b.delay_ns(sum(s.cell_ps for s in cp.path[:-1]) / 1000, sum(s.route_ps for s in cp.path) / 1000)
+    lo, hi = _ns(lo * 1000), _ns(hi * 1000)
+    marginal = lo < 0 <= hi
+    return {"quantiles": list(b.quantiles), "route_factor": [b.lo, b.hi], "wns_ns": [lo, hi],
+            "critical_path_delay_ns": [_ns(d_lo * 1000), _ns(d_hi * 1000)],
+            "marginal": marginal, "note": MARGINAL if marginal else None}
+
+
+def _wns_band(res: StaResult, b) -> tuple[float, float]:
+    """WNS (ns) with every traced path's routing at the band's high and at its low factor."""
     lows, highs = [], []
-    for ep in traced:
+    for ep in (e for e in res.endpoints if e.path):
         logic = sum(s.cell_ps for s in ep.path[:-1])
         route = sum(s.route_ps for s in ep.path)
         d_lo, d_hi = b.delay_ns(logic / 1000, route / 1000)
         d = ep.arrival_ps / 1000
         lows.append(ep.slack_ps / 1000 - (d_hi - d))
         highs.append(ep.slack_ps / 1000 + (d - d_lo))
-    cp = traced[0]
-    d_lo, d_hi = b.delay_ns(sum(s.cell_ps for s in cp.path[:-1]) / 1000, sum(s.route_ps for s in cp.path) / 1000)
-    lo, hi = _ns(min(lows) * 1000), _ns(min(highs) * 1000)
-    marginal = lo < 0 <= hi
-    return {"quantiles": list(b.quantiles), "route_factor": [b.lo, b.hi], "wns_ns": [lo, hi],
-            "critical_path_delay_ns": [_ns(d_lo * 1000), _ns(d_hi * 1000)],
-            "marginal": marginal, "note": MARGINAL if marginal else None}
+    return min(lows), min(highs)
 
 
 def timing_record(res: StaResult) -> dict:
@@ -108,6 +118,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
          f"Delay model: {m.describe()}",
          "Cell arcs: Yosys share/xilinx/cells_sim.v specify blocks (prjxray artix7 -1), through the model",
          f"Cells: {res.n_cells}",
+         f"Mapped as Vivado would: {_mapped(res)}",
          UNTIMED_PREFIX + (", ".join(f"{t} x{n}" for t, n in sorted(res.unknown_cells.items())) or "none"),
          f"Combinational loop nodes cut: {res.loops_cut}",
          "",
@@ -133,6 +144,9 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
               f"{bd['critical_path_delay_ns'][1]:.3f}",
               f"Marginal: {'yes, ' + MARGINAL if bd['marginal'] else 'no'}",
               "Gate: the point estimate (WNS above) decides; the band does not"]
+        if res.as_yosys_mapped is not None:
+            L.append(f"The low end also covers the netlist exactly as Yosys mapped it (WNS "
+                     f"{_f(_ns(res.as_yosys_mapped.endpoints[0].slack_ps) if res.as_yosys_mapped.endpoints else None)} ns)")
     L.append("")
     L.append("== Clock Interaction ==")
     for a, b in res.cross_clock_paths:
@@ -149,6 +163,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
               f"Endpoint: {cp['endpoint']}",
               f"Data path delay: {cp['delay_ns']:.3f} ns (logic {cp['logic_delay_ns']:.3f} ns, route {cp['route_delay_ns']:.3f} ns)",
               f"Logic levels: {cp['logic_levels']}",
+              f"Timing pressure: {_pressure(ep)}",
               f"Required: {_ns(ep.required_ps):.3f} ns (capture edge - setup {ep.path[-1].cell_ps / 1000:.3f} ns)",
               f"  {'Incr(ns)':>9} {'Route(ns)':>9} {'Cell(ns)':>9}  {'Type':<10} Cell (pin in -> pin out)"]
         for k, s in enumerate(ep.path):
@@ -158,6 +173,22 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
                      f"{s.name} ({s.pin_in or 'clk'} -> {s.pin_out or 'setup'})")
     L += ["", END_MARKER]
     return "\n".join(L) + "\n"
+
+
+def _mapped(res: StaResult) -> str:
+    m = res.mapped or {}
+    if not any(m.values()):
+        return "none"
+    return (f"{m.get('dsp_registers', 0)} DSP48E1 register(s) moved to P (kabe.timing.vivado_packing), "
+            f"{m.get('narrow_cones', 0)} narrow LUT cone(s) as one slice (kabe.timing.lut_cones)")
+
+
+def _pressure(ep: Endpoint) -> str:
+    """How the endpoint's routing was scaled (kabe.timing.pressure): nets above are as scaled."""
+    if ep.pressure >= 1.0:
+        return "none (the path fits its clock as estimated)"
+    return (f"routing x {ep.pressure:.2f} (the path's estimate is over its budget: Vivado's "
+            f"timing-driven placement shortens it; docs/timing_model.md)")
 
 
 def _label(cell: str, labels: dict[str, str] | None) -> str:

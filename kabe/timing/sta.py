@@ -22,6 +22,7 @@ same local tables); that is why it runs past the usual ~350 lines.
 from __future__ import annotations
 
 import json
+import math
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,9 @@ from pathlib import Path
 from kabe.constraints import Clock
 from kabe.timing.cells import CellTiming, cell_timing
 from kabe.timing.fitted import FittedModel, load as load_fitted
+from kabe.timing.lut_cones import SHAPES, narrow_cones
 from kabe.timing.routing import RoutingModel
+from kabe.timing.vivado_packing import vivado_parameters
 
 DelayModel = FittedModel | RoutingModel
 
@@ -64,6 +67,7 @@ class Endpoint:
     required_ps: float
     slack_ps: float
     path: list[PathStep] = field(default_factory=list)
+    pressure: float = 1.0  # routing factor timing pressure left this path at (kabe.timing.pressure)
 
 
 @dataclass
@@ -79,6 +83,11 @@ class StaResult:
     # sequential cell -> the RTL name of the net it drives ("engine.acc[3]"): Yosys's cell names
     # ($auto$ff.cc:337:slice$1827) mean nothing to a person reading a critical path
     labels: dict[str, str] = field(default_factory=dict)
+    # what was timed as Vivado would map it: DSP48E1s with their register moved
+    # (kabe.timing.vivado_packing) and signals that are narrow LUT cones (kabe.timing.lut_cones)
+    mapped: dict[str, int] = field(default_factory=dict)
+    # the same netlist timed exactly as Yosys mapped it, when that differs: the band reaches down to it
+    as_yosys_mapped: StaResult | None = None
 
 
 def _top(netlist: dict) -> tuple[str, dict]:
@@ -109,7 +118,11 @@ def _calibrated(ct: CellTiming, cell_type: str, model: DelayModel) -> CellTiming
     return ct
 
 
-def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel | None = None) -> StaResult:
+def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel | None = None, *,
+            vivado_mapping: bool = True) -> StaResult:
+    """`vivado_mapping`: time what Yosys mapped differently from Vivado as Vivado would map it:
+    a DSP48E1 register (kabe.timing.vivado_packing) and a narrow LUT cone (kabe.timing.lut_cones).
+    False times Yosys's netlist exactly as it is."""
     model = model or load_fitted()
     if not isinstance(netlist, dict):
         netlist = json.loads(Path(netlist).read_text())
@@ -166,9 +179,13 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                     todo += [x for x in _bits(cells[cname]["connections"][CLOCK_BUFFERS[t][1]]) if x is not None]
 
     timings: dict[str, CellTiming] = {}
+    repacked = 0
     unknown: dict[str, int] = defaultdict(int)
     for cname, c in cells.items():
-        ct = _calibrated(cell_timing(c["type"], c.get("parameters") or {}), c["type"], model)
+        params = vivado_parameters(c) if vivado_mapping else None
+        if params is not None:
+            repacked += 1
+        ct = _calibrated(cell_timing(c["type"], params or c.get("parameters") or {}), c["type"], model)
         if not ct.known:
             unknown[c["type"]] += 1
         timings[cname] = ct
@@ -244,6 +261,14 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             if deg[y] == 0:
                 q.append(y)
     loops_cut = len(nodes) - len(order)
+    # signals of at most 8 inputs, which Vivado maps into one slice however deep Yosys's LUT chain
+    cones = narrow_cones(cells, driver, order, model) if vivado_mapping else {}
+
+    def cone_route(b: int) -> float:
+        d = driver.get(b)
+        if d is None or d[0] == "$port":
+            return 0.0
+        return model.net_ps(cells[d[0]]["type"], d[1], "LUT6", "I0", fanout.get(b, 1))
 
     # ---- startpoints grouped by launching clock
     starts: dict[str, dict[int, tuple[float, str, str, float]]] = defaultdict(dict)  # clk -> bit -> (t, cell, pin, ps)
@@ -264,30 +289,29 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     endpoints: list[Endpoint] = []
     cross: set[tuple[str, str]] = set()
     unconstrained_out = 0
+    levels = pressure_levels(model)
     for clk_name, st in starts.items():
-        arr: dict[int, float] = {}
-        pred: dict[int, tuple] = {}
-        for b, (t, cname, op, ps) in st.items():
-            arr[b] = t
-            pred[b] = ("start", cname, op, ps, t - ps)
-        for n in order:
-            a = arr.get(n)
-            if a is None:
-                continue
-            for y, cname, ip, op, ps in edges.get(n, ()):
-                r = route(n, cname, ip)
-                t = a + r + ps
-                if t > arr.get(y, -1e18):
-                    arr[y] = t
-                    pred[y] = ("comb", cname, ip, op, ps, r, n)
-        # endpoints
+        runs = {1.0: _propagate(st, order, edges, route, cones, cone_route, 1.0)}
+        reached = runs[1.0][0]
+
+        def required_after(x: int, pred: dict, cap_clk: Clock, cap_t: float, setup: float) -> tuple[float, float]:
+            """(launch time, required time relative to it) of the path traced by `pred` into x."""
+            launch_t = pred_launch_time(x, pred)
+            req_edge = cap_t
+            while req_edge <= launch_t + 1e-9:
+                req_edge += cap_clk.period_ns * 1000.0
+            return launch_t, req_edge - setup - model.clock_uncertainty_ps - launch_t
+
+        # endpoints: first each one's timing pressure from its worst path as estimated (x = that
+        # path's delay / its budget); its routing weight is the pressure rounded up to a level
+        pending = []
         for cname, ct in timings.items():
             conns = cells[cname]["connections"]
             for ip, ib, cp, setup in ct.setup:
                 ins = conns.get(ip) or []
                 bits = [ins[ib]] if ib is not None and ib < len(ins) else (ins if ib is None else [])
                 for k, x in enumerate(bits):
-                    if not isinstance(x, int) or x not in arr:
+                    if not isinstance(x, int) or x not in reached:
                         continue
                     e = edge(cname, ct, cp)
                     if e is None:
@@ -296,28 +320,33 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                     if cap_clk.name != clk_name:
                         cross.add((clk_name, cap_clk.name))
                         continue
-                    launch_t = pred_launch_time(x, pred)
-                    period = cap_clk.period_ns * 1000.0
-                    req_edge = cap_t
-                    while req_edge <= launch_t + 1e-9:
-                        req_edge += period
                     r = route(x, cname, ip)
-                    arrival = arr[x] + r
-                    required = req_edge - setup - model.clock_uncertainty_ps
+                    launch_t, required = required_after(x, runs[1.0][1], cap_clk, cap_t, setup)
+                    g = model.pressure_factor(runs[1.0][0][x] - launch_t + r, required)
+                    c = next((lv for lv in reversed(levels) if lv >= g - 1e-9), 1.0)
                     pin = f"{ip}[{ib if ib is not None else k}]" if len(ins) > 1 else ip
-                    ep = Endpoint(cname, cells[cname]["type"], pin, clk_name,
-                                  arrival - launch_t, required - launch_t, required - arrival)
-                    ep._trace_args = (x, pred, r, cname, ip, setup)  # traced for the worst few only
-                    endpoints.append(ep)
+                    pending.append((cname, pin, x, r, ip, setup, cap_clk, cap_t, c))
+        # ... then every path into it with its nets at that weight: the worst of them is the
+        # endpoint's path under pressure (a logic-heavy path Vivado cannot shorten much can
+        # overtake the route-heavy one that was worst before)
+        for c in sorted({p[-1] for p in pending} - {1.0}):
+            runs[c] = _propagate(st, order, edges, route, cones, cone_route, c)
+        for cname, pin, x, r, ip, setup, cap_clk, cap_t, c in pending:
+            arr, pred = runs[c]
+            launch_t, required = required_after(x, pred, cap_clk, cap_t, setup)
+            delay = arr[x] - launch_t + c * r
+            ep = Endpoint(cname, cells[cname]["type"], pin, clk_name, delay, required, required - delay, pressure=c)
+            ep._trace_args = (x, pred, r, cname, ip, setup, c)  # traced for the worst few only
+            endpoints.append(ep)
         for pname, p in ports.items():
-            if p["direction"] == "output" and any(isinstance(b, int) and b in arr for b in p["bits"]):
-                unconstrained_out += sum(1 for b in p["bits"] if isinstance(b, int) and b in arr)
+            if p["direction"] == "output" and any(isinstance(b, int) and b in reached for b in p["bits"]):
+                unconstrained_out += sum(1 for b in p["bits"] if isinstance(b, int) and b in reached)
     endpoints.sort(key=lambda e: e.slack_ps)
     traced: dict[str, int] = defaultdict(int)
     for ep in endpoints:
         if traced[ep.clock] < TRACE_WORST:
-            x, pred, r, cname, ip, setup = ep._trace_args
-            ep.path = _trace(x, pred, cells, r, cname, ip, setup)
+            x, pred, r, cname, ip, setup, g = ep._trace_args
+            ep.path = _trace(x, pred, cells, r, cname, ip, setup, g)
             traced[ep.clock] += 1
         del ep._trace_args
     clk_rows = []
@@ -331,7 +360,8 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                          "total_endpoints": len(eps)})
     wanted = {ep.cell for ep in endpoints if ep.path} | {ep.path[0].name for ep in endpoints if ep.path}
     return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
-                     sorted(cross), model, len(cells), _rtl_labels(wanted, cells, top.get("netnames") or {}))
+                     sorted(cross), model, len(cells), _rtl_labels(wanted, cells, top.get("netnames") or {}),
+                     mapped={"dsp_registers": repacked, "narrow_cones": len(cones)})
 
 
 def _rtl_labels(wanted: set[str], cells: dict, netnames: dict) -> dict[str, str]:
@@ -375,6 +405,52 @@ def _clock_root(n: int, driver: dict, cells: dict):
     return n
 
 
+PRESSURE_STEP = 0.02  # routing weights a pressured endpoint is timed at (rounded up: never optimistic)
+
+
+def pressure_levels(model) -> tuple[float, ...]:
+    """The routing weights an endpoint can be timed at: 1 and, when the model has timing pressure
+    (kabe.timing.pressure), steps of PRESSURE_STEP down to its floor. An endpoint's pressure is
+    rounded up to a level, so its routing is overstated by less than PRESSURE_STEP, never
+    understated; each level in use costs one more propagation."""
+    p = getattr(model, "pressure", None)
+    if p is None or p.floor >= 1.0:
+        return (1.0,)
+    n = max(1, math.ceil((1.0 - p.floor) / PRESSURE_STEP - 1e-9))
+    return tuple(round(max(p.floor, 1.0 - PRESSURE_STEP * i), 6) for i in range(n + 1))
+
+
+def _propagate(st: dict, order: list, edges: dict, route, cones: dict, cone_route, c: float) -> tuple[dict, dict]:
+    """Latest arrival at every node reachable from the startpoints `st`, nets weighted by `c`
+    (timing pressure): (arrival ps, predecessor for the trace). A narrow cone's output
+    (kabe.timing.lut_cones) arrives no later than Vivado's mapping of it would."""
+    arr: dict[int, float] = {}
+    pred: dict[int, tuple] = {}
+    for b, (t, cname, op, ps) in st.items():
+        arr[b] = t
+        pred[b] = ("start", cname, op, ps, t - ps)
+    for n in order:
+        a = arr.get(n)
+        if a is None:
+            continue
+        cone = cones.get(n)
+        if cone is not None:
+            srcs = [(arr[s] + c * cone_route(s), s) for s in cone.inputs if s in arr]
+            if srcs:
+                t, s = max(srcs)
+                if t + cone.ps < a:
+                    a = arr[n] = t + cone.ps
+                    pred[n] = ("comb", cone.cell, f"cone{len(cone.inputs)}", cone.pin, cone.ps,
+                               cone_route(s), s)
+        for y, cname, ip, op, ps in edges.get(n, ()):
+            r = route(n, cname, ip)
+            t = a + c * r + ps
+            if t > arr.get(y, -1e18):
+                arr[y] = t
+                pred[y] = ("comb", cname, ip, op, ps, r, n)
+    return arr, pred
+
+
 def pred_launch_time(x: int, pred: dict) -> float:
     p = pred[x]
     while p[0] == "comb":
@@ -382,13 +458,18 @@ def pred_launch_time(x: int, pred: dict) -> float:
     return p[4]
 
 
-def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin: str, setup: float) -> list[PathStep]:
+def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin: str, setup: float,
+           pressure: float = 1.0) -> list[PathStep]:
+    """The path into `x` as steps; each net as the endpoint's timing pressure left it."""
     steps: list[PathStep] = []
-    route_into_next = r_end
+    route_into_next = r_end * pressure
     p = pred[x]
     while p[0] == "comb":
         _, cname, ip, op, ps, r, prev = p
-        steps.append(PathStep(cname, cells[cname]["type"], ip, op, ps, r))
+        kind = cells[cname]["type"]
+        if ip.startswith("cone"):  # a narrow cone, as Vivado would map it (kabe.timing.lut_cones)
+            kind = "+".join(SHAPES[max(6, int(ip[4:]))])
+        steps.append(PathStep(cname, kind, ip, op, ps, r * pressure))
         p = pred[prev]
     _, cname, op, ps, _ = p
     steps.append(PathStep(cname, cells[cname]["type"], None, op, ps, 0.0))

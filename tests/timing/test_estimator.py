@@ -56,7 +56,7 @@ def lut_chain(n):
 
 @pytest.mark.parametrize("n", [1, 4, 9])
 def test_lut_chain(n):
-    rec, _ = estimate(lut_chain(n), CLOCKS, M)
+    rec, _ = estimate(lut_chain(n), CLOCKS, M, vivado_mapping=False)
     cp = rec["critical_path"]
     # clk->Q + n x (net into the LUT + LUT1 I0->O); the last LUT feeds its FF directly (0 ps)
     expect_ps = 303 + n * (300 + 127)
@@ -70,7 +70,7 @@ def test_lut_chain(n):
 
 
 def test_failing_chain_counts_endpoints():
-    rec, _ = estimate(lut_chain(12), CLOCKS, M)  # 303 + 12 x 427 = 5427 ps > 5000
+    rec, _ = estimate(lut_chain(12), CLOCKS, M, vivado_mapping=False)  # 303 + 12 x 427 = 5427 ps > 5000
     assert rec["wns_ns"] == pytest.approx(-0.427, abs=1e-3)
     assert rec["failing_endpoints"] == 1 and rec["tns_ns"] == pytest.approx(-0.427, abs=1e-3)
     assert rec["total_endpoints"] >= 1
@@ -166,7 +166,7 @@ def test_unconstrained_io_and_unknown_clock():
 
 def test_report_round_trip_and_truncation(tmp_path):
     rpt = tmp_path / "t.rpt"
-    rec, _ = estimate(lut_chain(5), CLOCKS, M, report=rpt, design="chain")
+    rec, _ = estimate(lut_chain(5), CLOCKS, M, report=rpt, design="chain", vivado_mapping=False)
     assert kabe_timing.parse(rpt) == rec
     text = rpt.read_text()
     rpt.write_text(text[: len(text) // 2])
@@ -230,7 +230,7 @@ def test_default_model_is_the_fitted_one():
     from kabe.timing.fitted import load
     fm = load()
     n = 4
-    rec, res = estimate(lut_chain(n), CLOCKS)
+    rec, res = estimate(lut_chain(n), CLOCKS, vivado_mapping=False)
     assert res.model is fm
     # clk->Q, then n x (net into a LUT1 + the LUT1), the last LUT into its FF's D (fanout 1)
     expect = fm.cell_ps("FDRE", "C", "Q", C.FF_CLK_Q_PS) + fm.net_ps("FDRE", "Q", "LUT1", "I0", 1) \
@@ -244,7 +244,7 @@ def test_default_model_is_the_fitted_one():
 
 def test_band_in_the_record_and_the_report(tmp_path):
     rpt = tmp_path / "t.rpt"
-    rec, res = estimate(lut_chain(6), CLOCKS, report=rpt, design="chain")
+    rec, res = estimate(lut_chain(6), CLOCKS, report=rpt, design="chain", vivado_mapping=False)
     b = rec["band"]
     cp = rec["critical_path"]
     lo, hi = res.model.band.lo, res.model.band.hi
@@ -256,13 +256,22 @@ def test_band_in_the_record_and_the_report(tmp_path):
     assert kabe_timing.parse(rpt) == rec
 
 
+def _without_pressure():
+    """The committed model with timing pressure switched off (the band's arithmetic alone)."""
+    import dataclasses
+    from kabe.timing.fitted import load
+    return dataclasses.replace(load(), pressure=None)
+
+
 @pytest.mark.parametrize("shift, marginal", [(-3.0, False), (-0.3, True), (0.0, True), (0.5, True), (5.0, False)])
 def test_marginal_when_the_band_straddles_zero(shift, marginal):
     """A period just at the point estimate's edge is marginal; far on either side it is not."""
-    probe, _ = estimate(lut_chain(6), parse_xdc_text("create_clock -period 50 -name clk [get_ports clk]"))
+    m = _without_pressure()
+    probe, _ = estimate(lut_chain(6), parse_xdc_text("create_clock -period 50 -name clk [get_ports clk]"), m,
+                        vivado_mapping=False)
     edge = 50 - probe["wns_ns"]  # the period at which the point estimate's slack is 0
     clocks = parse_xdc_text(f"create_clock -period {edge + shift:.3f} -name clk [get_ports clk]")
-    rec, _ = estimate(lut_chain(6), clocks)
+    rec, _ = estimate(lut_chain(6), clocks, m, vivado_mapping=False)
     assert rec["wns_ns"] == pytest.approx(shift, abs=2e-3)
     assert rec["band"]["marginal"] is marginal
     assert rec["band"]["note"] == ("marginal: run Vivado" if marginal else None)
@@ -270,7 +279,7 @@ def test_marginal_when_the_band_straddles_zero(shift, marginal):
 
 def test_report_without_band_section_and_with_a_broken_one(tmp_path):
     rpt = tmp_path / "t.rpt"
-    estimate(lut_chain(3), CLOCKS, report=rpt, design="chain")
+    estimate(lut_chain(3), CLOCKS, report=rpt, design="chain", vivado_mapping=False)
     text = rpt.read_text()
     head, rest = text.split("== Uncertainty ==\n", 1)
     old = head + rest[rest.index("== Clock Interaction =="):]  # as written before the band existed

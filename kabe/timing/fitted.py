@@ -18,7 +18,8 @@ hand. What the model says (docs/timing_model.md):
                  (kabe.timing.pressure: Vivado's timing-driven placement and routing)
 
 and the band: a routed path's delay lies within logic + route x [lo, hi] for 80 % of the paths of
-designs the model was not fitted on (p10 and p90, leave one design out; kabe.timing.validation).
+designs the model was not fitted on (p10 and p90, each design weighing the same, leave one design
+out; kabe.timing.validation).
 """
 
 from __future__ import annotations

@@ -42,6 +42,11 @@ class DeploySettings:
     timeout_s: float = 1800
     transfer_mb: int = 32  # largest DMA transfer per port; longer runs go as several frames (frames.chunks)
 
+    def __post_init__(self) -> None:
+        # checked when the settings are made, before any archive is read or any process starts
+        self.target()
+        ssh.check_remote_dir(self.remote_dir)
+
     def target(self) -> ssh.Target:
         t = ssh.Target.parse(self.board, identity=self.identity, options=self.ssh_options)
         if self.port and not t.port:

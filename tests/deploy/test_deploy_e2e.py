@@ -15,36 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, provenance
+from kabe import provenance
 from kabe.deploy import bitfile, ssh
 from kabe.deploy.host import DeploySettings, deploy
 from kabe.sim import verilator_build
 
-from .loopback_host import _free_port, sshd_available, start
+from .loopback_host import _free_port, sshd_available
 
 pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
-
-STANDIN = Path(__file__).resolve().parent.parent / "standin"
-
-
-@pytest.fixture(scope="module")
-def board(tmp_path_factory):
-    host = start(tmp_path_factory.mktemp("board"))
-    yield host
-    host.stop()
-
-
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    """stage3 and stage4 built on the vivado flow with the STAND-IN vivado, archived under this commit."""
-    root = tmp_path_factory.mktemp("reports")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
-        mp.setenv("KABE_STANDIN_SCENARIO", "met")
-        for design in ("stage3", "stage4"):
-            record = build.build(design, "vivado", sim_check=False, reports_root=root)
-            assert record["gate"]["passed"], record["gate"]["failures"]
-    return root
 
 
 def settings(board, tmp_path, **kw) -> DeploySettings:

@@ -1,8 +1,10 @@
 """`doit deploy:<design>`: push the archived bitstream and the runner to the board, run, archive the result.
 
-Only a build whose gate passed is deployed, and only from its own archive: the .bit and .hwh are
-the files whose sha256 the build's manifest recorded, and the runner refuses a bitstream whose
-embedded commit differs from that archive's.
+Only a build whose gate passed is deployed, and only from its own archive: the .bit, .hwh and the
+block design's cell list are the files whose sha256 the build's manifest recorded; the runner
+refuses a bitstream whose embedded commit differs from that archive's, and a PL whose running
+commit (USR_ACCESS read back after programming) does. The board's result is evidence: the verdict
+is re-derived here (kabe.deploy.verdict) and archived, failed runs included.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import REPORTS, ROOT
 from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
-from . import bitfile, ssh, verdict
+from . import bitfile, pl_names, ssh, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
 BITFILE = Path(__file__).with_name("bitfile.py")
+PL_NAMES = Path(__file__).with_name("pl_names.py")
 MODEL_DIR = ROOT / "kabe" / "model"
 
 
@@ -70,9 +73,17 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
         raise ssh.DeployError(f"{src}: expected one .bit file, found {len(bits)}")
     bit = bits[0]
     hwh = bit.with_suffix(".hwh")
-    for name, path in (("bit", bit), ("hwh", hwh)):
+    cells = pl_names.cells_file(bit)
+    if "cells" not in artifacts:
+        raise ssh.DeployError(f"{src} has no {cells.name} (the block design's cell names the board runner looks up); "
+                              f"it predates them: rebuild with `doit build:{design.name} flow=vivado`")
+    for name, path in (("bit", bit), ("hwh", hwh), ("cells", cells)):
         if not path.exists() or provenance.sha256_file(path) != artifacts[name]:
             raise ssh.DeployError(f"{path} does not match the sha256 its build recorded; the archive was altered, rebuild")
+    try:  # the runner checks them again on the board, against the .hwh; here a broken list stops before any push
+        pl_names.load(cells, design.ports)
+    except ValueError as e:
+        raise ssh.DeployError(f"{src}: {e}") from None
     return record, src, bit, hwh
 
 
@@ -92,7 +103,8 @@ def _check_rows(design: designs.Design, rows: int) -> None:
 
 
 def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
-           backend: str = "pynq", sim_harness: Path | None = None, flow: str = "vivado",
+           backend: str = "pynq", sim_harness: Path | None = None, sim_pl_usr_access: int | None = None,
+           flow: str = "vivado",
            reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
            console: Console | None = None) -> dict:
     design = designs.get(design_name)
@@ -112,7 +124,8 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     model_files = sorted(MODEL_DIR.glob("*.py"))
     console = console or Console(stderr=True)
     with console.status(f"[bold]{design.name}[/]: pushing {bit.name}, {hwh.name} and the runner to {target.display}:{remote}"):
-        ssh.push(target, [bit, hwh, RUNNER, BITFILE], remote, timeout_s=settings.timeout_s)
+        ssh.push(target, [bit, hwh, pl_names.cells_file(bit), RUNNER, BITFILE, PL_NAMES], remote,
+                 timeout_s=settings.timeout_s)
         ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
 
     # The vectors are regenerated on the board from the seed; their hash proves they are the host's.
@@ -136,6 +149,8 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         argv += ["--expect-dirty", "--allow-dirty"]  # refused above unless allowed
     if sim_harness:
         argv += ["--sim-harness", str(sim_harness)]
+    if sim_pl_usr_access is not None:  # tests: the simulated PL runs a bitstream other than the pushed one
+        argv += ["--sim-pl-usr-access", f"0x{sim_pl_usr_access:08X}"]
     if settings.sudo:
         argv = ["sudo", "-n", *argv]
     with console.status(f"[bold]{design.name}[/]: on {target.display}: regenerating the vectors, streaming "

@@ -45,12 +45,10 @@ class PlNames:
     stat: tuple[Gpio, ...]  # per port
     usr_access: Gpio
 
-    def roles(self) -> dict[str, str]:
-        """cell -> role, every cell the runner will ask the overlay for."""
-        out = {name: "dma" for name in self.dma}
-        out.update({g.cell: "stat" for g in self.stat})
-        out[self.usr_access.cell] = "usr_access"
-        return out
+    def roles(self) -> list[tuple[str, str]]:
+        """(cell, role) of every cell the runner will ask the overlay for, in the order it asks."""
+        return ([(name, "dma") for name in self.dma] + [(g.cell, "stat") for g in self.stat]
+                + [(self.usr_access.cell, "usr_access")])
 
 
 def load(path: Path, ports: int) -> PlNames:
@@ -80,7 +78,12 @@ def load(path: Path, ports: int) -> PlNames:
     if missing:
         raise ValueError(f"{path.name} names no {', no '.join(missing)}; the block design (ip/kabe_bd.tcl) and this "
                          f"runner disagree: rebuild with flow=vivado")
-    return PlNames(tuple(dmas[p] for p in range(ports)), tuple(stats[p] for p in range(ports)), ua[None])
+    names = PlNames(tuple(dmas[p] for p in range(ports)), tuple(stats[p] for p in range(ports)), ua[None])
+    cells_named = [cell for cell, _ in names.roles()]
+    twice = sorted({c for c in cells_named if cells_named.count(c) > 1})
+    if twice:
+        raise ValueError(f"{path.name} names {', '.join(twice)} for more than one role; rebuild with flow=vivado")
+    return names
 
 
 def check_hwh(hwh: Path, names: PlNames) -> list[str]:
@@ -93,7 +96,7 @@ def check_hwh(hwh: Path, names: PlNames) -> list[str]:
     vlnv = {m.get("INSTANCE"): m.get("VLNV") or "" for m in root.iter("MODULE")}
     mapped = {r.get("INSTANCE") for r in root.iter("MEMRANGE") if r.get("MEMTYPE") == "REGISTER"}
     problems = []
-    for cell, role in names.roles().items():
+    for cell, role in names.roles():
         want = IP_OF_ROLE[role]
         if cell not in vlnv:
             problems.append(f"cell {cell} ({role}) is not in {Path(hwh).name}")

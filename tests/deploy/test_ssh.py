@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from kabe.deploy import ssh
+from kabe.deploy.host import DeploySettings
 
 from .loopback_host import sshd_available, start
 
@@ -33,8 +39,6 @@ def test_run_and_push_with_hostile_names(board, tmp_path):
     out = ssh.run(t, ["cat", f"{remote}/{name}"]).stdout
     assert out == "payload"
     # the remote shell starts in the user's home: an injected `touch` would land there
-    from pathlib import Path
-
     assert not (Path.home() / "pwned").exists() and not list(tmp_path.glob("**/pwned"))
 
 
@@ -51,8 +55,6 @@ def test_unknown_host_key_is_refused(board, tmp_path):
 
 
 def test_authentication_failure(board, tmp_path):
-    import subprocess
-
     stranger = tmp_path / "stranger"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)], check=True)
     t = ssh.Target("127.0.0.1", user=board.user, port=board.port, identity=stranger, options=board.target_options())
@@ -77,14 +79,6 @@ def test_target_parse():
 
 # ------------------------------------------------------------------------------------------------
 # board= and [tool.kabe.board] are untrusted: nothing in them may reach ssh or scp as an option
-
-
-import os  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from kabe.deploy.host import DeploySettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

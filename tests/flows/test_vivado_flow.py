@@ -197,7 +197,7 @@ def test_project_creation_dry_run(projects, name, tmp_path):
     pr = props(c)
     ps7 = pr["/ps7"]
     # board-less PYNQ-Z1 preset, FCLK0 from the XDC's 7.000 ns, read back
-    assert ps7["CONFIG.PCW_UIPARAM_DDR_PARTNO"] == "MT41K256M16 RE-125"
+    assert ps7["CONFIG.PCW_UIPARAM_DDR_PARTNO"] == "MT41J256M16 RE-125"  # the board file (test_vivado_board.py)
     assert ps7["CONFIG.PCW_UIPARAM_DDR_BUS_WIDTH"] == "16 Bit"
     assert ps7["CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ"] == "142.857143"
     assert ps7["CONFIG.PCW_FCLK0_PERIPHERAL_CLKSRC"] == "IO PLL"
@@ -362,7 +362,9 @@ def test_stage4_builds_and_archives_with_the_standin(standin_path, tmp_path, mon
     assert b"STAND-IN" in bit.read_bytes()[:300] and "STAND-IN" in hwh.read_text()
     from kabe.deploy import bitfile
 
-    assert on_disk["artifacts"] == {"bit": provenance.sha256_file(bit), "hwh": provenance.sha256_file(hwh)}
+    cells = dest / "kabe_stage4.cells.json"  # the names the board runner looks up (test_vivado_board.py)
+    assert on_disk["artifacts"] == {"bit": provenance.sha256_file(bit), "hwh": provenance.sha256_file(hwh),
+                                    "cells": provenance.sha256_file(cells)}
     for raw in ("timing_summary.rpt", "utilization.rpt", "utilization_hier.rpt", "clock_interaction.rpt"):
         assert (dest / raw).is_file(), raw
     # the commit went into the bitstream through the hook

@@ -78,7 +78,7 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
         utilization = None
 
     artifacts = {}
-    for key, path in (("bit", project.bit), ("hwh", project.hwh)):
+    for key, path in (("bit", project.bit), ("hwh", project.hwh), ("cells", project.cells)):
         if path.is_file():
             artifacts[key] = path
         elif "error" not in timing:

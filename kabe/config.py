@@ -93,6 +93,7 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("ssh_options", "a table of ssh -o options, each a string", _string_table),
     Setting("timeout_s", "a positive number of seconds", _positive_number),
     Setting("transfer_mb", "a positive integer (MB per DMA transfer)", _positive_int),
+    Setting("allow_dirty", _BOOL, _boolean),
 )}
 
 

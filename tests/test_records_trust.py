@@ -111,7 +111,12 @@ def _vivado_archive(reports: Path, sha: str, *, wns: float, passed: bool) -> Pat
     path = write_archive(reports, record(sha, wns=wns, passed=passed, flow="vivado"))
     (path.parent / "kabe_stage4.bit").write_bytes(b"\x00 not a bitstream")
     (path.parent / "kabe_stage4.hwh").write_text("<hwh/>")
-    artifacts = {k: provenance.sha256_file(path.parent / f"kabe_stage4.{k}") for k in ("bit", "hwh")}
+    cells = [{"cell": f"dma{p}", "role": "dma", "port": p} for p in (0, 1)] + \
+        [{"cell": f"stat{p}", "role": "stat", "port": p} for p in (0, 1)] + \
+        [{"cell": "usr_access", "role": "usr_access", "port": None}]
+    (path.parent / "kabe_stage4.cells.json").write_text(json.dumps({"cells": cells}))  # kabe.deploy.pl_names
+    artifacts = {k: provenance.sha256_file(path.parent / f"kabe_stage4.{k}")
+                 for k in ("bit", "hwh")} | {"cells": provenance.sha256_file(path.parent / "kabe_stage4.cells.json")}
     (path.parent / "manifest.json").write_text(json.dumps({"artifacts": artifacts}))
     return path
 

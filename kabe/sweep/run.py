@@ -115,7 +115,10 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
         with Live(_live_table(list(sw.variants), state, started, finished), console=console,
                   refresh_per_second=2, transient=False) as live:
             while pending:
-                done, pending = wait(pending, timeout=REFRESH_S, return_when="FIRST_COMPLETED")
+                try:
+                    done, pending = wait(pending, timeout=REFRESH_S, return_when="FIRST_COMPLETED")
+                except TimeoutError:  # nothing finished within REFRESH_S: refresh the table
+                    done = set()
                 running = {k for keys in client.processing().values() for k in keys}
                 for key, v in by_key.items():
                     if key in running and state[v.id] == "queued":

@@ -147,7 +147,7 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
                "best": top["id"] if top else None, "pareto": sorted(front), "variants": ordered}
     out_dir.mkdir(parents=True, exist_ok=True)
     png = results.plot_pareto(ordered, f"{design.name} sweep at {commit.sha[:12]} ({flow} flow): LUT vs WNS",
-                              out_dir / f".{results.PARETO_PNG}.tmp")
+                              out_dir / f".tmp-{results.PARETO_PNG}")
     png.replace(out_dir / results.PARETO_PNG)
     write_text_atomic(out_dir / results.SWEEP_FILE, to_json(summary))
     console.print(results.table(ordered, summary["best"], front))

@@ -174,7 +174,6 @@ def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path) -
 
 def main(design: str, flow: str | None = None, overrides: list[str] = (), scheduler: str | None = None,
          workers: int | None = None, sweep_file: str | None = None) -> int:
-    console = Console()
     try:
         summary = run_sweep(design, flow, sweep_file=Path(sweep_file) if sweep_file else None, overrides=overrides,
                             scheduler=scheduler, workers=workers, console=console)

@@ -28,9 +28,10 @@ def _load_core(path: Path) -> dict:
 
 
 def _write_core(path: Path, data: dict) -> None:
-    # Generated into the scratch tree only; the header keeps FuseSoC reading it as CAPI2.
+    # Generated into the scratch tree only. "CAPI=2:" reads as a key of its own; it goes back on line 1.
+    body = {k: v for k, v in data.items() if k != "CAPI=2"}
     path.write_text("CAPI=2:\n# Written by kabe.sweep.variant for one sweep variant (scratch copy).\n"
-                    + yaml.safe_dump(data, sort_keys=False))
+                    + yaml.safe_dump(body, sort_keys=False))
 
 
 def _set_param(core: dict, name: str, value: Any, core_file: Path) -> None:

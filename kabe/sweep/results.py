@@ -1,8 +1,9 @@
 """What a sweep produced: one row per variant (sweep.json), the best passing variant, a rich table,
 and the Pareto plot (LUT against WNS, coloured by DSP) that the report page embeds.
 
-"Best" is a rule a reader can check: among variants whose gate passed, the largest WNS (the most
-timing margin); equal WNS, the fewer LUTs. Pareto-optimal variants (no other has both fewer LUTs and
+"Best" is a rule a reader can check: among variants whose gate passed, the shortest critical path
+(clock period minus WNS: the highest clock the variant would reach, comparable across periods);
+equal paths, the fewer LUTs, then the shorter period. Pareto-optimal variants (no other has both fewer LUTs and
 a larger WNS) are marked too, since the best trade-off is a design decision, not kabe's.
 """
 
@@ -24,7 +25,8 @@ def row(variant, result: dict | None, metrics: dict | None, archive: str | None,
         util, timing, gate = metrics.get("utilization") or {}, metrics.get("timing") or {}, metrics.get("gate") or {}
         out.update(status="passed" if gate.get("passed") else "failed",
                    lut=util.get("lut"), ff=util.get("ff"), dsp=util.get("dsp"), bram36_equiv=util.get("bram36_equiv"),
-                   wns_ns=timing.get("wns_ns"), estimated=bool(timing.get("estimated")),
+                   wns_ns=timing.get("wns_ns"), period_ns=metrics.get("clock_period_ns"),
+                   estimated=bool(timing.get("estimated")),
                    failures=list(gate.get("failures") or []), archive=archive)
     else:
         out.update(status="error", failures=[error or "the build produced no archive"], archive=None)
@@ -41,8 +43,9 @@ def pareto_ids(rows: list[dict]) -> set[str]:
 
 
 def best(rows: list[dict]) -> dict | None:
-    ok = [r for r in rows if r["status"] == "passed" and r.get("wns_ns") is not None]
-    return max(ok, key=lambda r: (r["wns_ns"], -(r.get("lut") or 0))) if ok else None
+    ok = [r for r in rows if r["status"] == "passed" and r.get("wns_ns") is not None and r.get("period_ns")]
+    return min(ok, key=lambda r: (round(r["period_ns"] - r["wns_ns"], 3), r.get("lut") or 0, r["period_ns"])) \
+        if ok else None
 
 
 def table(rows: list[dict], best_id: str | None, front: set[str]) -> Table:
@@ -68,7 +71,8 @@ def plot_pareto(rows: list[dict], title: str, path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     if pts:
         sc = ax.scatter([r["lut"] for r in pts], [r["wns_ns"] for r in pts], c=[r.get("dsp") or 0 for r in pts],
-                        cmap="viridis", s=60, edgecolors="black", zorder=3)
+                        cmap="viridis", s=60, edgecolors="black", zorder=3,
+                        vmin=0, vmax=max([1] + [r.get("dsp") or 0 for r in pts]))
         fig.colorbar(sc, ax=ax, label="DSP48E1")
         bad = [r for r in pts if r["status"] != "passed"]
         ax.scatter([r["lut"] for r in bad], [r["wns_ns"] for r in bad], marker="x", s=120, color="red", zorder=4,

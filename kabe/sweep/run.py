@@ -152,7 +152,8 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
     write_text_atomic(out_dir / results.SWEEP_FILE, to_json(summary))
     console.print(results.table(ordered, summary["best"], front))
     if top:
-        console.print(f"best passing variant: [bold]{top['id']}[/] ({escape(top['label'])}), WNS {top['wns_ns']:+.3f} ns, "
+        console.print(f"best passing variant: [bold]{top['id']}[/] ({escape(top['label'])}): critical path "
+                      f"{top['period_ns'] - top['wns_ns']:.3f} ns (WNS {top['wns_ns']:+.3f} ns at {top['period_ns']:.3f} ns), "
                       f"{top['lut']} LUT")
     else:
         console.print("[red]no variant passed the gate[/]")

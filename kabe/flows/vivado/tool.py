@@ -24,6 +24,8 @@ from kabe.flows.base import FlowError
 
 DEFAULT_TIMEOUT_S = 6 * 3600
 VERSION_POLICIES = ("warn", "fail")
+STRATEGY_KEYS = ("synth_strategy", "impl_strategy", "synth_directive", "opt_directive", "place_directive",
+                 "route_directive")
 
 _VERSION_RE = re.compile(r"\bv?(\d{4}\.\d+(?:\.\d+)?)\b")
 # Markers in Vivado's batch output (the run logs are echoed by wait_on_run) -> the phase shown.
@@ -54,8 +56,15 @@ def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
         raise FlowError(f"pyproject.toml [tool.kabe] vivado_timeout_s = {timeout!r}; use a positive "
                          f"number of seconds")
     jobs = s.get("vivado_jobs", 2)
-    return {"vivado_version": str(s.get("vivado_version", "") or ""), "vivado_version_mismatch": policy,
-            "vivado_timeout_s": float(timeout), "vivado_jobs": int(jobs)}
+    out = {"vivado_version": str(s.get("vivado_version", "") or ""), "vivado_version_mismatch": policy,
+           "vivado_timeout_s": float(timeout), "vivado_jobs": int(jobs)}
+    for key in STRATEGY_KEYS:  # scripts/vivado/apply_strategies.tcl applies them; "" is Vivado's default
+        value = s.get(f"vivado_{key}", "")
+        if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", value):
+            raise FlowError(f"pyproject.toml [tool.kabe] vivado_{key} must be a Vivado strategy or directive "
+                            f"name (letters, digits, _ and -), got {str(value)[:40]}")
+        out[f"vivado_{key}"] = value
+    return out
 
 
 

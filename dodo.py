@@ -12,6 +12,7 @@ from doit import get_var
 
 from kabe import designs, tasks
 
+tasks.preflight(get_var("flow"))  # a wrong setting or design.yaml: one line, exit 2, before any task
 # `doit` alone builds every design expected to pass; stage3_naive (expect_gate: fail) is built only
 # when asked for, since its gate failing is the point (scripts/ci_gates.py checks that it does).
 DOIT_CONFIG = {

@@ -21,7 +21,7 @@ from .errors import UserError
 from .flows.base import FlowResult, unreadable_timing
 from .parsers import ReportError
 from .paths import BUILD, REPORTS
-from .records import metrics
+from .records import metrics, safe_fs
 from .records.archive import archive_dir, to_json, write_atomic
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
@@ -75,7 +75,7 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
 
     sim = _sim_check(design, console) if sim_check else None
     workdir = BUILD / design.name / flow_name
-    workdir.mkdir(parents=True, exist_ok=True)
+    safe_fs.make_dirs(workdir, BUILD)  # a symlinked build/<design> is refused, not written through
     try:
         result = flow.run_build(design, edam, workdir, console=console)
     except (ReportError, ConstraintError) as e:
@@ -131,7 +131,7 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest)}
     files.update(result.raw_files)
     files.update({Path(p).name: p for p in result.artifacts.values()})
-    dest = write_atomic(archive_dir(commit, design.name, flow_name, reports_root), files)
+    dest = write_atomic(archive_dir(commit, design.name, flow_name, reports_root), files, root=reports_root)
     record["_archive"] = str(dest)
     return record
 

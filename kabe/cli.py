@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from . import gate
+from .errors import EXIT_COULD_NOT_RUN, UserError
 from .records import metrics
 from .parsers import ReportError
 
@@ -36,14 +37,16 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]
     raw timing report. Recorded failures (a simulation mismatch, say) cannot be re-derived from the
     numbers, so they are carried over: re-gating a failed build never turns it into a pass."""
     if path.suffix == ".json":
-        from . import designs
+        from .records import load as record_load
 
+        # Budgets come from this checkout's design of that name, never from the file: an unknown (or
+        # path-like) design name is an error (exit 2), not a record gated without budgets.
         record = metrics.load(path)
-        try:
-            budgets = gate.budgets_from_mapping(designs.get(record["design"]).budgets_for(record["flow"]))
-        except designs.DesignError:  # a metrics file from another checkout: its own timing is still gated
-            budgets = []
-        return record["timing"], record["utilization"], budgets, list(record["gate"]["failures"])
+        record_load.check_flow_claims(record)
+        design = record_load.design_for(record)
+        budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
+        utilization = None if record["utilization"].get("missing") else record["utilization"]
+        return record["timing"], utilization, budgets, record_load.recorded_failures(record)
     from .parsers.detect import parse_file
 
     parsed = parse_file(path)
@@ -137,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
     except ReportError as e:
         print(f"kabe: {e}", file=sys.stderr)
         return 1
+    except UserError as e:  # bad input, a wrong setting, an unknown design: one line, exit 2
+        print(f"kabe: {e}", file=sys.stderr)
+        return EXIT_COULD_NOT_RUN
 
 
 if __name__ == "__main__":

@@ -1,23 +1,137 @@
-"""kabe's settings: [tool.kabe] in pyproject.toml, overridden by doit command-line variables."""
+"""kabe's settings: [tool.kabe] in pyproject.toml, overridden by doit command-line variables.
+
+Every key kabe reads is declared once, here: SETTINGS for [tool.kabe], BOARD_SETTINGS for
+[tool.kabe.board], each with the type and values it allows and its default. load() checks the whole
+section against these tables, so a wrong type is one line naming the key, the value and what was
+expected (ConfigError, exit 2), never a value taken as it comes (`fail_on_unconstrained = "false"`
+read as true, `vivado_version = []` silently unpinning) or a traceback deep inside a flow. An unknown
+key is refused as well: a misspelt key would otherwise be a setting silently not applied.
+"""
 
 from __future__ import annotations
 
+import json
+import math
+import re
 import shutil
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
-from kabe.errors import UserError
+from kabe.errors import UserError, bounded
 from .paths import ROOT
 
 FLOWS = ("open", "vivado", "auto")
+VERSION_POLICIES = ("warn", "fail")
 
 
 class ConfigError(UserError, ValueError):
     pass
 
 
+@dataclass(frozen=True)
+class Setting:
+    key: str
+    expected: str  # what a valid value looks like, as the error message says it
+    valid: Callable[[Any], bool]
+    default: Any = None  # None: the reader keeps its own default (the board's are in DeploySettings)
+
+
+def _one_of(*choices: str) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and v in choices
+
+
+def _text(v: Any) -> bool:
+    """A non-empty single-line string: these end up on command lines and in Tcl."""
+    return isinstance(v, str) and v.strip() != "" and not any(c in v for c in "\n\r\0")
+
+
+def _boolean(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _positive_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v > 0
+
+
+def _positive_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v > 0
+
+
+def _port(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65535
+
+
+def _string_table(v: Any) -> bool:
+    return isinstance(v, dict) and all(_text(k) and _text(x) for k, x in v.items())
+
+
+# Vivado strategies and directives (vivado_<key>), e.g. from a sweep variant; "" is Vivado's default.
+VIVADO_STRATEGY_KEYS = ("synth_strategy", "impl_strategy", "synth_directive", "opt_directive", "place_directive",
+                        "route_directive")
+_VIVADO_NAME = re.compile(r"[A-Za-z0-9_-]*")
+_VIVADO_VERSION = re.compile(r"(\d{4}\.\d+(?:\.\d+)?)?")  # "" pins nothing
+_BOOL = "true or false (a TOML boolean, not a string)"
+
+SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    Setting("flow", "one of " + ", ".join(f'"{f}"' for f in FLOWS), _one_of(*FLOWS), "auto"),
+    Setting("vivado_version", 'a Vivado version as a string, like "2023.2" ("" pins nothing)',
+            lambda v: isinstance(v, str) and _VIVADO_VERSION.fullmatch(v) is not None, ""),
+    Setting("vivado_version_mismatch", " or ".join(f'"{p}"' for p in VERSION_POLICIES),
+            _one_of(*VERSION_POLICIES), "warn"),
+    Setting("vivado_timeout_s", "a positive number of seconds", _positive_number, 6 * 3600),
+    Setting("vivado_jobs", "a positive integer (parallel Vivado jobs)", _positive_int, 2),
+    Setting("fail_on_unconstrained", _BOOL, _boolean, False),
+    *(Setting(f"vivado_{k}", "a Vivado strategy or directive name (letters, digits, _ and -)",
+              lambda v: isinstance(v, str) and _VIVADO_NAME.fullmatch(v) is not None, "")
+      for k in VIVADO_STRATEGY_KEYS),
+    Setting("sweep", "a table: [tool.kabe.sweep] with cluster = \"local\" | \"slurm\" | \"lsf\" | \"sge\" "
+            "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
+    Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',
+            lambda v: isinstance(v, dict), {}),
+)}
+
+BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    Setting("host", 'a string "user@host"', _text),
+    Setting("remote_dir", "a folder on the board, as a string", _text),
+    Setting("sudo", _BOOL, _boolean),
+    Setting("python", "the board's Python command, as a string", _text),
+    Setting("port", "a port number from 1 to 65535", _port),
+    Setting("identity", "the path of an SSH private key, as a string", _text),
+    Setting("ssh_options", "a table of ssh -o options, each a string", _string_table),
+    Setting("timeout_s", "a positive number of seconds", _positive_number),
+    Setting("transfer_mb", "a positive integer (MB per DMA transfer)", _positive_int),
+)}
+
+
+def _shown(value: Any) -> str:
+    """A TOML value as the user wrote it (true, "no", [], 3), cut to a line."""
+    try:
+        text = json.dumps(value, default=str)
+    except (TypeError, ValueError):
+        text = bounded(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def validate(values: Mapping[str, Any], *, table: Mapping[str, Setting] = SETTINGS,
+             section: str = "[tool.kabe]", source: str = "pyproject.toml") -> dict[str, Any]:
+    """The settings as given, once every key is known and every value has its type; else ConfigError."""
+    if not isinstance(values, Mapping):
+        raise ConfigError(f"{source} {section} = {_shown(values)}: expected a table of settings")
+    for key, value in values.items():
+        setting = table.get(key)
+        if setting is None:
+            raise ConfigError(f"{source} {section} has an unknown key {bounded(key)}; known keys: {', '.join(table)}")
+        if not setting.valid(value):
+            raise ConfigError(f"{source} {section} {key} = {_shown(value)}: expected {setting.expected}")
+    if table is SETTINGS and "board" in values:
+        validate(values["board"], table=BOARD_SETTINGS, section="[tool.kabe.board]", source=source)
+    return dict(values)
+
+
 def load(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Any]:
+    """[tool.kabe], validated against SETTINGS (keys not set are absent: ask value() for defaults)."""
     try:
         with open(pyproject, "rb") as f:
             data = tomllib.load(f)
@@ -25,15 +139,22 @@ def load(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Any]:
         return {}
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{pyproject}: not valid TOML ({e}); fix the file") from None
-    return dict(data.get("tool", {}).get("kabe", {}))
+    tool = data.get("tool", {})
+    section = tool.get("kabe", {}) if isinstance(tool, dict) else {}
+    return validate(section, source=str(pyproject))
+
+
+def value(settings: Mapping[str, Any], key: str) -> Any:
+    """One [tool.kabe] setting, or its declared default."""
+    return settings.get(key, SETTINGS[key].default)
 
 
 def resolve_flow(requested: str | None, settings: dict[str, Any] | None = None) -> str:
     """open | vivado. auto (the default) means vivado when `vivado` is on PATH, else open."""
-    settings = load() if settings is None else settings
-    flow = requested or settings.get("flow") or "auto"
-    if flow not in FLOWS:
-        raise ConfigError(f"flow={flow!r} is not a kabe flow; use one of {', '.join(FLOWS)}")
+    settings = load() if settings is None else validate(settings)
+    if requested and requested not in FLOWS:
+        raise ConfigError(f"flow={bounded(requested)} (command line) is not a kabe flow; use one of {', '.join(FLOWS)}")
+    flow = requested or value(settings, "flow")
     if flow == "auto":
         return "vivado" if shutil.which("vivado") else "open"
     return flow

@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from kabe.errors import UserError
+from kabe.errors import UserError, bounded
 from .paths import CONSTRAINTS, CORES
 
 # One golden model + frame builder per kind (kabe.model.frames.BUILDERS; a test keeps the two equal).
@@ -31,6 +31,11 @@ GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
 BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
+# A design's name is its folder under cores/, and it reaches a shell (Verilator's make), a C #define,
+# Tcl and plot titles: letters, digits, '_' and '-', not starting with '-' (it would read as an option).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
+# design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
+MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado")
 _REQUIRED = ("core", "kind", "ports")
 
@@ -67,6 +72,51 @@ def _fail(path: Path, msg: str) -> DesignError:
     return DesignError(f"{path}: {msg}")
 
 
+def check_name(name: str, where: str = "design name") -> str:
+    """name, if it is a valid design name; else DesignError (the name shown bounded, never echoed whole)."""
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise DesignError(f"{where} {bounded(name)} is not a valid design name (letters, digits, '_' and '-', at "
+                          f"most 64, not starting with '-'; a design is a folder of that name under cores/)")
+    return name
+
+
+class _NoAliasLoader(yaml.SafeLoader):
+    """yaml.safe_load without aliases. An anchor and a few nested aliases expand a 500-byte file into
+    billions of nodes for whoever walks the result (the 'billion laughs'); no design.yaml needs one."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise _AliasRefused(self.peek_event().start_mark.line + 1)
+        return super().compose_node(parent, index)
+
+
+class _AliasRefused(Exception):
+    def __init__(self, line: int):
+        self.line = line
+
+
+def _read_yaml(yaml_file: Path) -> Any:
+    try:
+        with open(yaml_file, "rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
+    except OSError as e:
+        raise _fail(yaml_file, f"cannot read: {e.strerror}") from None
+    if len(raw) > MAX_YAML_BYTES:
+        raise _fail(yaml_file, f"is larger than {MAX_YAML_BYTES // 1024} KiB; a design.yaml is a few lines")
+    try:
+        return yaml.load(raw.decode("utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+    except UnicodeDecodeError:
+        raise _fail(yaml_file, "is not UTF-8 text") from None
+    except _AliasRefused as e:
+        raise _fail(yaml_file, f"line {e.line} uses a YAML alias (*name), which design.yaml does not allow; "
+                               f"write the value out instead") from None
+    except yaml.YAMLError as e:
+        text = " ".join(str(e).split())
+        raise _fail(yaml_file, f"is not valid YAML: {text[:300]}") from None
+    except RecursionError:
+        raise _fail(yaml_file, "nests too deep to be a design.yaml") from None
+
+
 _NAME_LINE = re.compile(r"^name\s*:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
@@ -90,25 +140,30 @@ def _find_core_file(directory: Path, vlnv: str, yaml_file: Path) -> Path:
     if not names:
         raise _fail(yaml_file, f"no .core file beside it; expected {preferred.name} declaring name: {vlnv}")
     found = ", ".join(f"{k} -> {v}" for k, v in names.items())
-    raise _fail(yaml_file, f"core {vlnv!r} is not declared by any .core file in {directory} ({found}); "
+    raise _fail(yaml_file, f"core {bounded(vlnv)} is not declared by any .core file in {directory} ({found}); "
                            f"make `core:` match the core file's `name:`")
+
+
+def _key(key: Any) -> str:
+    """A mapping key as written (budget names are short words), or bounded when it is anything else."""
+    return key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else bounded(key)
 
 
 def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
     if budgets is None:
         return {}
     if not isinstance(budgets, dict):
-        raise _fail(path, f"budgets must be a mapping like {{dsp: {{eq: 0}}, lut: {{lt: 12000}}}}, got {budgets!r}")
+        raise _fail(path, f"budgets must be a mapping like {{dsp: {{eq: 0}}, lut: {{lt: 12000}}}}, got {bounded(budgets)}")
     out: dict[str, dict[str, float]] = {}
     for resource, checks in budgets.items():
         if not isinstance(checks, dict) or not checks:
-            raise _fail(path, f"budget {resource!r} must map an operator ({'/'.join(BUDGET_OPS)}) to a number, "
-                              f"got {checks!r}")
+            raise _fail(path, f"budget {bounded(resource)} must map an operator ({'/'.join(BUDGET_OPS)}) to a number, "
+                              f"got {bounded(checks)}")
         for op, value in checks.items():
             if op not in BUDGET_OPS:
-                raise _fail(path, f"budget {resource!r} uses unknown operator {op!r}; use one of {', '.join(BUDGET_OPS)}")
+                raise _fail(path, f"budget {bounded(resource)} uses unknown operator {bounded(op)}; use one of {', '.join(BUDGET_OPS)}")
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise _fail(path, f"budget {resource}.{op} must be a number, got {value!r}")
+                raise _fail(path, f"budget {_key(resource)}.{op} must be a number, got {bounded(value)}")
         out[str(resource)] = dict(checks)
     return out
 
@@ -116,39 +171,35 @@ def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
-    try:
-        data = yaml.safe_load(yaml_file.read_text())
-    except OSError as e:
-        raise _fail(yaml_file, f"cannot read: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise _fail(yaml_file, f"is not valid YAML: {e}") from None
+    check_name(yaml_file.parent.name, f"design folder in {yaml_file.parent.parent}:")
+    data = _read_yaml(yaml_file)
     if not isinstance(data, dict):
         raise _fail(yaml_file, "must be a YAML mapping with keys " + ", ".join(_FIELDS))
-    unknown = sorted(set(data) - set(_FIELDS))
+    unknown = [_key(k) for k in data if k not in _FIELDS]
     if unknown:
-        raise _fail(yaml_file, f"unknown key(s) {', '.join(unknown)}; known keys: {', '.join(_FIELDS)}")
+        raise _fail(yaml_file, f"unknown key(s) {', '.join(unknown[:5])}; known keys: {', '.join(_FIELDS)}")
     missing = [k for k in _REQUIRED if k not in data]
     if missing:
         raise _fail(yaml_file, f"missing required key(s) {', '.join(missing)}")
 
     core = data["core"]
     if not isinstance(core, str) or not _VLNV.match(core):
-        raise _fail(yaml_file, f"core must be a VLNV vendor:library:name:version, got {core!r}")
+        raise _fail(yaml_file, f"core must be a VLNV vendor:library:name:version, got {bounded(core)}")
     kind = data["kind"]
     if kind not in KINDS:
-        raise _fail(yaml_file, f"kind {kind!r} is not one of {', '.join(KINDS)} (the golden models in kabe.model)")
+        raise _fail(yaml_file, f"kind {bounded(kind)} is not one of {', '.join(KINDS)} (the golden models in kabe.model)")
     ports = data["ports"]
     if isinstance(ports, bool) or not isinstance(ports, int) or ports not in (1, 2):
-        raise _fail(yaml_file, f"ports must be 1 or 2 (HP ports used), got {ports!r}")
+        raise _fail(yaml_file, f"ports must be 1 or 2 (HP ports used), got {bounded(ports)}")
     row_bytes = data.get("row_bytes", 512)
     if isinstance(row_bytes, bool) or not isinstance(row_bytes, int) or row_bytes <= 0 or row_bytes % BEAT_BYTES:
-        raise _fail(yaml_file, f"row_bytes must be a positive multiple of {BEAT_BYTES}, got {row_bytes!r}")
+        raise _fail(yaml_file, f"row_bytes must be a positive multiple of {BEAT_BYTES}, got {bounded(row_bytes)}")
     expect_gate = data.get("expect_gate", "pass")
     if expect_gate not in GATE_EXPECTATIONS:
-        raise _fail(yaml_file, f"expect_gate must be one of {', '.join(GATE_EXPECTATIONS)}, got {expect_gate!r}")
+        raise _fail(yaml_file, f"expect_gate must be one of {', '.join(GATE_EXPECTATIONS)}, got {bounded(expect_gate)}")
     constraints_name = data.get("constraints", "pynq_z1.xdc")
     if not isinstance(constraints_name, str) or not constraints_name:
-        raise _fail(yaml_file, f"constraints must be a file name under constraints/, got {constraints_name!r}")
+        raise _fail(yaml_file, f"constraints must be a file name under constraints/, got {bounded(constraints_name)}")
     # A bare name lives in constraints/; a relative path with a directory is relative to the design.
     cpath = Path(constraints_name)
     constraints = cpath if cpath.is_absolute() else (
@@ -172,10 +223,11 @@ def get(name: str | Design, cores_root: Path = CORES) -> Design:
     """One design by name (a Design passes through); unknown names raise listing the known ones."""
     if isinstance(name, Design):
         return name
+    check_name(name)  # before it becomes a path: "../../x/evil" names no design of this checkout
     yaml_file = Path(cores_root) / name / "design.yaml"
     if not yaml_file.is_file():
         known = sorted(p.parent.name for p in Path(cores_root).glob("*/design.yaml"))
         raise DesignError(
-            f"unknown design {name!r}: no {yaml_file}; known designs: {', '.join(known) or '(none)'}"
+            f"unknown design {bounded(name)}: no {yaml_file}; known designs: {', '.join(known) or '(none)'}"
         )
     return load(yaml_file)

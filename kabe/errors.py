@@ -15,3 +15,22 @@ EXIT_PASS = 0  # everything checked passed
 EXIT_GATE_FAILED = 1  # the gate failed: timing, budget, regression or verification
 EXIT_COULD_NOT_RUN = 2  # a missing tool, bad input, a wrong report kind
 EXIT_INTERRUPTED = 130  # Ctrl-C
+
+
+def bounded(value: object, limit: int = 80) -> str:
+    """A value as an error message may show it: scalars as their repr, cut to `limit` characters;
+    a list or mapping by its kind and size only, since its repr can be as large as the input (or,
+    from a YAML alias, far larger). Messages built from untrusted input use this, never `!r`."""
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} key(s)"
+    if isinstance(value, (list, tuple, set)):
+        return f"a list of {len(value)} item(s)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an integer of {value.bit_length()} bits"
+    if value is None or isinstance(value, (bool, int, float)):
+        text = repr(value)
+    elif isinstance(value, str):
+        text = repr(value[: limit + 1])
+    else:
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

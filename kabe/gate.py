@@ -84,7 +84,7 @@ class TimingRules:
     def from_config(cls) -> "TimingRules":
         from . import config
 
-        return cls(fail_on_unconstrained=bool(config.load().get("fail_on_unconstrained", False)))
+        return cls(fail_on_unconstrained=config.value(config.load(), "fail_on_unconstrained"))  # typed there
 
     def check(self, timing: Mapping[str, Any] | None) -> list[Check]:
         if not timing:

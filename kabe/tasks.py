@@ -8,12 +8,14 @@ a tool version or the flow changes, or when the archive for the current commit i
 from __future__ import annotations
 
 import shutil
+import sys
 from importlib import metadata
 from pathlib import Path
 
 from doit.tools import config_changed
 
 from . import config, designs, provenance
+from .errors import EXIT_COULD_NOT_RUN, UserError
 from .records.archive import archive_dir
 from .paths import ROOT
 
@@ -63,6 +65,17 @@ def design_inputs(design: designs.Design, flow: str = "open") -> list[str]:
         files.update(str(p) for p in cores.resolve(design, target).files)
     files.update({str(design.core_file), str(design.yaml_file), str(design.constraints)})
     return sorted(files) + _kabe_code()
+
+
+def preflight(flow_request: str | None) -> None:
+    """Check the settings and every design.yaml before doit builds a task from them: a wrong setting or
+    a broken design is one line and exit 2 (kabe.errors), not doit's traceback from inside a task."""
+    try:
+        config.resolve_flow(flow_request)
+        designs.all_designs()
+    except UserError as e:
+        print(f"kabe: {e}", file=sys.stderr)
+        raise SystemExit(EXIT_COULD_NOT_RUN) from None
 
 
 def build_tasks(flow_request: str | None):

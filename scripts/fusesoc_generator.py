@@ -7,6 +7,7 @@ Standard library only (PyYAML when present): FuseSoC may run a generator with a 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 
@@ -14,6 +15,10 @@ def _scalar(value: str):
     value = value.strip()
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]
+    if value in ("null", "~"):
+        return None
+    if value in ("true", "false"):
+        return value == "true"
     try:
         return int(value)
     except ValueError:
@@ -21,23 +26,37 @@ def _scalar(value: str):
 
 
 def _parse_simple_yaml(text: str) -> dict:
-    """The two-level mapping FuseSoC writes (top-level keys, `parameters:` one level down)."""
-    data: dict = {}
-    current: dict | None = None
+    """What FuseSoC writes for a generator: block mappings of scalars, nested by indentation
+    (top-level keys, `parameters:` below them, a generator's own mappings below that)."""
+    root: dict = {}
+    # one entry per open mapping: [indent of the key that opened it, the mapping, indent of its keys]
+    stack: list[list] = [[-1, root, None]]
     for raw in text.splitlines():
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
-        key, _, value = raw.strip().partition(":")
-        if raw[0] in " \t":
-            if current is None:
-                raise ValueError(f"cannot read indented line {raw!r} of the generator config")
-            current[key] = _scalar(value)
-        elif value.strip() in ("", "{}"):
-            current = data[key] = {}
+        indent = len(raw) - len(raw.lstrip(" "))
+        line = raw.strip()
+        key, sep, value = line.partition(":")
+        if line.startswith("- ") or not sep:
+            raise ValueError(f"cannot read line {raw!r} of the generator config without PyYAML "
+                             f"(only nested `key: value` mappings are understood)")
+        while indent <= stack[-1][0]:
+            stack.pop()
+        level = stack[-1]
+        if level[2] is None:
+            level[2] = indent
+        elif indent != level[2]:
+            raise ValueError(f"cannot read indented line {raw!r} of the generator config")
+        key = str(_scalar(key))
+        if value.strip() == "":
+            child: dict = {}
+            level[1][key] = child
+            stack.append([indent, child, None])
+        elif value.strip() == "{}":
+            level[1][key] = {}
         else:
-            data[key] = _scalar(value)
-            current = None
-    return data
+            level[1][key] = _scalar(value)
+    return root
 
 
 def read_config(path: Path) -> dict:
@@ -78,3 +97,23 @@ def write_outputs(outdir: Path, vlnv: str, verilog_name: str, verilog: str, desc
     core = Path(outdir) / (re.sub(r"[^A-Za-z0-9_.-]", "_", vlnv) + ".core")
     core.write_text(core_text(vlnv, description, verilog_name, generated_by))
     return [v, core]
+
+
+def run_generator(prog: str, config: Path | None, run_fusesoc, make_text, output: Path | None) -> int:
+    """The tail every generator's main() shares. With a FuseSoC config, run_fusesoc(config) writes
+    the Verilog and its core; otherwise make_text() is written to `output` (stdout when None).
+    Bad input is one line on stderr and exit status 2, never a traceback."""
+    try:
+        if config is not None:
+            for path in run_fusesoc(config):
+                print(f"{prog}: wrote {path}")
+            return 0
+        text = make_text()
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text)
+    return 0

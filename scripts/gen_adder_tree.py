@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
-from fusesoc_generator import read_config, write_outputs  # noqa: E402
+from fusesoc_generator import read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_adder_tree.py"
 DEFAULT_NAME = "kabe_adder_tree"
@@ -247,23 +247,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"module name (default {DEFAULT_NAME})")
     parser.add_argument("-o", "--output", type=Path, help="output Verilog file (default: stdout)")
     args = parser.parse_args(argv)
-    try:
-        if args.config is not None:
-            for path in run_fusesoc(args.config):
-                print(f"gen_adder_tree: wrote {path}")
-            return 0
-        if args.terms is None or args.width is None or args.stages is None:
-            parser.error("give a FuseSoC config file, or --terms, --width and --stages")
-        spec = TreeSpec(args.terms, args.width, args.stages, args.user_width, args.name)
-        text = generate_verilog(spec)
-    except (ValueError, KeyError, OSError) as exc:
-        print(f"gen_adder_tree: {exc}", file=sys.stderr)
-        return 1
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        args.output.write_text(text)
-    return 0
+    if args.config is None and (args.terms is None or args.width is None or args.stages is None):
+        parser.error("give a FuseSoC config file, or --terms, --width and --stages")
+    return run_generator(
+        "gen_adder_tree", args.config, run_fusesoc,
+        lambda: generate_verilog(TreeSpec(args.terms, args.width, args.stages, args.user_width, args.name)),
+        args.output)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ if str(REPO_ROOT) not in sys.path:
 from kabe.model.attention import EXP_FRAC_BITS, EXP_TABLE, EXP_WIDTH, P_ONE_BITS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
-from fusesoc_generator import read_config, write_outputs  # noqa: E402
+from fusesoc_generator import read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_exp_table.py"
 DEFAULT_NAME = "kabe_attn_exp_rom"
@@ -103,20 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--name", default=DEFAULT_NAME, help=f"module name (default {DEFAULT_NAME})")
     parser.add_argument("-o", "--output", type=Path, help="output Verilog file (default: stdout)")
     args = parser.parse_args(argv)
-    try:
-        if args.config is not None:
-            for path in run_fusesoc(args.config):
-                print(f"gen_exp_table: wrote {path}")
-            return 0
-        text = generate_verilog(args.name)
-    except (ValueError, KeyError, OSError) as exc:
-        print(f"gen_exp_table: {exc}", file=sys.stderr)
-        return 1
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        args.output.write_text(text)
-    return 0
+    return run_generator("gen_exp_table", args.config, run_fusesoc, lambda: generate_verilog(args.name), args.output)
 
 
 if __name__ == "__main__":

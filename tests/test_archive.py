@@ -25,7 +25,7 @@ def test_a_failed_write_leaves_the_previous_archive_and_no_debris(tmp_path, monk
     def fail(*a, **kw):
         raise Boom()
 
-    monkeypatch.setattr(shutil, "copy2", fail)
+    monkeypatch.setattr(shutil, "copyfile", fail)
     with pytest.raises(Boom):
         write_atomic(dest, {"metrics.json": "new", "big.rpt": tmp_path / "source.rpt"})
     assert (dest / "metrics.json").read_text() == "old"

@@ -28,7 +28,7 @@ def test_gate_refuses_a_report_that_is_not_timing(capsys):
 def test_gate_on_metrics_keeps_failures_recorded_at_build_time(tmp_path, capsys):
     """A build that failed verification has clean timing; re-gating its metrics.json must still fail."""
     record = {
-        "schema": "kabe.metrics/1", "commit": "a" * 40, "dirty": False, "design": "not-a-design-here",
+        "schema": "kabe.metrics/1", "commit": "a" * 40, "dirty": False, "design": "stage4",
         "flow": "open", "part": "xc7z020clg400-1", "clock_period_ns": 7.0,
         "timing": {"estimated": True, "wns_ns": 1.0, "tns_ns": 0.0, "whs_ns": None, "critical_path": None,
                    "clocks": [{"name": "clk", "period_ns": 7.0}]},

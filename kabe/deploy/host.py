@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import designs, provenance
+from ..records import load as record_load
 from ..records import metrics
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
@@ -49,14 +50,32 @@ class DeploySettings:
         return t
 
 
+def _manifest_artifacts(path: Path) -> dict[str, str]:
+    """manifest.json's artifact hashes, each a sha256 in hex; anything else is an altered archive."""
+    try:
+        manifest = metrics.parse(path.read_text())
+    except (OSError, ValueError, RecursionError) as e:
+        raise ssh.DeployError(f"{path}: cannot be read as JSON ({str(e)[:200]}); rebuild the design") from None
+    artifacts = manifest.get("artifacts", {}) if isinstance(manifest, dict) else None
+    if not isinstance(artifacts, dict) or not all(
+            isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v) for v in artifacts.values()):
+        raise ssh.DeployError(f"{path}: its artifacts are not a table of sha256 hashes; the archive was altered, rebuild")
+    return artifacts
+
+
 def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit, reports_root: Path) -> tuple[dict, Path, Path, Path]:
     src = archive_dir(commit, design.name, flow, reports_root)
-    record = metrics.load(src / "metrics.json")
-    if not record["gate"]["passed"]:
-        raise ssh.DeployError(f"{design.name} at {commit.short} failed its gate ({record['gate']['failures'][0]}); "
+    # The archive may come from elsewhere: validated, and the gate recomputed from its numbers under
+    # this checkout's budgets (kabe.records.load); its own `passed` field is never the verdict.
+    checked = record_load.checked(src / "metrics.json", cores_root=design.yaml_file.parent.parent,
+                                  where=(commit.archive_name, design.name, flow))
+    if isinstance(checked, record_load.Invalid):
+        raise ssh.DeployError(f"{checked.path}: {checked.reason}; kabe does not deploy a build it cannot check")
+    record = checked.record
+    if not checked.passed:
+        raise ssh.DeployError(f"{design.name} at {commit.short} failed its gate ({checked.verdict.failures[0][:300]}); "
                               f"kabe does not deploy a build that failed timing or verification")
-    manifest = json.loads((src / "manifest.json").read_text())
-    artifacts = manifest.get("artifacts", {})
+    artifacts = _manifest_artifacts(src / "manifest.json")
     if "bit" not in artifacts or "hwh" not in artifacts:
         raise ssh.DeployError(f"{src} has no bitstream: only the vivado flow makes one (doit build:{design.name} flow=vivado)")
     bits = sorted(src.glob("*.bit"))

@@ -1,13 +1,19 @@
-"""Every archived metrics.json, in git order: the data behind `doit report` and `kabe diff`."""
+"""Every archived metrics.json, in git order: the data behind `doit report` and `kabe diff`.
+
+Each record is read through kabe.records.load: validated, and its verdict recomputed from its
+numbers (Entry.verdict, Entry.passed). A record that fails validation is kept aside as an
+load.Invalid entry for the page and the diff to list; it never reaches a table or a plot.
+"""
 
 from __future__ import annotations
 
-import json
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe.paths import REPORTS, ROOT
+from kabe import gate
+from kabe.paths import CORES, REPORTS, ROOT
+from kabe.records import load as record_load
 
 # What a person compares between builds, in the order the tables show them.
 METRICS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36"), ("carry4", "CARRY4"),
@@ -19,16 +25,27 @@ class Entry:
     commit: str  # archive directory name: sha or sha-dirty
     design: str
     flow: str
-    record: dict
+    record: dict  # schema-valid; its own gate.passed is NOT the verdict
+    verdict: gate.Verdict  # recomputed from the numbers by kabe.records.load
 
     @property
     def sha(self) -> str:
         return self.commit.removesuffix("-dirty")
 
+    @property
+    def passed(self) -> bool:
+        return self.verdict.passed
+
     def value(self, key: str):
         if key in ("wns_ns", "whs_ns", "tns_ns"):
             return self.record["timing"].get(key)
         return self.record["utilization"].get(key)
+
+
+@dataclass(frozen=True)
+class History:
+    entries: list[Entry]  # valid records, git order
+    invalid: list[record_load.Invalid] = field(default_factory=list)  # records that failed validation
 
 
 def git_order(root: Path = ROOT) -> list[str]:
@@ -41,18 +58,28 @@ def git_order(root: Path = ROOT) -> list[str]:
     return out.split()
 
 
-def load(reports_root: Path = REPORTS, root: Path = ROOT) -> list[Entry]:
-    entries = []
+def scan(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = CORES) -> History:
+    """Every reports/<commit>/<design>/<flow>/metrics.json, validated and re-gated."""
+    rules = gate.TimingRules.from_config()
+    entries, invalid = [], []
     for path in sorted(Path(reports_root).glob("*/*/*/metrics.json")):
-        flow_dir = path.parent
-        try:
-            record = json.loads(path.read_text())
-        except json.JSONDecodeError:
-            continue  # a damaged file is reported by `kabe gate`, not plotted
-        entries.append(Entry(flow_dir.parent.parent.name, flow_dir.parent.name, flow_dir.name, record))
+        if any(part.startswith(".") for part in path.relative_to(reports_root).parts[:-1]):
+            continue  # kabe's own temp and moved-aside folders (.x.tmp-*, .x.old-*) mid-write
+        result = record_load.checked(path, cores_root=cores_root, rules=rules)
+        if isinstance(result, record_load.Invalid):
+            invalid.append(result)
+            continue
+        commit, design, flow = record_load.location(path)
+        entries.append(Entry(commit, design, flow, result.record, result.verdict))
     rank = {sha: i for i, sha in enumerate(git_order(root))}
     # A dirty archive sorts right after its base commit; archives from commits not in this history go last.
-    return sorted(entries, key=lambda e: (rank.get(e.sha, len(rank)), e.commit.endswith("-dirty"), e.design, e.flow))
+    entries.sort(key=lambda e: (rank.get(e.sha, len(rank)), e.commit.endswith("-dirty"), e.design, e.flow))
+    return History(entries, invalid)
+
+
+def load(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = CORES) -> list[Entry]:
+    """The valid entries only (scan() also says which records were refused)."""
+    return scan(reports_root, root, cores_root).entries
 
 
 def parent_of(sha: str, root: Path = ROOT) -> str | None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kabe.errors import UserError
+from kabe.errors import UserError, bounded
 
 SCHEMA_ID = "kabe.metrics/1"
 SCHEMA_PATH = Path(__file__).with_name("metrics.schema.json")
@@ -17,30 +18,93 @@ class MetricsError(UserError, ValueError):
     pass
 
 
+# A metrics.json is a few kB; the cap bounds what a damaged or hostile file can cost to read.
+MAX_RECORD_BYTES = 16 << 20
+# Integers longer than this many digits are no count a build produces (and > 2**53 is not exact in
+# the browser or in a float): refused, as are NaN and +-Infinity, which JSON itself does not allow.
+_MAX_INT_DIGITS = 16
+_MESSAGE_CHARS = 300
+
+
 @lru_cache(maxsize=1)
 def schema() -> dict:
     return json.loads(SCHEMA_PATH.read_text())
 
 
-def validate(record: dict) -> None:
-    """Raise MetricsError naming the first field that does not follow the schema."""
+@lru_cache(maxsize=1)
+def _validator():
     import jsonschema  # imported here: only writers and checkers pay for it
 
-    errors = sorted(jsonschema.Draft202012Validator(schema()).iter_errors(record), key=lambda e: list(e.path))
+    return jsonschema.Draft202012Validator(schema())
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 3] + "..."
+
+
+def validate(record: dict) -> None:
+    """Raise MetricsError naming the first field that does not follow the schema (the message is cut
+    to a line: the schema library quotes the offending value, which may be the whole input)."""
+    errors = sorted(_validator().iter_errors(record), key=lambda e: [str(p) for p in e.path])
     if errors:
         e = errors[0]
-        where = "/".join(str(p) for p in e.path) or "(top level)"
-        raise MetricsError(f"metrics record invalid at {where}: {e.message}")
+        where = "/".join(str(p)[:40] for p in e.path) or "(top level)"
+        raise MetricsError(_cut(f"metrics record invalid at {where}: {_what(e)}"))
+
+
+def _what(error) -> str:
+    """The schema error in words, the offending value bounded (jsonschema's own message quotes it whole)."""
+    got = bounded(error.instance, 60)
+    if error.validator == "type":
+        want = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        return f"expected {' or '.join(want)}, got {got}"
+    if error.validator == "required":
+        return error.message  # names the missing key, from the schema
+    if error.validator in ("enum", "const"):
+        want = error.validator_value if error.validator == "enum" else [error.validator_value]
+        return f"expected one of {', '.join(map(str, want))}, got {got}"
+    return f"{got} fails {error.validator} {bounded(error.validator_value, 60)}"
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+def _count(text: str) -> int:
+    if len(text.lstrip("-")) > _MAX_INT_DIGITS:
+        raise ValueError(f"integer of {len(text)} digits is out of range")
+    return int(text)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse(text: str) -> Any:
+    """json.loads, strict: no NaN/Infinity, no float that overflows, no integer beyond 16 digits."""
+    return json.loads(text, parse_float=_finite, parse_int=_count, parse_constant=_no_constant)
 
 
 def load(path: Path) -> dict[str, Any]:
+    """Read and schema-validate one metrics.json. Raises MetricsError naming the file and the fix."""
     path = Path(path)
     try:
-        record = json.loads(path.read_text())
+        with open(path, "rb") as f:
+            raw = f.read(MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
         raise MetricsError(f"{path}: no such metrics file; run `doit build:<design>` first") from None
-    except json.JSONDecodeError as e:
-        raise MetricsError(f"{path}: not valid JSON ({e}); the file is damaged, rebuild it") from None
+    except OSError as e:
+        raise MetricsError(f"{path}: cannot read ({e.strerror})") from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise MetricsError(f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a metrics record kabe wrote")
+    try:
+        record = parse(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
+        raise MetricsError(f"{path}: not valid JSON ({_cut(str(e))}); the file is damaged, rebuild it") from None
     try:
         validate(record)
     except MetricsError as e:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import html
+import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -15,7 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from kabe.records import history  # noqa: E402
 from kabe.records.archive import write_atomic, write_text_atomic  # noqa: E402
-from kabe.paths import REPORTS, ROOT  # noqa: E402
+from kabe.records.load import Invalid  # noqa: E402
+from kabe.paths import CORES, REPORTS, ROOT  # noqa: E402
 
 _PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
 _FLOW_STYLE = {"open": dict(marker="o", ls="--", label="open flow (WNS: pre-route estimate)"),
@@ -24,13 +26,13 @@ _FLOW_STYLE = {"open": dict(marker="o", ls="--", label="open flow (WNS: pre-rout
 
 def plot_design(design: str, entries: list[history.Entry], path: Path) -> Path:
     """Metrics over commits in git order; estimated and sign-off timing drawn as different series;
-    a failing gate is a red cross."""
+    a failing gate (the verdict recomputed from the numbers, kabe.records.load) is a red cross."""
     commits = list(dict.fromkeys(e.commit for e in entries))
     x_of = {c: i for i, c in enumerate(commits)}
     fig, axes = plt.subplots(1, len(_PANELS), figsize=(3.2 * len(_PANELS), 3.0))
     for ax, (key, label) in zip(axes, _PANELS):
         for flow in sorted({e.flow for e in entries}):
-            pts = [(x_of[e.commit], e.value(key), e.record["gate"]["passed"]) for e in entries if e.flow == flow]
+            pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]
             pts = [p for p in pts if p[1] is not None]
             if not pts:
                 continue
@@ -47,7 +49,8 @@ def plot_design(design: str, entries: list[history.Entry], path: Path) -> Path:
     handles, labels = axes[-1].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.suptitle(f"{design}: metrics over commits (git order; * = dirty tree)", fontsize=11)
+    # A '$' would start matplotlib's math text (history only passes valid design names; this is for any caller).
+    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; * = dirty tree)", fontsize=11)
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -96,8 +99,18 @@ def _latest_table(entries: list[history.Entry]) -> str:
         md.append(f"| {design} | {flow} | {e.commit[:12]} | {e.value('lut')} | {e.value('ff')} | {e.value('dsp')} | "
                   f"{e.value('bram36_equiv')} | {'-' if wns is None else f'{wns:+.3f}'} | "
                   f"{'pre-route estimate' if t.get('estimated') else 'sign-off'} | "
-                  f"{'pass' if e.record['gate']['passed'] else 'FAIL'} |")
+                  f"{'pass' if e.passed else 'FAIL'} |")
     return markdown_table_to_html("\n".join(md))
+
+
+def _invalid_section(invalid: list[Invalid], reports_root: Path) -> str:
+    """Records that failed validation: named, with the reason, never plotted or given a verdict."""
+    if not invalid:
+        return ""
+    items = "".join(f"<li><code>{html.escape(str(i.path.relative_to(reports_root)))}</code>: {html.escape(i.reason)}</li>"
+                    for i in invalid)
+    return (f'<h2>Archived records that failed validation ({len(invalid)})</h2><p class="note">Not plotted and '
+            f"given no verdict: kabe shows only what it can check.</p><ul class=\"invalid\">{items}</ul>")
 
 
 _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
@@ -115,13 +128,17 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-def build_report(reports_root: Path = REPORTS, root: Path = ROOT) -> Path:
+def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = CORES) -> Path:
+    with tempfile.TemporaryDirectory(prefix="kabe-report-") as work:  # private and fresh: no fixed name to plant a link at
+        return _build_report(Path(reports_root), root, cores_root, Path(work))
+
+
+def _build_report(reports_root: Path, root: Path, cores_root: Path, work: Path) -> Path:
     from kabe.perf import plots, token_budget, wall, whatif_v80
 
-    entries = history.load(reports_root, root)
-    files: dict[str, Path] = {}
-    work = Path(reports_root) / ".report-work"
-    work.mkdir(parents=True, exist_ok=True)
+    scanned = history.scan(reports_root, root, cores_root)
+    entries = scanned.entries
+    files: dict[str, Path | str] = {}
     sections = []
     for design in sorted({e.design for e in entries}):
         png = plot_design(design, [e for e in entries if e.design == design], work / f"history_{design}.png")
@@ -133,10 +150,12 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT) -> Path:
     stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>kabe report</title><style>{_STYLE}</style></head>
 <body><h1>kabe: builds, the wall and the token budget</h1>
-<p class="note">Generated by kabe/report.py at {stamp} from {len(entries)} archived builds. Open-flow timing is a
+<p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
+is recomputed from the numbers. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <h2>Latest build per design</h2>{_latest_table(entries) if entries else '<p>No builds archived yet.</p>'}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
+{_invalid_section(scanned.invalid, reports_root)}
 <h2>The bandwidth wall (Figure 1)</h2>{_img(wall_png, 'bandwidth wall per stage')}
 {markdown_table_to_html(wall.render_markdown(wall.figure1()))}
 <h2>Token budget, SmolLM2-135M (Figure 6)</h2>{_img(budget_png, 'token budget per context')}
@@ -145,5 +164,5 @@ pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign
 {_SELF_CHECK}</body></html>
 """
     files["index.html"] = page
-    write_atomic(Path(reports_root) / "site", files)  # the PNGs as files too, for people who want them
-    return write_text_atomic(Path(reports_root) / "index.html", page)
+    write_atomic(reports_root / "site", files, root=reports_root)  # the PNGs as files too, for people who want them
+    return write_text_atomic(reports_root / "index.html", page, root=reports_root)

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from kabe import build, designs, provenance
+from kabe.config import ConfigError
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import bd_wrapper, collect, project, tool
 from kabe.paths import CORES, IP, ROOT, SCRIPTS
@@ -245,7 +246,7 @@ def test_strategies_and_directives_reach_the_runs(tmp_path):
     assert pr["impl_1"]["STEPS.ROUTE_DESIGN.ARGS.DIRECTIVE"] == "AggressiveExplore"
     assert pr["synth_1"]["STRATEGY"] == "Flow_PerfOptimized_high"
     assert "STEPS.PLACE_DESIGN.ARGS.DIRECTIVE" not in pr["impl_1"]
-    with pytest.raises(FlowError, match="vivado_impl_strategy"):
+    with pytest.raises(ConfigError, match="vivado_impl_strategy"):
         tool.settings({"vivado_impl_strategy": "x; exec rm"})
 
 
@@ -320,7 +321,7 @@ def test_version_pin_python(capsys):
     assert "pins 2024.1" in tool.check_version_pin(have, "2024.1", "warn")
     with pytest.raises(FlowError, match="pins 2024.1"):
         tool.check_version_pin(have, "2024.1", "fail")
-    with pytest.raises(FlowError, match="vivado_version_mismatch"):
+    with pytest.raises(ConfigError, match='vivado_version_mismatch = "maybe": expected "warn" or "fail"'):
         tool.settings({"vivado_version_mismatch": "maybe"})
 
 

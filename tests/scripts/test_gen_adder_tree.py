@@ -177,7 +177,7 @@ def test_command_line(tmp_path):
     assert out.read_text() == gen.generate_verilog(gen.TreeSpec(40, 9, 3))
     bad = subprocess.run([sys.executable, str(SCRIPT), "--terms", "0", "--width", "9", "--stages", "3"],
                          capture_output=True, text=True)
-    assert bad.returncode == 1 and "at least 1 input term" in bad.stderr
+    assert bad.returncode == 2 and "at least 1 input term" in bad.stderr
 
 
 FUSESOC_INPUT = """\

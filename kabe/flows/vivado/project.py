@@ -5,7 +5,6 @@ dispatcher, and edalize's Makefile + project Tcl, checked before Vivado runs. Ru
 from __future__ import annotations
 
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from kabe.boards import PYNQ_Z1
 from kabe.deploy import bitfile
 from kabe.flows.base import FlowError
 from kabe.paths import IP, ROOT, SCRIPTS
+from kabe.records import safe_fs
 from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
 from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 
@@ -133,10 +133,12 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
 
     fs = flow_settings or settings()
     commit = commit or provenance.current_commit()
-    work_root = Path(work_root).resolve()
-    if work_root.exists():
-        shutil.rmtree(work_root)  # a fresh project every build: no stale report can be collected
-    work_root.mkdir(parents=True)
+    # A fresh project every build (no stale report can be collected), replaced only inside build/:
+    # a symlink at or above work_root is refused, never resolved, followed or deleted through.
+    confine_root = safe_fs.default_root(work_root)
+    work_root = safe_fs.confined(work_root, confine_root)
+    safe_fs.remove_tree(work_root, confine_root)
+    safe_fs.make_dirs(work_root, confine_root)
     report_dir = work_root / "reports"
     report_dir.mkdir()
 

@@ -22,10 +22,7 @@ from rich.markup import escape
 from kabe import config
 from kabe.flows.base import FlowError
 
-DEFAULT_TIMEOUT_S = 6 * 3600
-VERSION_POLICIES = ("warn", "fail")
-STRATEGY_KEYS = ("synth_strategy", "impl_strategy", "synth_directive", "opt_directive", "place_directive",
-                 "route_directive")
+STRATEGY_KEYS = config.VIVADO_STRATEGY_KEYS  # applied by scripts/vivado/apply_strategies.tcl
 
 _VERSION_RE = re.compile(r"\bv?(\d{4}\.\d+(?:\.\d+)?)\b")
 # Markers in Vivado's batch output (the run logs are echoed by wait_on_run) -> the phase shown.
@@ -45,26 +42,12 @@ _PHASES = (
 
 
 def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """[tool.kabe] keys the Vivado flow reads, with defaults."""
-    s = config.load() if overrides is None else overrides
-    policy = str(s.get("vivado_version_mismatch", "warn"))
-    if policy not in VERSION_POLICIES:
-        raise FlowError(f"pyproject.toml [tool.kabe] vivado_version_mismatch = {policy!r}; use "
-                         f"{' or '.join(repr(p) for p in VERSION_POLICIES)}")
-    timeout = s.get("vivado_timeout_s", DEFAULT_TIMEOUT_S)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise FlowError(f"pyproject.toml [tool.kabe] vivado_timeout_s = {timeout!r}; use a positive "
-                         f"number of seconds")
-    jobs = s.get("vivado_jobs", 2)
-    out = {"vivado_version": str(s.get("vivado_version", "") or ""), "vivado_version_mismatch": policy,
-           "vivado_timeout_s": float(timeout), "vivado_jobs": int(jobs)}
-    for key in STRATEGY_KEYS:  # scripts/vivado/apply_strategies.tcl applies them; "" is Vivado's default
-        value = s.get(f"vivado_{key}", "")
-        if not isinstance(value, str) or not re.fullmatch(r"[A-Za-z0-9_-]*", value):
-            raise FlowError(f"pyproject.toml [tool.kabe] vivado_{key} must be a Vivado strategy or directive "
-                            f"name (letters, digits, _ and -), got {str(value)[:40]}")
-        out[f"vivado_{key}"] = value
-    return out
+    """[tool.kabe] keys the Vivado flow reads, typed and defaulted by kabe.config (one table for all
+    settings); overrides (tests) are checked against the same table."""
+    s = config.load() if overrides is None else config.validate(overrides)
+    return {key: config.value(s, key) for key in
+            ("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs",
+             *(f"vivado_{k}" for k in STRATEGY_KEYS))}
 
 
 

@@ -1,0 +1,104 @@
+"""Writes and deletes that stay inside a root (the checkout's build/ or reports/).
+
+kabe replaces whole folders under those roots (archives, Vivado projects, Verilator builds). A
+symlink planted below the root (reports/<sha> pointing at someone's home, say) would otherwise be
+followed: the archive written there and the files found there moved aside and deleted. So every
+folder kabe creates, replaces or deletes is first checked, component by component from the root
+down, and a symlink anywhere on that way is refused with UnsafePathError; nothing is followed or
+deleted through it. The root itself may be a link (a user may put build/ on another disk on purpose).
+
+Files and folders are created with the user's umask (temp-file helpers default to 0600/0700, which
+would make an archive unreadable to the group that shares it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from kabe.errors import UserError
+from kabe.paths import BUILD, REPORTS
+
+
+class UnsafePathError(UserError, OSError):
+    """A write or delete would go through a symlink or outside its root."""
+
+
+def default_root(path: Path) -> Path:
+    """The checkout's reports/ or build/ when path lies under one; else path's own parent."""
+    p = Path(os.path.abspath(path))
+    for root in (REPORTS, BUILD):
+        if p.is_relative_to(root) and p != root:
+            return root
+    return p.parent
+
+
+def confined(path: Path, root: Path) -> Path:
+    """path made absolute without following links, once it is known to lie strictly under root and
+    no existing component between root (exclusive) and path (inclusive) is a symlink."""
+    root_abs = Path(os.path.abspath(root))
+    p = Path(os.path.abspath(path))  # '..' is resolved by name, so it cannot climb out unseen
+    if p == root_abs or not p.is_relative_to(root_abs):
+        raise UnsafePathError(f"{path} is not inside {root}; kabe writes and deletes only under it")
+    cur = root_abs
+    for part in p.relative_to(root_abs).parts:
+        cur = cur / part
+        if os.path.islink(cur):
+            raise UnsafePathError(f"{cur} is a symbolic link (to {os.readlink(cur)}); kabe does not write or delete "
+                                  f"through links under {root_abs}. Fix: remove the link (rm {cur}), not its target")
+        if not os.path.lexists(cur):
+            break
+        if cur != p and not os.path.isdir(cur):
+            raise UnsafePathError(f"{cur} is a file where kabe needs a folder; move it away")
+    return p
+
+
+def make_dirs(path: Path, root: Path) -> Path:
+    """mkdir -p under root, refusing a symlink on the way (checked again after each mkdir, so a link
+    appearing between the check and the mkdir is still caught)."""
+    cur = Path(os.path.abspath(root))
+    if Path(os.path.abspath(path)) == cur:
+        os.makedirs(cur, exist_ok=True)  # the root itself (a link there is the user's choice)
+        return cur
+    p = confined(path, root)
+    os.makedirs(cur, exist_ok=True)
+    for part in p.relative_to(cur).parts:
+        cur = cur / part
+        try:
+            os.mkdir(cur)
+        except FileExistsError:
+            pass
+        if os.path.islink(cur) or not os.path.isdir(cur):
+            confined(cur, root)  # raises, naming the link or the file in the way
+    return p
+
+
+def remove_tree(path: Path, root: Path) -> None:
+    """rm -r path (when it exists), only inside root and never through a link. shutil.rmtree on Linux
+    works on file descriptors and unlinks links inside the tree instead of following them."""
+    p = confined(path, root)
+    if not os.path.lexists(p):
+        return
+    if not os.path.isdir(p):
+        raise UnsafePathError(f"{p} is a file where kabe expected its own folder; move it away")
+    shutil.rmtree(p)
+
+
+def current_umask() -> int:
+    """The process umask, read without changing it (os.umask can only set it, which races with threads)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def apply_umask(path: Path, *, directory: bool) -> None:
+    """Give a temp file or folder the mode a plain open()/mkdir() would have given it."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~current_umask())

@@ -99,7 +99,7 @@ def _diff(args) -> int:
 def _sweep(args) -> int:
     from .sweep import run
 
-    return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file)
+    return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,6 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--scheduler", default=None, help="a running Dask scheduler, e.g. tcp://host:8786")
     p.add_argument("--workers", type=int, default=None, help="LocalCluster workers (default: cores, memory allowing)")
     p.add_argument("--file", default=None, help="the sweep file (default: cores/<design>/sweep.yaml)")
+    p.add_argument("--diff", nargs=2, metavar=("A", "B"), default=None,
+                   help="instead of running: metric deltas between two archived variants (ids or prefixes)")
     p.set_defaults(fn=_sweep)
     args = parser.parse_args(argv)
     try:

@@ -174,9 +174,18 @@ def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path) -
 
 
 def main(design: str, flow: str | None = None, overrides: list[str] = (), scheduler: str | None = None,
-         workers: int | None = None, sweep_file: str | None = None) -> int:
+         workers: int | None = None, sweep_file: str | None = None, diff: list[str] | None = None) -> int:
     # A log is read by people too: no 80-column folding of ids and settings when output is not a terminal.
     console = Console() if Console().is_terminal else Console(width=200)
+    if diff:
+        from kabe.sweep import compare
+
+        try:
+            print(compare.render(design, diff[0], diff[1], config.resolve_flow(flow)), end="")
+        except UserError as e:
+            console.print(f"[red]kabe sweep {escape(design)} --diff: {escape(str(e))}[/]")
+            return EXIT_COULD_NOT_RUN
+        return EXIT_PASS
     try:
         summary = run_sweep(design, flow, sweep_file=Path(sweep_file) if sweep_file else None, overrides=overrides,
                             scheduler=scheduler, workers=workers, console=console)

@@ -48,6 +48,11 @@ def test_local_cluster_sweep_records_every_variant_and_diffs_them(repo, tmp_path
     wns_row = next(ln for ln in d.stdout.splitlines() if ln.startswith("| WNS ns"))
     assert f"{ok['wns_ns']:+.3f}" in wns_row and f"{tight['wns_ns']:+.3f}" in wns_row
     assert "| gate | pass | FAIL |" in d.stdout
+    # the report page shows the sweep's Pareto plot and names the best variant
+    from kabe.records.report import build_report
+
+    page = build_report(repo / "reports", repo).read_text()
+    assert "Sweeps (LUT against WNS" in page and f"best passing: {ok['id']}" in page
 
 
 def _builds_under(path: Path) -> list[int]:

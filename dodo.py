@@ -4,6 +4,7 @@
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
     doit sim:stage5 ctx=512                       the attention engine at one context length
     doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
+    doit sweep:stage4 [clock_period_ns=7,8]       build variants on Dask (cores/stage4/sweep.yaml)
     doit list                                     every task, with what it does
 """
 
@@ -40,6 +41,15 @@ def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
     for design in designs.all_designs().values():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
+
+
+def task_sweep():
+    """build a design's variants on Dask (sweep.yaml beside the design; key=v1,v2; scheduler=...; workers=N)"""
+    from doit import doit_cmd
+
+    overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
+    for design in designs.all_designs().values():
+        yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))
 
 
 def task_report():

@@ -37,6 +37,22 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def _sweep_variant() -> dict | None:
+    """A sweep worker (kabe.sweep.worker) builds a variant in a scratch tree and names it in KABE_VARIANT:
+    the settings go into metrics.json so the archive says what was built."""
+    import json
+    import os
+
+    raw = os.environ.get("KABE_VARIANT")
+    if not raw:
+        return None
+    try:
+        v = json.loads(raw)
+        return {"id": str(v["id"]), "settings": dict(v["settings"])}
+    except (ValueError, KeyError, TypeError):
+        raise BuildError("KABE_VARIANT is set but is not {\"id\": ..., \"settings\": {...}}; unset it") from None
+
+
 def _sim_check(design: designs.Design, console: Console) -> dict:
     from .sim import runner
 
@@ -106,6 +122,9 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     }
     if result.utilization is None:
         record["utilization"]["missing"] = True
+    variant = _sweep_variant()
+    if variant is not None:
+        record["variant"] = variant
     metrics.validate(record)
     manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow_name,
                 "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}

@@ -5,6 +5,7 @@
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
     kabe diff [A] [B]                   Markdown table of metric deltas between two archived commits
+    kabe sweep <design> [KEY=V1,V2 ...] variants of a design built on Dask (sweep.yaml beside the design)
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ def _diff(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from .sweep import run
+
+    return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kabe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -119,6 +126,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("a", nargs="?", default=None, help="older commit (default: B's parent)")
     p.add_argument("b", nargs="?", default=None, help="newer commit (default: the newest archived)")
     p.set_defaults(fn=_diff)
+    p = sub.add_parser("sweep", help="build a design's variants on Dask (LocalCluster, a scheduler, or a farm)")
+    p.add_argument("design")
+    p.add_argument("overrides", nargs="*", metavar="KEY=V1,V2", help="grid axes added to (or replacing) sweep.yaml's")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--scheduler", default=None, help="a running Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--workers", type=int, default=None, help="LocalCluster workers (default: cores, memory allowing)")
+    p.add_argument("--file", default=None, help="the sweep file (default: cores/<design>/sweep.yaml)")
+    p.add_argument("--diff", nargs=2, metavar=("A", "B"), default=None,
+                   help="instead of running: metric deltas between two archived variants (ids or prefixes)")
+    p.set_defaults(fn=_sweep)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -142,3 +142,28 @@ def report_task() -> dict:
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def sweep_overrides(cmdline_vars: dict[str, str] | None) -> list[str]:
+    """The `key=v1,v2` doit variables that name sweep settings (kabe.sweep.spec), as overrides."""
+    from .sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS
+
+    return [f"{k}={v}" for k, v in (cmdline_vars or {}).items()
+            if k in SCALAR_KEYS or k in LIST_KEYS or k.startswith(PREFIXES)]
+
+
+def sweep_task(design: designs.Design, flow_request: str | None, overrides: list[str], scheduler: str | None,
+               workers: int | None) -> dict:
+    def action():
+        from .sweep import run
+
+        return run.main(design.name, flow_request, overrides, scheduler, workers) == 0
+
+    return {
+        "name": design.name,
+        "doc": f"build variants of {design.name} on Dask (cores/{design.name}/sweep.yaml; key=v1,v2 overrides; "
+               f"scheduler=tcp://host:port; workers=N)",
+        "actions": [action],
+        "uptodate": [False],
+        "verbosity": 2,
+    }

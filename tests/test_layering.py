@@ -13,7 +13,7 @@ import pytest
 # Top first. A module may import its own layer and any layer below it, never one above.
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.cli",),  # verbs
-    ("kabe.tasks",),  # what runs where (doit tasks)
+    ("kabe.tasks", "kabe.sweep"),  # what runs where (doit tasks, Dask)
     ("kabe.build", "kabe.summary", "kabe.deploy"),  # the pipeline; deploy: host side of the board run
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers

@@ -128,6 +128,29 @@ window.addEventListener('load', function () {
 </script>"""
 
 
+def _sweeps_section(reports_root: Path) -> str:
+    """The newest sweep of each design and flow (kabe.sweep writes sweep.json and pareto.png beside its
+    variants): its Pareto plot and its best variant. Read as files: records never import the sweep."""
+    import json
+
+    newest: dict[tuple[str, str], Path] = {}
+    for f in sorted(reports_root.glob("*/*/sweep-*/sweep.json"), key=lambda p: p.stat().st_mtime):
+        newest[(f.parent.parent.name, f.parent.name)] = f
+    parts = []
+    for (design, kind), f in sorted(newest.items()):
+        png = f.parent / "pareto.png"
+        try:
+            summary = json.loads(f.read_text())
+            n, best = len(summary["variants"]), summary.get("best")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a sweep.json kabe did not write is not shown
+        caption = (f"{n} variants at {str(summary.get('commit', ''))[:12]}; best passing: {best}" if best
+                   else f"{n} variants; none passed the gate")
+        parts.append(f"<h3>{html.escape(design)} ({html.escape(kind)})</h3><p class=\"note\">{html.escape(caption)}</p>"
+                     + (_img(png, f"{design} sweep: LUT against WNS") if png.is_file() else ""))
+    return "<h2>Sweeps (LUT against WNS, coloured by DSP)</h2>" + "".join(parts) if parts else ""
+
+
 def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = CORES) -> Path:
     with tempfile.TemporaryDirectory(prefix="kabe-report-") as work:  # private and fresh: no fixed name to plant a link at
         return _build_report(Path(reports_root), root, cores_root, Path(work))
@@ -155,6 +178,7 @@ is recomputed from the numbers. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <h2>Latest build per design</h2>{_latest_table(entries) if entries else '<p>No builds archived yet.</p>'}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
+{_sweeps_section(Path(reports_root))}
 {_invalid_section(scanned.invalid, reports_root)}
 <h2>The bandwidth wall (Figure 1)</h2>{_img(wall_png, 'bandwidth wall per stage')}
 {markdown_table_to_html(wall.render_markdown(wall.figure1()))}

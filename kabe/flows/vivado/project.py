@@ -16,7 +16,7 @@ from kabe.flows.base import FlowError
 from kabe.paths import IP, ROOT, SCRIPTS
 from kabe.records import safe_fs
 from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
-from kabe.flows.vivado.tool import settings
+from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 
 PART = PYNQ_Z1.part
 BD_NAME = "kabe_bd"
@@ -28,6 +28,7 @@ BD_HDL = (IP / "kabe_usr_access.v",)
 # Sourced at project creation, in this order, after the HDL (edalize keeps the EDAM's order).
 CREATION_TCL = ("check_vivado_version.tcl",)
 ATTACH_TCL = "attach_hooks.tcl"
+STRATEGY_TCL = "apply_strategies.tcl"  # after the runs exist: [tool.kabe] strategies and directives
 # Run inside impl_1 just before write_bitstream (the design is final: routed, phys-opted).
 # One concern per file; the reports come before the clock check so a failing check still leaves them.
 WRITE_BITSTREAM_PRE_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary",
@@ -186,6 +187,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         "report_dir": report_dir, "timing_max_paths": TIMING_MAX_PATHS,
         "commit": commit.sha, "dirty": int(commit.dirty), "usr_access": f"0x{word:08X}",
         "vivado_version": fs["vivado_version"], "vivado_version_mismatch": fs["vivado_version_mismatch"],
+        **{key: fs.get(f"vivado_{key}", "") for key in STRATEGY_KEYS},
         "hook_write_bitstream_pre": hook_file,
     }
     settings_file.write_text(settings_tcl(values))
@@ -202,7 +204,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         files.append(entry)
     files += [{"name": str(f), "file_type": "verilogSource"} for f in BD_HDL]
     files.append({"name": str(wrapper), "file_type": "verilogSource"})
-    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *TCL_IP, HOOK_DIR / ATTACH_TCL]
+    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *TCL_IP, HOOK_DIR / ATTACH_TCL, HOOK_DIR / STRATEGY_TCL]
     files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
     edam = {
         "name": name,

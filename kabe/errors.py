@@ -15,3 +15,9 @@ EXIT_PASS = 0  # everything checked passed
 EXIT_GATE_FAILED = 1  # the gate failed: timing, budget, regression or verification
 EXIT_COULD_NOT_RUN = 2  # a missing tool, bad input, a wrong report kind
 EXIT_INTERRUPTED = 130  # Ctrl-C
+
+
+def bug_message() -> str:
+    """What to say under the traceback of an exception that is not a UserError."""
+    return ("internal error: this is a bug in kabe, not in your design or setup; the traceback above "
+            "says where (please report it with that traceback)")

@@ -17,10 +17,10 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from . import gate
+from .console import make_console
 from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .records import metrics
 from .parsers import ReportError
@@ -72,7 +72,7 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]
 
 
 def _gate(args) -> int:
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     path = Path(args.input)
     timing, utilization, budgets, recorded = _gate_record(path)  # a UserError: main() says it, exit 2
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)

@@ -35,15 +35,16 @@ def verdict(design: designs.Design) -> str:
 
 
 def main() -> int:
-    wrong = []
+    wrong, could_not_run = [], False
     for design in designs.all_designs().values():
         got = verdict(design)
         print(f"ci_gates: {design.name}: gate {got} (expected {design.expect_gate})", flush=True)
         if got != design.expect_gate:
             wrong.append(design.name)
+            could_not_run |= got.startswith("error")
     if wrong:
         print(f"ci_gates: unexpected gate verdicts for {', '.join(wrong)}", file=sys.stderr)
-        return 1
+        return 2 if could_not_run else 1  # the README's exit codes: 2 could not run, 1 a gate failed
     print(f"ci_gates: all {len(designs.all_designs())} designs gave their expected verdict")
     return 0
 

@@ -26,6 +26,7 @@ from rich.markup import escape
 
 from kabe import constraints as xdc
 from kabe.boards import PYNQ_Z1
+from kabe.console import make_console
 from kabe.flows import yosys_cache, yosys_script as ys
 from kabe.flows.base import FlowResult, ToolError, unreadable_timing
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
@@ -176,7 +177,7 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     design's resolved synth target when the caller has it already (kabe.build does)."""
     from kabe import cores, designs
 
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     out_dir = Path(out_dir).resolve()
     design = designs.get(design)
     design_name = design.name

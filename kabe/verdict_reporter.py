@@ -38,6 +38,15 @@ class VerdictReporter(ConsoleReporter):
             return  # the action printed kabe's verdict line already; doit's line would only repeat it
         super().add_failure(task, fail)
 
+    def _write_failure(self, result, write_exception=True):
+        """doit's own failures (a file_dep that vanished, an unmet dependency): one kabe-style line."""
+        fail = result["exception"]
+        lines = fail.message.strip().splitlines()
+        first = lines[0].removeprefix("ERROR: ") if lines else fail.get_name()
+        self.write(f"kabe: {result['task'].name}: could not run ({fail.get_name()}): {first}\n")
+        if write_exception and fail.traceback:  # an exception below doit: a bug, keep where it happened
+            self.write("".join(fail.traceback))
+
     def add_success(self, task):
         self._seen[task.name] = ("ran", task)
 

@@ -148,7 +148,7 @@ def test_report_page_plots_both_commits(two_commits):
     assert "<td>131,070</td><td>3</td><td>2</td><td>0.998</td><td class=\"fail\">FAIL</td>" in page
     assert "2 of 65535 result words never came out" in page
     # the LUT panel carries the open flow's budget from cores/stage4/design.yaml
-    assert 'id="stage4-budget-lut-open"' in page and 'id="stage4-budget-wns_ns-zero"' in page
+    assert 'id="stage4-budget-lut-open-lt"' in page and 'id="stage4-budget-wns_ns-zero"' in page
     assert (reports / "site" / "history_stage4.svg").stat().st_size > 5000
     assert not (reports / "site" / "index.html").exists()  # its links would point nowhere from site/
     assert [p.name for p in reports.iterdir() if p.name.startswith(".")] == []  # no work folder left behind
@@ -205,7 +205,7 @@ def test_page_in_headless_chromium(two_commits, tmp_path):
     assert '<td class="fail">FAIL</td>' in row and "budget exceeded: dsp = 8 (must be == 0)" in row
     # the LUT panel of the drawn figure holds the budget line, drawn (a path with coordinates)
     lut = dom[dom.index('id="stage4-panel-lut"'):dom.index('id="stage4-panel-ff"')]
-    line = re.search(r'<g id="stage4-budget-lut-open">\s*<path [^>]*d="M [-\d.]+ [-\d.]+\s+L ', lut)
+    line = re.search(r'<g id="stage4-budget-lut-open-lt">\s*<path [^>]*d="M [-\d.]+ [-\d.]+\s+L ', lut)
     assert line, lut[:2000]
     # CJK text is drawn by a font, or replaced by a note: never glyph boxes
     cjk = re.search(r'data-cjk="(\w+)"', dom).group(1)

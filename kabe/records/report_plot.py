@@ -5,7 +5,7 @@ alone, Vivado the whole block design) and WNS its zero line, so a point is read 
 A panel with one commit, or with one value throughout, gets axes from zero to past its budget and
 the value written beside the point, instead of matplotlib's meaningless ±0.05 around a single dot.
 SVG, not PNG: the page stays sharp, and the budget lines are elements a browser test can find
-(ids `<design>-panel-<metric>` and `<design>-budget-<metric>-<flow>`). Text is drawn as paths, so
+(ids `<design>-panel-<metric>` and `<design>-budget-<metric>-<flow>-<op>`). Text is drawn as paths, so
 no font is needed to view it. Names and labels are ASCII: no glyph boxes on machines without CJK fonts.
 """
 
@@ -77,7 +77,7 @@ def plot_design(design: str, entries: list[history.Entry], path: Path) -> Path:
             for op, limit in budgets.get(flow, {}).get(key, {}).items():
                 b = ax.axhline(limit, color=style.get("color", "gray"), ls=":", lw=1.2,
                                label=f"budget, {flow} flow (design.yaml)")
-                b.set_gid(f"{design}-budget-{key}-{flow}")
+                b.set_gid(f"{design}-budget-{key}-{flow}-{op}")
                 ax.annotate(f"{flow} budget {_OP_TEXT.get(op, op)} {limit:,g}", (0, limit),
                             xycoords=("axes fraction", "data"), textcoords="offset points", xytext=(2, 2),
                             fontsize=7, color=style.get("color", "gray"))

@@ -8,19 +8,21 @@ sees the timing and utilization records only, so every flow is gated and archive
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from . import config, cores, designs, flows, gate, provenance
+from . import config, cores, designs, flows, gate, outcome, provenance, scratch
 from .boards import PYNQ_Z1
+from .console import make_console
 from .constraints import ConstraintError
-from .errors import UserError
+from .errors import UserError, bug_message
 from .flows.base import FlowResult, unreadable_timing
 from .parsers import ReportError
-from .paths import BUILD, REPORTS
+from .paths import BUILD, REPORTS, ROOT
 from .records import metrics, safe_fs
 from .records.archive import archive_dir, to_json, write_atomic
 
@@ -64,18 +66,36 @@ def _sim_check(design: designs.Design, console: Console) -> dict:
 def build(design_name: str, flow_request: str | None = None, *, console: Console | None = None,
           reports_root: Path = REPORTS, sim_check: bool = True) -> dict:
     """Run one design's build; returns the metrics record (also archived). Raises BuildError."""
-    console = console or Console()
+    console = console or make_console()
     design = designs.get(design_name)
     flow_name = config.resolve_flow(flow_request)
     flow = flows.get(flow_name)
     commit = provenance.current_commit()
     started, t0 = _now(), time.monotonic()
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
+    _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     edam = cores.resolve(design, "synth")  # once: the flow gets the resolved target, not a name
-
     sim = _sim_check(design, console) if sim_check else None
     workdir = BUILD / design.name / flow_name
     safe_fs.make_dirs(workdir, BUILD)  # a symlinked build/<design> is refused, not written through
+    with scratch.exclusive(workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
+        return _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console,
+                                  reports_root)
+
+
+def _check_inputs(design: designs.Design) -> None:
+    """The files design.yaml names must exist: a missing XDC is the user's to restore, not a gate verdict."""
+    rel = design.yaml_file.relative_to(ROOT) if design.yaml_file.is_relative_to(ROOT) else design.yaml_file
+    for path, what in ((design.core_file, "core file"), (design.constraints, "constraints file (`constraints:`)")):
+        if not path.is_file():
+            raise BuildError(f"{path}: no such file, the {what} of {rel}; restore it "
+                             f"(git checkout -- {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}) "
+                             f"or correct {rel}")
+        if not os.access(path, os.R_OK):
+            raise BuildError(f"{path}: cannot be read (permissions), the {what} of {rel}; fix its permissions")
+
+
+def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console, reports_root) -> dict:
     try:
         result = flow.run_build(design, edam, workdir, console=console)
     except (ReportError, ConstraintError) as e:
@@ -98,7 +118,11 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
             verdict.passed = False
             verdict.failures[:0] = [f"verification: {r}" for r in reasons]
 
-    inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
+    try:
+        inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
+    except FileNotFoundError as e:  # deleted or moved while the build ran
+        raise BuildError(f"{e.filename}: an input of this build disappeared while it ran; restore it and "
+                         f"build again") from None
     artifacts = {name: provenance.sha256_file(p) for name, p in result.artifacts.items()}
     record = {
         "schema": metrics.SCHEMA_ID,
@@ -136,17 +160,33 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     return record
 
 
+def run_outcome(design_name: str, flow_request: str | None = None, console: Console | None = None) -> outcome.Outcome:
+    """Build, print the summary and one verdict line; never raises for the user's mistakes or Ctrl-C."""
+    from . import summary
+
+    console = console or make_console()
+    flow_label, expected = flow_request or "auto", "-"
+    try:
+        design = designs.get(design_name)
+        expected = design.expect_gate
+        flow_label = config.resolve_flow(flow_request)
+        record = build(design, flow_label, console=console)
+    except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
+        result = outcome.could_not_run(design_name, flow_label, str(e), expected)
+    except KeyboardInterrupt:  # the archive is written atomically: an interrupted build left none
+        result = outcome.interrupted(design_name, flow_label, expected)
+    except Exception:  # noqa: BLE001 - anything else is kabe's bug: keep the traceback and say so
+        console.print_exception()
+        result = outcome.could_not_run(design_name, flow_label, bug_message(), expected)
+    else:
+        summary.render(record, console)
+        result = outcome.from_record(record, expected)
+    style = "green" if result.as_expected and result.verdict == outcome.PASS else \
+        "yellow" if result.as_expected else "red"
+    console.print(f"[{style}]kabe build {escape(result.line)}[/]", soft_wrap=True)
+    return result
 
 
 def run(design_name: str, flow_request: str | None = None, console: Console | None = None) -> int:
-    """Build, print the summary, return the exit status (non-zero when the gate fails)."""
-    from . import summary
-
-    console = console or Console()
-    try:
-        record = build(design_name, flow_request, console=console)
-    except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
-        console.print(f"[red]kabe build {design_name}: {escape(str(e))}[/]")
-        return 2
-    summary.render(record, console)
-    return 0 if record["gate"]["passed"] else 1
+    """Build and return the exit code (kabe.errors): 0 when the gate said what design.yaml expects."""
+    return run_outcome(design_name, flow_request, console).code

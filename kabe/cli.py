@@ -4,8 +4,11 @@
     kabe gate <metrics.json | report>   exit 1 with the reasons when the gate fails, 0 when it passes
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
-    kabe diff [A] [B]                   Markdown table of metric deltas between two archived commits
+    kabe diff [A] [B] [--dirty]         Markdown table of metric deltas between two builds (A, B: git refs)
     kabe sweep <design> [KEY=V1,V2 ...] variants of a design built on Dask (sweep.yaml beside the design)
+
+Exit codes (the same as doit's, see the README): 0 pass; 1 the gate failed; 2 could not run (missing
+tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -15,13 +18,20 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from . import gate
-from .errors import EXIT_COULD_NOT_RUN, UserError
+from .console import make_console
+from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .records import metrics
 from .parsers import ReportError
+
+_TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
+
+
+
+class WrongInput(UserError):
+    """`kabe gate` was given a file it cannot judge (not a timing report, not a metrics.json)."""
 
 
 def _parse(args) -> int:
@@ -47,22 +57,28 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]
         budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
         utilization = None if record["utilization"].get("missing") else record["utilization"]
         return record["timing"], utilization, budgets, record_load.recorded_failures(record)
-    from .parsers.detect import parse_file
+    from .flows.base import unreadable_timing
+    from .parsers.detect import detect, parse_file
 
-    parsed = parse_file(path)
-    if parsed["kind"] not in ("vivado_timing_summary", "kabe_timing"):
-        raise ReportError(f"{path} is a {parsed['kind']} report; `kabe gate` needs a timing summary or a metrics.json")
-    return parsed["record"], None, [], []
+    try:
+        kind = detect(path.read_text(errors="replace"))
+    except OSError as e:
+        raise WrongInput(f"{path}: cannot be read ({e.strerror}); `kabe gate` needs a timing report or a metrics.json") from None
+    except ReportError as e:  # not a report kabe knows: nothing to judge (exit 2, not a FAIL)
+        raise WrongInput(f"{path}: {e}; `kabe gate` needs a timing report or a metrics.json") from None
+    if kind not in _TIMING_KINDS:
+        raise WrongInput(f"{path} is a {kind} report; `kabe gate` needs a timing summary "
+                         f"({' or '.join(_TIMING_KINDS)}) or a metrics.json")
+    try:
+        return parse_file(path)["record"], None, [], []
+    except ReportError as e:  # a timing report that cannot be trusted (truncated, say) fails the gate
+        return unreadable_timing(str(e), estimated=kind == "kabe_timing"), None, [], []
 
 
 def _gate(args) -> int:
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     path = Path(args.input)
-    try:
-        timing, utilization, budgets, recorded = _gate_record(path)
-    except (ReportError, metrics.MetricsError) as e:
-        console.print(f"[red]FAIL[/] {escape(str(e))}")
-        return 1
+    timing, utilization, budgets, recorded = _gate_record(path)  # a UserError: main() says it, exit 2
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
     verdict = gate.evaluate(timing, utilization, budgets, rules)
     carried = [f for f in recorded if f not in verdict.failures]
@@ -92,7 +108,7 @@ def _sim(args) -> int:
 def _diff(args) -> int:
     from .records.diff import render
 
-    print(render(args.a, args.b), end="")
+    print(render(args.a, args.b, dirty=args.dirty), end="")
     return 0
 
 
@@ -122,9 +138,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rows", type=int, default=None)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=_sim)
-    p = sub.add_parser("diff", help="metric deltas between two archived commits (default: newest vs its parent)")
-    p.add_argument("a", nargs="?", default=None, help="older commit (default: B's parent)")
-    p.add_argument("b", nargs="?", default=None, help="newer commit (default: the newest archived)")
+    p = sub.add_parser("diff", help="metric deltas between two builds (default: HEAD vs its nearest built ancestor)")
+    p.add_argument("a", nargs="?", default=None,
+                   help="older: a git ref or sha (default: per design, B's nearest ancestor with a clean archive)")
+    p.add_argument("b", nargs="?", default=None, help="newer: a git ref or sha (default: HEAD's build); "
+                                                       "<ref>-dirty names a build made with uncommitted changes")
+    p.add_argument("--dirty", action="store_true", help="B is the working tree's build (HEAD-dirty)")
     p.set_defaults(fn=_diff)
     p = sub.add_parser("sweep", help="build a design's variants on Dask (LocalCluster, a scheduler, or a farm)")
     p.add_argument("design")
@@ -139,11 +158,17 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.fn(args)
-    except ReportError as e:
-        print(f"kabe: {e}", file=sys.stderr)
-        return 1
-    except UserError as e:  # bad input, a wrong setting, an unknown design: one line, exit 2
-        print(f"kabe: {e}", file=sys.stderr)
+    except UserError as e:  # bad input, a missing tool, an unknown ref: one line, no traceback
+        print(f"kabe {args.cmd}: {e}", file=sys.stderr)
+        return EXIT_COULD_NOT_RUN
+    except KeyboardInterrupt:
+        print(f"kabe {args.cmd}: interrupted; nothing archived", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
+        import traceback
+
+        traceback.print_exc()
+        print(f"kabe {args.cmd}: {bug_message()}", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
 
 

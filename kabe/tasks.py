@@ -16,6 +16,7 @@ from doit.tools import config_changed
 
 from . import config, designs, provenance
 from .errors import EXIT_COULD_NOT_RUN, UserError
+from .task_results import action
 from .records.archive import archive_dir
 from .paths import ROOT
 
@@ -87,13 +88,13 @@ def build_tasks(flow_request: str | None):
 
 
 def build_task(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
-    from .build import run
+    from .build import run_outcome
 
     target = archive_dir(commit, design.name, flow) / "metrics.json"
     return {
         "name": design.name,
         "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.kind}, {design.ports} HP port(s))",
-        "actions": [(lambda: run(design.name, flow) == 0)],
+        "actions": [action(lambda: run_outcome(design.name, flow), f"build {design.name}")],
         "file_dep": design_inputs(design, flow),
         "targets": [str(target)],
         "uptodate": [config_changed({"flow": flow, "tools": tool_versions(flow), "archive": commit.archive_name})],
@@ -111,7 +112,7 @@ def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | Non
         "name": design.name,
         "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy "
                f"({'ctx=N' if design.kind == 'attention' else 'rows=N'}, seed=S)",
-        "actions": [(lambda: runner.main(design.name, rows, seed) == 0)],
+        "actions": [action(lambda: runner.main(design.name, rows, seed), f"sim {design.name}")],
         "uptodate": [False],  # asked for explicitly: always runs
         "verbosity": 2,
     }
@@ -123,7 +124,7 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
     return {
         "name": design.name,
         "doc": f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there",
-        "actions": [(lambda: deploy_cli.main(design.name, board, rows, seed) == 0)],
+        "actions": [action(lambda: deploy_cli.main(design.name, board, rows, seed), f"deploy {design.name}")],
         "uptodate": [False],
         "verbosity": 2,
     }
@@ -132,13 +133,14 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
 def report_task() -> dict:
     from .records.report import build_report
 
-    def action():
+    def write_page() -> int:
         print(f"wrote {build_report()}")
+        return 0
 
     return {
         "basename": "report",
         "doc": "reports/index.html: every archived build's metrics over commits, the wall and the token budget",
-        "actions": [action],
+        "actions": [action(write_page, "report")],
         "uptodate": [False],
         "verbosity": 2,
     }

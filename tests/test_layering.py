@@ -13,8 +13,8 @@ import pytest
 # Top first. A module may import its own layer and any layer below it, never one above.
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.cli",),  # verbs
-    ("kabe.tasks", "kabe.sweep"),  # what runs where (doit tasks, Dask)
-    ("kabe.build", "kabe.summary", "kabe.deploy"),  # the pipeline; deploy: host side of the board run
+    ("kabe.tasks", "kabe.task_results", "kabe.verdict_reporter", "kabe.sweep"),  # what runs where (doit tasks, their verdicts, Dask)
+    ("kabe.build", "kabe.summary", "kabe.outcome", "kabe.deploy"),  # the pipeline; deploy: host side of the board run
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)
@@ -22,7 +22,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("kabe.gate", "kabe.cores"),  # the rules; FuseSoC resolution
     ("kabe.designs", "kabe.constraints"),  # design facts; the XDC
     ("kabe.perf",),  # the document's arithmetic: imports no pipeline
-    ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors",
+    ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
      "kabe.deploy.bitfile"),  # foundation (bitfile: the USR_ACCESS encoding, shared with the board)
     ("kabe.model",),  # numpy golden models: import nothing of kabe
 ]

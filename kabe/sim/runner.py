@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.errors import LiveError
 
+from kabe.console import make_console
 from kabe.errors import UserError
 from .. import designs, provenance
 from ..records.archive import archive_dir, write_json_atomic
@@ -145,7 +146,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     happens but disagrees with the model returns normally with mismatches > 0 or problems listed.
     """
     t_start = time.monotonic()
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     d = designs.get(design)
     rows = full_scale_rows(d) if rows is None else rows
     rows_per_port = _split_rows(d, rows)
@@ -293,7 +294,7 @@ def describe(result: Mapping[str, Any]) -> str:
 def main(design: str, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
          params: Mapping[str, Any] | None = None) -> int:
     """Run, archive and print one simulation; 0 when every word matched and no problem was seen."""
-    console = console or Console()
+    console = console or make_console()
     try:
         result = run_sim(design, rows, seed=seed, console=console, params=params)
     except (designs.DesignError, CoreError, SimBuildError, SimError) as e:

@@ -9,6 +9,7 @@ run. The last lines printed name each failing design and why.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,16 @@ def on_default_branch(root: Path = ROOT, remote: str = "origin") -> bool:
         return False
     branch = lineage.base_branch(root, remote)
     return branch is not None and lineage.current_branch(root) == branch
+
+
+def _fetch_base_branch(root: Path, remote: str) -> None:
+    """A CI checkout may hold only the branch it builds (GitLab fetches just that one): fetch the base
+    branch so the merge-base can be found. Nothing is fetched when it is already here."""
+    if lineage.git(root, "remote", "get-url", remote) is None:
+        return  # a URL, not a configured remote: there are no remote-tracking branches to fill
+    branch = lineage.base_branch(root, remote)
+    if branch and not lineage.resolve(f"refs/remotes/{remote}/{branch}", root):
+        lineage.git(root, "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
 
 
 def _base_record(base: str | None, design: str, flow: str, reports_root: Path) -> tuple[dict | None, list[str]]:
@@ -106,43 +117,42 @@ def _write_reports(outcomes, commit, branch, base, opts: CiOptions, console: Con
     _say(console, escape(f"summary: {opts.summary}; junit: {opts.junit}" + (f"; also appended to {step_summary}" if step_summary else "")))
 
 
-def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, reports_root: Path = REPORTS) -> int:
-    console = console or Console()
-    status = EXIT_PASS
-    has_remote = _has_remote(opts.remote, root)
-    if opts.pull and has_remote:
-        try:
-            for line in store.pull(opts.remote, root, reports_root, bitstreams=opts.bitstreams).lines():
-                _say(console, escape(line))
-        except UserError as e:
-            _say(console, f"[yellow]kabe ci: the archive was not pulled: {escape(str(e))}[/]")
-    elif opts.pull:
+def _pull(opts: CiOptions, has_remote: bool, root: Path, reports_root: Path, console: Console) -> None:
+    if not opts.pull:
+        return
+    if not has_remote:
         _say(console, f"kabe ci: no remote {opts.remote!r}: working from the local archive only")
+        return
+    try:
+        for line in store.pull(opts.remote, root, reports_root, bitstreams=opts.bitstreams).lines():
+            _say(console, escape(line))
+    except UserError as e:  # the builds still run; a base it cannot find is then said plainly as a missing baseline
+        _say(console, f"[yellow]kabe ci: the archive was not pulled: {escape(str(e))}[/]")
 
-    flow = config.resolve_flow(opts.flow)
-    commit = provenance.current_commit(root)
-    base = lineage.base_commit(root, opts.base, opts.remote)
-    _say(console, f"kabe ci: {commit.short}, {flow} flow; base: "
-                  + (f"{base.commit[:12]} ({base.how})" if base.commit else f"none ({base.how})"))
-    names = opts.designs or list(designs.all_designs())
-    outcomes = [_one(n, flow, commit, base.commit, opts, console, reports_root) for n in names]
-    _write_reports(outcomes, commit, lineage.current_branch(root), base, opts, console)
 
+def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Path, reports_root: Path,
+          console: Console) -> int:
     push = opts.push if opts.push is not None else on_default_branch(root, opts.remote)
-    if push and commit.dirty:
+    if not push:
+        return EXIT_PASS
+    if commit.dirty:
         _say(console, "[yellow]kabe ci: not pushing: the tree is dirty, so nobody else could reproduce these builds[/]")
-    elif push and not has_remote:
+        return EXIT_PASS
+    if not has_remote:
         _say(console, f"[red]kabe ci: cannot push: no remote {opts.remote!r}[/]")
-        status = EXIT_COULD_NOT_RUN
-    elif push:
-        try:
-            report = store.push(opts.remote, root, reports_root, commits=[commit.sha], bitstreams=opts.bitstreams)
-            for line in report.lines():
-                _say(console, escape(line))
-        except UserError as e:
-            _say(console, f"[red]kabe ci: the archive was not pushed: {escape(str(e))}[/]")
-            status = EXIT_COULD_NOT_RUN
+        return EXIT_COULD_NOT_RUN
+    try:
+        report = store.push(opts.remote, root, reports_root, commits=[commit.sha], bitstreams=opts.bitstreams)
+    except UserError as e:
+        _say(console, f"[red]kabe ci: the archive was not pushed: {escape(str(e))}[/]")
+        return EXIT_COULD_NOT_RUN
+    for line in report.lines():
+        _say(console, escape(line))
+    return EXIT_PASS
 
+
+def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
+    """The last lines of the log: each failing design and why, then the count."""
     failed = [o for o in outcomes if not o.ok]
     for o in outcomes:
         if o.ok and o.expect_gate == "fail":
@@ -151,10 +161,39 @@ def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, repo
         wns = o.wns()
         _say(console, f"[red]kabe ci: FAIL {o.design} ({o.flow})"
                       + (f", WNS {wns:+.3f} ns" if wns is not None else "") + f": {escape('; '.join(o.reasons()))}[/]")
-    if failed:
-        _say(console, f"[red]kabe ci: {len(failed)} of {len(outcomes)} design(s) failed: "
-                      f"{', '.join(o.design for o in failed)}[/]")
-        status = max(status, EXIT_COULD_NOT_RUN if any(o.error for o in failed) else EXIT_GATE_FAILED)
-    else:
+    if not failed:
         _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) passed[/]")
-    return status
+        return EXIT_PASS
+    _say(console, f"[red]kabe ci: {len(failed)} of {len(outcomes)} design(s) failed: {', '.join(o.design for o in failed)}[/]")
+    return EXIT_COULD_NOT_RUN if any(o.error for o in failed) else EXIT_GATE_FAILED
+
+
+def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, reports_root: Path = REPORTS) -> int:
+    console = console or Console()
+    clock = {"start": time.monotonic()}
+    has_remote = _has_remote(opts.remote, root)
+    _pull(opts, has_remote, root, reports_root, console)
+    clock["pulled"] = time.monotonic()
+
+    flow = config.resolve_flow(opts.flow)
+    commit = provenance.current_commit(root)
+    if opts.base is None and has_remote:
+        _fetch_base_branch(root, opts.remote)
+    base = lineage.base_commit(root, opts.base, opts.remote)
+    _say(console, f"kabe ci: {commit.short}, {flow} flow; base: "
+                  + (f"{base.commit[:12]} ({base.how})" if base.commit else f"none ({base.how})"))
+    outcomes, build_seconds = [], 0.0
+    for name in opts.designs or list(designs.all_designs()):
+        t = time.monotonic()
+        outcomes.append(_one(name, flow, commit, base.commit, opts, console, reports_root))
+        build_seconds += time.monotonic() - t
+    _write_reports(outcomes, commit, lineage.current_branch(root), base, opts, console)
+    clock["reported"] = time.monotonic()
+    status = _push(opts, has_remote, commit, root, reports_root, console)
+    clock["pushed"] = time.monotonic()
+    total = clock["pushed"] - clock["start"]
+    pull, push = clock["pulled"] - clock["start"], clock["pushed"] - clock["reported"]
+    # Printed for people and for scripts/bench_ci.py: what kabe ci costs beside the builds.
+    _say(console, f"kabe ci: {total:.1f} s in all: builds {build_seconds:.1f} s, pull {pull:.2f} s, push {push:.2f} s, "
+                  f"base, reports and the rest {total - build_seconds - pull - push:.2f} s")
+    return max(status, _verdict_lines(outcomes, console))

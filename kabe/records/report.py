@@ -46,6 +46,18 @@ def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: 
             f"{len(others)} not on it (hollow points: this branch or a dirty tree).")
 
 
+def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch: str | None) -> str:
+    """Every archived commit in git order, oldest first, and whether it lies on the base branch."""
+    md = [f"| commit | on {branch or 'the base branch'} | builds | gates failed |", "|---|---|---|---|"]
+    for commit in dict.fromkeys(e.commit for e in entries):
+        builds = [e for e in entries if e.commit == commit]
+        failed = [f"{e.design} ({e.flow})" for e in builds if not e.record["gate"]["passed"]]
+        where = "-" if on_base is None else ("yes" if commit in on_base else "no (this branch)")
+        md.append(f"| {commit[:12]}{'-dirty' if commit.endswith('-dirty') else ''} | {where} | {len(builds)} | "
+                  f"{', '.join(failed) or '-'} |")
+    return markdown_table_to_html("\n".join(md))
+
+
 def plot_design(design: str, entries: list[history.Entry], path: Path, on_base: set[str] | None = None) -> Path:
     """Metrics over commits in git order; estimated and sign-off timing drawn as different series;
     the base branch as lines, other commits as hollow points; a failing gate is a red cross."""
@@ -165,6 +177,7 @@ pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign
 <p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
 <h2>Latest build per design</h2>{_latest_table(entries) if entries else '<p>No builds archived yet.</p>'}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
+<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch) if entries else ''}
 <h2>The bandwidth wall (Figure 1)</h2>{_img(wall_png, 'bandwidth wall per stage')}
 {markdown_table_to_html(wall.render_markdown(wall.figure1()))}
 <h2>Token budget, SmolLM2-135M (Figure 6)</h2>{_img(budget_png, 'token budget per context')}

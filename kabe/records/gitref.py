@@ -32,8 +32,10 @@ def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) 
 
 
 def last_line(stderr: bytes) -> str:
+    """git's own reason: its first fatal/error line (the lines after it are advice), else its last line."""
     lines = [ln.strip() for ln in stderr.decode(errors="replace").splitlines() if ln.strip()]
-    return lines[-1] if lines else "(no message)"
+    said = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return said[0] if said else (lines[-1] if lines else "(no message)")
 
 
 def object_format(root: Path) -> str:

@@ -44,7 +44,8 @@ COMPRESS_OVER = 64 * 1024
 BITSTREAM_SUFFIXES = (".bit", ".bin", ".hwh")
 PUSH_TRIES = 8
 _CLEAN_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-_RETRYABLE = ("non-fast-forward", "fetch first", "rejected", "failed to update ref", "cannot lock ref",
+# What git says when another push came first (a hook that declines says something else: no retry).
+_RETRYABLE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref",
               "failed to lock", "stale info")
 
 
@@ -180,6 +181,15 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
     return new
 
 
+def _push_refusal(proc) -> str:
+    """Why a push was refused: the ref's status from --porcelain ('[remote rejected] (pre-receive hook
+    declined)') and what the remote said ('remote: ...'), else git's own error line."""
+    out = proc.stdout.decode(errors="replace").splitlines()
+    status = [ln.split("\t")[-1].strip() for ln in out if ln.startswith("!")]
+    remote_said = [ln.strip() for ln in proc.stderr.decode(errors="replace").splitlines() if ln.startswith("remote:")]
+    return "; ".join(status + remote_said) or gitref.last_line(proc.stderr)
+
+
 def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, commits: list[str] | None = None,
          bitstreams: bool = False, ref: str | None = None, tries: int = PUSH_TRIES) -> PushReport:
     """Add every clean local archive (or those of `commits`) that the remote lacks, as one commit on the ref."""
@@ -202,7 +212,7 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
             gitref.run(root, "update-ref", _tracking_ref(remote), commit, check=False)
             return report
         said = (proc.stdout + proc.stderr).decode(errors="replace")
-        last_error = gitref.last_line(proc.stderr) if proc.stderr.strip() else said.strip()
+        last_error = _push_refusal(proc)
         if not any(word in said for word in _RETRYABLE):
             raise GitError(f"cannot push the archive to {remote!r} ({ref}): {last_error}")
         time.sleep(random.uniform(0.05, 0.3) * attempt)  # another runner pushed first: let it finish

@@ -27,7 +27,9 @@ def clean_ci_env(monkeypatch):
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+    """git with an identity of its own (a fresh CI machine has none) and no CI variables."""
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env=env_without_ci()).stdout.strip()
 
 
 def record(sha: str, design: str = "stage2", lut: int = 232, wns: float = 2.0, dsp: int = 0, flow: str = "open") -> dict:
@@ -66,7 +68,8 @@ def remote(tmp_path) -> Path:
     seed = tmp_path / "seed"
     git(tmp_path, "init", "-q", "-b", "main", str(seed))
     (seed / "README").write_text("code\n")
-    git(seed, "add", "README")
+    (seed / ".gitignore").write_text("/reports/\n")  # as in kabe: archives never make the tree dirty
+    git(seed, "add", "README", ".gitignore")
     git(seed, "commit", "-qm", "code")
     git(seed, "remote", "add", "origin", str(bare))
     git(seed, "push", "-q", "origin", "main")

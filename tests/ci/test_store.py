@@ -179,3 +179,19 @@ def test_an_unreachable_remote_is_one_line_and_exit_2(tmp_path, capsys):
     assert cli.main(["archive", "pull", str(tmp_path / "no-such-remote.git")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("kabe archive: cannot fetch the archive") and "Traceback" not in err
+
+
+def test_a_push_the_remote_declines_is_not_retried_and_says_why(remote, tmp_path):
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'archive pushes need the release role' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A)
+    calls = []
+    real_fetch = store.fetch
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "fetch", lambda *a, **k: calls.append(1) or real_fetch(*a, **k))
+        with pytest.raises(GitError) as e:
+            store.push("origin", a, a / "reports", ref=REF)
+    assert len(calls) == 1  # one try: a hook that declines will decline again
+    assert "pre-receive hook declined" in str(e.value) and "archive pushes need the release role" in str(e.value)

@@ -6,6 +6,8 @@
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
     kabe diff [A] [B] [--dirty]         Markdown table of metric deltas between two builds (A, B: git refs)
     kabe sweep <design> [KEY=V1,V2 ...] variants of a design built on Dask (sweep.yaml beside the design)
+    kabe ci [DESIGN ...]                pull the archive, build, gate, compare with the base, report, push (CI's one command)
+    kabe archive push|pull|du [REMOTE]  the per-commit archive shared through a ref of the project's own git remote
 
 Exit codes (the same as doit's, see the README): 0 pass; 1 the gate failed; 2 could not run (missing
 tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
@@ -24,6 +26,7 @@ from . import gate
 from .console import make_console
 from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .records import metrics
+from .errors import EXIT_COULD_NOT_RUN, UserError
 from .parsers import ReportError
 
 _TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
@@ -118,6 +121,60 @@ def _sweep(args) -> int:
     return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff)
 
 
+def _ci(args) -> int:
+    from . import designs
+    from .ci import CiOptions, run
+
+    if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
+        print(json.dumps(list(designs.all_designs())))
+        return 0
+    opts = CiOptions(designs=args.designs, flow=args.flow, base=args.base, remote=args.remote, pull=not args.no_pull,
+                     push=args.push, rebuild=args.rebuild, bitstreams=args.bitstreams)
+    opts.summary = Path(args.summary) if args.summary else opts.summary
+    opts.junit = Path(args.junit) if args.junit else opts.junit
+    return run(opts)
+
+
+def _archive(args) -> int:
+    from .records import store, store_size
+
+    if args.action == "du":
+        print(store_size.du(args.remote), end="")
+        return 0
+    if args.action == "push":
+        from .records.lineage import resolve
+
+        commits = [resolve(c) or c for c in args.commit] if args.commit else None
+        report = store.push(args.remote, commits=commits, bitstreams=args.bitstreams)
+    else:
+        report = store.pull(args.remote, bitstreams=args.bitstreams)
+    print("\n".join(report.lines()))
+    return 0
+
+
+def _add_ci_commands(sub) -> None:
+    p = sub.add_parser("ci", help="pull the archive, build and gate, compare with the base, report, push")
+    p.add_argument("designs", nargs="*", help="designs to build (default: all)")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--base", default=None, help="judge regressions against this commit (default: merge-base with the default branch)")
+    p.add_argument("--remote", default="origin", help="git remote (name or URL) holding the shared archive")
+    p.add_argument("--no-pull", action="store_true", help="do not pull the archive first")
+    p.add_argument("--push", dest="push", action="store_true", default=None, help="push the archive (default: on the default branch only)")
+    p.add_argument("--no-push", dest="push", action="store_false", help="never push the archive")
+    p.add_argument("--rebuild", action="store_true", help="rebuild even when this commit's build is already archived")
+    p.add_argument("--bitstreams", action="store_true", help="pull and push bitstreams (.bit/.bin/.hwh) too")
+    p.add_argument("--summary", default=None, help="Markdown summary file (default: reports/ci-summary.md)")
+    p.add_argument("--junit", default=None, help="JUnit XML file (default: reports/ci-junit.xml)")
+    p.add_argument("--list-designs", action="store_true", help="print the designs as a JSON list (a CI matrix) and exit")
+    p.set_defaults(fn=_ci)
+    p = sub.add_parser("archive", help="share the per-commit archive through a ref of the project's git remote")
+    p.add_argument("action", choices=["push", "pull", "du"])
+    p.add_argument("remote", nargs="?", default="origin")
+    p.add_argument("--commit", action="append", help="push only this commit's builds (repeatable; default: all clean ones)")
+    p.add_argument("--bitstreams", action="store_true", help="bitstreams (.bit/.bin/.hwh) too")
+    p.set_defaults(fn=_archive)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kabe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -155,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--diff", nargs=2, metavar=("A", "B"), default=None,
                    help="instead of running: metric deltas between two archived variants (ids or prefixes)")
     p.set_defaults(fn=_sweep)
+    _add_ci_commands(sub)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

@@ -86,6 +86,11 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     *(Setting(f"vivado_{k}", "a Vivado strategy or directive name (letters, digits, _ and -)",
               lambda v: isinstance(v, str) and _VIVADO_NAME.fullmatch(v) is not None, "")
       for k in VIVADO_STRATEGY_KEYS),
+    Setting("archive_ref", 'a git ref for the shared archive, like "refs/kabe/archive" (kabe/records/store.py)',
+            lambda v: isinstance(v, str) and re.fullmatch(r"refs/[A-Za-z0-9._/-]+", v) is not None and ".." not in v,
+            "refs/kabe/archive"),
+    Setting("default_branch", 'the base branch\'s name, like "main" (kabe ci judges regressions against it)',
+            lambda v: _text(v) and re.fullmatch(r"[A-Za-z0-9._/-]+", v) is not None and not v.startswith("-"), None),
     Setting("sweep", "a table: [tool.kabe.sweep] with cluster = \"local\" | \"slurm\" | \"lsf\" | \"sge\" "
             "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',

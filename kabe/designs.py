@@ -10,6 +10,7 @@ budgets); the file list stays in the core file (see kabe.cores).
     constraints: pynq_z1.xdc
     expect_gate: pass
     budgets: {dsp: {eq: 0}, lut: {lt: 12000}}
+    regressions: {lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}   # vs the base commit (kabe ci)
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from .paths import CONSTRAINTS, CORES
 KINDS = ("probe", "int8", "ternary", "attention")
 GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
+# Regressions are relative to the base commit's archived build (kabe.regressions judges them).
+REGRESSION_OPS = ("max_increase", "max_increase_pct", "max_decrease", "max_decrease_pct")
 BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
 # A design's name is its folder under cores/, and it reaches a shell (Verilator's make), a C #define,
@@ -36,7 +39,8 @@ _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
-_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado")
+_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado",
+           "regressions")
 _REQUIRED = ("core", "kind", "ports")
 
 
@@ -59,6 +63,8 @@ class Design:
     # The vivado flow measures the whole block design (engine + DMA + interconnect + PS glue), the
     # open flow the engine alone: a metric named here replaces its open-flow budget for vivado builds.
     budgets_vivado: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
+    # Limits on the change against the base commit, e.g. {lut: {max_increase_pct: 5}}; budgets stay absolute.
+    regressions: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
 
     def budgets_for(self, flow: str) -> dict[str, dict[str, float]]:
         return {**self.budgets, **self.budgets_vivado} if flow == "vivado" else dict(self.budgets)
@@ -168,6 +174,25 @@ def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
     return out
 
 
+def _check_regressions(path: Path, spec: Any) -> dict[str, dict[str, float]]:
+    if spec is None:
+        return {}
+    example = "{lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}"
+    if not isinstance(spec, dict):
+        raise _fail(path, f"regressions must be a mapping like {example}, got {spec!r}")
+    out: dict[str, dict[str, float]] = {}
+    for metric, rules in spec.items():
+        if not isinstance(rules, dict) or not rules:
+            raise _fail(path, f"regression {metric!r} must map a rule ({'/'.join(REGRESSION_OPS)}) to a number, got {rules!r}")
+        for op, value in rules.items():
+            if op not in REGRESSION_OPS:
+                raise _fail(path, f"regression {metric!r} uses unknown rule {op!r}; use one of {', '.join(REGRESSION_OPS)}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise _fail(path, f"regression {metric}.{op} must be a number >= 0, got {value!r}")
+        out[str(metric)] = dict(rules)
+    return out
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -206,11 +231,12 @@ def load(yaml_file: Path) -> Design:
         CONSTRAINTS / cpath if len(cpath.parts) == 1 else (yaml_file.parent / cpath).resolve())
     budgets = _check_budgets(yaml_file, data.get("budgets"))
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
+    regressions = _check_regressions(yaml_file, data.get("regressions"))
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
     return Design(
         name=yaml_file.parent.name, core=core, kind=kind, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
-        yaml_file=yaml_file, budgets_vivado=budgets_vivado,
+        yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions,
     )
 
 

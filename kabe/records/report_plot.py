@@ -49,7 +49,23 @@ def _limits(values: list[float], marks: list[float], key: str) -> tuple[float, f
     return lo, (hi * 1.2 if hi > 0 else 1.0)
 
 
-def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES) -> Path:
+def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: set[str] | None):
+    """The base branch's builds as the flow's line; builds not on the base branch (this branch, a dirty
+    tree) as hollow points beside it, so a branch's numbers are never read as the base's trend.
+    Returns the line (None when no build lies on the base branch)."""
+    base = [p for p in pts if on_base is None or commits[p[0]] in on_base]
+    branch = [p for p in pts if p not in base]
+    line = None
+    if base:
+        line, = ax.plot([p[0] for p in base], [p[1] for p in base], **style)
+    if branch:
+        ax.scatter([p[0] for p in branch], [p[1] for p in branch], marker=style.get("marker", "o"), s=60, zorder=4,
+                   facecolors="none", edgecolors="tab:orange", label="not on the base branch (this branch)")
+    return line
+
+
+def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES,
+                on_base: set[str] | None = None) -> Path:
     """Metrics over commits in git order; estimated and sign-off timing as different series; a failing
     gate is a red cross; budgets dashed. Writes SVG (or PNG if path says so)."""
     commits = list(dict.fromkeys(e.commit for e in entries))
@@ -65,8 +81,9 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
             pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]  # recomputed verdict
             pts = [p for p in pts if p[1] is not None]
             if pts:
-                line, = ax.plot([p[0] for p in pts], [p[1] for p in pts], **style)
-                line.set_gid(f"{design}-series-{key}-{flow}")
+                line = plot_series(ax, pts, commits, style, on_base)
+                if line is not None:
+                    line.set_gid(f"{design}-series-{key}-{flow}")
                 values += [p[1] for p in pts]
                 bad = [p for p in pts if not p[2]]
                 if bad:

@@ -99,7 +99,8 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
                                                        "whs_ns": None, "critical_path": None, "clocks": [],
                                                        "error": str(e)}, None)
 
-    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow)))
+    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow)),
+                            waivers=design.waivers)
     if sim is not None:
         # The runner's verdict, not just its word count: a dropped result, a stalled input or a
         # wrong tlast with every compared word right is still a failed verification.

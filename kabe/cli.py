@@ -2,6 +2,7 @@
 
     kabe parse <report>                 print the JSON record of a Yosys/Vivado/kabe report (type auto-detected)
     kabe gate <metrics.json | report>   exit 1 with the reasons when the gate fails, 0 when it passes
+              [--junit FILE]            also write the checks as JUnit XML (one testcase per check)
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
     kabe diff [A] [B]                   Markdown table of metric deltas between two archived commits
@@ -24,50 +25,73 @@ from .parsers import ReportError
 def _parse(args) -> int:
     from .parsers.detect import parse_file
 
-    record = parse_file(Path(args.report))
+    try:
+        record = parse_file(Path(args.report))
+    except ReportError as e:  # bad input: one line naming the file and what is wrong
+        print(f"kabe parse: {e}", file=sys.stderr)
+        return 2
     print(json.dumps(record, indent=2))  # {"kind": ..., "path": ..., "record": ...}
     return 0
 
 
-def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]:
-    """(timing, utilization, budgets, failures recorded at build time) from a metrics.json or a
-    raw timing report. Recorded failures (a simulation mismatch, say) cannot be re-derived from the
-    numbers, so they are carried over: re-gating a failed build never turns it into a pass."""
+class _NotGateable(ValueError):
+    """A file `kabe gate` cannot judge at all (another kind of report): bad input, exit 2."""
+
+
+def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, dict, list[str]]:
+    """(timing, utilization, budgets, waivers, failures recorded at build time) from a
+    metrics.json or a raw timing report. Recorded failures (a simulation mismatch, say) cannot be
+    re-derived from the numbers, so they are carried over: re-gating a failed build never turns
+    it into a pass. A report that cannot be read raises ReportError: the gate's verdict is FAIL."""
     if path.suffix == ".json":
         from . import designs
 
         record = metrics.load(path)
         try:
-            budgets = gate.budgets_from_mapping(designs.get(record["design"]).budgets_for(record["flow"]))
+            design = designs.get(record["design"])
+            budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
+            waivers = dict(design.waivers)
         except designs.DesignError:  # a metrics file from another checkout: its own timing is still gated
-            budgets = []
-        return record["timing"], record["utilization"], budgets, list(record["gate"]["failures"])
+            budgets, waivers = [], {}
+        return record["timing"], record["utilization"], budgets, waivers, list(record["gate"]["failures"])
     from .parsers.detect import parse_file
 
     parsed = parse_file(path)
     if parsed["kind"] not in ("vivado_timing_summary", "kabe_timing"):
-        raise ReportError(f"{path} is a {parsed['kind']} report; `kabe gate` needs a timing summary or a metrics.json")
-    return parsed["record"], None, [], []
+        raise _NotGateable(f"{path} is a {parsed['kind']} report; `kabe gate` needs a timing summary "
+                           f"(report_timing_summary, or kabe's timing estimate) or a metrics.json")
+    return parsed["record"], None, [], {}, []
 
 
 def _gate(args) -> int:
+    from . import gate_junit
+
     console = Console(stderr=True)
     path = Path(args.input)
-    try:
-        timing, utilization, budgets, recorded = _gate_record(path)
-    except (ReportError, metrics.MetricsError) as e:
-        console.print(f"[red]FAIL[/] {escape(str(e))}")
-        return 1
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
-    verdict = gate.evaluate(timing, utilization, budgets, rules)
+    try:
+        timing, utilization, budgets, waivers, recorded = _gate_record(path)
+    except _NotGateable as e:
+        console.print(f"kabe gate: {escape(str(e))}")
+        return 2
+    except (ReportError, metrics.MetricsError) as e:
+        # an unreadable report is the gate's business: it fails, through the same rules as any other
+        timing, utilization, budgets, waivers, recorded = {"error": str(e)}, None, [], {}, []
+    verdict = gate.evaluate(timing, utilization, budgets, rules, waivers)
     carried = [f for f in recorded if f not in verdict.failures]
     if carried:
         verdict.passed = False
         verdict.failures += [f"recorded at build time: {f}" for f in carried]
     for c in verdict.checks:
         console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
+    for key, reason in verdict.waivers.items():
+        console.print(f"  [yellow]waived[/] {key}: {escape(reason)}")
+    for w in verdict.warnings:
+        console.print(f"  [yellow]warning[/] {escape(w)}")
     for f in verdict.failures:
         console.print(f"[red]✗ {escape(f)}[/]")
+    if args.junit:
+        gate_junit.write(verdict, path.name, Path(args.junit))
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
     return 0 if verdict.passed else 1
 
@@ -101,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("input")
     p.add_argument("--fail-on-unconstrained", action="store_true",
                    help="fail when any endpoint is unconstrained (default: [tool.kabe] fail_on_unconstrained, else report only)")
+    p.add_argument("--junit", metavar="FILE", default=None,
+                   help="also write the checks as JUnit XML: one testcase per check, a failure carries expected and got")
     p.set_defaults(fn=_gate)
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")

@@ -9,7 +9,8 @@ budgets); the file list stays in the core file (see kabe.cores).
     row_bytes: 512
     constraints: pynq_z1.xdc
     expect_gate: pass
-    budgets: {dsp: {eq: 0}, lut: {lt: 12000}}
+    budgets: {dsp: {eq: 0}, lut: {lt: 12000}, logic_levels: {le: 9}}
+    waivers: {no_clock: "the PS7's EMIO pins are clocked by the PS, outside the PL's timing"}
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
 BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
-_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado")
+_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado",
+           "waivers")
 _REQUIRED = ("core", "kind", "ports")
 
 
@@ -53,6 +55,9 @@ class Design:
     # The vivado flow measures the whole block design (engine + DMA + interconnect + PS glue), the
     # open flow the engine alone: a metric named here replaces its open-flow budget for vivado builds.
     budgets_vivado: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
+    # Gate rules this design may break on purpose, each with the written reason (kabe.gate.WAIVABLE);
+    # the reason is printed in the build summary and archived in metrics.json's gate section.
+    waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def budgets_for(self, flow: str) -> dict[str, dict[str, float]]:
         return {**self.budgets, **self.budgets_vivado} if flow == "vivado" else dict(self.budgets)
@@ -112,6 +117,23 @@ def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
     return out
 
 
+def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:
+    from .gate import WAIVABLE
+
+    if waivers is None:
+        return {}
+    if not isinstance(waivers, dict):
+        raise _fail(path, 'waivers must be a mapping like {no_clock: "why it is safe"}')
+    out = {}
+    for key, reason in waivers.items():
+        if key not in WAIVABLE:
+            raise _fail(path, f"waiver {str(key)[:40]!r} is not one kabe knows; waivable: {', '.join(WAIVABLE)}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise _fail(path, f"waiver {key} needs a written reason (a non-empty string saying why it is safe)")
+        out[key] = reason.strip()
+    return out
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -154,11 +176,12 @@ def load(yaml_file: Path) -> Design:
         CONSTRAINTS / cpath if len(cpath.parts) == 1 else (yaml_file.parent / cpath).resolve())
     budgets = _check_budgets(yaml_file, data.get("budgets"))
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
+    waivers = _check_waivers(yaml_file, data.get("waivers"))
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
     return Design(
         name=yaml_file.parent.name, core=core, kind=kind, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
-        yaml_file=yaml_file, budgets_vivado=budgets_vivado,
+        yaml_file=yaml_file, budgets_vivado=budgets_vivado, waivers=waivers,
     )
 
 

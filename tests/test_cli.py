@@ -21,7 +21,8 @@ def test_gate_exit_status_follows_the_report(capsys):
 
 
 def test_gate_refuses_a_report_that_is_not_timing(capsys):
-    assert cli.main(["gate", str(FIX / "utilization_7z020_2023.2_placed_prohibited.rpt")]) == 1
+    # another kind of report is bad input (exit 2), not a gate verdict
+    assert cli.main(["gate", str(FIX / "utilization_7z020_2023.2_placed_prohibited.rpt")]) == 2
     assert "needs a timing summary" in capsys.readouterr().err
 
 

@@ -81,7 +81,7 @@ def test_signoff_hold_and_pulse_width():
 
 
 def test_signoff_missing_hold_or_verdict_fails():
-    assert any("no hold slack" in f for f in evaluate(signoff(whs=None), UTIL).failures)
+    assert any("no WHS (hold slack)" in f for f in evaluate(signoff(whs=None), UTIL).failures)
     assert any("no verdict line" in f for f in evaluate(signoff(verdict=None), UTIL).failures)
 
 

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from kabe.parsers import ReportError
+from kabe.parsers import report_file
 
 from kabe.timing.report import END_MARKER, HEADER_PREFIX, UNTIMED_PREFIX  # the writer defines the format
 
@@ -124,9 +125,8 @@ def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
 
 
 def parse(path: str | Path) -> dict:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ReportError(f"{p}: cannot read the timing report: {e.strerror}") from None
-    return parse_text(text, str(p))
+    return parse_report(report_file.read(path))
+
+
+def parse_report(rep: report_file.Report) -> dict:
+    return parse_text(rep.text, rep.source)

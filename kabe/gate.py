@@ -179,15 +179,21 @@ class TimingRules:
         return checks
 
 
-def _no_endpoints(timing: Mapping[str, Any]) -> bool:
-    """A sign-off report that times nothing because there is nothing to time: no setup or hold
-    endpoints at all (NA), Vivado's verdict "met", clocks, and check_timing showing no register
-    without a clock and no unconstrained endpoint (a PS-only block design)."""
+def _no_endpoints(timing: Mapping[str, Any]) -> tuple[bool, str]:
+    """(nothing to time, why) for a sign-off report with no setup or hold endpoint at all (NA) under
+    Vivado's verdict "met": a PS-only block design. That passes only when check_timing shows no
+    register without a clock and no unconstrained endpoint; otherwise NA means "not timed"."""
+    if (timing.get("estimated") or timing.get("total_endpoints") is not None
+            or timing.get("hold_total_endpoints") is not None or not timing.get("clocks")
+            or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
+        return False, ""
     ct = timing.get("check_timing") or {}
-    return (not timing.get("estimated") and timing.get("total_endpoints") is None
-            and timing.get("hold_total_endpoints") is None and bool(timing.get("clocks"))
-            and VERDICTS.get(timing.get("verdict_line") or "") == "met"
-            and ct.get("no_clock") == 0 and ct.get("unconstrained_internal_endpoints") == 0)
+    clean = ct.get("no_clock") == 0 and ct.get("unconstrained_internal_endpoints") == 0
+    why = ("no endpoints to time (check_timing: 0 unclocked, 0 unconstrained)" if clean else
+           f"Vivado timed no endpoint, and check_timing reports {ct.get('no_clock', 'an unknown number of')} "
+           f"unclocked and {ct.get('unconstrained_internal_endpoints', 'an unknown number of')} unconstrained "
+           f"pins: nothing was timed")
+    return clean, why
 
 
 def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
@@ -200,13 +206,13 @@ def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
         if v is None:
             if r.signoff_only and estimated:
                 continue  # the open flow cannot know hold or pulse width
-            if r.key in ("wns_ns", "whs_ns") and _no_endpoints(timing):
-                out.append(Check(r.name, expected, "NA: no endpoints to time (check_timing: 0 unclocked, "
-                                                   "0 unconstrained)", True))
+            empty, why = _no_endpoints(timing) if r.key in ("wns_ns", "whs_ns") else (False, "")
+            if empty:
+                out.append(Check(r.name, expected, f"NA: {why}", True))
                 continue
             out.append(Check(r.name, expected, None, False,
-                             f"timing gate: the report has no {r.abbr} ({r.what} slack): a missing, truncated "
-                             f"or unparsable report, or nothing constrained"))
+                             f"timing gate: the report has no {r.abbr} ({r.what} slack): " + (why or
+                             "a missing, truncated or unparsable report, or nothing constrained")))
             continue
         ok = v >= MIN_SLACK_NS
         msg = ""

@@ -31,7 +31,7 @@ from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers._vivado_common import aligned_table, integer, number
 from kabe.parsers.vivado_check_timing import check_timing_counts
-from kabe.parsers.vivado_timing_paths import path_blocks
+from kabe.parsers import vivado_timing_details
 
 REQUIRED_SECTIONS = ("Design Timing Summary", "Clock Summary", "Intra Clock Table",
                      "Inter Clock Table", "Other Path Groups Table", "Timing Details")
@@ -50,7 +50,6 @@ SUMMARY_COLS = {
     "WPWS(ns)": "wpws_ns", "TPWS(ns)": "tpws_ns",
     "TPWS Failing Endpoints": "pw_failing_endpoints", "TPWS Total Endpoints": "pw_total_endpoints",
 }
-_TOL = 0.0015  # Vivado prints 3 decimals
 
 
 def _numeric(title: str) -> bool:
@@ -142,11 +141,14 @@ def parse_report(rep: report_file.Report) -> dict:
     if "Design Timing Summary" not in titles:
         raise ReportError(f"{source}: no 'Design Timing Summary' table; not a complete "
                           f"report_timing_summary (empty, cut short, or another report)")
-    missing = [t for t in REQUIRED_SECTIONS if t not in titles]
+    # the header's own command line says when Vivado was asked for no path details at all
+    no_details = "-no_detailed_paths" in rep.header.get("command", "").split()
+    required = [t for t in REQUIRED_SECTIONS if not (no_details and t == "Timing Details")]
+    missing = [t for t in required if t not in titles]
     if missing:
         raise ReportError(f"{source}: section(s) {', '.join(repr(t) for t in missing)} missing; "
                           f"the report is cut short (last section present: {titles[-1]!r})")
-    pos = [titles.index(t) for t in REQUIRED_SECTIONS]
+    pos = [titles.index(t) for t in required]
     if pos != sorted(pos):
         raise ReportError(f"{source}: sections out of order; not a report_timing_summary layout")
     sec = {t: (s, e) for t, s, e in reversed(secs)}  # first occurrence wins
@@ -183,9 +185,11 @@ def parse_report(rep: report_file.Report) -> dict:
     clocks = _clock_summary(*body("Clock Summary"), source)
     by_name = {c["name"]: c for c in clocks}
     b, ln0 = body("Intra Clock Table")
+    intra_rows = 0
     if any(x.strip() for x in b):
         cols, rows, _ = aligned_table(b, numeric=_numeric, what="Intra Clock Table", source=source,
                                       first_line=ln0)
+        intra_rows = len(rows)
         for cells in rows:
             name = cells[0]
             entry = by_name.get(name)
@@ -229,50 +233,12 @@ def parse_report(rep: report_file.Report) -> dict:
     rec["unconstrained_endpoints"] = ct.get("unconstrained_internal_endpoints")
     rec["no_clock"] = ct.get("no_clock")
 
-    _timing_details(rec, lines, sec["Timing Details"], last_section=titles[-1] == "Timing Details",
-                    source=source)
+    if no_details:
+        rec.update(warnings=[f"{source}: report_timing_summary -no_detailed_paths: no paths, no critical path"],
+                   worst_slack_by_check={}, critical_path=None)
+        return rec
+    s, e = sec["Timing Details"]
+    vivado_timing_details.read(
+        rec, lines[s:e], s + 1, at_end=titles[-1] == "Timing Details", source=source,
+        expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]))
     return rec
-
-
-def _timing_details(rec: dict, lines: list[str], span: tuple[int, int], *, last_section: bool,
-                    source: str) -> None:
-    s, e = span
-    blocks = path_blocks(lines[s:e], source=source, first_line=s + 1)
-    rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
-                       for b in blocks if b.error]
-    if blocks and blocks[-1].error and last_section and not any(x.strip() for x in lines[s + blocks[-1].end:]):
-        raise ReportError(f"{blocks[-1].error}; it is the last thing in the report, so the report "
-                          f"is cut short")
-    paths = [b.path for b in blocks if b.path]
-    worst: dict[str, float] = {}
-    for p in paths:
-        if p["slack_ns"] is not None and p["slack_ns"] < worst.get(p["check"], float("inf")):
-            worst[p["check"]] = p["slack_ns"]
-    rec["worst_slack_by_check"] = worst
-    # the worst setup/recovery slack printed must be the summary's WNS: the block's own Slack line
-    # counts even when the rest of the block is unreadable
-    max_blocks = [b for b in blocks if b.slack_ns is not None and b.delay_type != "min"]
-    wns = rec["wns_ns"]
-    if wns is not None:
-        at_wns = [b for b in max_blocks if abs(b.slack_ns - wns) <= _TOL]
-        if not at_wns or min(b.slack_ns for b in max_blocks) < wns - _TOL:
-            shown = min((b.slack_ns for b in max_blocks), default=None)
-            raise ReportError(f"{source}: Design Timing Summary WNS is {wns} but the worst setup "
-                              f"slack printed in Timing Details is {shown} (report cut short inside "
-                              f"Timing Details?)")
-        carrier = next((b for b in at_wns if b.path), None)
-        if carrier is None:
-            rec["warnings"].append(f"{source}: the path carrying WNS {wns} (line {at_wns[0].line}) "
-                                   f"is unreadable; no critical path recorded")
-    else:
-        carrier = None
-    p = carrier.path if carrier else None
-    rec["critical_path"] = None if p is None else {
-        "clock": p["destination_clock"] or p["path_group"], "slack_ns": p["slack_ns"],
-        "delay_ns": p["data_path_delay_ns"], "logic_delay_ns": p["logic_delay_ns"],
-        "route_delay_ns": p["route_delay_ns"], "logic_levels": p["logic_levels"],
-        "startpoint": p["source"], "endpoint": p["destination"], "path_group": p["path_group"],
-        "check": p["check"], "requirement_ns": p["requirement_ns"],
-        "clock_path_skew_ns": p["clock_path_skew_ns"], "clock_uncertainty_ns": p["clock_uncertainty_ns"],
-        "cells": p["cells"], "line": p["line"],
-    }

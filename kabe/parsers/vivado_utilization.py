@@ -122,12 +122,14 @@ def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: s
     return header, rows
 
 
-def _row(rows, *names):
-    wanted = {n.lower() for n in names}
-    for _indent, name, cells in rows:
-        if name.rstrip("*").strip().lower() in wanted:
-            return cells
-    return None
+def _row(rows, *names, top_level=False):
+    """The first row named like names[0], else names[1], ...; a total (top_level) is never taken
+    from an indented sub-row such as "  DSP58" under "DSP Slices"."""
+    by_name = {}
+    for indent, name, cells in rows:
+        if not top_level or indent == 0:
+            by_name.setdefault(name.rstrip("*").strip().lower(), cells)
+    return next((by_name[n.lower()] for n in names if n.lower() in by_name), None)
 
 
 def _used(cells, *, what, source, fractional=False):
@@ -178,7 +180,7 @@ def parse_report(rep: report_file.Report) -> dict:
     ptitle, (phead, prows) = section(PRIMITIVE_TITLES, "Primitives")
 
     def need(rows, title, *names, fractional=False):
-        cells = _row(rows, *names)
+        cells = _row(rows, *names, top_level=True)
         if cells is None:
             raise ReportError(f"{source}: section '{title}' has no '{' / '.join(names)}' row")
         return _used(cells, what=f"{title} / {names[0]}", source=source, fractional=fractional)

@@ -1,0 +1,155 @@
+"""The Timing Details section of a report_timing_summary: supporting detail for the verdict.
+
+Timing Details prints one section per path group, in the order of the summary tables (each
+clock of the Intra Clock Table, each pair of the Inter Clock Table, each row of the Other Path
+Groups Table, then with -report_unconstrained the "(none)" groups):
+
+    From Clock:  clk_out1                      Path Group:  **async_default**
+      To Clock:  clk_out1                      From Clock:  clk_out1
+                                                 To Clock:  clk_out1
+    Setup :   0  Failing Endpoints,  Worst Slack   0.452ns,  ...
+    Hold  :   0  Failing Endpoints,  Worst Slack   0.493ns,  ...      (or "Max Delay  18 Endpoints")
+    PW    :   0  Failing Endpoints,  Worst Slack   2.750ns,  ...
+    Max Delay Paths / Slack (MET) : ... / Min Delay Paths / ... / Pulse Width Checks
+
+What is read here: the paths (kabe.parsers.vivado_timing_paths), the worst printed slack of each
+check kind, the critical path (the path carrying the summary's WNS), and whether the section is
+complete. An unreadable path is a warning with its line number. A report cut inside Timing
+Details is refused: the last path block unreadable with nothing after it; fewer group sections
+than the summary tables list; the last section without a path its own Setup/Hold/Max Delay/Min
+Delay line promises, or without the Pulse Width Checks its PW line promises; or the summary's WNS
+not among the slacks printed (the path that carries it was cut off).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kabe.parsers import ReportError
+from kabe.parsers.vivado_timing_paths import Block, path_blocks
+
+_TOL = 0.0015  # Vivado prints 3 decimals
+
+
+@dataclass
+class Section:
+    line: int  # 1-based line of its "Path Group:" / "From Clock:" header
+    start: int  # index in the Timing Details lines
+    end: int
+    name: str
+    promises: dict[str, bool] = field(default_factory=dict)  # max / min / pw: the header says it is there
+
+
+def _worst_slack_is_number(line: str) -> bool:
+    """"Setup :  0  Failing Endpoints,  Worst Slack  5.626ns, ..." -> True; NA or blank -> False."""
+    _, sep, rest = line.partition("Worst Slack")
+    words = rest.replace(",", " ").split()
+    return bool(sep and words and words[0].endswith("ns"))
+
+
+def _endpoints(line: str) -> int:
+    """"Max Delay   18 Endpoints" -> 18."""
+    words = line.split()
+    return int(words[2]) if len(words) >= 4 and words[2].isdigit() else 0
+
+
+def sections(lines: list[str], first_line: int) -> list[Section]:
+    heads = []
+    for i, ln in enumerate(lines):
+        if ln.startswith("Path Group:"):
+            heads.append(i)
+        elif ln.startswith("From Clock:") and not (i and lines[i - 1].startswith("Path Group:")):
+            heads.append(i)
+    out = []
+    for k, i in enumerate(heads):
+        end = heads[k + 1] if k + 1 < len(heads) else len(lines)
+        name = " ".join(lines[i].split(":", 1)[1].split())
+        sec = Section(first_line + i, i, end, name)
+        for ln in lines[i:min(end, i + 12)]:
+            s = ln.strip()
+            if s.startswith("Setup :"):
+                sec.promises["max"] = _worst_slack_is_number(s)
+            elif s.startswith("Hold  :") or s.startswith("Hold :"):
+                sec.promises["min"] = _worst_slack_is_number(s)
+            elif s.startswith("PW    :") or s.startswith("PW :"):
+                sec.promises["pw"] = _worst_slack_is_number(s)
+            elif s.startswith("Max Delay") and s.endswith(("Endpoints", "Endpoint")):
+                sec.promises["max"] = _endpoints(s) > 0
+            elif s.startswith("Min Delay") and s.endswith(("Endpoints", "Endpoint")):
+                sec.promises["min"] = _endpoints(s) > 0
+        out.append(sec)
+    return out
+
+
+def _missing(sec: Section, lines: list[str], blocks: list[Block], offset: int) -> list[str]:
+    mine = [b for b in blocks if sec.start <= b.line - offset < sec.end]
+    out = []
+    for kind, what in (("max", "setup path"), ("min", "hold path")):
+        if sec.promises.get(kind) and not any(b.delay_type in (kind, None) for b in mine):
+            out.append(what)
+    if sec.promises.get("pw") and not any(ln.strip() == "Pulse Width Checks" for ln in lines[sec.start:sec.end]):
+        out.append("pulse width checks")
+    return out
+
+
+def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected_groups: int,
+         source: str) -> None:
+    """Fill rec's warnings, worst_slack_by_check and critical_path from the Timing Details lines;
+    ReportError when they show the report was cut. at_end: nothing but blank lines follows them."""
+    blocks = path_blocks(lines, source=source, first_line=first_line)
+    offset = first_line
+    rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
+                       for b in blocks if b.error]
+    tail_empty = at_end and blocks and not any(x.strip() for x in lines[blocks[-1].end:])
+    if blocks and blocks[-1].error and tail_empty:
+        raise ReportError(f"{blocks[-1].error}; it is the last thing in the report, so the report is cut short")
+    secs = sections(lines, first_line)
+    grouped = [s for s in secs if not s.name.startswith("(none)")]
+    if len(grouped) < expected_groups:
+        raise ReportError(f"{source}: Timing Details has {len(grouped)} path group sections, the summary "
+                          f"tables list {expected_groups}: the report is cut short inside Timing Details")
+    for k, sec in enumerate(secs):
+        missing = _missing(sec, lines, blocks, offset)
+        if missing and k == len(secs) - 1 and at_end:
+            raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
+                              f"has no {' and no '.join(missing)} although its header counts them: the report "
+                              f"is cut short")
+        if missing:
+            rec["warnings"].append(f"{source}: Timing Details section '{sec.name[:80]}' (line {sec.line}) "
+                                   f"prints no {' and no '.join(missing)}")
+    worst: dict[str, float] = {}
+    for b in blocks:
+        p = b.path
+        if p and p["slack_ns"] is not None and p["slack_ns"] < worst.get(p["check"], float("inf")):
+            worst[p["check"]] = p["slack_ns"]
+    rec["worst_slack_by_check"] = worst
+    rec["critical_path"] = _critical(rec, blocks, source)
+
+
+def _critical(rec: dict, blocks: list[Block], source: str) -> dict | None:
+    """The path that carries the summary's WNS; its Slack line counts even when the rest of its
+    block is unreadable, so a cut-off or unreadable worst path is told apart from a missing one."""
+    wns = rec["wns_ns"]
+    if wns is None:
+        return None
+    max_blocks = [b for b in blocks if b.slack_ns is not None and b.delay_type != "min"]
+    at_wns = [b for b in max_blocks if abs(b.slack_ns - wns) <= _TOL]
+    if not at_wns or min(b.slack_ns for b in max_blocks) < wns - _TOL:
+        shown = min((b.slack_ns for b in max_blocks), default=None)
+        raise ReportError(f"{source}: Design Timing Summary WNS is {wns} but the worst setup slack printed "
+                          f"in Timing Details is {shown} (report cut short inside Timing Details?)")
+    carrier = next((b for b in at_wns if b.path), None)
+    if carrier is None:
+        rec["warnings"].append(f"{source}: the path carrying WNS {wns} (line {at_wns[0].line}) is "
+                               f"unreadable; no critical path recorded")
+        return None
+    p = carrier.path
+    return {
+        "clock": p["destination_clock"] or p["path_group"], "slack_ns": p["slack_ns"],
+        "delay_ns": p["data_path_delay_ns"], "logic_delay_ns": p["logic_delay_ns"],
+        "route_delay_ns": p["route_delay_ns"], "logic_levels": p["logic_levels"],
+        "startpoint": p["source"], "endpoint": p["destination"], "path_group": p["path_group"],
+        "check": p["check"], "requirement_ns": p["requirement_ns"],
+        "clock_path_skew_ns": p["clock_path_skew_ns"], "clock_uncertainty_ns": p["clock_uncertainty_ns"],
+        "cells": p["cells"], "line": p["line"],
+    }

@@ -124,6 +124,13 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
             worst[p["check"]] = p["slack_ns"]
     rec["worst_slack_by_check"] = worst
     rec["critical_path"] = _critical(rec, blocks, source)
+    # likewise the worst hold/removal slack printed is the summary's WHS, when hold paths are printed
+    whs = rec.get("whs_ns")
+    min_slacks = [b.slack_ns for b in blocks if b.slack_ns is not None and b.delay_type == "min"]
+    if whs is not None and min_slacks and abs(min(min_slacks) - whs) > _TOL:
+        raise ReportError(f"{source}: Design Timing Summary WHS is {whs} but the worst hold slack printed in "
+                          f"Timing Details is {min(min_slacks)}: the summary and the paths disagree (report "
+                          f"edited, or cut short inside Timing Details)")
 
 
 def _critical(rec: dict, blocks: list[Block], source: str) -> dict | None:

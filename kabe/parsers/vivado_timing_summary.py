@@ -36,6 +36,8 @@ from kabe.parsers import vivado_timing_details
 REQUIRED_SECTIONS = ("Design Timing Summary", "Clock Summary", "Intra Clock Table",
                      "Inter Clock Table", "Other Path Groups Table", "Timing Details")
 
+MIN_BLANK_TAIL = 2
+
 VERDICT_MET = "All user specified timing constraints are met."
 VERDICT_NOT_MET = "Timing constraints are not met."
 VERDICT_NONE = "There are no user specified timing constraints."
@@ -233,6 +235,12 @@ def parse_report(rep: report_file.Report) -> dict:
     rec["unconstrained_endpoints"] = ct.get("unconstrained_internal_endpoints")
     rec["no_clock"] = ct.get("no_clock")
 
+    # Vivado closes the report with blank lines (every real report in the corpus ends with at least
+    # three): content up to the last character is how a file cut short inside its last table looks
+    blank_tail = next((k for k, ln in enumerate(reversed(lines)) if ln.strip()), len(lines))
+    if blank_tail < MIN_BLANK_TAIL:
+        raise ReportError(f"{source}: the report ends on line {len(lines)} without the blank lines Vivado "
+                          f"closes it with: it is cut short (last line: '{lines[-1].strip()[:60]}')")
     if no_details:
         rec.update(warnings=[f"{source}: report_timing_summary -no_detailed_paths: no paths, no critical path"],
                    worst_slack_by_check={}, critical_path=None)

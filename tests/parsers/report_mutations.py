@@ -90,20 +90,29 @@ def pulse_width_only(text: str) -> list[str]:
 
 
 def no_clocks(text: str) -> list[str]:
-    """What Vivado prints without a create_clock: NA everywhere, no clock rows, the "no
-    constraints" verdict."""
+    """What Vivado prints without a create_clock: NA everywhere, no clock and no table rows, no
+    paths, the "no constraints" verdict."""
     na = {k: "NA" for k in ("WNS(ns)", "TNS(ns)", "TNS Failing Endpoints", "TNS Total Endpoints", "WHS(ns)",
                             "THS(ns)", "THS Failing Endpoints", "THS Total Endpoints", "WPWS(ns)", "TPWS(ns)",
                             "TPWS Failing Endpoints", "TPWS Total Endpoints")}
     lines = _lines(set_summary(text, na, VERDICT_NONE))
-    c = next(i for i, ln in enumerate(lines) if ln.rstrip() == "| Clock Summary")
-    j = c + 2
-    while j < len(lines) and not lines[j].startswith("| "):
-        if lines[j][:1].isalnum() or (lines[j][:1] == " " and "{" in lines[j]):
-            if not lines[j].lstrip().startswith(("Clock", "-----")):
-                lines[j] = ""
-        j += 1
-    return ["\n".join(lines)]
+    out, table, k = [], None, 0
+    while k < len(lines):
+        ln = lines[k]
+        if ln.startswith("| ") and k + 1 < len(lines) and lines[k + 1].startswith("| -"):
+            table = ln[2:].strip()
+            if table == "Timing Details":
+                out += lines[k:k + 3] + ["", "", "", ""]
+                break
+        out.append(ln)
+        if table in ("Clock Summary", "Intra Clock Table", "Inter Clock Table", "Other Path Groups Table") \
+                and ln.strip().startswith("-----") and "  -" in ln:
+            k += 1
+            while k < len(lines) and lines[k].strip():  # the rows under the dash rule go
+                k += 1
+            continue
+        k += 1
+    return ["\n".join(out)]
 
 
 def verdict_flipped(text: str) -> list[str]:

@@ -56,7 +56,7 @@ ATTACH_TCL = "attach_hooks.tcl"
 # One concern per file; the reports come before the clock check so a failing check still leaves them.
 WRITE_BITSTREAM_PRE_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary",
                              "report_logic_levels", "report_utilization", "report_clock_interaction",
-                             "check_pl_clock")
+                             "timing_verdict", "check_pl_clock")
 # Report files the hooks write under <work root>/reports/ (archive name -> file name).
 REPORTS = {
     "timing_summary.rpt": "timing_summary.rpt",
@@ -64,6 +64,7 @@ REPORTS = {
     "utilization_hier.rpt": "utilization_hier.rpt",
     "clock_interaction.rpt": "clock_interaction.rpt",
     "logic_levels.rpt": "logic_levels.rpt",
+    "timing_verdict.json": "timing_verdict.json",  # the second source (scripts/vivado/timing_verdict.tcl)
 }
 TIMING_MAX_PATHS = 20  # per clock group: enough to see the whole failing cone, not the whole design
 DEFAULT_TIMEOUT_S = 6 * 3600
@@ -448,6 +449,22 @@ def _merge_crossings(inter_clock: list[dict], pairs: list[dict]) -> list[dict]:
     return list(by_pair.values())
 
 
+def _second_source_and_logic_levels(timing: dict, rd: Path) -> None:
+    """Vivado's own verdict (the gate requires it to agree with the parsed report; a missing or
+    unreadable one is recorded as an error, which fails the gate) and the logic-level
+    distribution (logic-level budgets; unreadable: no number, so a budget on it fails)."""
+    from ..parsers import vivado_logic_levels, vivado_timing_verdict
+
+    try:
+        timing["second_source"] = vivado_timing_verdict.parse_file(rd / REPORTS["timing_verdict.json"])
+    except ReportError as e:
+        timing["second_source"] = {"error": str(e)}
+    try:
+        timing["logic_level_distribution"] = vivado_logic_levels.parse_file(rd / REPORTS["logic_levels.rpt"])
+    except ReportError as e:
+        timing["logic_level_distribution"] = {"error": str(e), "max_logic_levels": None}
+
+
 def collect(project: Project, version: VivadoVersion, make_log: Path | None = None) -> FlowResult:
     """Parse what the hooks wrote. An unreadable or missing timing report gives a timing record with
     an "error" (the gate fails on it); a missing utilization report gives utilization None."""
@@ -476,6 +493,8 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
             timing["clock_interaction"] = _merge_crossings(timing.get("clock_interaction") or [], pairs)
         except ReportError as e:
             timing = _timing_error(f"Vivado clock interaction report unusable, so clock crossings are unchecked: {e}")
+    if "error" not in timing:
+        _second_source_and_logic_levels(timing, rd)
 
     utilization: dict | None
     try:

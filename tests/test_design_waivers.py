@@ -19,6 +19,7 @@ def design(tmp_path, extra: str):
 def test_a_waiver_with_its_reason_is_loaded(tmp_path):
     d = design(tmp_path, 'waivers: {no_clock: "  EMIO pins, clocked by the PS  "}\n')
     assert d.waivers == {"no_clock": "EMIO pins, clocked by the PS"}
+    (tmp_path / "x").mkdir()
     assert design(tmp_path / "x", "").waivers == {}
 
 

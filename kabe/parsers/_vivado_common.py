@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from kabe.parsers import ReportError
+from kabe.parsers.report_file import NEAR
 
 _DASHES = re.compile(r"-+")
 _TOKEN = re.compile(r"\S+")
@@ -140,9 +141,10 @@ def aligned_table(body: list[str], *, numeric: Callable[[str], bool], what: str,
     the table). Title lines are the non-blank lines right above the dash rule. Rows run to the
     first blank line; each row is a list of cells. ReportError when there is no dash rule."""
     i = 0
-    while i < len(body) and not is_dash_rule(body[i]):
+    limit = min(len(body), NEAR)  # Vivado prints the titles and dashes right under a table's title
+    while i < limit and not is_dash_rule(body[i]):
         i += 1
-    if i >= len(body) or i == 0 or not body[i - 1].strip():
+    if i >= limit or i == 0 or not body[i - 1].strip():
         raise ReportError(f"{source}: {what} (line {first_line + min(i, len(body) - 1)}): no table "
                           f"header followed by a row of dashes (report cut short or malformed)")
     h = i

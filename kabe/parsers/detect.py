@@ -19,6 +19,7 @@ A missing, empty or unrecognisable file raises ReportError("cannot tell what rep
 from __future__ import annotations
 
 import json
+import re
 
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
@@ -33,6 +34,20 @@ _BY_COMMAND = {"report_timing_summary": "vivado_timing_summary", "report_timing"
                "report_design_analysis": "vivado_logic_levels"}
 
 
+# Markers, each matched within one line (re.M, no quantifier that can cross a newline), so that
+# detection is one C-speed pass over the text whatever its shape
+_M = re.M
+_DTS_TITLE = re.compile(r"^\| Design Timing Summary[ \t]*$", _M)
+_HIER_TITLE = re.compile(r"^[ \t]*\d+\.[ \t]+Utilization by Hierarchy[ \t]*$", _M)
+_UTIL_TITLE = re.compile(r"Utilization Design Information")
+_CI_TITLE = re.compile(r"^[ \t]*Clock Interaction Table[ \t]*$", _M)
+_TIMING_TITLE = re.compile(r"^[ \t]*Timing Report[ \t]*$", _M)
+_SLACK = re.compile(r"^Slack", _M)
+_YOSYS_STATS = re.compile(r"Printing statistics\.")
+_YOSYS_SECTION = re.compile(r"^=== [^\n]* ===[ \t]*$", _M)
+_YOSYS_CELLS = re.compile(r"^[ \t]*(?:Number of cells:|\d+[ \t]+cells[ \t]*$)", _M)
+
+
 def _yosys_stat(rep: Report) -> bool:
     if rep.text.lstrip()[:1] == "{":
         try:
@@ -41,51 +56,44 @@ def _yosys_stat(rep: Report) -> bool:
             return False
         mods = data.get("modules") if isinstance(data, dict) else None
         return isinstance(mods, dict) and any(isinstance(m, dict) and "num_cells" in m for m in mods.values())
-    section = cells = False
-    for ln in rep.lines:
-        s = ln.strip()
-        if s == "Printing statistics." or s.endswith(". Printing statistics."):
-            return True
-        if s.startswith("=== ") and s.endswith(" ===") and len(s) > 8:
-            section = True
-        words = s.split()
-        if s.startswith("Number of cells:") or (len(words) == 2 and words[0].isdigit() and words[1] == "cells"):
-            cells = True
-        if section and cells:
-            return True
-    return False
+    text = rep.text
+    return bool(_YOSYS_STATS.search(text) or ("===" in text and "cells" in text and _YOSYS_SECTION.search(text)
+                                              and _YOSYS_CELLS.search(text)))
 
 
 def _kabe_timing(rep: Report) -> bool:
     from kabe.timing.report import HEADER_PREFIX  # the writer defines the format
 
-    first = next((ln for ln in rep.lines if ln.strip()), "")
-    return first.startswith(HEADER_PREFIX)
+    return rep.text.lstrip().startswith(HEADER_PREFIX)
 
 
 def detect_report(rep: Report) -> str:
     """The kind of report `rep` is; ReportError when it cannot be told."""
     cmd = rep.command
     if cmd == "report_utilization":
-        hier = "-hierarchical" in rep.header.get("command", "").split() or any(
-            ln.strip().endswith("Utilization by Hierarchy") and ln.strip()[:1].isdigit() for ln in rep.lines)
+        hier = "-hierarchical" in rep.header.get("command", "").split() or (
+            "Utilization by Hierarchy" in rep.text and bool(_HIER_TITLE.search(rep.text)))
         return "vivado_utilization_hier" if hier else "vivado_utilization"
     if cmd in _BY_COMMAND:
         return _BY_COMMAND[cmd]
     if cmd is not None:
         raise ReportError(f"cannot tell what report this is: Vivado command '{cmd[:60]}' is not one "
                           f"kabe parses")
-    stripped = [ln.strip() for ln in rep.lines]
     # no Vivado header: titles
-    if "| Design Timing Summary" in stripped:
+    text = rep.text
+
+    def has(literal: str, title: re.Pattern) -> bool:  # the literal first: a C-speed find, no regex pass
+        return literal in text and bool(title.search(text))
+
+    if has("| Design Timing Summary", _DTS_TITLE):
         return "vivado_timing_summary"
-    if any(s.endswith("Utilization by Hierarchy") and s[:1].isdigit() for s in stripped):
+    if has("Utilization by Hierarchy", _HIER_TITLE):
         return "vivado_utilization_hier"
-    if any("Utilization Design Information" in s for s in stripped):
+    if has("Utilization Design Information", _UTIL_TITLE):
         return "vivado_utilization"
-    if "Clock Interaction Table" in stripped:
+    if has("Clock Interaction Table", _CI_TITLE):
         return "vivado_clock_interaction"
-    if "Timing Report" in stripped and any(s.startswith("Slack") for s in stripped):
+    if has("Timing Report", _TIMING_TITLE) and has("Slack", _SLACK):
         return "vivado_timing"
     if _kabe_timing(rep):
         return "kabe_timing"

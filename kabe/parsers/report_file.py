@@ -8,9 +8,10 @@ empty file, and input beyond the size bounds below.
 
 The bounds exist because parsers must answer in bounded time on any input (issue 18). Every
 parser is linear in the size of its input (no regex with nested quantifiers over whitespace);
-these caps bound that size: MAX_BYTES for a file, MAX_LINE_CHARS for one line. The largest real
-report in the corpus is 2.2 MB with lines up to ~530 characters; Vivado's biggest reports (a
-full-chip report_timing_summary) are a few hundred MB, hence the 512 MiB cap.
+these caps bound that size: MAX_BYTES for a file, MAX_LINES lines, MAX_LINE_CHARS for one line.
+The largest real report in the corpus is 2.2 MB in 17 k lines of up to ~530 characters; Vivado's
+biggest reports (a full-chip report_timing_summary) are a few hundred MB, hence 512 MiB and 8 M
+lines. Whole-report scans are regex passes at C speed (find_lines), never a Python step per line.
 """
 
 from __future__ import annotations
@@ -23,7 +24,9 @@ from kabe.parsers import ReportError
 
 MAX_BYTES = 512 * 1024 * 1024
 MAX_LINE_CHARS = 64 * 1024
+MAX_LINES = 8_000_000  # real reports average 100+ characters a line: 512 MiB is ~5 M lines
 HEADER_LINES = 40  # Vivado's `| Tool Version : ...` block sits in the first few lines
+NEAR = 60  # how far a parser looks for what must follow a title (a table's dashes, a verdict line)
 
 _HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z ]*")  # matched with fullmatch on a stripped string: linear
 
@@ -82,14 +85,18 @@ def from_text(text: str, source: str) -> Report:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ReportError(f"{source}: report is empty")
+    n = text.count("\n")
+    if n > MAX_LINES:
+        raise ReportError(f"{source}: report has {n:,} lines, over kabe's bound of {MAX_LINES:,}; "
+                          f"refusing to parse it")
     lines = text.split("\n")
     if lines[-1] == "":
         lines.pop()  # the newline that ends the last line starts no line of its own
-    for i, line in enumerate(lines):
-        if len(line) > MAX_LINE_CHARS:
-            raise ReportError(f"{source}: line {i + 1} is {len(line):,} characters long, over kabe's "
-                              f"bound of {MAX_LINE_CHARS:,} (no Vivado report line is that long); "
-                              f"not a report kabe can read")
+    if max(map(len, lines)) > MAX_LINE_CHARS:  # at C speed; the loop below runs only to name the line
+        i, line = next((i, ln) for i, ln in enumerate(lines) if len(ln) > MAX_LINE_CHARS)
+        raise ReportError(f"{source}: line {i + 1} is {len(line):,} characters long, over kabe's "
+                          f"bound of {MAX_LINE_CHARS:,} (no Vivado report line is that long); "
+                          f"not a report kabe can read")
     header = parse_header(lines)
     return Report(source, text, lines, header, command_name(header))
 
@@ -113,6 +120,44 @@ def read(path) -> Report:
     if not data.strip():
         raise ReportError(f"{source}: report file is empty")
     return from_text(_decode(data, source), source)
+
+
+def find_lines(lines: list[str], pattern: re.Pattern, start: int = 0, end: int | None = None,
+               literal: str | None = None, joined: str | None = None) -> list[int]:
+    """Indices of the lines in lines[start:end] that `pattern` (compiled with re.M, anchored at ^,
+    matching within one line) finds, at C speed: every parser scans a whole report this way, so
+    a report of millions of blank lines costs one regex pass, not a Python step per line. With
+    `literal` (a string every match contains) only the lines holding it are tested. `joined`:
+    "\\n".join(lines[start:end]) when the caller already has it (a whole report's text)."""
+    text = joined if joined is not None else "\n".join(lines[start:end])
+    if literal is None:
+        starts = (m.start() for m in pattern.finditer(text))
+    else:  # find the literal (a C-speed substring search), then test its line with the pattern
+        starts = _line_starts_with(text, pattern, literal)
+    out, pos, line = [], 0, start
+    for s in starts:
+        line += text.count("\n", pos, s)
+        pos = s
+        out.append(line)
+    return out
+
+
+def _line_starts_with(text: str, pattern: re.Pattern, literal: str):
+    i, last = text.find(literal), -1
+    while i >= 0:
+        s = text.rfind("\n", 0, i) + 1
+        if s != last and pattern.match(text, s):
+            last = s
+            yield s
+        nxt = text.find("\n", i)
+        if nxt < 0:
+            break
+        i = text.find(literal, nxt + 1)
+
+
+def blank(lines: list[str]) -> bool:
+    """Every line blank (at C speed)."""
+    return not any(map(str.strip, lines))
 
 
 def expect_command(report: Report, command: str) -> None:

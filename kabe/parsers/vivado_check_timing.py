@@ -11,7 +11,13 @@ An item without any count raises ReportError: a count that cannot be read is nev
 
 from __future__ import annotations
 
+import re
+
 from kabe.parsers import ReportError
+from kabe.parsers.report_file import find_lines
+
+_HEAD = re.compile(r"^\d+\.[ \t]+checking[ \t]", re.M)
+_THERE = re.compile(r"^[ \t]*There (?:are|is) \d", re.M)
 
 
 def _item_head(line: str):
@@ -40,7 +46,7 @@ def _there_are(line: str):
 
 def check_timing_counts(lines: list[str], start: int, end: int, source: str) -> dict[str, int]:
     items = []
-    for i in range(start, end):
+    for i in find_lines(lines, _HEAD, start, end, literal="checking"):
         head = _item_head(lines[i])
         if head and i + 1 < end and lines[i + 1].startswith("---"):
             items.append((i, *head))
@@ -51,8 +57,8 @@ def check_timing_counts(lines: list[str], start: int, end: int, source: str) -> 
             continue
         stop = items[k + 1][0] if k + 1 < len(items) else end
         total, seen = 0, False
-        for ln in lines[i + 2:stop]:
-            t = _there_are(ln)
+        for k in find_lines(lines, _THERE, i + 2, stop, literal="There "):
+            t = _there_are(lines[k])
             if t and " but " not in t[1] and "due to constant clock" not in t[1]:
                 total += t[0]
                 seen = True

@@ -23,8 +23,11 @@ value that is not a number, and a table not closed by a blank line: cut there, a
 
 from __future__ import annotations
 
+import re
+
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
+from kabe.parsers.report_file import find_lines
 from kabe.parsers._vivado_common import aligned_table, integer, number
 
 _TITLE = "Clock Interaction Table"
@@ -81,7 +84,7 @@ def parse_file(path) -> list[dict]:
 def parse_report(rep: report_file.Report) -> list[dict]:
     report_file.expect_command(rep, "report_clock_interaction")
     source, lines = rep.source, rep.lines
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == _TITLE), None)
+    start = next(iter(find_lines(lines, re.compile(rf"^[ \t]*{_TITLE}[ \t]*$", re.M), literal=_TITLE)), None)
     if start is None:
         raise ReportError(f"{source}: no '{_TITLE}'; not a complete report_clock_interaction")
     body = lines[start + 2:] if start + 1 < len(lines) and lines[start + 1].startswith("---") else []

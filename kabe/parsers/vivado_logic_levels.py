@@ -20,8 +20,11 @@ its border, a count that is not a whole number.
 
 from __future__ import annotations
 
+import re
+
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
+from kabe.parsers.report_file import find_lines
 from kabe.parsers._vivado_common import integer
 
 
@@ -49,8 +52,7 @@ def parse_file(path) -> dict:
 def parse_report(rep: report_file.Report) -> dict:
     report_file.expect_command(rep, "report_design_analysis")
     source, lines = rep.source, rep.lines
-    head = next((i for i, ln in enumerate(lines)
-                 if ln.startswith("|") and "End Point Clock" in ln), None)
+    head = next(iter(find_lines(lines, re.compile(r"^\|[^\n]*End Point Clock", re.M), literal="End Point Clock")), None)
     if head is None or head == 0 or not lines[head - 1].startswith("+"):
         raise ReportError(f"{source}: no Logic Level Distribution table ('| End Point Clock |'); "
                           f"not a report_design_analysis -logic_level_distribution report")

@@ -23,10 +23,16 @@ not among the slacks printed (the path that carries it was cut off).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from kabe.parsers import ReportError
+from kabe.parsers.report_file import blank, find_lines
 from kabe.parsers.vivado_timing_paths import Block, path_blocks
+
+_PATH_GROUP = re.compile(r"^Path Group:", re.M)
+_FROM_CLOCK = re.compile(r"^From Clock:", re.M)
+_PW_TITLE = re.compile(r"^[ \t]*Pulse Width Checks[ \t]*$", re.M)
 
 _TOL = 0.0015  # Vivado prints 3 decimals
 
@@ -54,12 +60,10 @@ def _endpoints(line: str) -> int:
 
 
 def sections(lines: list[str], first_line: int) -> list[Section]:
-    heads = []
-    for i, ln in enumerate(lines):
-        if ln.startswith("Path Group:"):
-            heads.append(i)
-        elif ln.startswith("From Clock:") and not (i and lines[i - 1].startswith("Path Group:")):
-            heads.append(i)
+    joined = "\n".join(lines)
+    groups = find_lines(lines, _PATH_GROUP, literal="Path Group:", joined=joined)
+    heads = sorted(set(groups) | {i for i in find_lines(lines, _FROM_CLOCK, literal="From Clock:", joined=joined)
+                                  if not (i and lines[i - 1].startswith("Path Group:"))})
     out = []
     for k, i in enumerate(heads):
         end = heads[k + 1] if k + 1 < len(heads) else len(lines)
@@ -81,13 +85,13 @@ def sections(lines: list[str], first_line: int) -> list[Section]:
     return out
 
 
-def _missing(sec: Section, lines: list[str], blocks: list[Block], offset: int) -> list[str]:
+def _missing(sec: Section, pw_titles: list[int], blocks: list[Block], offset: int) -> list[str]:
     mine = [b for b in blocks if sec.start <= b.line - offset < sec.end]
     out = []
     for kind, what in (("max", "setup path"), ("min", "hold path")):
         if sec.promises.get(kind) and not any(b.delay_type in (kind, None) for b in mine):
             out.append(what)
-    if sec.promises.get("pw") and not any(ln.strip() == "Pulse Width Checks" for ln in lines[sec.start:sec.end]):
+    if sec.promises.get("pw") and not any(sec.start <= i < sec.end for i in pw_titles):
         out.append("pulse width checks")
     return out
 
@@ -100,7 +104,7 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
     offset = first_line
     rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
                        for b in blocks if b.error]
-    tail_empty = at_end and blocks and not any(x.strip() for x in lines[blocks[-1].end:])
+    tail_empty = at_end and blocks and blank(lines[blocks[-1].end:])
     if blocks and blocks[-1].error and tail_empty:
         raise ReportError(f"{blocks[-1].error}; it is the last thing in the report, so the report is cut short")
     secs = sections(lines, first_line)
@@ -108,8 +112,9 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
     if len(grouped) < expected_groups:
         raise ReportError(f"{source}: Timing Details has {len(grouped)} path group sections, the summary "
                           f"tables list {expected_groups}: the report is cut short inside Timing Details")
+    pw_titles = find_lines(lines, _PW_TITLE, literal="Pulse Width Checks")
     for k, sec in enumerate(secs):
-        missing = _missing(sec, lines, blocks, offset)
+        missing = _missing(sec, pw_titles, blocks, offset)
         if missing and k == len(secs) - 1 and at_end:
             raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
                               f"has no {' and no '.join(missing)} although its header counts them: the report "

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
+from kabe.parsers.report_file import find_lines
 
 _FLOAT = re.compile(r"-?\d+\.\d+")
 _NUM = re.compile(r"-?\d+(?:\.\d+)?")
@@ -46,6 +47,8 @@ _FOOTERS = ("required time", "arrival time", "slack")
 _CLOCK_WORDS = {("clocked", "by"), ("clock", "source"), ("rising-edge", "clock"), ("falling-edge", "clock")}
 
 _TOL = 0.0015  # Vivado prints 3 decimals
+_SLACK_START = re.compile(r"^Slack", re.M)
+MAX_BLOCK_LINES = 5000  # a real path block is ~50-300 lines; a longer one is read as unreadable
 
 
 @dataclass
@@ -87,18 +90,23 @@ def slack_line(line: str) -> tuple[str | None, float | None] | None:
 
 def path_blocks(lines: list[str], *, source: str, first_line: int = 1) -> list[Block]:
     """Every path block in `lines` (a whole report_timing, or a report's Timing Details)."""
-    starts = [i for i, ln in enumerate(lines) if slack_line(ln) is not None]
+    starts = [i for i in find_lines(lines, _SLACK_START, literal="Slack") if slack_line(lines[i]) is not None]
     out = []
     for k, i in enumerate(starts):
         end = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        # a block also ends where a new titled section begins (Min Delay Paths, PW checks, ...)
-        for j in range(i + 1, end):
-            ln = lines[j]
-            if ln and not ln[0].isspace():
-                end = j
+        # a block also ends where a new titled section begins (Min Delay Paths, PW checks, ...);
+        # looked for no further than a path can run
+        j = i + 1
+        while j < min(end, i + MAX_BLOCK_LINES + 1):
+            if lines[j][:1].strip():
                 break
+            j += 1
+        end = j if j < end else end
         status, slack = slack_line(lines[i])
         try:
+            if end - i > MAX_BLOCK_LINES:
+                raise ReportError(f"{source}: path at line {first_line + i} runs {end - i:,} lines; no Vivado "
+                                  f"path is that long")
             path = _parse_one(lines[i:end], source=source, line_no=first_line + i)
             out.append(Block(first_line + i, end, slack, path, None, path["delay_type"]))
         except ReportError as e:
@@ -107,7 +115,7 @@ def path_blocks(lines: list[str], *, source: str, first_line: int = 1) -> list[B
 
 
 def _delay_type_of(block: list[str]) -> str | None:
-    for ln in block:
+    for ln in block[:40]:  # the Path Type line is in the header
         s = ln.strip()
         if s.startswith("Path Type:"):
             words = s[len("Path Type:"):].replace("(", " ").split()
@@ -315,7 +323,8 @@ def parse(text: str, source: str = "<report_timing>") -> list[dict]:
 
 def parse_report(rep: report_file.Report) -> list[dict]:
     report_file.expect_command(rep, "report_timing")
-    if rep.command is None and not any(ln.strip() == "Timing Report" for ln in rep.lines):
+    if rep.command is None and not find_lines(rep.lines, re.compile(r"^[ \t]*Timing Report[ \t]*$", re.M),
+                                              literal="Timing Report"):
         raise ReportError(f"{rep.source}: no 'Command : report_timing' header and no 'Timing Report' "
                           f"title; not a Vivado report_timing report")
     blocks = path_blocks(rep.lines, source=rep.source)

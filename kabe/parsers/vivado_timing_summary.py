@@ -27,8 +27,11 @@ means (kabe.gate), never this parser.
 
 from __future__ import annotations
 
+import re
+
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
+from kabe.parsers.report_file import NEAR, blank, find_lines
 from kabe.parsers._vivado_common import aligned_table, integer, number
 from kabe.parsers.vivado_check_timing import check_timing_counts
 from kabe.parsers import vivado_timing_details
@@ -36,7 +39,7 @@ from kabe.parsers import vivado_timing_details
 REQUIRED_SECTIONS = ("Design Timing Summary", "Clock Summary", "Intra Clock Table",
                      "Inter Clock Table", "Other Path Groups Table", "Timing Details")
 
-MIN_BLANK_TAIL = 2
+MIN_END_NEWLINES = 3  # Vivado ends a report with blank lines: at least 3 newlines after the last text
 
 VERDICT_MET = "All user specified timing constraints are met."
 VERDICT_NOT_MET = "Timing constraints are not met."
@@ -58,14 +61,17 @@ def _numeric(title: str) -> bool:
     return title in SUMMARY_COLS
 
 
-def sections(lines: list[str]) -> list[tuple[str, int, int]]:
+_BOX_TITLE = re.compile(r"^\| [^ \n-]")
+_CHECK_TIMING = re.compile(r"^[ \t]*check_timing report[ \t]*$", re.M)
+
+
+def sections(lines: list[str], joined: str | None = None) -> list[tuple[str, int, int]]:
     """(title, first body line, end line) of each `| Title` / `| -----` boxed section."""
     heads = []
-    for i in range(len(lines) - 1):
-        ln, under = lines[i], lines[i + 1]
-        if (ln.startswith("| ") and not ln.startswith("| -") and ln[2:3].strip()
-                and under.startswith("| -") and under[2:].strip().strip("-") == ""):
-            heads.append((ln[2:].strip(), i))
+    for i in find_lines(lines, re.compile(_BOX_TITLE.pattern, re.M), literal="| ", joined=joined):
+        under = lines[i + 1] if i + 1 < len(lines) else ""
+        if under.startswith("| -") and under[2:].strip().strip("-") == "":
+            heads.append((lines[i][2:].strip(), i))
     out = []
     for k, (title, i) in enumerate(heads):
         body_start = i + 2
@@ -95,10 +101,10 @@ def _values(cols, cells, *, what: str, source: str, allow_blank: bool) -> dict:
 def _clock_summary(body: list[str], ln0: int, source: str) -> list[dict]:
     """`name  {rise fall}  period  frequency`; a generated clock is indented under its master."""
     i = 0
-    while i < len(body) and not body[i].strip():
+    while i < min(len(body), NEAR) and not body[i].strip():
         i += 1
     clocks: list[dict] = []
-    if i >= len(body):
+    if blank(body):
         return clocks
     if not (body[i].lstrip().startswith("Clock") and i + 1 < len(body) and body[i + 1].strip().startswith("-")):
         raise ReportError(f"{source}: Clock Summary (line {ln0 + i}): no 'Clock  Waveform(ns)' table header")
@@ -138,7 +144,7 @@ def parse_file(path) -> dict:
 def parse_report(rep: report_file.Report) -> dict:
     report_file.expect_command(rep, "report_timing_summary")
     source, lines = rep.source, rep.lines
-    secs = sections(lines)
+    secs = sections(lines, "\n".join(lines))
     titles = [t for t, _, _ in secs]
     if "Design Timing Summary" not in titles:
         raise ReportError(f"{source}: no 'Design Timing Summary' table; not a complete "
@@ -176,7 +182,7 @@ def parse_report(rep: report_file.Report) -> dict:
     vals = _values(cols, rows[0], what="Design Timing Summary", source=source, allow_blank=False)
     for key in SUMMARY_COLS.values():
         rec[key] = vals.get(key)
-    verdict = next((x.strip() for x in b[after:] if x.strip()), None)
+    verdict = next((x.strip() for x in b[after:after + NEAR] if x.strip()), None)
     if verdict is None:
         raise ReportError(f"{source}: no verdict line after the Design Timing Summary table "
                           f"(deleted or cut short)")
@@ -188,7 +194,7 @@ def parse_report(rep: report_file.Report) -> dict:
     by_name = {c["name"]: c for c in clocks}
     b, ln0 = body("Intra Clock Table")
     intra_rows = 0
-    if any(x.strip() for x in b):
+    if not blank(b):
         cols, rows, _ = aligned_table(b, numeric=_numeric, what="Intra Clock Table", source=source,
                                       first_line=ln0)
         intra_rows = len(rows)
@@ -208,7 +214,7 @@ def parse_report(rep: report_file.Report) -> dict:
     # --- Inter Clock Table / Other Path Groups Table / Unconstrained / User Ignored
     def group_rows(title, n_names):
         b, ln0 = body(title)
-        if not any(x.strip() for x in b):
+        if blank(b):
             return []
         cols, rows, _ = aligned_table(b, numeric=_numeric, what=title, source=source, first_line=ln0)
         return [(cells[:n_names], _values(cols[n_names:], cells[n_names:], what=title, source=source,
@@ -225,7 +231,7 @@ def parse_report(rep: report_file.Report) -> dict:
 
     # --- check_timing (not boxed: a plain "check_timing report" title before the summary)
     dts_start = sec["Design Timing Summary"][0]
-    ct_at = next((i for i, x in enumerate(lines[:dts_start]) if x.strip() == "check_timing report"), None)
+    ct_at = next(iter(find_lines(lines, _CHECK_TIMING, 0, dts_start, literal="check_timing report")), None)
     if ct_at is not None:
         ct_end = max(ct_at, next((s - 3 for _, s, _ in secs if s > ct_at), dts_start - 3))
         rec["check_timing"] = check_timing_counts(lines, ct_at, ct_end, source)
@@ -236,11 +242,11 @@ def parse_report(rep: report_file.Report) -> dict:
     rec["no_clock"] = ct.get("no_clock")
 
     # Vivado closes the report with blank lines (every real report in the corpus ends with at least
-    # three): content up to the last character is how a file cut short inside its last table looks
-    blank_tail = next((k for k, ln in enumerate(reversed(lines)) if ln.strip()), len(lines))
-    if blank_tail < MIN_BLANK_TAIL:
-        raise ReportError(f"{source}: the report ends on line {len(lines)} without the blank lines Vivado "
-                          f"closes it with: it is cut short (last line: '{lines[-1].strip()[:60]}')")
+    # four newlines): content up to the last character is how a file cut inside its last table looks
+    if rep.text.count("\n", len(rep.text.rstrip())) < MIN_END_NEWLINES:
+        last = rep.text.rstrip().rsplit("\n", 1)[-1].strip()
+        raise ReportError(f"{source}: the report ends without the blank lines Vivado closes it with: it is "
+                          f"cut short (last line: '{last[:60]}')")
     if no_details:
         rec.update(warnings=[f"{source}: report_timing_summary -no_detailed_paths: no paths, no critical path"],
                    worst_slack_by_check={}, critical_path=None)

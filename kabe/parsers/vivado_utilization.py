@@ -30,10 +30,12 @@ import re
 
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
+from kabe.parsers.report_file import NEAR, find_lines
 from kabe.parsers._vivado_common import count_or_fraction, integer
 
 _SEC_NUM = re.compile(r"\d+(?:\.\d+)*\.?")
 _BORDER = re.compile(r"\+(?:-+\+)+")
+_HEAD_CANDIDATE = re.compile(r"^\d", re.M)
 
 # Section titles and row labels by family: 7-series, UltraScale(+), Versal.
 LOGIC_TITLES = ("slice logic", "clb logic", "netlist logic")
@@ -57,7 +59,9 @@ def _section_head(line: str):
 def _find_sections(lines: list[str]) -> list[tuple[str, str, int, int]]:
     """(number, title, body start, body end) for every `N. Title` line underlined by dashes."""
     heads = []
-    for i in range(len(lines) - 1):
+    for i in find_lines(lines, _HEAD_CANDIDATE):
+        if i + 1 >= len(lines):
+            continue
         under = lines[i + 1].rstrip()
         if len(under) < 3 or under.strip("-") or len(under) < len(lines[i].rstrip()) - 1:
             continue
@@ -82,9 +86,10 @@ def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: s
     """The first `+---+` table in lines[start:end]: (header titles, [(indent, name, {title: cell})]).
     None when the section prints no table at all."""
     i = start
-    while i < end and not lines[i].startswith("+"):
+    limit = min(end, start + NEAR)  # a section's table follows its title
+    while i < limit and not lines[i].startswith("+"):
         i += 1
-    if i >= end:
+    if i >= limit:
         return None
     borders = 0
     header = None

@@ -72,7 +72,8 @@ def parse_stat_text(text: str, origin: str = "<stat>") -> dict[str, dict]:
     mods: dict[str, dict] = {}
     cur = None
     mode = None
-    for line in text.splitlines():
+    # blank lines change nothing below: skip them at C speed (a report of millions of them is not a stat)
+    for line in filter(str.strip, text.splitlines()):
         m = _SECTION.match(line)
         if m:
             cur = {"cells": None, "types": {}, "submodules": {}, "submodule_count": None}

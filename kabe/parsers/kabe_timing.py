@@ -46,13 +46,17 @@ def _untimed_cells(lines: list[str], origin: str) -> dict[str, int]:
 def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
     if not text.strip():
         raise ReportError(f"{origin}: empty timing report")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.rstrip("\n").split("\n")
+    return parse_report(report_file.from_text(text, origin))
+
+
+def parse_report(rep: report_file.Report) -> dict:
+    origin = rep.source
+    lines = rep.lines[:rep.text.rstrip().count("\n") + 1]  # without the trailing blank lines
     if not lines[0].startswith(HEADER_PREFIX):
         raise ReportError(f"{origin}: not a kabe timing estimate (first line {lines[0][:60]!r})")
     if END_MARKER not in (l.strip() for l in lines[-3:]):
         raise ReportError(f"{origin}: truncated timing report (no {END_MARKER!r} line at the end)")
-    titles = find_lines(lines, re.compile(r"^== ", re.M), literal="== ", joined="\n".join(lines))
+    titles = find_lines(lines, re.compile(r"^== ", re.M), literal="== ")
 
     def section(title: str) -> list[str]:
         """The non-blank lines under `== title ==`, up to the next `== ` line."""
@@ -127,7 +131,3 @@ def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
 
 def parse(path: str | Path) -> dict:
     return parse_report(report_file.read(path))
-
-
-def parse_report(rep: report_file.Report) -> dict:
-    return parse_text(rep.text, rep.source)

@@ -24,7 +24,7 @@ from kabe.parsers import ReportError
 
 MAX_BYTES = 512 * 1024 * 1024
 MAX_LINE_CHARS = 64 * 1024
-MAX_LINES = 8_000_000  # real reports average 100+ characters a line: 512 MiB is ~5 M lines
+MAX_LINES = 6_000_000  # real reports average 100+ characters a line: 512 MiB is ~5 M lines
 HEADER_LINES = 40  # Vivado's `| Tool Version : ...` block sits in the first few lines
 NEAR = 60  # how far a parser looks for what must follow a title (a table's dashes, a verdict line)
 
@@ -119,7 +119,9 @@ def read(path) -> Report:
         raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
     if not data.strip():
         raise ReportError(f"{source}: report file is empty")
-    return from_text(_decode(data, source), source)
+    text = _decode(data, source)
+    del data  # a 200 MB report: keep one copy of it, not two
+    return from_text(text, source)
 
 
 def find_lines(lines: list[str], pattern: re.Pattern, start: int = 0, end: int | None = None,

@@ -144,7 +144,7 @@ def parse_file(path) -> dict:
 def parse_report(rep: report_file.Report) -> dict:
     report_file.expect_command(rep, "report_timing_summary")
     source, lines = rep.source, rep.lines
-    secs = sections(lines, "\n".join(lines))
+    secs = sections(lines, rep.text)
     titles = [t for t, _, _ in secs]
     if "Design Timing Summary" not in titles:
         raise ReportError(f"{source}: no 'Design Timing Summary' table; not a complete "

@@ -118,3 +118,32 @@ def test_collect_without_the_verdict_fails_the_gate(tmp_path):
 
     v = evaluate(res.timing, res.utilization)
     assert not v.passed and any("no second-source verdict" in f for f in v.failures)
+
+
+def test_unclocked_registers_fail_the_build_unless_design_yaml_waives_them(standin_path, tmp_path, monkeypatch):
+    """Vivado says met, but 12 register pins have no clock: the build fails; with a written waiver
+    in design.yaml it passes, and the reason is printed and archived in metrics.json's gate."""
+    import dataclasses
+
+    from rich.console import Console
+
+    from kabe import designs, summary
+
+    fx = tmp_path / "fx"
+    shutil.copytree(FIXTURES, fx)
+    rpt = fx / "flow_timing_summary_met.rpt"
+    rpt.write_text(rpt.read_text().replace("checking no_clock (0)", "checking no_clock (12)"))
+    failed = _build(tmp_path / "a", monkeypatch, fx)
+    assert not failed["gate"]["passed"]
+    assert any("12 register/latch pins have no clock" in f for f in failed["gate"]["failures"])
+
+    real_get = designs.get
+    why = "the PS7's EMIO GPIO pins are clocked by the PS, outside the PL's timing"
+    monkeypatch.setattr(designs, "get", lambda name, *a: dataclasses.replace(real_get(name, *a), waivers={"no_clock": why}))
+    waived = _build(tmp_path / "b", monkeypatch, fx)
+    assert waived["gate"]["passed"] and waived["gate"]["waivers"] == {"no_clock": why}
+    on_disk = json.loads((Path(waived["_archive"]) / "metrics.json").read_text())
+    assert on_disk["gate"]["waivers"] == {"no_clock": why}
+    console = Console(record=True, width=200)
+    summary.render(waived, console)
+    assert f"waived no_clock: {why}" in console.export_text()

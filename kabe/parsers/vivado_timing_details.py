@@ -16,7 +16,8 @@ What is read here: the paths (kabe.parsers.vivado_timing_paths), the worst print
 check kind, the critical path (the path carrying the summary's WNS), and whether the section is
 complete. An unreadable path is a warning with its line number. A report cut inside Timing
 Details is refused: the last path block unreadable with nothing after it; fewer group sections
-than the summary tables list; the last section without a path its own Setup/Hold/Max Delay/Min
+than the summary tables list (and fewer "(none)" sections than the Unconstrained and User
+Ignored Path Tables list); the last section without a path its own Setup/Hold/Max Delay/Min
 Delay line promises, or without the Pulse Width Checks its PW line promises; or the summary's WNS
 not among the slacks printed (the path that carries it was cut off).
 """
@@ -97,9 +98,10 @@ def _missing(sec: Section, pw_titles: list[int], blocks: list[Block], offset: in
 
 
 def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected_groups: int,
-         source: str) -> None:
+         expected_none: int, source: str) -> bool:
     """Fill rec's warnings, worst_slack_by_check and critical_path from the Timing Details lines;
-    ReportError when they show the report was cut. at_end: nothing but blank lines follows them."""
+    ReportError when they show the report was cut. at_end: nothing follows them. Returns whether
+    the report ends on a path read whole (nothing after its closing slack line but blanks)."""
     blocks = path_blocks(lines, source=source, first_line=first_line)
     offset = first_line
     rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
@@ -112,6 +114,10 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
     if len(grouped) < expected_groups:
         raise ReportError(f"{source}: Timing Details has {len(grouped)} path group sections, the summary "
                           f"tables list {expected_groups}: the report is cut short inside Timing Details")
+    if len(secs) - len(grouped) < expected_none:
+        raise ReportError(f"{source}: Timing Details has {len(secs) - len(grouped)} '(none)' sections, the "
+                          f"Unconstrained and User Ignored Path Tables list {expected_none}: the report is cut "
+                          f"short inside Timing Details")
     pw_titles = find_lines(lines, _PW_TITLE, literal="Pulse Width Checks")
     for k, sec in enumerate(secs):
         missing = _missing(sec, pw_titles, blocks, offset)
@@ -129,6 +135,9 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
             worst[p["check"]] = p["slack_ns"]
     rec["worst_slack_by_check"] = worst
     rec["critical_path"] = _critical(rec, blocks, source)
+    last = next((ln for ln in reversed(lines[blocks[-1].line - first_line:]) if ln.strip()), "") if blocks else ""
+    ends_on_path = bool(tail_empty and blocks[-1].path and blocks[-1].path["required_time_ns"] is not None
+                        and last.strip().startswith("slack"))
     # likewise the worst hold/removal slack printed is the summary's WHS, when hold paths are printed
     whs = rec.get("whs_ns")
     min_slacks = [b.slack_ns for b in blocks if b.slack_ns is not None and b.delay_type == "min"]
@@ -136,6 +145,7 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
         raise ReportError(f"{source}: Design Timing Summary WHS is {whs} but the worst hold slack printed in "
                           f"Timing Details is {min(min_slacks)}: the summary and the paths disagree (report "
                           f"edited, or cut short inside Timing Details)")
+    return ends_on_path
 
 
 def _critical(rec: dict, blocks: list[Block], source: str) -> dict | None:

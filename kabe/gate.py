@@ -18,15 +18,17 @@ import operator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
-from .parsers.vivado_timing_summary import VERDICTS
+from .designs import WAIVABLE
 
-_OPS = {
-    "eq": (operator.eq, "=="),
-    "lt": (operator.lt, "<"),
-    "le": (operator.le, "<="),
-    "gt": (operator.gt, ">"),
-    "ge": (operator.ge, ">="),
-}
+_OPS = {"eq": (operator.eq, "=="), "lt": (operator.lt, "<"), "le": (operator.le, "<="),
+        "gt": (operator.gt, ">"), "ge": (operator.ge, ">=")}
+
+# The verdict lines a report_timing_summary prints under its Design Timing Summary, and what each
+# means; any other line is "unknown" and fails. (kabe.parsers.vivado_timing_summary reads them from here.)
+VERDICT_MET = "All user specified timing constraints are met."
+VERDICT_NOT_MET = "Timing constraints are not met."
+VERDICT_NONE = "There are no user specified timing constraints."
+VERDICTS = {VERDICT_MET: "met", VERDICT_NOT_MET: "not_met", VERDICT_NONE: "unconstrained"}
 
 MIN_SLACK_NS = 0.0  # a slack passes when >= this, compared exactly as the report states it
 AGREE_NS = 0.0015  # the report prints 3 decimals; the second source carries Vivado's own value
@@ -50,7 +52,6 @@ SLACK_RULES = (
 )
 # Asynchronous set/reset checks, read from the report's paths as their own kinds
 CHECK_KIND_RULES = (("timing.recovery", "recovery"), ("timing.removal", "removal"))
-WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)"}
 # budget metrics read from the timing record rather than the utilization record
 TIMING_METRICS = ("logic_levels",)
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from kabe.gate import VERDICT_MET, VERDICT_NONE, VERDICT_NOT_MET, VERDICTS  # noqa: F401 (re-exported)
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import NEAR, blank, find_lines
@@ -41,10 +42,6 @@ REQUIRED_SECTIONS = ("Design Timing Summary", "Clock Summary", "Intra Clock Tabl
 
 MIN_END_NEWLINES = 3  # Vivado ends a report with blank lines: at least 3 newlines after the last text
 
-VERDICT_MET = "All user specified timing constraints are met."
-VERDICT_NOT_MET = "Timing constraints are not met."
-VERDICT_NONE = "There are no user specified timing constraints."
-VERDICTS = {VERDICT_MET: "met", VERDICT_NOT_MET: "not_met", VERDICT_NONE: "unconstrained"}
 
 # Design Timing Summary / clock table column title -> record key
 SUMMARY_COLS = {

@@ -137,7 +137,8 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
     rec["critical_path"] = _critical(rec, blocks, source)
     last = next((ln for ln in reversed(lines[blocks[-1].line - first_line:]) if ln.strip()), "") if blocks else ""
     ends_on_path = bool(tail_empty and blocks[-1].path and blocks[-1].path["required_time_ns"] is not None
-                        and last.strip().startswith("slack"))
+                        and last.strip().startswith("slack")
+                        and _digits(last.split()[-1]) == _digits(lines[blocks[-1].line - first_line]))
     # likewise the worst hold/removal slack printed is the summary's WHS, when hold paths are printed
     whs = rec.get("whs_ns")
     min_slacks = [b.slack_ns for b in blocks if b.slack_ns is not None and b.delay_type == "min"]
@@ -146,6 +147,15 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
                           f"Timing Details is {min(min_slacks)}: the summary and the paths disagree (report "
                           f"edited, or cut short inside Timing Details)")
     return ends_on_path
+
+
+def _digits(text: str) -> int:
+    """Decimals of the first number in `text` ("slack   0.410" -> 3, "Slack (MET) :  0.41ns" -> 2):
+    a closing slack line printed with fewer decimals than its header was cut inside its number."""
+    for w in text.replace("ns", " ").replace(":", " ").split():
+        if w.lstrip("-").replace(".", "", 1).isdigit():
+            return len(w.partition(".")[2])
+    return -1
 
 
 def _critical(rec: dict, blocks: list[Block], source: str) -> dict | None:

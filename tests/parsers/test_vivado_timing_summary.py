@@ -285,3 +285,32 @@ def test_every_truncation_raises_or_is_complete(path):
     for off in _cuts(text[:td], 41):
         with pytest.raises(ReportError):
             ts.parse(text[:off], f"{path.name}[:{off}]")
+
+
+# ---------------------------------------------------------------- the end of the report
+
+def test_closing_blank_lines_stripped_is_accepted_when_the_report_ends_on_a_whole_path():
+    """End-of-file fixers strip Vivado's closing blank lines. A report that then ends on a path read
+    whole (its slack line last, printed to every decimal) is complete; one that ends inside a table
+    (here the unconstrained paths, which have no slack line) cannot show where it ends: refused."""
+    flow = (FIX / "flow_timing_summary_met.rpt").read_text().rstrip() + "\n"
+    assert ts.parse(flow, "eof")["wns_ns"] == 0.062
+    with pytest.raises(ReportError, match="without the blank lines"):
+        ts.parse(MET.read_text().rstrip() + "\n", "eof")
+
+
+def test_a_cut_inside_the_last_slack_number_is_refused():
+    text = (FIX / "flow_timing_summary_met.rpt").read_text().rstrip()
+    assert text.endswith("0.402")
+    with pytest.raises(ReportError):
+        ts.parse(text[:-1] + "\n", "cut")  # "0.40": the same value, one decimal short of its header
+
+
+def test_a_cut_that_drops_the_last_groups_is_refused():
+    text = MET.read_text()
+    cut = text[:text.index("Path Group:  (none)")]
+    with pytest.raises(ReportError, match=r"'\(none\)' sections"):
+        ts.parse(cut + "\n\n\n\n", "cut")
+    cut = text[:text.index("From Clock:  clkfbout_kabe_clk_wiz_0")]
+    with pytest.raises(ReportError, match="path group sections"):
+        ts.parse(cut + "\n\n\n\n", "cut")

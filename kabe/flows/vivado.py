@@ -446,6 +446,7 @@ def _merge_crossings(inter_clock: list[dict], pairs: list[dict]) -> list[dict]:
     for p in pairs:
         entry = by_pair.setdefault((p["from"], p["to"]), {"from": p["from"], "to": p["to"], "wns_ns": p["wns_ns"]})
         entry["type"], entry["classification"] = p["type"], p["classification"]
+        entry["unsafe"] = p.get("unsafe", False)
     return list(by_pair.values())
 
 

@@ -103,7 +103,8 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
         # is a failing gate, archived like any other so the history shows it.
         result = FlowResult(flow_name, PYNQ_Z1.part, None, unreadable_timing(str(e), estimated=flow.ESTIMATED), None)
 
-    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow_name)))
+    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow_name)),
+                            waivers=design.waivers)
     if sim is not None:
         # The runner's verdict, not just its word count: a dropped result, a stalled input or a
         # wrong tlast with every compared word right is still a failed verification.

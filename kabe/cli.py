@@ -2,6 +2,7 @@
 
     kabe parse <report>                 print the JSON record of a Yosys/Vivado/kabe report (type auto-detected)
     kabe gate <metrics.json | report>   exit 1 with the reasons when the gate fails, 0 when it passes
+              [--junit FILE]            also write the checks as JUnit XML (one testcase per check)
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
     kabe diff [A] [B] [--dirty]         Markdown table of metric deltas between two builds (A, B: git refs)
@@ -26,11 +27,9 @@ from . import gate
 from .console import make_console
 from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .records import metrics
-from .errors import EXIT_COULD_NOT_RUN, UserError
 from .parsers import ReportError
 
 _TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
-
 
 
 class WrongInput(UserError):
@@ -40,15 +39,21 @@ class WrongInput(UserError):
 def _parse(args) -> int:
     from .parsers.detect import parse_file
 
-    record = parse_file(Path(args.report))
+    try:
+        record = parse_file(Path(args.report))
+    except ReportError as e:  # bad input: one line naming the file and what is wrong
+        print(f"kabe parse: {e}", file=sys.stderr)
+        return 2
     print(json.dumps(record, indent=2))  # {"kind": ..., "path": ..., "record": ...}
     return 0
 
 
-def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]:
-    """(timing, utilization, budgets, failures recorded at build time) from a metrics.json or a
-    raw timing report. Recorded failures (a simulation mismatch, say) cannot be re-derived from the
-    numbers, so they are carried over: re-gating a failed build never turns it into a pass."""
+def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, dict, list[str]]:
+    """(timing, utilization, budgets, waivers, failures recorded at build time) from a
+    metrics.json or a raw timing report. Recorded failures (a simulation mismatch, say) cannot be
+    re-derived from the numbers, so they are carried over: re-gating a failed build never turns
+    it into a pass. A report that cannot be read is a timing record with an "error": the gate FAILs.
+    A file that is no timing report, or a design not in this checkout, raises a UserError (exit 2)."""
     if path.suffix == ".json":
         from .records import load as record_load
 
@@ -59,39 +64,53 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]
         design = record_load.design_for(record)
         budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
         utilization = None if record["utilization"].get("missing") else record["utilization"]
-        return record["timing"], utilization, budgets, record_load.recorded_failures(record)
+        return record["timing"], utilization, budgets, dict(design.waivers), record_load.recorded_failures(record)
     from .flows.base import unreadable_timing
-    from .parsers.detect import detect, parse_file
+    from .parsers import report_file
+    from .parsers.detect import detect_report, parse_report
 
+    try:  # the one way reports are opened (NUL bytes, encoding, size): a file that is no text report fails
+        rep = report_file.read(path)
+    except ReportError as e:
+        if not path.is_file():
+            raise WrongInput(f"{e}; `kabe gate` needs a timing report or a metrics.json") from None
+        return unreadable_timing(str(e), estimated=False), None, [], {}, []
     try:
-        kind = detect(path.read_text(errors="replace"))
-    except OSError as e:
-        raise WrongInput(f"{path}: cannot be read ({e.strerror}); `kabe gate` needs a timing report or a metrics.json") from None
+        kind = detect_report(rep)
     except ReportError as e:  # not a report kabe knows: nothing to judge (exit 2, not a FAIL)
         raise WrongInput(f"{path}: {e}; `kabe gate` needs a timing report or a metrics.json") from None
     if kind not in _TIMING_KINDS:
         raise WrongInput(f"{path} is a {kind} report; `kabe gate` needs a timing summary "
                          f"({' or '.join(_TIMING_KINDS)}) or a metrics.json")
     try:
-        return parse_file(path)["record"], None, [], []
+        return parse_report(kind, rep), None, [], {}, []
     except ReportError as e:  # a timing report that cannot be trusted (truncated, say) fails the gate
-        return unreadable_timing(str(e), estimated=kind == "kabe_timing"), None, [], []
+        return unreadable_timing(str(e), estimated=kind == "kabe_timing"), None, [], {}, []
 
 
 def _gate(args) -> int:
     console = make_console(stderr=True)
     path = Path(args.input)
-    timing, utilization, budgets, recorded = _gate_record(path)  # a UserError: main() says it, exit 2
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
-    verdict = gate.evaluate(timing, utilization, budgets, rules)
+    # a file kabe cannot judge (not a report, a design not in this checkout) is a UserError: exit 2
+    timing, utilization, budgets, waivers, recorded = _gate_record(path)
+    verdict = gate.evaluate(timing, utilization, budgets, rules, waivers)
     carried = [f for f in recorded if f not in verdict.failures]
     if carried:
         verdict.passed = False
         verdict.failures += [f"recorded at build time: {f}" for f in carried]
     for c in verdict.checks:
         console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
+    for key, reason in verdict.waivers.items():
+        console.print(f"  [yellow]waived[/] {key}: {escape(reason)}")
+    for w in verdict.warnings:
+        console.print(f"  [yellow]warning[/] {escape(w)}")
     for f in verdict.failures:
         console.print(f"[red]✗ {escape(f)}[/]")
+    if args.junit:
+        from .records import junit
+
+        junit.write(Path(args.junit), [junit.gate_suite(verdict, path.name)], name="kabe gate")
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
     return 0 if verdict.passed else 1
 
@@ -185,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("input")
     p.add_argument("--fail-on-unconstrained", action="store_true",
                    help="fail when any endpoint is unconstrained (default: [tool.kabe] fail_on_unconstrained, else report only)")
+    p.add_argument("--junit", metavar="FILE", default=None,
+                   help="also write the checks as JUnit XML: one testcase per check, a failure carries expected and got")
     p.set_defaults(fn=_gate)
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")

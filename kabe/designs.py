@@ -9,8 +9,9 @@ budgets); the file list stays in the core file (see kabe.cores).
     row_bytes: 512
     constraints: pynq_z1.xdc
     expect_gate: pass
-    budgets: {dsp: {eq: 0}, lut: {lt: 12000}}
+    budgets: {dsp: {eq: 0}, lut: {lt: 12000}, logic_levels: {le: 9}}
     regressions: {lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}   # vs the base commit (kabe ci)
+    waivers: {no_clock: "the PS7's EMIO pins are clocked by the PS, outside the PL's timing"}
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado",
-           "regressions")
+           "regressions", "waivers")
 _REQUIRED = ("core", "kind", "ports")
+# Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.gate applies them)
+WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)"}
 
 
 class DesignError(UserError, ValueError):
@@ -65,6 +68,9 @@ class Design:
     budgets_vivado: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
     # Limits on the change against the base commit, e.g. {lut: {max_increase_pct: 5}}; budgets stay absolute.
     regressions: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
+    # Gate rules this design may break on purpose, each with the written reason (WAIVABLE);
+    # the reason is printed in the build summary and archived in metrics.json's gate section.
+    waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def budgets_for(self, flow: str) -> dict[str, dict[str, float]]:
         return {**self.budgets, **self.budgets_vivado} if flow == "vivado" else dict(self.budgets)
@@ -179,17 +185,34 @@ def _check_regressions(path: Path, spec: Any) -> dict[str, dict[str, float]]:
         return {}
     example = "{lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}"
     if not isinstance(spec, dict):
-        raise _fail(path, f"regressions must be a mapping like {example}, got {spec!r}")
+        raise _fail(path, f"regressions must be a mapping like {example}, got {bounded(spec)}")
     out: dict[str, dict[str, float]] = {}
     for metric, rules in spec.items():
         if not isinstance(rules, dict) or not rules:
-            raise _fail(path, f"regression {metric!r} must map a rule ({'/'.join(REGRESSION_OPS)}) to a number, got {rules!r}")
+            raise _fail(path, f"regression {bounded(metric)} must map a rule ({'/'.join(REGRESSION_OPS)}) to a number, "
+                              f"got {bounded(rules)}")
         for op, value in rules.items():
             if op not in REGRESSION_OPS:
-                raise _fail(path, f"regression {metric!r} uses unknown rule {op!r}; use one of {', '.join(REGRESSION_OPS)}")
+                raise _fail(path, f"regression {bounded(metric)} uses unknown rule {bounded(op)}; "
+                                  f"use one of {', '.join(REGRESSION_OPS)}")
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise _fail(path, f"regression {metric}.{op} must be a number >= 0, got {value!r}")
+                raise _fail(path, f"regression {bounded(metric)}.{bounded(op)} must be a number >= 0, got {bounded(value)}")
         out[str(metric)] = dict(rules)
+    return out
+
+
+def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:
+    if waivers is None:
+        return {}
+    if not isinstance(waivers, dict):
+        raise _fail(path, 'waivers must be a mapping like {no_clock: "why it is safe"}')
+    out = {}
+    for key, reason in waivers.items():
+        if key not in WAIVABLE:
+            raise _fail(path, f"waiver {str(key)[:40]!r} is not one kabe knows; waivable: {', '.join(WAIVABLE)}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise _fail(path, f"waiver {key} needs a written reason (a non-empty string saying why it is safe)")
+        out[key] = reason.strip()
     return out
 
 
@@ -232,11 +255,12 @@ def load(yaml_file: Path) -> Design:
     budgets = _check_budgets(yaml_file, data.get("budgets"))
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
     regressions = _check_regressions(yaml_file, data.get("regressions"))
+    waivers = _check_waivers(yaml_file, data.get("waivers"))
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
     return Design(
         name=yaml_file.parent.name, core=core, kind=kind, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
-        yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions,
+        yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
     )
 
 

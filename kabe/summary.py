@@ -44,6 +44,10 @@ def render(record: dict, console: Console) -> None:
     for c in g["checks"]:
         mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"
         console.print(f"  {mark} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
+    for key, reason in (g.get("waivers") or {}).items():
+        console.print(f"  [yellow]waived[/] {key}: {escape(reason)} (design.yaml waivers)")
+    for w in g.get("warnings") or []:
+        console.print(f"  [yellow]warning[/] {escape(w)}")
     for f in g["failures"]:
         console.print(f"[red]✗ {escape(f)}[/]")
     if "_archive" in record:

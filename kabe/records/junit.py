@@ -62,3 +62,21 @@ def render(suites: list[Suite], name: str = "kabe") -> str:
 
 def write(path: Path, suites: list[Suite], name: str = "kabe") -> Path:
     return write_text_atomic(Path(path), render(suites, name))
+
+
+def gate_suite(verdict, suite: str, classname: str | None = None) -> Suite:
+    """One kabe.gate.Verdict as a suite: a testcase per check (a failure carries the check's sentence,
+    what was expected and what was got), a testcase per failure recorded at build time that no check
+    re-derives, and the waivers and warnings as the suite's output."""
+    classname = classname or f"kabe.gate.{suite}"
+    cases = []
+    for c in verdict.checks:
+        message = c.get("message") or f"{c['name']}: expected {c['expected']}, got {c['got']}"
+        cases.append(Case(c["name"], "passed" if c["passed"] else "failed", "" if c["passed"] else message,
+                          "" if c["passed"] else f"expected: {c['expected']}\ngot: {c['got']}"))
+    own = {c.get("message") for c in verdict.checks}
+    for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):
+        cases.append(Case(f"recorded.{i}", "failed", msg, msg))
+    output = [f"waived {k}: {why}" for k, why in getattr(verdict, "waivers", {}).items()]
+    output += [f"warning: {w}" for w in getattr(verdict, "warnings", [])]
+    return Suite(suite, classname, cases, "\n".join(output))

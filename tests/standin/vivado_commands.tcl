@@ -183,6 +183,9 @@ proc get_property {args} {
     TOP {
       return [::standin::prop $obj TOP [::standin::prop sources_1 TOP ""]]
     }
+    SLACK {
+      if {[string match "standin_path:*" $obj]} { return [string range $obj 13 end] }
+    }
   }
   return [::standin::prop $obj $uname]
 }
@@ -301,7 +304,9 @@ proc launch_runs {args} {
 proc current_design {args} { ::standin::rec current_design {*}$args; return design }
 proc get_clocks {args} {
   ::standin::rec get_clocks {*}$args
-  return [::standin::positional $args]
+  set pos [::standin::positional $args]
+  if {![llength $pos]} { return {clk_fpga_0} }
+  return $pos
 }
 
 # --- reports and outputs: in run mode they copy the scenario's fixture reports
@@ -322,7 +327,75 @@ proc report_utilization {args} {
   ::standin::rec report_utilization {*}$args
   ::standin::fixture [expr {"-hierarchical" in $args ? "utilization_hier" : "utilization"}] [::standin::opt $args -file]
 }
-proc report_clock_interaction {args} { ::standin::rec report_clock_interaction {*}$args; ::standin::fixture clock_interaction [::standin::opt $args -file] }
+proc report_clock_interaction {args} {
+  ::standin::rec report_clock_interaction {*}$args
+  if {"-return_string" in $args} { return [::standin::fixture_text clock_interaction rpt] }
+  ::standin::fixture clock_interaction [::standin::opt $args -file]
+}
+
+# --- the timing queries the second-source hook (scripts/vivado/timing_verdict.tcl) makes. The
+# answers come from flow_slacks[_<scenario>].txt beside the fixture reports: what real Vivado's
+# get_timing_paths would say about the design those reports describe ("key value" lines: setup,
+# hold, recovery, removal in ns or "none"; pulse_width_violators as a count).
+proc ::standin::fixture_path {kind ext} {
+  foreach name [list flow_${kind}_$::standin::scenario.$ext flow_${kind}_$::standin::project.$ext flow_$kind.$ext] {
+    set src [file join $::standin::fixtures $name]
+    if {[file exists $src]} { return $src }
+  }
+  return ""
+}
+proc ::standin::fixture_text {kind ext} {
+  if {$::standin::mode ne "run"} { return "" }
+  set src [::standin::fixture_path $kind $ext]
+  if {$src eq ""} { error "STAND-IN: no fixture for $kind.$ext" }
+  set f [open $src]; set text [read $f]; close $f
+  return $text
+}
+proc ::standin::slacks {} {
+  set out [dict create setup none hold none recovery none removal none pulse_width_violators 0]
+  foreach line [split [::standin::fixture_text slacks txt] "\n"] {
+    set line [string trim $line]
+    if {$line eq "" || [string match "#*" $line]} { continue }
+    dict set out [lindex $line 0] [lindex $line 1]
+  }
+  return $out
+}
+proc get_path_groups {args} {
+  ::standin::rec get_path_groups {*}$args
+  set all {**async_default** design_clocks}
+  set filter [::standin::opt $args -filter]
+  if {$filter ne ""} { return [expr {[string match "*!=*async_default*" $filter] ? {design_clocks} : $all}] }
+  set pat [lindex [::standin::positional $args] 0]
+  if {$pat eq ""} { return $all }
+  set out {}
+  foreach g $all { if {[string match $pat $g]} { lappend out $g } }
+  return $out
+}
+proc get_timing_paths {args} {
+  ::standin::rec get_timing_paths {*}$args
+  set s [::standin::slacks]
+  set type [::standin::opt $args -delay_type max]
+  set groups [::standin::opt $args -group {**async_default** design_clocks}]
+  set kinds {}
+  foreach g $groups {
+    if {$g eq "**async_default**"} { lappend kinds [expr {$type eq "max" ? "recovery" : "removal"}] }
+    if {$g eq "design_clocks"} { lappend kinds [expr {$type eq "max" ? "setup" : "hold"}] }
+  }
+  set worst ""
+  foreach k $kinds {
+    set v [dict get $s $k]
+    if {$v ne "none" && ($worst eq "" || $v < $worst)} { set worst $v }
+  }
+  if {$worst eq ""} { return {} }
+  return [list "standin_path:$worst"]
+}
+proc report_pulse_width {args} {
+  ::standin::rec report_pulse_width {*}$args
+  set n [dict get [::standin::slacks] pulse_width_violators]
+  set out ""
+  for {set i 0} {$i < $n} {incr i} { append out "Low Pulse Width  Slow  FDRE/C  n/a  0.500  0.350  -0.150  SLICE_X0Y$i  standin_reg\[$i\]/C\n" }
+  return $out
+}
 proc report_design_analysis {args} { ::standin::rec report_design_analysis {*}$args; ::standin::fixture logic_levels [::standin::opt $args -file] }
 proc write_edif {args} { ::standin::rec write_edif {*}$args }
 proc write_verilog {args} { ::standin::rec write_verilog {*}$args }

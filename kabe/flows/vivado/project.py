@@ -33,7 +33,7 @@ STRATEGY_TCL = "apply_strategies.tcl"  # after the runs exist: [tool.kabe] strat
 # One concern per file; the reports come before the clock check so a failing check still leaves them.
 WRITE_BITSTREAM_PRE_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary",
                              "report_logic_levels", "report_utilization", "report_clock_interaction",
-                             "check_pl_clock")
+                             "timing_verdict", "check_pl_clock")
 # Report files the hooks write under <work root>/reports/ (archive name -> file name).
 TIMING_MAX_PATHS = 20  # per clock group: enough to see the whole failing cone, not the whole design
 

@@ -4,27 +4,10 @@ base commit with every breach marked, and what could not be judged (a missing ba
 from __future__ import annotations
 
 from kabe.records.history import METRICS
+from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.regressions import metric_value
 
 from .outcome import DesignOutcome
-
-
-def _fmt(v, metric: str) -> str:
-    if v is None:
-        return "-"
-    if metric.endswith("_ns"):
-        return f"{v:+.3f}"
-    return f"{v:,}" if isinstance(v, int) else f"{v:,g}"
-
-
-def _delta(a, b, metric: str) -> str:
-    if a is None or b is None:
-        return "-"
-    d = b - a
-    if d == 0:
-        return "0"
-    pct = f" ({d / abs(a):+.1%})" if a else ""
-    return (f"{d:+.3f}" if metric.endswith("_ns") or isinstance(d, float) else f"{d:+,}") + pct
 
 
 def _metrics_of(o: DesignOutcome) -> list[tuple[str, str]]:

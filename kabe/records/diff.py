@@ -11,31 +11,14 @@ from pathlib import Path
 from kabe.errors import UserError
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import gitrefs, history
+from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.records.load import Invalid
 
 _MAX_LISTED_INVALID = 20
 
 
-def _fmt(v, metric: str = "") -> str:
-    if v is None:
-        return "-"
-    if metric.endswith("_ns"):
-        return f"{v:+.3f}"
-    return f"{v:,}" if isinstance(v, int) else f"{v:,g}"
-
-
 def _ago(n: int) -> str:
     return "the working tree's base commit" if n == 0 else f"{n} commit{'s' if n > 1 else ''} before"
-
-
-def _delta(a, b) -> str:
-    if a is None or b is None:
-        return "-"
-    d = b - a
-    if d == 0:
-        return "0"
-    pct = f" ({d / abs(a):+.1%})" if a else ""
-    return (f"{d:+.3f}" if isinstance(d, float) else f"{d:+,}") + pct
 
 
 def _short(archive_name: str) -> str:
@@ -170,7 +153,7 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
                 flag = "**timing fails**"
             if metric == "wns_ns" and new.record["timing"].get("estimated"):
                 label = "WNS ns (estimate)"
-            cells = [key[0], key[1], label, _fmt(ov, metric), _fmt(nv, metric), _delta(ov, nv), flag]
+            cells = [key[0], key[1], label, _fmt(ov, metric), _fmt(nv, metric), _delta(ov, nv, metric), flag]
             lines.append("| " + " | ".join(cells) + " |")
         verdict = "pass" if new.passed else "FAIL"
         was = ("pass" if old.passed else "FAIL") if old else "-"

@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from kabe import designs  # noqa: E402
 from kabe.paths import CORES  # noqa: E402
+from kabe.perf.plots import legend_entries  # noqa: E402
 from kabe.records import history  # noqa: E402
 
 PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
@@ -112,12 +113,7 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
         ax.set_title(label, fontsize=10)
         ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "") for c in commits],
                       rotation=45, fontsize=7)
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
+    handles, labels = legend_entries(axes)
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
     # A '$' would start matplotlib's math text (history passes valid design names only; this is for any caller).

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import history, load
+from kabe.records import history, load, numbers
 from kabe.sweep.spec import SweepError
 
 
@@ -27,12 +27,6 @@ def _find(design: str, flow: str, prefix: str, reports_root: Path, root: Path) -
         raise SweepError(f"variant prefix {prefix[:20]} is ambiguous: {', '.join(sorted(ids))}")
     # newest commit first: git order where known, else the folder's time
     return max(hits, key=lambda p: (order.get(p.parents[3].name.removesuffix("-dirty"), -1), p.stat().st_mtime))
-
-
-def _fmt(v, metric: str, sign: str = "") -> str:
-    if v is None:
-        return "-"
-    return f"{v:{sign}.3f}" if metric.endswith("_ns") else f"{v:{sign},g}"
 
 
 def render(design: str, a: str, b: str, flow: str = "open", reports_root: Path = REPORTS, root: Path = ROOT,
@@ -54,8 +48,6 @@ def render(design: str, a: str, b: str, flow: str = "open", reports_root: Path =
     ea, eb = (history.Entry(c.path.parents[3].name, design, flow, c.record, c.verdict) for c in (ca, cb))
     for metric, label in history.METRICS:
         x, y = ea.value(metric), eb.value(metric)
-        d = "-" if x is None or y is None else _fmt(y - x, metric, "+")
-        lines.append(f"| {label} | {_fmt(x, metric, '+' if metric.endswith('_ns') else '')} | "
-                     f"{_fmt(y, metric, '+' if metric.endswith('_ns') else '')} | {d} |")
+        lines.append(f"| {label} | {numbers.value(x, metric)} | {numbers.value(y, metric)} | {numbers.delta(x, y, metric)} |")
     lines.append(f"| gate | {'pass' if ca.passed else 'FAIL'} | {'pass' if cb.passed else 'FAIL'} | |")
     return "\n".join(lines) + "\n"

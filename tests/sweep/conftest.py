@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from kabe.paths import ROOT
+import repo_copy  # tests/repo_copy.py
 
 
 def snapshot(dest: Path) -> Path:
-    """The working tree as it is (tracked and untracked, not ignored), committed in a fresh repository:
-    the code under test, not whatever HEAD happens to be."""
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
-                           check=True).stdout.decode().split("\0")
-    for rel in filter(None, files):
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
-    git = ["git", "-c", "user.name=kabe test", "-c", "user.email=test@kabe.invalid"]
-    subprocess.run(git + ["init", "-q"], cwd=dest, check=True)
-    subprocess.run(git + ["add", "-A"], cwd=dest, check=True)
-    subprocess.run(git + ["commit", "-qm", "snapshot"], cwd=dest, check=True)
-    return dest
+    """The working tree as it is, committed in a fresh repository: the code under test, not whatever
+    HEAD happens to be (a sweep builds a commit)."""
+    return repo_copy.make(dest)
 
 
 def kabe_env(repo: Path, **extra: str) -> dict[str, str]:

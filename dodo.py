@@ -4,6 +4,7 @@
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
     doit sim:stage5 ctx=512                       the attention engine at one context length
     doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
+    doit repro:stage4 [flow=open]                 build HEAD twice from clean checkouts, compare byte for byte
     doit list                                     every task, with what it does
 """
 
@@ -44,3 +45,9 @@ def task_deploy():
 def task_report():
     """reports/index.html: metrics over commits, the bandwidth wall, the token budget (self-contained)"""
     return tasks.report_task()
+
+
+def task_repro():
+    """build a design twice from clean checkouts of HEAD, without the cache, and compare every artifact"""
+    for design in designs.all_designs().values():
+        yield tasks.repro_task(design, get_var("flow"))

@@ -76,7 +76,7 @@ def _gate(args) -> int:
 def _build(args) -> int:
     from .build import run
 
-    return run(args.design, args.flow)
+    return run(args.design, args.flow, use_cache=not args.no_cache)
 
 
 def _sim(args) -> int:
@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")
     p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--no-cache", action="store_true", help="run every tool even when this content was built before")
     p.set_defaults(fn=_build)
     p = sub.add_parser("sim", help="verify one design against the numpy model")
     p.add_argument("design")

@@ -31,6 +31,9 @@ GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
 BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
+# libyaml's safe loader when PyYAML was built with it (10x faster; every `doit` start reads these
+# files), else the pure-Python one: both accept the same safe subset.
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado")
 _REQUIRED = ("core", "kind", "ports")
 
@@ -117,7 +120,7 @@ def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
     try:
-        data = yaml.safe_load(yaml_file.read_text())
+        data = yaml.load(yaml_file.read_text(), Loader=YAML_LOADER)
     except OSError as e:
         raise _fail(yaml_file, f"cannot read: {e.strerror}") from None
     except yaml.YAMLError as e:

@@ -14,7 +14,8 @@ import pytest
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.cli",),  # verbs
     ("kabe.tasks",),  # what runs where (doit tasks)
-    ("kabe.build", "kabe.summary", "kabe.deploy"),  # the pipeline; deploy: host side of the board run
+    ("kabe.build", "kabe.summary", "kabe.deploy", "kabe.repro",
+     "kabe.doctor"),  # the pipeline; deploy: host side of the board run; repro: build twice, compare; doctor
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)

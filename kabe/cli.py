@@ -5,6 +5,7 @@
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
     kabe diff [A] [B]                   Markdown table of metric deltas between two archived commits
+    kabe doctor [--flow F] [--deploy]   what this machine has against what kabe needs, each problem with its fix
 """
 
 from __future__ import annotations
@@ -85,6 +86,12 @@ def _sim(args) -> int:
     return runner.main(args.design, args.rows, args.seed)
 
 
+def _doctor(args) -> int:
+    from .doctor import main as doctor
+
+    return doctor(args.flow, args.board, args.deploy)
+
+
 def _diff(args) -> int:
     from .records.diff import render
 
@@ -117,6 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("a", nargs="?", default=None, help="older commit (default: B's parent)")
     p.add_argument("b", nargs="?", default=None, help="newer commit (default: the newest archived)")
     p.set_defaults(fn=_diff)
+    p = sub.add_parser("doctor", help="what this machine has against what kabe needs, with the fixes")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--deploy", action="store_true", help="also require what deploying to the board needs")
+    p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
+    p.set_defaults(fn=_doctor)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)

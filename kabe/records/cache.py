@@ -132,7 +132,10 @@ def vivado_version_line(exe: str | None = None) -> str:
     except (OSError, ValueError, KeyError):
         pass
     out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=300)
-    line = next((ln.strip() for ln in out.stdout.splitlines() if ln.strip()), "unknown")
+    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+    # the line kabe.flows.vivado.tool reads too ("Vivado v2023.2 (64-bit)"), else the first one
+    line = next((ln for ln in lines if "vivado" in ln.lower() and re.search(r"\d{4}\.\d", ln)),
+                lines[0] if lines else "unknown")
     write_json_atomic(memo, {"stamp": stamp, "line": line})
     return line
 

@@ -14,8 +14,9 @@ from kabe import designs, tasks
 
 # `doit` alone builds every design expected to pass; stage3_naive (expect_gate: fail) is built only
 # when asked for, since its gate failing is the point (scripts/ci_gates.py checks that it does).
+DESIGNS = designs.all_designs()  # read once: every task group below iterates them
 DOIT_CONFIG = {
-    "default_tasks": [f"build:{d.name}" for d in designs.all_designs().values() if d.expect_gate == "pass"],
+    "default_tasks": [f"build:{d.name}" for d in DESIGNS.values() if d.expect_gate == "pass"],
     "verbosity": 2,
 }
 
@@ -27,18 +28,18 @@ def _int_var(name):
 
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
-    yield from tasks.build_tasks(get_var("flow"))
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS)
 
 
 def task_sim():
     """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
 
 
 def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
 
 
@@ -49,5 +50,5 @@ def task_report():
 
 def task_repro():
     """build a design twice from clean checkouts of HEAD, without the cache, and compare every artifact"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.repro_task(design, get_var("flow"))

@@ -47,9 +47,7 @@ def _sim_check(design: designs.Design, console: Console) -> dict:
 
 def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None) -> cache.CacheKey:
     """The content key of this build (kabe.records.cache): never the commit."""
-    edams = {"sim": cores.resolve(design, "sim"), "synth": edam or cores.resolve(design, "synth")}
-    settings = {"vivado_jobs": config.load().get("vivado_jobs", 2)} if flow_name == "vivado" else {}
-    return cache.compute(design, flow_name, edams, settings=settings,
+    return cache.key_for(design, flow_name, synth=edam,
                          sim_check_rows=SIM_CHECK_ROWS_PER_PORT * design.ports if sim_check else 0)
 
 

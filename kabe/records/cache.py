@@ -151,11 +151,17 @@ def tool_versions(flow: str) -> dict[str, str]:
 
 
 def _rel(p: Path, root: Path) -> str:
-    p = Path(p).resolve()
+    """The path relative to the checkout (paths here are absolute already: resolving them again for
+    every file is a third of the key's cost)."""
+    p = Path(os.path.normpath(p))
     try:
         return p.relative_to(root).as_posix()
     except ValueError:
-        return str(p)  # outside the checkout (a test's temporary XDC): its content is still hashed
+        p = p.resolve()
+        try:
+            return p.relative_to(root).as_posix()
+        except ValueError:
+            return str(p)  # outside the checkout (a test's temporary XDC): its content is still hashed
 
 
 def _sha(p: Path) -> str:
@@ -167,7 +173,7 @@ def _target(edam, root: Path) -> dict[str, Any]:
             "files": [[_rel(f.path, root), f.file_type, f.is_include_file] for f in edam.files]}
 
 
-def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int,
+def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int | None,
             tools: Mapping[str, str] | None = None, settings: Mapping[str, Any] | None = None,
             root: Path = ROOT) -> CacheKey:
     """The key of one build: `edams` are the design's resolved targets (kabe.cores.Edam by name)."""
@@ -190,10 +196,20 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int,
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
         "tools": dict(tools if tools is not None else tool_versions(flow)),
         "settings": dict(settings or {}),
-        "files": {_rel(p, root): _sha(p) for p in sorted({Path(p).resolve() for p in files})},
+        "files": {rel: _sha(p) for rel, p in sorted({_rel(p, root): Path(p) for p in files}.items())},
     }
     blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
     return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob))
+
+
+def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None) -> CacheKey:
+    """The key of building `design` with `flow`: resolves its targets (cheap when FuseSoC's answer is
+    still valid); `synth`: the synth target when the caller has resolved it already."""
+    from kabe import config, cores
+
+    edams = {"sim": cores.resolve(design, "sim"), "synth": synth or cores.resolve(design, "synth")}
+    settings = {"vivado_jobs": config.load().get("vivado_jobs", 2)} if flow == "vivado" else {}
+    return compute(design, flow, edams, settings=settings, sim_check_rows=sim_check_rows)
 
 
 def difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:

@@ -218,3 +218,48 @@ def test_built_by_names_the_build_that_ran_the_tools():
     assert cache.built_by({"commit": "a" * 40, "dirty": False}) == ("a" * 40, False)
     reused = {"commit": "b" * 40, "dirty": False, "reused_from": {"commit": "a" * 40, "dirty": True, "key": "0" * 64}}
     assert cache.built_by(reused) == ("a" * 40, True)
+
+
+# ----------------------------------------------------------------------------------------------
+# a reused bitstream on the (loopback) board
+
+
+def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_path, monkeypatch):
+    """The Vivado flow with the STAND-IN vivado (tests/standin), the board a loopback sshd with the
+    design's Verilator model as its PL (STAND-IN for the PYNQ-Z1): a later commit reuses the
+    bitstream, which names the commit that built it, and deploy checks USR_ACCESS against that one."""
+    import sys
+
+    from deploy.loopback_host import sshd_available, start
+    from kabe import build
+    from kabe.deploy import bitfile
+    from kabe.deploy.host import DeploySettings, deploy
+    from kabe.flows.vivado import tool
+    from kabe.sim import verilator_build
+
+    if not sshd_available():
+        pytest.skip("OpenSSH server not installed (.ci/run installs openssh-server)")
+    standin = Path(__file__).resolve().parent / "standin"
+    monkeypatch.setenv("PATH", f"{standin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KABE_STANDIN_SCENARIO", "met")
+    reports = tmp_path / "reports"
+    first = build.build("stage4", "vivado", sim_check=False, reports_root=reports)
+    assert first["gate"]["passed"], first["gate"]["failures"]
+
+    later = provenance.Commit("b" * 40, True)  # dirty: may reuse a dirty build, as the first may be
+    monkeypatch.setattr(provenance, "current_commit", lambda *a, **kw: later)
+    monkeypatch.setattr(tool, "run_make", lambda *a, **kw: pytest.fail("Vivado ran on a cache hit"))
+    second = build.build("stage4", "vivado", sim_check=False, reports_root=reports)
+    assert second["commit"] == later.sha and second["reused_from"]["commit"] == first["commit"]
+
+    host = start(tmp_path / "board")
+    try:
+        settings = DeploySettings(board=f"{host.user}@127.0.0.1", port=host.port, identity=host.client_key,
+                                  ssh_options=host.target_options(), sudo=False, python=sys.executable,
+                                  remote_dir=str(tmp_path / "on-board"), timeout_s=300)
+        result = deploy("stage4", settings, rows=512, backend="sim", reports_root=reports, commit=later,
+                        sim_harness=verilator_build.build("stage4").exe)
+    finally:
+        host.stop()
+    assert result["passed"], result["problems"]
+    assert result["bit_commit"] == bitfile.describe_word(bitfile.commit_word(first["commit"], first["dirty"]))

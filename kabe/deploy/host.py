@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import designs, provenance
-from ..records import metrics
+from ..records import cache, metrics
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import REPORTS, ROOT
@@ -95,12 +95,14 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
                                         settings.transfer_mb << 20, invalid_fraction):
             frames.fingerprint_update(h, chunk)
         digest = h.hexdigest()
+    # the commit inside the bitstream: the build that ran Vivado (a cache hit reuses its bitstream)
+    stamped, stamped_dirty = cache.built_by(record)
     argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
             "--invalid-fraction", repr(invalid_fraction),
-            "--bit", f"{remote}/{bit.name}", "--expect-commit", record["commit"], "--expect-vectors", digest,
+            "--bit", f"{remote}/{bit.name}", "--expect-commit", stamped, "--expect-vectors", digest,
             "--backend", backend, "--transfer-mb", str(settings.transfer_mb), "--result", f"{remote}/result.json"]
-    if record["dirty"]:
+    if stamped_dirty:
         argv.append("--expect-dirty")
     if sim_harness:
         argv += ["--sim-harness", str(sim_harness)]

@@ -1,6 +1,6 @@
 """kabe's verbs. Logic lives in the kabe package (kabe/tasks.py); this file only names tasks.
 
-    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive
+    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive (cache=off: run every tool)
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
     doit sim:stage5 ctx=512                       the attention engine at one context length
     doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
@@ -27,8 +27,8 @@ def _int_var(name):
 
 
 def task_build():
-    """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
-    yield from tasks.build_tasks(get_var("flow"), DESIGNS)
+    """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=get_var("cache", "on") != "off")
 
 
 def task_sim():

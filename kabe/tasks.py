@@ -40,12 +40,12 @@ class _build_config_changed:
         return values.get("_kabe_build") == self.digest
 
 
-def build_tasks(flow_request: str | None, all_designs: dict | None = None):
+def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True):
     """build:<design> for every design; the flow and the commit are looked up once for all."""
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
     for design in (all_designs or designs.all_designs()).values():
-        yield build_task(design, flow, commit)
+        yield build_task(design, flow, commit, use_cache)
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
@@ -57,11 +57,11 @@ def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) 
             "budgets": design.budgets_for(flow), "archive": commit.archive_name}
 
 
-def build_task(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
+def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use_cache: bool = True) -> dict:
     def action():
         from .build import run
 
-        return run(design.name, flow) == 0
+        return run(design.name, flow, use_cache=use_cache) == 0
 
     target = archive_dir(commit, design.name, flow) / "metrics.json"
     return {
@@ -69,7 +69,7 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit) -> 
         "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.kind}, {design.ports} HP port(s))",
         "actions": [action],
         "targets": [str(target)],
-        "uptodate": [_build_config_changed(lambda: _build_config(design, flow, commit))],
+        "uptodate": [_build_config_changed(lambda: _build_config(design, flow, commit)) if use_cache else False],
         "verbosity": 2,
     }
 

@@ -159,19 +159,24 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
         "finished": _now(),
         "seconds": round(time.monotonic() - t0, 3),
         "tool_seconds": result.tool_seconds,
-        "cache_key": key.key,
     }
+    # An input edited while the tools ran: the output belongs to neither content, so it is no cache entry.
+    if cache_key(design, flow_name, sim_check=sim_check).key == key.key:
+        record["cache_key"] = key.key
+    else:
+        console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
     if result.utilization is None:
         record["utilization"]["missing"] = True
     metrics.validate(record)
     manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow_name,
                 "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}
-    files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest),
-                                    cache.KEY_FILE: to_json(key.material)}
+    files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest)}
+    if "cache_key" in record:
+        files[cache.KEY_FILE] = to_json(key.material)
     files.update(result.raw_files)
     files.update({Path(p).name: p for p in result.artifacts.values()})
     dest = write_atomic(archive_dir(commit, design.name, flow_name, reports_root), files)
-    cache.remember(reports_root, dest, key.key)
+    cache.remember(reports_root, dest, record.get("cache_key"))
     record["_archive"] = str(dest)
     return record
 

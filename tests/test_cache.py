@@ -263,3 +263,32 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
         host.stop()
     assert result["passed"], result["problems"]
     assert result["bit_commit"] == bitfile.describe_word(bitfile.commit_word(first["commit"], first["dirty"]))
+
+
+def test_an_input_edited_during_the_build_leaves_no_cache_entry(tmp_path, monkeypatch):
+    """The key is taken before the tools run; if an input changes meanwhile, the output matches
+    neither content, and reusing it later would be a false result."""
+    import dataclasses
+
+    from kabe import build
+    from kabe.flows import open as open_flow
+
+    xdc = tmp_path / "clock.xdc"
+    xdc.write_text((Path(__file__).resolve().parent.parent / "constraints" / "pynq_z1.xdc").read_text())
+    real_get, real_run = designs.get, open_flow.run_build
+    patched = dataclasses.replace(real_get("stage2"), constraints=xdc)
+    monkeypatch.setattr(designs, "get", lambda name, *a, **kw: patched if name in ("stage2", patched) else real_get(name, *a, **kw))
+
+    def run_then_edit(*args, **kw):
+        result = real_run(*args, **kw)
+        xdc.write_text(xdc.read_text() + "# edited while Yosys ran\n")
+        return result
+
+    monkeypatch.setattr(open_flow, "run_build", run_then_edit)
+    key_before = build.cache_key(patched, "open", sim_check=False).key
+    record = build.build("stage2", "open", sim_check=False, reports_root=tmp_path / "reports")
+    assert "cache_key" not in record and not (Path(record["_archive"]) / cache.KEY_FILE).exists()
+    # neither content finds it: not the one the build started from, not the one it ended with
+    assert build.cache_key(patched, "open", sim_check=False).key != key_before
+    for key in (key_before, build.cache_key(patched, "open", sim_check=False).key):
+        assert cache.lookup(tmp_path / "reports", "stage2", "open", key) is None

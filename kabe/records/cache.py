@@ -270,7 +270,7 @@ def _complete(archive: Path, record: dict) -> dict | None:
     return manifest
 
 
-def remember(reports_root: Path, archive: Path, key: str) -> None:
+def remember(reports_root: Path, archive: Path, key: str | None) -> None:
     """Note a freshly written archive in the index (the index also finds it by itself, later)."""
     path = Path(reports_root) / INDEX_NAME
     entries = _load_index(path)

@@ -93,6 +93,7 @@ VOLATILE: tuple[Rule, ...] = (
          "Verilator model was compiled by this run or found",
          _json_fields("started", "finished", "seconds", "tool_seconds", "sim.seconds", "sim.frame_seconds",
                       "sim.compile_seconds", "sim.simulate_seconds", "sim.sim_seconds", "sim.compare_seconds",
+                      "sim.model_seconds",
                       "sim.mcycles_per_second", "sim.compiled")),
     Rule("verilator build key", "metrics.json",
          "the simulation model's build-directory key hashes its sources' absolute paths",

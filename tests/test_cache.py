@@ -95,6 +95,34 @@ def test_budget_edit_regates_from_the_cache_without_a_tool(clone, tmp_path):
         repo_clone.commit_all(clone, "budget back")
 
 
+def _doit(clone: Path, *args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "doit", *args], cwd=clone, env=repo_clone.env(clone),
+                          capture_output=True, text=True)
+
+
+def test_doit_is_a_no_op_until_the_key_or_the_budgets_change(clone):
+    """doit's up-to-date check is the content key (plus budgets and the archive's name), computed
+    only for the task asked for. In a dirty tree the archive's name stays put, so a budget edit alone
+    is seen: doit runs again, and the build re-gates from the cache."""
+    yaml_file = clone / "cores" / "stage2" / "design.yaml"
+    original = yaml_file.read_text()
+    (clone / "docs" / "scratch.md").write_text("uncommitted\n")  # a dirty tree, from here on
+    try:
+        first = _doit(clone, "build:stage2", "flow=open")
+        assert first.returncode == 0 and "cache hit" in first.stdout, first.stdout[-2000:] + first.stderr[-2000:]
+        again = _doit(clone, "build:stage2", "flow=open")
+        assert again.returncode == 0 and again.stdout.lstrip().startswith("-- build:stage2"), again.stdout
+        yaml_file.write_text(original.replace("lut: {lt: 700}", "lut: {lt: 10}"))
+        regate = _doit(clone, "build:stage2", "flow=open")
+        assert regate.returncode != 0 and "cache hit" in regate.stdout and "budget.lut" in regate.stdout
+    finally:
+        yaml_file.write_text(original)
+        (clone / "docs" / "scratch.md").unlink()
+
+
 @pytest.mark.parametrize("kind,design,path,old,new", [
     ("an RTL line", "stage2", "cores/stage2/rtl/kabe_probe.v", "endmodule", "endmodule\n// one more line"),
     ("a generator parameter", "stage4", "cores/stage4/stage4.core", "stages: 3", "stages: 4"),

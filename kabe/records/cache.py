@@ -67,9 +67,7 @@ class Entry:
     manifest: dict
 
 
-# ----------------------------------------------------------------------------------------------
-# the key
-
+# The key.
 
 def kabe_code(root: Path = ROOT) -> list[Path]:
     out: list[Path] = []
@@ -227,9 +225,7 @@ def difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     return None
 
 
-# ----------------------------------------------------------------------------------------------
-# the index
-
+# The index.
 
 def _load_index(path: Path) -> dict[str, str | None]:
     try:

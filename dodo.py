@@ -1,11 +1,12 @@
 """kabe's verbs. Logic lives in the kabe package (kabe/tasks.py); this file only names tasks.
 
-    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive
+    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive (cache=off: run every tool)
     doit build  (or just `doit`; `-n 2` in parallel) every design; a table of every verdict at the end
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
     doit sim:stage5 ctx=512                       the attention engine at one context length
     doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
     doit sweep:stage4 [clock_period_ns=7,8]       build variants on Dask (cores/stage4/sweep.yaml)
+    doit repro:stage4 [flow=open]                 build HEAD twice from clean checkouts, compare byte for byte
     doit list                                     every task, with what it does
 """
 
@@ -17,7 +18,8 @@ from kabe import config, designs, tasks
 from kabe.task_results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
 from kabe.verdict_reporter import VerdictReporter
 
-tasks.preflight(get_var("flow"))  # a wrong setting or design.yaml: one line, exit 2, before any task
+# A wrong setting or design.yaml: one line, exit 2, before any task. The designs are read once, here.
+DESIGNS = tasks.preflight(get_var("flow"))
 install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
 refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
 
@@ -44,21 +46,21 @@ def _int_var(name):
 
 @exit_on_user_error
 def task_build():
-    """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
-    yield from tasks.build_tasks(get_var("flow"))
+    """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=get_var("cache", "on") != "off")
 
 
 @exit_on_user_error
 def task_sim():
     """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
 
 
 @exit_on_user_error
 def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
 
 
@@ -68,7 +70,7 @@ def task_sweep():
     from doit import doit_cmd
 
     overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))
 
 
@@ -76,3 +78,10 @@ def task_sweep():
 def task_report():
     """reports/index.html: metrics over commits, the bandwidth wall, the token budget (self-contained)"""
     return tasks.report_task()
+
+
+@exit_on_user_error
+def task_repro():
+    """build a design twice from clean checkouts of HEAD, without the cache, and compare every artifact"""
+    for design in DESIGNS.values():
+        yield tasks.repro_task(design, get_var("flow"))

@@ -9,6 +9,7 @@
     kabe sweep <design> [KEY=V1,V2 ...] variants of a design built on Dask (sweep.yaml beside the design)
     kabe ci [DESIGN ...]                pull the archive, build, gate, compare with the base, report, push (CI's one command)
     kabe archive push|pull|du [REMOTE]  the per-commit archive shared through a ref of the project's own git remote
+    kabe doctor [--flow F] [--deploy]   what this machine has against what kabe needs, each problem with its fix
 
 Exit codes (the same as doit's, see the README): 0 pass; 1 the gate failed; 2 could not run (missing
 tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
@@ -118,13 +119,19 @@ def _gate(args) -> int:
 def _build(args) -> int:
     from .build import run
 
-    return run(args.design, args.flow)
+    return run(args.design, args.flow, use_cache=not args.no_cache)
 
 
 def _sim(args) -> int:
     from .sim import runner
 
     return runner.main(args.design, args.rows, args.seed)
+
+
+def _doctor(args) -> int:
+    from .doctor import main as doctor
+
+    return doctor(args.flow, args.board, args.deploy)
 
 
 def _diff(args) -> int:
@@ -210,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")
     p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--no-cache", action="store_true", help="run every tool even when this content was built before")
     p.set_defaults(fn=_build)
     p = sub.add_parser("sim", help="verify one design against the numpy model")
     p.add_argument("design")
@@ -233,6 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--diff", nargs=2, metavar=("A", "B"), default=None,
                    help="instead of running: metric deltas between two archived variants (ids or prefixes)")
     p.set_defaults(fn=_sweep)
+    p = sub.add_parser("doctor", help="what this machine has against what kabe needs, with the fixes")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--deploy", action="store_true", help="also require what deploying to the board needs")
+    p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
+    p.set_defaults(fn=_doctor)
     _add_ci_commands(sub)
     args = parser.parse_args(argv)
     try:

@@ -36,6 +36,10 @@ def render(record: dict, console: Console) -> None:
     if sim:
         table.add_row("simulation check", f"{sim['rows_checked']:,} rows, {sim['mismatches']} mismatches, "
                                           f"{sim['beats_per_cycle']:.3f} beats/cycle")
+    origin = record.get("reused_from")
+    if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
+        table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "
+                                f"(same inputs, key {origin['key'][:12]}); no tool ran")
     table.add_row("gate", "[green]PASS[/]" if g["passed"] else "[red]FAIL[/]")
     console.print(table)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell

@@ -14,7 +14,8 @@ import pytest
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.cli",),  # verbs
     ("kabe.tasks", "kabe.task_results", "kabe.verdict_reporter", "kabe.sweep", "kabe.ci"),  # what runs where (doit tasks, their verdicts, Dask, kabe ci)
-    ("kabe.build", "kabe.summary", "kabe.outcome", "kabe.deploy"),  # the pipeline; deploy: host side of the board run
+    ("kabe.build", "kabe.build_reuse", "kabe.build_verdict", "kabe.summary", "kabe.outcome", "kabe.deploy",
+     "kabe.repro", "kabe.doctor"),  # the pipeline; deploy: host side of the board run; repro; doctor
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)

@@ -18,8 +18,8 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import designs, provenance
+from ..records import cache, metrics
 from ..records import load as record_load
-from ..records import metrics
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import REPORTS, ROOT
@@ -158,13 +158,15 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
             for p, f in enumerate(chunk):
                 model_invalid[p] += int(f.invalid)
         digest = h.hexdigest()
-    expect_commit = bitfile.describe_word(bitfile.commit_word(record["commit"], record["dirty"]))
+    # the commit inside the bitstream: the build that ran Vivado (a cache hit reuses its bitstream)
+    stamped, stamped_dirty = cache.built_by(record)
+    expect_commit = bitfile.describe_word(bitfile.commit_word(stamped, stamped_dirty))
     argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
             "--invalid-fraction", repr(invalid_fraction),
-            "--bit", f"{remote}/{bit.name}", "--expect-commit", record["commit"], "--expect-vectors", digest,
+            "--bit", f"{remote}/{bit.name}", "--expect-commit", stamped, "--expect-vectors", digest,
             "--backend", backend, "--transfer-mb", str(settings.transfer_mb), "--result", f"{remote}/result.json"]
-    if record["dirty"]:
+    if stamped_dirty:
         argv += ["--expect-dirty", "--allow-dirty"]  # refused above unless allowed
     if sim_harness:
         argv += ["--sim-harness", str(sim_harness)]

@@ -284,7 +284,8 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
     try:
         settings = DeploySettings(board=f"{host.user}@127.0.0.1", port=host.port, identity=host.client_key,
                                   ssh_options=host.target_options(), sudo=False, python=sys.executable,
-                                  remote_dir=str(tmp_path / "on-board"), timeout_s=300)
+                                  remote_dir=str(tmp_path / "on-board"), timeout_s=300,
+                                  allow_dirty=True)  # the later commit is a dirty tree: allowed here, on purpose
         result = deploy("stage4", settings, rows=512, backend="sim", reports_root=reports, commit=later,
                         sim_harness=verilator_build.build("stage4").exe)
     finally:

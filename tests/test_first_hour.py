@@ -45,7 +45,7 @@ def test_missing_xdc(copy):
 
 
 def test_syntax_error_in_a_top_module(copy):
-    top = copy / "cores" / "stage2" / "kabe_stage2_top.v"
+    top = copy / "cores" / "stage2" / "rtl" / "kabe_probe.v"  # the engine: the top itself is generated
     lines = top.read_text().splitlines(keepends=True)
     lines.insert(20, "  this is not verilog (\n")
     with edited(top, "".join(lines)):

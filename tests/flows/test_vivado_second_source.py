@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kabe import build, provenance
-from kabe.flows import vivado
+from kabe.flows.vivado import collect, project, tool
 from kabe.parsers import ReportError, vivado_timing_verdict
 from kabe.paths import ROOT, SCRIPTS
 
@@ -100,19 +100,19 @@ def test_a_build_whose_sources_disagree_fails_showing_both(standin_path, tmp_pat
 def test_collect_without_the_verdict_fails_the_gate(tmp_path):
     rd = tmp_path / "reports"
     rd.mkdir()
-    for fn in vivado.REPORTS.values():
+    for fn in collect.REPORTS.values():
         src = next((p for p in (FIXTURES / f"flow_{Path(fn).stem}_met.rpt", FIXTURES / f"flow_{Path(fn).stem}.rpt")
                     if p.is_file()), None)
         if src is not None:
             shutil.copy(src, rd / fn)
     assert not (rd / "timing_verdict.json").exists() and (rd / "timing_summary.rpt").is_file()
-    for name in ("kabe_stage4.bit", "kabe_stage4.hwh", "kabe_settings.tcl"):
+    for name in ("kabe_stage4.bit", "kabe_stage4.hwh", "kabe_stage4.cells.json", "kabe_settings.tcl"):
         (tmp_path / name).write_text("STAND-IN")
-    p = vivado.Project(name="kabe_stage4", work_root=tmp_path, report_dir=rd, bit=tmp_path / "kabe_stage4.bit",
+    p = project.Project(name="kabe_stage4", work_root=tmp_path, report_dir=rd, bit=tmp_path / "kabe_stage4.bit",
                        hwh=tmp_path / "kabe_stage4.hwh", settings_tcl=tmp_path / "kabe_settings.tcl",
                        hook_tcl=tmp_path / "h.tcl", wrapper=tmp_path / "w.v", edam={}, clock_name="clk_fpga_0",
-                       clock_period_ns=7.0, inputs=())
-    res = vivado.collect(p, vivado.VivadoVersion("STAND-IN", "2023.2"))
+                       clock_period_ns=7.0, inputs=(), cells=tmp_path / "kabe_stage4.cells.json")
+    res = collect.collect(p, tool.VivadoVersion("STAND-IN", "2023.2"))
     assert "does not exist" in res.timing["second_source"]["error"]
     from kabe.gate import evaluate
 

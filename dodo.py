@@ -1,47 +1,87 @@
 """kabe's verbs. Logic lives in the kabe package (kabe/tasks.py); this file only names tasks.
 
-    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive
+    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive (cache=off: run every tool)
+    doit build  (or just `doit`; `-n 2` in parallel) every design; a table of every verdict at the end
     doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
     doit sim:stage5 ctx=512                       the attention engine at one context length
     doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
+    doit sweep:stage4 [clock_period_ns=7,8]       build variants on Dask (cores/stage4/sweep.yaml)
+    doit repro:stage4 [flow=open]                 build HEAD twice from clean checkouts, compare byte for byte
     doit list                                     every task, with what it does
 """
 
+import sys
+
 from doit import get_var
 
-from kabe import designs, tasks
+from kabe import config, designs, tasks
+from kabe.task_results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
+from kabe.verdict_reporter import VerdictReporter
 
-tasks.preflight(get_var("flow"))  # a wrong setting or design.yaml: one line, exit 2, before any task
-# `doit` alone builds every design expected to pass; stage3_naive (expect_gate: fail) is built only
-# when asked for, since its gate failing is the point (scripts/ci_gates.py checks that it does).
+# A wrong setting or design.yaml: one line, exit 2, before any task. The designs are read once, here.
+DESIGNS = tasks.preflight(get_var("flow"))
+install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
+refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
+
+# `doit` alone is `doit build`: every design, each judged against its design.yaml's expect_gate
+# (stage3_naive's gate failing is its expected verdict). `continue`: one design's failure never
+# stops the others, with or without -n N. The reporter prints kabe's verdict lines and the table.
 DOIT_CONFIG = {
-    "default_tasks": [f"build:{d.name}" for d in designs.all_designs().values() if d.expect_gate == "pass"],
+    "default_tasks": ["build"],
+    "continue": True,
+    "reporter": VerdictReporter,
     "verbosity": 2,
 }
 
 
 def _int_var(name):
     value = get_var(name)
-    return None if value is None else int(value)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise config.ConfigError(f"{name}={value!r} is not a whole number; e.g. {name}=1024") from None
 
 
+@exit_on_user_error
 def task_build():
-    """verify, synthesize, gate and archive a design (flow=open|vivado|auto)"""
-    yield from tasks.build_tasks(get_var("flow"))
+    """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=get_var("cache", "on") != "off")
 
 
+@exit_on_user_error
 def task_sim():
     """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
 
 
+@exit_on_user_error
 def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
-    for design in designs.all_designs().values():
+    for design in DESIGNS.values():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
 
 
+@exit_on_user_error
+def task_sweep():
+    """build a design's variants on Dask (sweep.yaml beside the design; key=v1,v2; scheduler=...; workers=N)"""
+    from doit import doit_cmd
+
+    overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
+    for design in DESIGNS.values():
+        yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))
+
+
+@exit_on_user_error
 def task_report():
     """reports/index.html: metrics over commits, the bandwidth wall, the token budget (self-contained)"""
     return tasks.report_task()
+
+
+@exit_on_user_error
+def task_repro():
+    """build a design twice from clean checkouts of HEAD, without the cache, and compare every artifact"""
+    for design in DESIGNS.values():
+        yield tasks.repro_task(design, get_var("flow"))

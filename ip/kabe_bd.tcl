@@ -2,26 +2,46 @@
 # from the generated kabe_settings.tcl: port count and stream widths from design.yaml and the RTL,
 # the clock period from the XDC).
 #
-#   PS7 (PYNQ-Z1 preset, FCLK0 = 1000 / period MHz, read back and checked)
-#    |- M_AXI_GP0 -> ctrl interconnect -> dma{p}/S_AXI_LITE, stat{p}/S_AXI (AXI GPIO, inputs)
+#   PS7 (PYNQ-Z1 preset, FCLK0 = 1000 / period MHz, checked after validate_bd_design)
+#    |- M_AXI_GP0 -> ctrl interconnect -> dma{p}/S_AXI_LITE, stat{p}/S_AXI (AXI GPIO, inputs),
+#                                         usr_access/S_AXI (AXI GPIO, input: the commit word)
 #    |- S_AXI_HP{p} (64-bit, AXI3) <- hp{p} interconnect <- dma{p}/M_AXI_MM2S + M_AXI_S2MM
 #   dma{p} (AXI DMA, simple mode, 26-bit length) M_AXIS_MM2S -> engine/s{p}_axis
 #                                                S_AXIS_S2MM <- engine/m{p}_axis
 #   engine: module reference to the generated wrapper (kabe_engine_bd) around the design's top
+#   usr_access_src: module reference to ip/kabe_usr_access.v (USR_ACCESSE2) -> usr_access GPIO
 #   rst: proc_sys_reset from FCLK_RESET0_N; engine rst = peripheral_reset (active high)
 #
-# Ends with the wrapper as a project source, generate_target, and the .hwh copied to
-# ::kabe(hwh_dest) (beside the .bit edalize writes, same basename: PYNQ's convention).
+# Ends with the wrapper as a project source, generate_target, the .hwh copied to ::kabe(hwh_dest)
+# (beside the .bit edalize writes, same basename: PYNQ's convention), and the names of the cells
+# the board runner looks up written to ::kabe(cells_dest) (kabe_<design>.cells.json, beside them).
 
 foreach _k {bd_name engine_module period_ns clock_name ports streams status dma_length_width
-            hp_data_width dma_burst hwh_dest} {
+            hp_data_width dma_burst hwh_dest cells_dest} {
   if {![info exists ::kabe($_k)]} { error "kabe_bd.tcl: ::kabe($_k) is not set; source kabe_settings.tcl first" }
 }
 
-namespace eval ::kabe_bd {}
+namespace eval ::kabe_bd {
+  # name -> {role, port, ...} of every cell the board runner looks up, in creation order
+  variable runner_cells {}
+}
+
+# --- the names the board runner needs. PYNQ names overlay attributes after the cells
+# (`overlay.dma0`), so these names are an interface: they are spelt here only, the cells are
+# created under them, and write_cells_json hands the same names to the runner.
+proc ::kabe_bd::dma_cell {p} { return dma$p }
+proc ::kabe_bd::stat_cell {p} { return stat$p }
+proc ::kabe_bd::usr_access_cell {} { return usr_access }
+
+# Remember a cell the runner will look up: role (dma | stat | usr_access), its port, its channels.
+proc ::kabe_bd::for_runner {cell role args} {
+  lappend ::kabe_bd::runner_cells [list $cell $role {*}$args]
+}
 
 # FCLK0 from the XDC's period. 7.000 ns = 1000/7 MHz: the IO PLL (1000 MHz) divided by 7, exact.
-proc ::kabe_bd::fclk0 {ps7} {
+# Requested here; the achieved frequency is read back by check_fclk0 after validate_bd_design,
+# when the PS7's derived (ACT_*) parameters are known to be up to date.
+proc ::kabe_bd::request_fclk0 {ps7} {
   set want_mhz [expr {1000.0 / $::kabe(period_ns)}]
   set_property -dict [list \
     CONFIG.PCW_EN_CLK0_PORT {1} \
@@ -29,6 +49,10 @@ proc ::kabe_bd::fclk0 {ps7} {
     CONFIG.PCW_FCLK0_PERIPHERAL_CLKSRC {IO PLL} \
     CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ [format %.6f $want_mhz] \
   ] $ps7
+}
+
+proc ::kabe_bd::check_fclk0 {ps7} {
+  set want_mhz [expr {1000.0 / $::kabe(period_ns)}]
   set act [get_property CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ $ps7]
   if {![string is double -strict $act] || $act <= 0} {
     error "kabe_bd.tcl: the PS7 reports no achieved FCLK0 frequency (PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ = '$act')"
@@ -67,7 +91,7 @@ proc ::kabe_bd::build {} {
     lappend ps7cfg CONFIG.PCW_USE_S_AXI_HP1 {1} CONFIG.PCW_S_AXI_HP1_DATA_WIDTH $::kabe(hp_data_width)
   }
   set_property -dict $ps7cfg $ps7
-  ::kabe_bd::fclk0 $ps7
+  ::kabe_bd::request_fclk0 $ps7
   create_bd_intf_port -mode Master -vlnv xilinx.com:interface:ddrx_rtl:1.0 DDR
   create_bd_intf_port -mode Master -vlnv xilinx.com:display_processing_system7:fixedio_rtl:1.0 FIXED_IO
   connect_bd_intf_net [get_bd_intf_ports DDR] [get_bd_intf_pins ps7/DDR]
@@ -78,8 +102,8 @@ proc ::kabe_bd::build {} {
   set engine [create_bd_cell -type module -reference $::kabe(engine_module) engine]
 
   # --- control path: GP0 -> one interconnect -> per port a DMA's registers (+ a status GPIO when
-  # the port has status outputs)
-  set n_ctrl $nports
+  # the port has status outputs), and the USR_ACCESS GPIO
+  set n_ctrl [expr {$nports + 1}]
   foreach st $::kabe(status) { if {[llength $st]} { incr n_ctrl } }
   ::kabe_bd::ip xilinx.com:ip:axi_interconnect:2.1 ctrl_ic [list CONFIG.NUM_SI {1} CONFIG.NUM_MI $n_ctrl]
   connect_bd_intf_net [get_bd_intf_pins ps7/M_AXI_GP0] [get_bd_intf_pins ctrl_ic/S00_AXI]
@@ -91,7 +115,8 @@ proc ::kabe_bd::build {} {
 
   for {set p 0} {$p < $nports} {incr p} {
     lassign [lindex $::kabe(streams) $p] s_bus s_width m_bus m_width
-    set dma dma$p
+    set dma [::kabe_bd::dma_cell $p]
+    ::kabe_bd::for_runner $dma dma $p
     ::kabe_bd::ip xilinx.com:ip:axi_dma:7.1 $dma [list \
       CONFIG.c_include_sg {0} \
       CONFIG.c_sg_length_width $::kabe(dma_length_width) \
@@ -118,7 +143,7 @@ proc ::kabe_bd::build {} {
     connect_bd_intf_net [get_bd_intf_pins $hp/M00_AXI] [get_bd_intf_pins ps7/S_AXI_HP$p]
 
     # registers: DMA control, and the status outputs read over an AXI GPIO (all inputs, one
-    # channel per output: stat{p}_invalid on channel 1, stat{p}_overflow on channel 2)
+    # channel per output: the first (stat{p}_invalid) on channel 1, the second (stat{p}_overflow) on 2)
     set mi [format M%02d $mi_next]
     incr mi_next
     connect_bd_intf_net [get_bd_intf_pins ctrl_ic/${mi}_AXI] [get_bd_intf_pins $dma/S_AXI_LITE]
@@ -127,7 +152,10 @@ proc ::kabe_bd::build {} {
 
     set status [lindex $::kabe(status) $p]
     if {[llength $status]} {
-      set gpio stat$p
+      set gpio [::kabe_bd::stat_cell $p]
+      set channels [list 1 [lindex $status 0]]
+      if {[llength $status] >= 4} { lappend channels 2 [lindex $status 2] }
+      ::kabe_bd::for_runner $gpio stat $p $channels
       set gcfg [list CONFIG.C_ALL_INPUTS {1} CONFIG.C_GPIO_WIDTH [lindex $status 1]]
       if {[llength $status] >= 4} {
         lappend gcfg CONFIG.C_IS_DUAL {1} CONFIG.C_ALL_INPUTS_2 {1} CONFIG.C_GPIO2_WIDTH [lindex $status 3]
@@ -149,6 +177,19 @@ proc ::kabe_bd::build {} {
     lappend ic_resetn_pins $hp/ARESETN
   }
 
+  # --- the commit of the running bitstream: USR_ACCESSE2 (ip/kabe_usr_access.v) on a GPIO's
+  # channel 1, so the board runner can read back what is configured, not only what it pushed
+  set ua [::kabe_bd::usr_access_cell]
+  create_bd_cell -type module -reference kabe_usr_access usr_access_src
+  ::kabe_bd::ip xilinx.com:ip:axi_gpio:2.0 $ua [list CONFIG.C_ALL_INPUTS {1} CONFIG.C_GPIO_WIDTH {32}]
+  ::kabe_bd::for_runner $ua usr_access {} [list 1 usr_access]
+  connect_bd_net [get_bd_pins usr_access_src/usr_access] [get_bd_pins $ua/gpio_io_i]
+  set mi [format M%02d $mi_next]
+  incr mi_next
+  connect_bd_intf_net [get_bd_intf_pins ctrl_ic/${mi}_AXI] [get_bd_intf_pins $ua/S_AXI]
+  lappend clk_pins ctrl_ic/${mi}_ACLK $ua/s_axi_aclk
+  lappend aresetn_pins ctrl_ic/${mi}_ARESETN $ua/s_axi_aresetn
+
   # --- one clock (FCLK0) and its resets for everything
   connect_bd_net [get_bd_pins ps7/FCLK_CLK0] {*}[::kabe_bd::pins {*}$clk_pins]
   connect_bd_net [get_bd_pins ps7/FCLK_RESET0_N] [get_bd_pins rst0/ext_reset_in]
@@ -158,6 +199,8 @@ proc ::kabe_bd::build {} {
 
   assign_bd_address
   validate_bd_design
+  # after validation: the PS7's derived parameters (the achieved FCLK0) are current only now
+  ::kabe_bd::check_fclk0 $ps7
   save_bd_design
 
   # --- the wrapper becomes the project top; outputs (and the .hwh) are generated now
@@ -168,6 +211,37 @@ proc ::kabe_bd::build {} {
   add_files -norecurse $wrapper
   update_compile_order -fileset sources_1
   ::kabe_bd::copy_hwh $bd
+  ::kabe_bd::write_cells_json $::kabe(cells_dest)
+}
+
+proc ::kabe_bd::json_str {s} {
+  return "\"[string map {\\ \\\\ \" \\\"} $s]\""
+}
+
+# kabe_<design>.cells.json: the cells the board runner looks up, exactly as created above (the
+# runner reads this file and spells no cell name itself; kabe/deploy/pl_names.py reads it).
+proc ::kabe_bd::write_cells_json {path} {
+  set entries {}
+  foreach c $::kabe_bd::runner_cells {
+    lassign $c cell role port channels
+    set ch {}
+    foreach {n sig} $channels { lappend ch "\"$n\": [::kabe_bd::json_str $sig]" }
+    lappend entries [format {    {"cell": %s, "role": %s, "port": %s, "channels": {%s}}} \
+      [::kabe_bd::json_str $cell] [::kabe_bd::json_str $role] [expr {$port eq "" ? "null" : $port}] [join $ch ", "]]
+  }
+  set tmp $path.tmp
+  set f [open $tmp w]
+  puts $f "{"
+  puts $f "  \"generated_by\": \"ip/kabe_bd.tcl: the block design's cells the board runner looks up; do not edit\","
+  puts $f "  \"bd_name\": [::kabe_bd::json_str $::kabe(bd_name)],"
+  puts $f "  \"ports\": $::kabe(ports),"
+  puts $f "  \"cells\": \["
+  puts $f [join $entries ",\n"]
+  puts $f "  \]"
+  puts $f "}"
+  close $f
+  file rename -force $tmp $path
+  puts "kabe: runner cell names -> $path"
 }
 
 # The .hwh: <proj>.gen/sources_1/bd/<bd>/hw_handoff/ since 2020.2, <proj>.srcs/... before.

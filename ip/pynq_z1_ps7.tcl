@@ -2,15 +2,23 @@
 #
 # kabe's projects set only the part (xc7z020clg400-1), so the PS7 starts from Vivado's defaults,
 # not from the PYNQ-Z1 preset. This proc is that preset: the DDR3 part and its board delays
-# (MT41K256M16 RE-125, 16-bit, 525 MHz), the 50 MHz PS clock, the MIO peripherals the PYNQ image
-# uses, and the bank voltages. The PL bitstream does not reprogram DDR or MIO (the boot image did),
-# but PYNQ reads the PS7 settings (FCLK dividers above all) from the .hwh, so they must be right.
+# (DDR 3 at 1.5 V, Vivado part MT41J256M16 RE-125, 16-bit, 525 MHz), the 50 MHz PS clock, the MIO
+# peripherals the PYNQ image uses, and the bank voltages. Loaded through PYNQ's Overlay() the DDR
+# values are inert (on Zynq-7000 PYNQ reprograms only the FCLK dividers; its boot image set up the
+# DDR), but this design's hardware export or ps7_init used for a boot image or a JTAG bring-up
+# would program them, so they are the board's: a wrong memory type (the low-voltage "DDR 3 (Low
+# Voltage)" part) would hang the board there. The board carries a 1.5 V DDR3 (IS43TR16256A-125KBL);
+# the board file names Micron's equivalent MT41J256M16 RE-125 from Vivado's list.
 #
 # The PL clock and the AXI ports are not here: they are the design's business (ip/kabe_bd.tcl),
 # set from the XDC's period and design.yaml's port count.
 #
-# Source: the PYNQ-Z1 board preset (Digilent board files, pynq-z1 A.0). Check these values against
-# the preset of the board files you have when you change Vivado versions (docs/vivado_flow.md).
+# Source: the PYNQ-Z1 board files, pynq-z1/1.0/preset.xml (board.xml file_version 1.0, vendor
+# www.digilentinc.com, the files PYNQ's docs link to); every value below equals that preset's, and
+# tests/flows/test_vivado_board.py holds them against it. PYNQ v3.1's own boards/Pynq-Z1/base/base.tcl
+# (Vivado 2024.1) agrees on the memory type (DDR 3, not Low Voltage); it names the part Custom with
+# timings of its own. Check against the board files you have when you change Vivado versions
+# (docs/vivado_flow.md).
 
 namespace eval ::kabe_ps7 {}
 
@@ -20,8 +28,8 @@ proc ::kabe_ps7::pynq_z1_preset {} {
     CONFIG.PCW_APU_PERIPHERAL_FREQMHZ {650} \
     CONFIG.PCW_PRESET_BANK0_VOLTAGE {LVCMOS 3.3V} \
     CONFIG.PCW_PRESET_BANK1_VOLTAGE {LVCMOS 1.8V} \
-    CONFIG.PCW_UIPARAM_DDR_PARTNO {MT41K256M16 RE-125} \
-    CONFIG.PCW_UIPARAM_DDR_MEMORY_TYPE {DDR 3 (Low Voltage)} \
+    CONFIG.PCW_UIPARAM_DDR_PARTNO {MT41J256M16 RE-125} \
+    CONFIG.PCW_UIPARAM_DDR_MEMORY_TYPE {DDR 3} \
     CONFIG.PCW_UIPARAM_DDR_BUS_WIDTH {16 Bit} \
     CONFIG.PCW_UIPARAM_DDR_FREQ_MHZ {525} \
     CONFIG.PCW_UIPARAM_DDR_BANK_ADDR_COUNT {3} \

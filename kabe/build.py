@@ -8,20 +8,24 @@ sees the timing and utilization records only, so every flow is gated and archive
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 
-from . import config, cores, designs, flows, gate, provenance
+from . import config, cores, designs, flows, outcome, provenance, scratch
 from .boards import PYNQ_Z1
+from .build_reuse import reuse
+from .build_verdict import build_verdict
+from .console import make_console
 from .constraints import ConstraintError
-from .errors import UserError
+from .errors import UserError, bug_message
 from .flows.base import FlowResult, unreadable_timing
 from .parsers import ReportError
-from .paths import BUILD, REPORTS
-from .records import metrics, safe_fs
+from .paths import BUILD, REPORTS, ROOT
+from .records import cache, metrics, safe_fs
 from .records.archive import archive_dir, to_json, write_atomic
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
@@ -37,6 +41,22 @@ def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def _sweep_variant() -> dict | None:
+    """A sweep worker (kabe.sweep.worker) builds a variant in a scratch tree and names it in KABE_VARIANT:
+    the settings go into metrics.json so the archive says what was built."""
+    import json
+    import os
+
+    raw = os.environ.get("KABE_VARIANT")
+    if not raw:
+        return None
+    try:
+        v = json.loads(raw)
+        return {"id": str(v["id"]), "settings": dict(v["settings"])}
+    except (ValueError, KeyError, TypeError):
+        raise BuildError("KABE_VARIANT is set but is not {\"id\": ..., \"settings\": {...}}; unset it") from None
+
+
 def _sim_check(design: designs.Design, console: Console) -> dict:
     from .sim import runner
 
@@ -45,21 +65,64 @@ def _sim_check(design: designs.Design, console: Console) -> dict:
         return runner.run_sim(design, rows, console=console)
 
 
+def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None) -> cache.CacheKey:
+    """The content key of this build (kabe.records.cache): never the commit."""
+    return cache.key_for(design, flow_name, synth=edam,
+                         sim_check_rows=SIM_CHECK_ROWS_PER_PORT * design.ports if sim_check else 0)
+
+
 def build(design_name: str, flow_request: str | None = None, *, console: Console | None = None,
-          reports_root: Path = REPORTS, sim_check: bool = True) -> dict:
-    """Run one design's build; returns the metrics record (also archived). Raises BuildError."""
-    console = console or Console()
+          reports_root: Path = REPORTS, sim_check: bool = True, use_cache: bool = True) -> dict:
+    """Run one design's build; returns the metrics record (also archived). Raises BuildError.
+    use_cache: reuse an archive built from the same content key instead of running any tool."""
+    console = console or make_console()
     design = designs.get(design_name)
     flow_name = config.resolve_flow(flow_request)
     flow = flows.get(flow_name)
     commit = provenance.current_commit()
     started, t0 = _now(), time.monotonic()
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
+    _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     edam = cores.resolve(design, "synth")  # once: the flow gets the resolved target, not a name
-
+    key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
+    if use_cache:
+        # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only
+        hit = cache.lookup(reports_root, design.name, flow_name, key.key,
+                           clean_only=flow_name == "vivado" and not commit.dirty)
+        if hit is not None:
+            try:
+                record = reuse(hit, design, flow_name, commit, key, reports_root, started, t0)
+            except metrics.MetricsError as e:  # a record of an older schema: build instead
+                console.print(f"[dim]{design.name}: cache entry {hit.archive} not reusable ({escape(str(e))})[/]")
+            else:
+                console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]})[/]")
+                return record
+        last = cache.nearest(reports_root, design.name, flow_name)
+        why = cache.difference(last, key.material) if last else None
+        console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}"
+                      f"{f'; since the last build, {escape(why)}' if why else ''})[/]")
     sim = _sim_check(design, console) if sim_check else None
     workdir = BUILD / design.name / flow_name
     safe_fs.make_dirs(workdir, BUILD)  # a symlinked build/<design> is refused, not written through
+    with scratch.exclusive(workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
+        return _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console,
+                                  reports_root, key, sim_check)
+
+
+def _check_inputs(design: designs.Design) -> None:
+    """The files design.yaml names must exist: a missing XDC is the user's to restore, not a gate verdict."""
+    rel = design.yaml_file.relative_to(ROOT) if design.yaml_file.is_relative_to(ROOT) else design.yaml_file
+    for path, what in ((design.core_file, "core file"), (design.constraints, "constraints file (`constraints:`)")):
+        if not path.is_file():
+            raise BuildError(f"{path}: no such file, the {what} of {rel}; restore it "
+                             f"(git checkout -- {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}) "
+                             f"or correct {rel}")
+        if not os.access(path, os.R_OK):
+            raise BuildError(f"{path}: cannot be read (permissions), the {what} of {rel}; fix its permissions")
+
+
+def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console, reports_root,
+                       key: cache.CacheKey, sim_check: bool) -> dict:
     try:
         result = flow.run_build(design, edam, workdir, console=console)
     except (ReportError, ConstraintError) as e:
@@ -67,22 +130,13 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
         # is a failing gate, archived like any other so the history shows it.
         result = FlowResult(flow_name, PYNQ_Z1.part, None, unreadable_timing(str(e), estimated=flow.ESTIMATED), None)
 
-    verdict = gate.evaluate(result.timing, result.utilization, gate.budgets_from_mapping(design.budgets_for(flow_name)))
-    if sim is not None:
-        # The runner's verdict, not just its word count: a dropped result, a stalled input or a
-        # wrong tlast with every compared word right is still a failed verification.
-        reasons = ([f"{sim['mismatches']} of {sim['rows_checked']} rows differ from the numpy model "
-                    f"(first: {sim['first_mismatches'][:1]})"] if sim["mismatches"] else []) + list(sim["problems"])
-        if not sim["passed"] and not reasons:
-            reasons = ["the simulation did not pass"]
-        verdict.checks.insert(0, {"name": "sim.verification", "expected": "0 mismatches, no problems",
-                                  "got": f"{sim['mismatches']} mismatches, {len(sim['problems'])} problems",
-                                  "passed": bool(sim["passed"])})
-        if not sim["passed"]:
-            verdict.passed = False
-            verdict.failures[:0] = [f"verification: {r}" for r in reasons]
+    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim)
 
-    inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
+    try:
+        inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
+    except FileNotFoundError as e:  # deleted or moved while the build ran
+        raise BuildError(f"{e.filename}: an input of this build disappeared while it ran; restore it and "
+                         f"build again") from None
     artifacts = {name: provenance.sha256_file(p) for name, p in result.artifacts.items()}
     record = {
         "schema": metrics.SCHEMA_ID,
@@ -104,30 +158,59 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
         "seconds": round(time.monotonic() - t0, 3),
         "tool_seconds": result.tool_seconds,
     }
+    # An input edited while the tools ran: the output belongs to neither content, so it is no cache entry.
+    if cache_key(design, flow_name, sim_check=sim_check).key == key.key:
+        record["cache_key"] = key.key
+    else:
+        console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
     if result.utilization is None:
         record["utilization"]["missing"] = True
+    variant = _sweep_variant()
+    if variant is not None:
+        record["variant"] = variant
     metrics.validate(record)
     manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow_name,
                 "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}
     files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest)}
+    if "cache_key" in record:
+        files[cache.KEY_FILE] = to_json(key.material)
     files.update(result.raw_files)
     files.update({Path(p).name: p for p in result.artifacts.values()})
     dest = write_atomic(archive_dir(commit, design.name, flow_name, reports_root), files, root=reports_root)
+    cache.remember(reports_root, dest, record.get("cache_key"))
     record["_archive"] = str(dest)
     return record
 
 
-
-
-def run(design_name: str, flow_request: str | None = None, console: Console | None = None) -> int:
-    """Build, print the summary, return the exit status (non-zero when the gate fails)."""
+def run_outcome(design_name: str, flow_request: str | None = None, console: Console | None = None, *,
+                use_cache: bool = True) -> outcome.Outcome:
+    """Build, print the summary and one verdict line; never raises for the user's mistakes or Ctrl-C."""
     from . import summary
 
-    console = console or Console()
+    console = console or make_console()
+    flow_label, expected = flow_request or "auto", "-"
     try:
-        record = build(design_name, flow_request, console=console)
+        design = designs.get(design_name)
+        expected = design.expect_gate
+        flow_label = config.resolve_flow(flow_request)
+        record = build(design, flow_label, console=console, use_cache=use_cache)
     except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
-        console.print(f"[red]kabe build {design_name}: {escape(str(e))}[/]")
-        return 2
-    summary.render(record, console)
-    return 0 if record["gate"]["passed"] else 1
+        result = outcome.could_not_run(design_name, flow_label, str(e), expected)
+    except KeyboardInterrupt:  # the archive is written atomically: an interrupted build left none
+        result = outcome.interrupted(design_name, flow_label, expected)
+    except Exception:  # noqa: BLE001 - anything else is kabe's bug: keep the traceback and say so
+        console.print_exception()
+        result = outcome.could_not_run(design_name, flow_label, bug_message(), expected)
+    else:
+        summary.render(record, console)
+        result = outcome.from_record(record, expected)
+    style = "green" if result.as_expected and result.verdict == outcome.PASS else \
+        "yellow" if result.as_expected else "red"
+    console.print(f"[{style}]kabe build {escape(result.line)}[/]", soft_wrap=True)
+    return result
+
+
+def run(design_name: str, flow_request: str | None = None, console: Console | None = None, *,
+        use_cache: bool = True) -> int:
+    """Build and return the exit code (kabe.errors): 0 when the gate said what design.yaml expects."""
+    return run_outcome(design_name, flow_request, console, use_cache=use_cache).code

@@ -2,9 +2,17 @@
 
     kabe parse <report>                 print the JSON record of a Yosys/Vivado/kabe report (type auto-detected)
     kabe gate <metrics.json | report>   exit 1 with the reasons when the gate fails, 0 when it passes
+              [--junit FILE]            also write the checks as JUnit XML (one testcase per check)
     kabe build <design> [--flow F]      the same as `doit build:<design>` without doit
     kabe sim <design> [--rows N]        the same as `doit sim:<design> rows=N`
-    kabe diff [A] [B]                   Markdown table of metric deltas between two archived commits
+    kabe diff [A] [B] [--dirty]         Markdown table of metric deltas between two builds (A, B: git refs)
+    kabe sweep <design> [KEY=V1,V2 ...] variants of a design built on Dask (sweep.yaml beside the design)
+    kabe ci [DESIGN ...]                pull the archive, build, gate, compare with the base, report, push (CI's one command)
+    kabe archive push|pull|du [REMOTE]  the per-commit archive shared through a ref of the project's own git remote
+    kabe doctor [--flow F] [--deploy]   what this machine has against what kabe needs, each problem with its fix
+
+Exit codes (the same as doit's, see the README): 0 pass; 1 the gate failed; 2 could not run (missing
+tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,27 +22,39 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 
 from . import gate
-from .errors import EXIT_COULD_NOT_RUN, UserError
+from .console import make_console
+from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .records import metrics
 from .parsers import ReportError
+
+_TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
+
+
+class WrongInput(UserError):
+    """`kabe gate` was given a file it cannot judge (not a timing report, not a metrics.json)."""
 
 
 def _parse(args) -> int:
     from .parsers.detect import parse_file
 
-    record = parse_file(Path(args.report))
+    try:
+        record = parse_file(Path(args.report))
+    except ReportError as e:  # bad input: one line naming the file and what is wrong
+        print(f"kabe parse: {e}", file=sys.stderr)
+        return 2
     print(json.dumps(record, indent=2))  # {"kind": ..., "path": ..., "record": ...}
     return 0
 
 
-def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]:
-    """(timing, utilization, budgets, failures recorded at build time) from a metrics.json or a
-    raw timing report. Recorded failures (a simulation mismatch, say) cannot be re-derived from the
-    numbers, so they are carried over: re-gating a failed build never turns it into a pass."""
+def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, dict, list[str]]:
+    """(timing, utilization, budgets, waivers, failures recorded at build time) from a
+    metrics.json or a raw timing report. Recorded failures (a simulation mismatch, say) cannot be
+    re-derived from the numbers, so they are carried over: re-gating a failed build never turns
+    it into a pass. A report that cannot be read is a timing record with an "error": the gate FAILs.
+    A file that is no timing report, or a design not in this checkout, raises a UserError (exit 2)."""
     if path.suffix == ".json":
         from .records import load as record_load
 
@@ -45,33 +65,53 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, list[str]]
         design = record_load.design_for(record)
         budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
         utilization = None if record["utilization"].get("missing") else record["utilization"]
-        return record["timing"], utilization, budgets, record_load.recorded_failures(record)
-    from .parsers.detect import parse_file
+        return record["timing"], utilization, budgets, dict(design.waivers), record_load.recorded_failures(record)
+    from .flows.base import unreadable_timing
+    from .parsers import report_file
+    from .parsers.detect import detect_report, parse_report
 
-    parsed = parse_file(path)
-    if parsed["kind"] not in ("vivado_timing_summary", "kabe_timing"):
-        raise ReportError(f"{path} is a {parsed['kind']} report; `kabe gate` needs a timing summary or a metrics.json")
-    return parsed["record"], None, [], []
+    try:  # the one way reports are opened (NUL bytes, encoding, size): a file that is no text report fails
+        rep = report_file.read(path)
+    except ReportError as e:
+        if not path.is_file():
+            raise WrongInput(f"{e}; `kabe gate` needs a timing report or a metrics.json") from None
+        return unreadable_timing(str(e), estimated=False), None, [], {}, []
+    try:
+        kind = detect_report(rep)
+    except ReportError as e:  # not a report kabe knows: nothing to judge (exit 2, not a FAIL)
+        raise WrongInput(f"{path}: {e}; `kabe gate` needs a timing report or a metrics.json") from None
+    if kind not in _TIMING_KINDS:
+        raise WrongInput(f"{path} is a {kind} report; `kabe gate` needs a timing summary "
+                         f"({' or '.join(_TIMING_KINDS)}) or a metrics.json")
+    try:
+        return parse_report(kind, rep), None, [], {}, []
+    except ReportError as e:  # a timing report that cannot be trusted (truncated, say) fails the gate
+        return unreadable_timing(str(e), estimated=kind == "kabe_timing"), None, [], {}, []
 
 
 def _gate(args) -> int:
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     path = Path(args.input)
-    try:
-        timing, utilization, budgets, recorded = _gate_record(path)
-    except (ReportError, metrics.MetricsError) as e:
-        console.print(f"[red]FAIL[/] {escape(str(e))}")
-        return 1
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
-    verdict = gate.evaluate(timing, utilization, budgets, rules)
+    # a file kabe cannot judge (not a report, a design not in this checkout) is a UserError: exit 2
+    timing, utilization, budgets, waivers, recorded = _gate_record(path)
+    verdict = gate.evaluate(timing, utilization, budgets, rules, waivers)
     carried = [f for f in recorded if f not in verdict.failures]
     if carried:
         verdict.passed = False
         verdict.failures += [f"recorded at build time: {f}" for f in carried]
     for c in verdict.checks:
         console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
+    for key, reason in verdict.waivers.items():
+        console.print(f"  [yellow]waived[/] {key}: {escape(reason)}")
+    for w in verdict.warnings:
+        console.print(f"  [yellow]warning[/] {escape(w)}")
     for f in verdict.failures:
         console.print(f"[red]✗ {escape(f)}[/]")
+    if args.junit:
+        from .records import junit
+
+        junit.write(Path(args.junit), [junit.gate_suite(verdict, path.name)], name="kabe gate")
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
     return 0 if verdict.passed else 1
 
@@ -79,7 +119,7 @@ def _gate(args) -> int:
 def _build(args) -> int:
     from .build import run
 
-    return run(args.design, args.flow)
+    return run(args.design, args.flow, use_cache=not args.no_cache)
 
 
 def _sim(args) -> int:
@@ -88,11 +128,77 @@ def _sim(args) -> int:
     return runner.main(args.design, args.rows, args.seed)
 
 
+def _doctor(args) -> int:
+    from .doctor import main as doctor
+
+    return doctor(args.flow, args.board, args.deploy)
+
+
 def _diff(args) -> int:
     from .records.diff import render
 
-    print(render(args.a, args.b), end="")
+    print(render(args.a, args.b, dirty=args.dirty), end="")
     return 0
+
+
+def _sweep(args) -> int:
+    from .sweep import run
+
+    return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff)
+
+
+def _ci(args) -> int:
+    from . import designs
+    from .ci import CiOptions, run
+
+    if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
+        print(json.dumps(list(designs.all_designs())))
+        return 0
+    opts = CiOptions(designs=args.designs, flow=args.flow, base=args.base, remote=args.remote, pull=not args.no_pull,
+                     push=args.push, rebuild=args.rebuild, bitstreams=args.bitstreams)
+    opts.summary = Path(args.summary) if args.summary else opts.summary
+    opts.junit = Path(args.junit) if args.junit else opts.junit
+    return run(opts)
+
+
+def _archive(args) -> int:
+    from .records import store, store_size
+
+    if args.action == "du":
+        print(store_size.du(args.remote), end="")
+        return 0
+    if args.action == "push":
+        from .records.lineage import resolve
+
+        commits = [resolve(c) or c for c in args.commit] if args.commit else None
+        report = store.push(args.remote, commits=commits, bitstreams=args.bitstreams)
+    else:
+        report = store.pull(args.remote, bitstreams=args.bitstreams)
+    print("\n".join(report.lines()))
+    return 0
+
+
+def _add_ci_commands(sub) -> None:
+    p = sub.add_parser("ci", help="pull the archive, build and gate, compare with the base, report, push")
+    p.add_argument("designs", nargs="*", help="designs to build (default: all)")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--base", default=None, help="judge regressions against this commit (default: merge-base with the default branch)")
+    p.add_argument("--remote", default="origin", help="git remote (name or URL) holding the shared archive")
+    p.add_argument("--no-pull", action="store_true", help="do not pull the archive first")
+    p.add_argument("--push", dest="push", action="store_true", default=None, help="push the archive (default: on the default branch only)")
+    p.add_argument("--no-push", dest="push", action="store_false", help="never push the archive")
+    p.add_argument("--rebuild", action="store_true", help="rebuild even when this commit's build is already archived")
+    p.add_argument("--bitstreams", action="store_true", help="pull and push bitstreams (.bit/.bin/.hwh) too")
+    p.add_argument("--summary", default=None, help="Markdown summary file (default: reports/ci-summary.md)")
+    p.add_argument("--junit", default=None, help="JUnit XML file (default: reports/ci-junit.xml)")
+    p.add_argument("--list-designs", action="store_true", help="print the designs as a JSON list (a CI matrix) and exit")
+    p.set_defaults(fn=_ci)
+    p = sub.add_parser("archive", help="share the per-commit archive through a ref of the project's git remote")
+    p.add_argument("action", choices=["push", "pull", "du"])
+    p.add_argument("remote", nargs="?", default="origin")
+    p.add_argument("--commit", action="append", help="push only this commit's builds (repeatable; default: all clean ones)")
+    p.add_argument("--bitstreams", action="store_true", help="bitstreams (.bit/.bin/.hwh) too")
+    p.set_defaults(fn=_archive)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,28 +211,56 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("input")
     p.add_argument("--fail-on-unconstrained", action="store_true",
                    help="fail when any endpoint is unconstrained (default: [tool.kabe] fail_on_unconstrained, else report only)")
+    p.add_argument("--junit", metavar="FILE", default=None,
+                   help="also write the checks as JUnit XML: one testcase per check, a failure carries expected and got")
     p.set_defaults(fn=_gate)
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")
     p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--no-cache", action="store_true", help="run every tool even when this content was built before")
     p.set_defaults(fn=_build)
     p = sub.add_parser("sim", help="verify one design against the numpy model")
     p.add_argument("design")
     p.add_argument("--rows", type=int, default=None)
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(fn=_sim)
-    p = sub.add_parser("diff", help="metric deltas between two archived commits (default: newest vs its parent)")
-    p.add_argument("a", nargs="?", default=None, help="older commit (default: B's parent)")
-    p.add_argument("b", nargs="?", default=None, help="newer commit (default: the newest archived)")
+    p = sub.add_parser("diff", help="metric deltas between two builds (default: HEAD vs its nearest built ancestor)")
+    p.add_argument("a", nargs="?", default=None,
+                   help="older: a git ref or sha (default: per design, B's nearest ancestor with a clean archive)")
+    p.add_argument("b", nargs="?", default=None, help="newer: a git ref or sha (default: HEAD's build); "
+                                                       "<ref>-dirty names a build made with uncommitted changes")
+    p.add_argument("--dirty", action="store_true", help="B is the working tree's build (HEAD-dirty)")
     p.set_defaults(fn=_diff)
+    p = sub.add_parser("sweep", help="build a design's variants on Dask (LocalCluster, a scheduler, or a farm)")
+    p.add_argument("design")
+    p.add_argument("overrides", nargs="*", metavar="KEY=V1,V2", help="grid axes added to (or replacing) sweep.yaml's")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--scheduler", default=None, help="a running Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--workers", type=int, default=None, help="LocalCluster workers (default: cores, memory allowing)")
+    p.add_argument("--file", default=None, help="the sweep file (default: cores/<design>/sweep.yaml)")
+    p.add_argument("--diff", nargs=2, metavar=("A", "B"), default=None,
+                   help="instead of running: metric deltas between two archived variants (ids or prefixes)")
+    p.set_defaults(fn=_sweep)
+    p = sub.add_parser("doctor", help="what this machine has against what kabe needs, with the fixes")
+    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--deploy", action="store_true", help="also require what deploying to the board needs")
+    p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
+    p.set_defaults(fn=_doctor)
+    _add_ci_commands(sub)
     args = parser.parse_args(argv)
     try:
         return args.fn(args)
-    except ReportError as e:
-        print(f"kabe: {e}", file=sys.stderr)
-        return 1
-    except UserError as e:  # bad input, a wrong setting, an unknown design: one line, exit 2
-        print(f"kabe: {e}", file=sys.stderr)
+    except UserError as e:  # bad input, a missing tool, an unknown ref: one line, no traceback
+        print(f"kabe {args.cmd}: {e}", file=sys.stderr)
+        return EXIT_COULD_NOT_RUN
+    except KeyboardInterrupt:
+        print(f"kabe {args.cmd}: interrupted; nothing archived", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
+        import traceback
+
+        traceback.print_exc()
+        print(f"kabe {args.cmd}: {bug_message()}", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
 
 

@@ -67,6 +67,10 @@ def _string_table(v: Any) -> bool:
     return isinstance(v, dict) and all(_text(k) and _text(x) for k, x in v.items())
 
 
+# Vivado strategies and directives (vivado_<key>), e.g. from a sweep variant; "" is Vivado's default.
+VIVADO_STRATEGY_KEYS = ("synth_strategy", "impl_strategy", "synth_directive", "opt_directive", "place_directive",
+                        "route_directive")
+_VIVADO_NAME = re.compile(r"[A-Za-z0-9_-]*")
 _VIVADO_VERSION = re.compile(r"(\d{4}\.\d+(?:\.\d+)?)?")  # "" pins nothing
 _BOOL = "true or false (a TOML boolean, not a string)"
 
@@ -79,6 +83,16 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("vivado_timeout_s", "a positive number of seconds", _positive_number, 6 * 3600),
     Setting("vivado_jobs", "a positive integer (parallel Vivado jobs)", _positive_int, 2),
     Setting("fail_on_unconstrained", _BOOL, _boolean, False),
+    *(Setting(f"vivado_{k}", "a Vivado strategy or directive name (letters, digits, _ and -)",
+              lambda v: isinstance(v, str) and _VIVADO_NAME.fullmatch(v) is not None, "")
+      for k in VIVADO_STRATEGY_KEYS),
+    Setting("archive_ref", 'a git ref for the shared archive, like "refs/kabe/archive" (kabe/records/store.py)',
+            lambda v: isinstance(v, str) and re.fullmatch(r"refs/[A-Za-z0-9._/-]+", v) is not None and ".." not in v,
+            "refs/kabe/archive"),
+    Setting("default_branch", 'the base branch\'s name, like "main" (kabe ci judges regressions against it)',
+            lambda v: _text(v) and re.fullmatch(r"[A-Za-z0-9._/-]+", v) is not None and not v.startswith("-"), None),
+    Setting("sweep", "a table: [tool.kabe.sweep] with cluster = \"local\" | \"slurm\" | \"lsf\" | \"sge\" "
+            "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',
             lambda v: isinstance(v, dict), {}),
 )}
@@ -93,6 +107,7 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("ssh_options", "a table of ssh -o options, each a string", _string_table),
     Setting("timeout_s", "a positive number of seconds", _positive_number),
     Setting("transfer_mb", "a positive integer (MB per DMA transfer)", _positive_int),
+    Setting("allow_dirty", _BOOL, _boolean),
 )}
 
 

@@ -248,7 +248,7 @@ def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
 
 def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: str, vlnv: str) -> Edam:
     try:
-        eda = yaml.safe_load(eda_file.read_text())
+        eda = yaml.load(eda_file.read_text(), Loader=designs.YAML_LOADER)
     except (OSError, yaml.YAMLError) as e:
         raise CoreError(f"{design.core_file}: cannot read FuseSoC's EDAM {eda_file}: {e}. "
                         f"Fix: delete {work_root} and resolve again") from None

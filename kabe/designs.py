@@ -9,7 +9,9 @@ budgets); the file list stays in the core file (see kabe.cores).
     row_bytes: 512
     constraints: pynq_z1.xdc
     expect_gate: pass
-    budgets: {dsp: {eq: 0}, lut: {lt: 12000}}
+    budgets: {dsp: {eq: 0}, lut: {lt: 12000}, logic_levels: {le: 9}}
+    regressions: {lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}   # vs the base commit (kabe ci)
+    waivers: {no_clock: "the PS7's EMIO pins are clocked by the PS, outside the PL's timing"}
 """
 
 from __future__ import annotations
@@ -29,15 +31,23 @@ from .paths import CONSTRAINTS, CORES
 KINDS = ("probe", "int8", "ternary", "attention")
 GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
+# Regressions are relative to the base commit's archived build (kabe.regressions judges them).
+REGRESSION_OPS = ("max_increase", "max_increase_pct", "max_decrease", "max_decrease_pct")
 BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
+# libyaml's safe loader when PyYAML was built with it (10x faster; every `doit` start reads these
+# files), else the pure-Python one: both accept the same safe subset.
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A design's name is its folder under cores/, and it reaches a shell (Verilator's make), a C #define,
 # Tcl and plot titles: letters, digits, '_' and '-', not starting with '-' (it would read as an option).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
-_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado")
+_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado",
+           "regressions", "waivers")
 _REQUIRED = ("core", "kind", "ports")
+# Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.gate applies them)
+WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)"}
 
 
 class DesignError(UserError, ValueError):
@@ -59,6 +69,11 @@ class Design:
     # The vivado flow measures the whole block design (engine + DMA + interconnect + PS glue), the
     # open flow the engine alone: a metric named here replaces its open-flow budget for vivado builds.
     budgets_vivado: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
+    # Limits on the change against the base commit, e.g. {lut: {max_increase_pct: 5}}; budgets stay absolute.
+    regressions: dict[str, dict[str, float]] = field(default_factory=dict, hash=False, compare=False)
+    # Gate rules this design may break on purpose, each with the written reason (WAIVABLE);
+    # the reason is printed in the build summary and archived in metrics.json's gate section.
+    waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     def budgets_for(self, flow: str) -> dict[str, dict[str, float]]:
         return {**self.budgets, **self.budgets_vivado} if flow == "vivado" else dict(self.budgets)
@@ -80,19 +95,18 @@ def check_name(name: str, where: str = "design name") -> str:
     return name
 
 
-class _NoAliasLoader(yaml.SafeLoader):
-    """yaml.safe_load without aliases. An anchor and a few nested aliases expand a 500-byte file into
-    billions of nodes for whoever walks the result (the 'billion laughs'); no design.yaml needs one."""
-
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            raise _AliasRefused(self.peek_event().start_mark.line + 1)
-        return super().compose_node(parent, index)
-
-
 class _AliasRefused(Exception):
     def __init__(self, line: int):
         self.line = line
+
+
+def _refuse_aliases(text: str) -> None:
+    """No aliases: an anchor and a few nested aliases expand a 500-byte file into billions of nodes
+    for whoever walks the result (the 'billion laughs'); no design.yaml needs one. The event stream
+    is read without composing anything, so the check costs one fast pass whatever the input."""
+    for event in yaml.parse(text, Loader=YAML_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            raise _AliasRefused(event.start_mark.line + 1)
 
 
 def _read_yaml(yaml_file: Path) -> Any:
@@ -104,7 +118,9 @@ def _read_yaml(yaml_file: Path) -> Any:
     if len(raw) > MAX_YAML_BYTES:
         raise _fail(yaml_file, f"is larger than {MAX_YAML_BYTES // 1024} KiB; a design.yaml is a few lines")
     try:
-        return yaml.load(raw.decode("utf-8"), Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+        text = raw.decode("utf-8")
+        _refuse_aliases(text)
+        return yaml.load(text, Loader=YAML_LOADER)  # noqa: S506 - a safe loader (libyaml's when built with it)
     except UnicodeDecodeError:
         raise _fail(yaml_file, "is not UTF-8 text") from None
     except _AliasRefused as e:
@@ -168,6 +184,42 @@ def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
     return out
 
 
+def _check_regressions(path: Path, spec: Any) -> dict[str, dict[str, float]]:
+    if spec is None:
+        return {}
+    example = "{lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}"
+    if not isinstance(spec, dict):
+        raise _fail(path, f"regressions must be a mapping like {example}, got {bounded(spec)}")
+    out: dict[str, dict[str, float]] = {}
+    for metric, rules in spec.items():
+        if not isinstance(rules, dict) or not rules:
+            raise _fail(path, f"regression {bounded(metric)} must map a rule ({'/'.join(REGRESSION_OPS)}) to a number, "
+                              f"got {bounded(rules)}")
+        for op, value in rules.items():
+            if op not in REGRESSION_OPS:
+                raise _fail(path, f"regression {bounded(metric)} uses unknown rule {bounded(op)}; "
+                                  f"use one of {', '.join(REGRESSION_OPS)}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise _fail(path, f"regression {bounded(metric)}.{bounded(op)} must be a number >= 0, got {bounded(value)}")
+        out[str(metric)] = dict(rules)
+    return out
+
+
+def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:
+    if waivers is None:
+        return {}
+    if not isinstance(waivers, dict):
+        raise _fail(path, 'waivers must be a mapping like {no_clock: "why it is safe"}')
+    out = {}
+    for key, reason in waivers.items():
+        if key not in WAIVABLE:
+            raise _fail(path, f"waiver {str(key)[:40]!r} is not one kabe knows; waivable: {', '.join(WAIVABLE)}")
+        if not isinstance(reason, str) or not reason.strip():
+            raise _fail(path, f"waiver {key} needs a written reason (a non-empty string saying why it is safe)")
+        out[key] = reason.strip()
+    return out
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -206,11 +258,13 @@ def load(yaml_file: Path) -> Design:
         CONSTRAINTS / cpath if len(cpath.parts) == 1 else (yaml_file.parent / cpath).resolve())
     budgets = _check_budgets(yaml_file, data.get("budgets"))
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
+    regressions = _check_regressions(yaml_file, data.get("regressions"))
+    waivers = _check_waivers(yaml_file, data.get("waivers"))
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
     return Design(
         name=yaml_file.parent.name, core=core, kind=kind, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
-        yaml_file=yaml_file, budgets_vivado=budgets_vivado,
+        yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
     )
 
 

@@ -34,3 +34,9 @@ def bounded(value: object, limit: int = 80) -> str:
     else:
         text = f"a {type(value).__name__}"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def bug_message() -> str:
+    """What to say under the traceback of an exception that is not a UserError."""
+    return ("internal error: this is a bug in kabe, not in your design or setup; the traceback above "
+            "says where (please report it with that traceback)")

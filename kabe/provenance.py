@@ -29,11 +29,29 @@ def _git(*args: str, cwd: Path = ROOT) -> str:
     return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
 
 
+# A tree shipped to a sweep worker (kabe.sweep.source) has no .git; this file names its commit.
+SHIPPED_TREE_MARKER = ".kabe-tree"
+
+
+def _shipped_commit(cwd: Path) -> Commit | None:
+    import json
+
+    try:
+        data = json.loads((Path(cwd) / SHIPPED_TREE_MARKER).read_text())
+        sha = str(data["commit"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return Commit(sha, False) if len(sha) == 40 and all(c in "0123456789abcdef" for c in sha) else None
+
+
 def current_commit(cwd: Path = ROOT) -> Commit:
     try:
+        top = _git("rev-parse", "--show-toplevel", cwd=cwd)
+        if Path(top).resolve() != Path(cwd).resolve():
+            raise FileNotFoundError(top)  # inside someone else's checkout: not this tree's history
         sha = _git("rev-parse", "HEAD", cwd=cwd)
     except (subprocess.CalledProcessError, FileNotFoundError):
-        return Commit("nogit", True)
+        return _shipped_commit(cwd) or Commit("nogit", True)
     # Untracked files under reports/ and build/ are ignored by .gitignore, so they never make a tree dirty.
     status = _git("status", "--porcelain", "--untracked-files=normal", cwd=cwd)
     return Commit(sha, bool(status))

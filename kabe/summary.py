@@ -46,17 +46,28 @@ def render(record: dict, console: Console) -> None:
         table.add_row("WHS / WPWS", f"{t['whs_ns']:+.3f} / {_num(t.get('wpws_ns'), '{:+.3f}')} ns")
     path = t.get("critical_path") or {}
     if path:
-        table.add_row("critical path", f"{escape(str(path.get('startpoint')))} -> {escape(str(path.get('endpoint')))}: "
-                                       f"{_num(path.get('delay_ns'), '{:.3f}')} ns, {_num(path.get('logic_levels'))} logic levels")
+        table.add_row("critical path", f"{_num(path.get('delay_ns'), '{:.3f}')} ns, "
+                                       f"{_num(path.get('logic_levels'))} logic levels (names below)")
     sim = record.get("sim")
     if sim:
         table.add_row("simulation check", f"{sim['rows_checked']:,} rows, {sim['mismatches']} mismatches, "
                                           f"{sim['beats_per_cycle']:.3f} beats/cycle")
+    origin = record.get("reused_from")
+    if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
+        table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "
+                                f"(same inputs, key {origin['key'][:12]}); no tool ran")
     table.add_row("gate", "[green]PASS[/]" if g["passed"] else "[red]FAIL[/]")
     console.print(table)
+    if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
+        console.print(f"  critical path: {escape(str(path.get('startpoint')))} -> {escape(str(path.get('endpoint')))}",
+                      soft_wrap=True)
     for c in g["checks"]:
         mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"
         console.print(f"  {mark} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
+    for key, reason in (g.get("waivers") or {}).items():
+        console.print(f"  [yellow]waived[/] {key}: {escape(reason)} (design.yaml waivers)")
+    for w in g.get("warnings") or []:
+        console.print(f"  [yellow]warning[/] {escape(w)}")
     for f in g["failures"]:
         console.print(f"[red]✗ {escape(f)}[/]")
     if "_archive" in record:

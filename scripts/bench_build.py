@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
             table.add_row(name, f"{c['total']:.2f}", f"{c['yosys']:.2f}", f"{c['verilator']:.2f}", f"{kabe_s:.2f}",
                           f"{kabe_s / c['total']:.0%}", f"{noop(name):.2f}", "pass" if c["passed"] else "FAIL")
     Console(width=130).print(table)
-    print("A build whose gate fails is never up to date in doit (the failure is re-checked every run): its no-op time is a rebuild.")
+    print("A build whose gate verdict differs from design.yaml's expect_gate is never up to date in doit (it is re-checked every run): its no-op time is a rebuild.")
     return 0
 
 

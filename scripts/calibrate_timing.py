@@ -29,8 +29,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from kabe.parsers import ReportError  # noqa: E402
-from kabe.parsers._vivado_common import parse_header, read_report, require_text  # noqa: E402
-from kabe.parsers.vivado_timing_paths import parse_path_blocks  # noqa: E402
+from kabe.parsers import report_file  # noqa: E402
+from kabe.parsers.vivado_timing_paths import path_blocks  # noqa: E402
 from kabe.timing import validation as V  # noqa: E402
 from kabe.timing.calibration_data import MODEL_SCOPE, dedupe, sample, scope_of  # noqa: E402
 from kabe.timing.fit import fit  # noqa: E402
@@ -56,17 +56,19 @@ def read_corpus(folder: Path) -> tuple[list, Counter, dict[str, str], dict[str, 
     samples, left_out, digests, bad = [], Counter(), {}, {}
     for f in sorted(folder.glob("*.rpt")):
         try:
-            text = require_text(read_report(f), str(f))
-            paths = parse_path_blocks(text.split("\n"), source=f.name)
+            rep = report_file.read(f)
         except ReportError as e:
             bad[f.name] = str(e)
             continue
+        blocks = path_blocks(rep.lines, source=f.name)
         digests[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()[:16]
-        head = parse_header(text)
-        scope = scope_of(head.get("device"), head.get("speed_file"))
+        scope = scope_of(rep.header.get("device"), rep.header.get("speed_file"))
         design = repos.get(f.name) or f.stem.split("_")[0]
-        for p in paths:
-            s = sample(p, design=design, file=f.name, scope=scope)
+        for b in blocks:
+            if b.path is None:  # one unreadable path does not make the report's others wrong
+                left_out["unreadable path"] += 1
+                continue
+            s = sample(b.path, design=design, file=f.name, scope=scope)
             if isinstance(s, str):
                 left_out[s] += 1
             else:

@@ -21,7 +21,8 @@ def test_gate_exit_status_follows_the_report(capsys):
 
 
 def test_gate_refuses_a_report_that_is_not_timing(capsys):
-    assert cli.main(["gate", str(FIX / "utilization_7z020_2023.2_placed_prohibited.rpt")]) == 1
+    # another kind of report is bad input (exit 2), not a gate verdict
+    assert cli.main(["gate", str(FIX / "utilization_7z020_2023.2_placed_prohibited.rpt")]) == 2
     assert "needs a timing summary" in capsys.readouterr().err
 
 
@@ -41,3 +42,16 @@ def test_gate_on_metrics_keeps_failures_recorded_at_build_time(tmp_path, capsys)
     path.write_text(json.dumps(record))
     assert cli.main(["gate", str(path)]) == 1
     assert "recorded at build time: verification: 3 of 64 rows differ" in capsys.readouterr().err
+
+
+def test_gate_exit_codes_tell_could_not_run_from_failed(tmp_path, capsys):
+    """2: nothing kabe can judge (a missing file, not a report); 1: a timing report that cannot be
+    trusted (truncated) fails the gate, as it does in a build."""
+    assert cli.main(["gate", str(tmp_path / "nope.rpt")]) == 2
+    assert "nope.rpt: report file does not exist" in capsys.readouterr().err
+    (tmp_path / "notes.txt").write_text("hello\n")
+    assert cli.main(["gate", str(tmp_path / "notes.txt")]) == 2
+    assert "notes.txt: cannot tell what report" in capsys.readouterr().err
+    assert cli.main(["gate", str(FIX / "flow_timing_summary_truncated.rpt")]) == 1
+    err = capsys.readouterr().err
+    assert "gate: FAIL" in err and "truncated" in err

@@ -176,15 +176,6 @@ def test_missing_source_file(tiny):
         resolve(tiny)
 
 
-def _resolvable(name: str) -> bool:
-    try:
-        designs.get(name)
-        return True
-    except designs.DesignError:
-        return False
-
-
-@pytest.mark.skipif(not _resolvable("stage4"), reason="cores/stage4 is not in this tree yet")
 @pytest.mark.parametrize("target", ["sim", "synth"])
 def test_stage4_includes_generated_adder_tree(target):
     e = cores.resolve("stage4", target)
@@ -197,8 +188,7 @@ def test_stage4_includes_generated_adder_tree(target):
 @pytest.mark.parametrize("name", sorted({"stage2", "stage2_2hp", "stage3", "stage3_naive", "stage4"}
                                          | {p.parent.name for p in CORES.glob("*/design.yaml")}))
 def test_repository_designs_resolve(name):
-    if not _resolvable(name):
-        pytest.skip(f"cores/{name} is not in this tree yet")
+    designs.get(name)  # a planned design that is missing or does not load fails, never skips
     for target in ("sim", "synth"):
         e = cores.resolve(name, target)
         assert e.sources and e.toplevel

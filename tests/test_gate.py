@@ -81,7 +81,7 @@ def test_signoff_hold_and_pulse_width():
 
 
 def test_signoff_missing_hold_or_verdict_fails():
-    assert any("no hold slack" in f for f in evaluate(signoff(whs=None), UTIL).failures)
+    assert any("no WHS (hold slack)" in f for f in evaluate(signoff(whs=None), UTIL).failures)
     assert any("no verdict line" in f for f in evaluate(signoff(verdict=None), UTIL).failures)
 
 
@@ -115,3 +115,113 @@ def test_unreadable_report_fails_with_the_parsers_reason():
 def test_cells_without_a_delay_model_fail_the_estimate():
     v = evaluate(estimate(1.0, untimed_cells={"GTPE2_CHANNEL": 1}), UTIL)
     assert not v.passed and "no delay model for GTPE2_CHANNEL x1" in v.failures[0]
+
+
+# ---------------------------------------------------------------- boundaries, pinned (both flows' records)
+# Each of these kills a mutant of the rules: `>= 0` -> `> 0` (0.000 would fail), rounding to 2
+# decimals before comparing (-0.001 would pass), a missing verdict read as met.
+
+@pytest.mark.parametrize("record", [estimate, signoff], ids=["open-flow estimate", "vivado sign-off"])
+def test_wns_zero_passes_and_minus_one_picosecond_fails(record):
+    assert evaluate(record(0.0), UTIL).passed
+    v = evaluate(record(-0.001), UTIL)
+    assert not v.passed and any("WNS -0.001 ns" in f for f in v.failures)
+
+
+@pytest.mark.parametrize("key,what", [("whs", "hold"), ("wpws", "pulse width")])
+def test_signoff_hold_and_pulse_width_boundaries(key, what):
+    verdict_ok = "All user specified timing constraints are met."
+    assert evaluate(signoff(**{key: 0.0}, verdict=verdict_ok), UTIL).passed
+    v = evaluate(signoff(**{key: -0.001}, verdict="Timing constraints are not met."), UTIL)
+    assert not v.passed and any(f"{what} violation" in f and "-0.001" in f for f in v.failures)
+
+
+def test_missing_verdict_is_never_met():
+    v = evaluate(signoff(verdict=None), UTIL)
+    assert not v.passed and any("no verdict line" in f for f in v.failures)
+
+
+def test_recovery_and_removal_are_gated_like_setup_and_hold():
+    ok = signoff(worst_slack_by_check={"setup": 0.1, "hold": 0.05, "recovery": 0.0, "removal": 0.0})
+    assert evaluate(ok, UTIL).passed
+    bad = signoff(worst_slack_by_check={"setup": 0.1, "hold": 0.05, "recovery": -0.001, "removal": 0.2})
+    v = evaluate(bad, UTIL)
+    assert not v.passed and any("recovery violation" in f for f in v.failures)
+    bad = signoff(worst_slack_by_check={"removal": -0.2})
+    assert any("removal violation" in f for f in evaluate(bad, UTIL).failures)
+
+
+# ---------------------------------------------------------------- unclocked registers and their waiver
+
+def test_unclocked_registers_fail_unless_waived_with_a_reason():
+    t = signoff(no_clock=12)
+    v = evaluate(t, UTIL)
+    assert not v.passed and any("12 register/latch pins have no clock" in f for f in v.failures)
+    w = evaluate(t, UTIL, waivers={"no_clock": "EMIO pins clocked by the PS"})
+    assert w.passed and w.waivers == {"no_clock": "EMIO pins clocked by the PS"}
+    assert {"name": "timing.no_clock", "expected": "0 register/latch pins without a clock",
+            "got": "12 (waived: EMIO pins clocked by the PS)", "passed": True} in w.checks
+    # a waiver that was not needed is not claimed as applied
+    assert evaluate(signoff(no_clock=0), UTIL, waivers={"no_clock": "x"}).waivers == {}
+
+
+def test_unknown_waiver_is_refused():
+    with pytest.raises(ValueError, match="only no_clock"):
+        evaluate(signoff(), UTIL, waivers={"wns": "trust me"})
+
+
+# ---------------------------------------------------------------- logic-level budgets (tsfpga's MaximumLogicLevel)
+
+def test_logic_level_budget_on_the_open_flows_critical_path():
+    b = budgets_from_mapping({"logic_levels": {"le": 9}})
+    assert evaluate(estimate(0.5), UTIL, b).passed  # critical path: 9 levels
+    v = evaluate(estimate(0.5), UTIL, budgets_from_mapping({"logic_levels": {"le": 8}}))
+    assert v.failures == ["budget exceeded: logic_levels = 9 (must be <= 8)"]
+
+
+def test_logic_level_budget_on_vivados_distribution():
+    dist = {"max_logic_levels": 6, "max_exact": True, "clocks": []}
+    t = signoff(logic_level_distribution=dist, critical_path={"logic_levels": 3})
+    assert evaluate(t, UTIL, budgets_from_mapping({"logic_levels": {"le": 6}})).passed
+    assert not evaluate(t, UTIL, budgets_from_mapping({"logic_levels": {"lt": 6}})).passed
+    # an open last bin ("16+") gives no number: the budget cannot be checked, so it fails
+    open_bin = signoff(logic_level_distribution={"max_logic_levels": 16, "max_exact": False, "clocks": []})
+    v = evaluate(open_bin, UTIL, budgets_from_mapping({"logic_levels": {"le": 40}}))
+    assert not v.passed and "cannot be checked" in v.failures[0]
+
+
+# ---------------------------------------------------------------- the second source (Vivado's own verdict)
+
+def _src(**kw):
+    s = {"wns_ns": 0.1, "whs_ns": 0.05, "setup_ns": 0.1, "hold_ns": 0.05, "recovery_ns": None, "removal_ns": None,
+         "pulse_width_violated": False, "unsafe_clock_interactions": 0}
+    s.update(kw)
+    return s
+
+
+def test_second_source_that_agrees_passes():
+    v = evaluate(signoff(second_source=_src()), UTIL)
+    assert v.passed and {"name": "timing.second_source", "expected": "agrees with the parsed report",
+                         "got": "agrees", "passed": True} in v.checks
+
+
+@pytest.mark.parametrize("src,shown", [
+    (_src(wns_ns=-0.2, setup_ns=-0.2), "WNS: report 0.100, Vivado -0.200"),
+    (_src(whs_ns=None), "WHS: report 0.050, Vivado ?"),
+    (_src(pulse_width_violated=True), "pulse width violated: report False, Vivado True"),
+    (_src(unsafe_clock_interactions=2), "unsafe crossings: report False, Vivado 2"),
+])
+def test_second_source_that_disagrees_fails_showing_both(src, shown):
+    v = evaluate(signoff(second_source=src), UTIL)
+    assert not v.passed and any("disagree" in f and shown in f for f in v.failures)
+
+
+def test_second_source_missing_or_broken_fails():
+    assert not evaluate(signoff(second_source=None), UTIL).passed
+    v = evaluate(signoff(second_source={"error": "timing_verdict.json does not exist"}), UTIL)
+    assert any("no second-source verdict" in f and "does not exist" in f for f in v.failures)
+
+
+def test_second_source_negative_recovery_fails_even_when_it_agrees():
+    v = evaluate(signoff(second_source=_src(recovery_ns=-0.05)), UTIL)
+    assert not v.passed and any("recovery_ns -0.050" in f for f in v.failures)

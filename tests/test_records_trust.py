@@ -44,9 +44,9 @@ def repo(tmp_path):
 
 def _gate_cell(page: str, design: str, flow: str) -> str:
     """The gate column of the page's latest-build row for design/flow."""
-    row = re.search(rf"<tr><td>{design}</td><td>{flow}</td>(.*?)</tr>", page)
+    row = re.search(rf'<tr data-design="{design}" data-flow="{flow}">(.*?)</tr>', page)
     assert row, page[:2000]
-    return re.findall(r"<td>(.*?)</td>", row.group(1))[-1]
+    return re.search(r'<td class="(?:pass|fail)">(.*?)</td>', row.group(1)).group(1)
 
 
 # --- a forged verdict ------------------------------------------------------------------------------
@@ -111,7 +111,12 @@ def _vivado_archive(reports: Path, sha: str, *, wns: float, passed: bool) -> Pat
     path = write_archive(reports, record(sha, wns=wns, passed=passed, flow="vivado"))
     (path.parent / "kabe_stage4.bit").write_bytes(b"\x00 not a bitstream")
     (path.parent / "kabe_stage4.hwh").write_text("<hwh/>")
-    artifacts = {k: provenance.sha256_file(path.parent / f"kabe_stage4.{k}") for k in ("bit", "hwh")}
+    cells = [{"cell": f"dma{p}", "role": "dma", "port": p} for p in (0, 1)] + \
+        [{"cell": f"stat{p}", "role": "stat", "port": p} for p in (0, 1)] + \
+        [{"cell": "usr_access", "role": "usr_access", "port": None}]
+    (path.parent / "kabe_stage4.cells.json").write_text(json.dumps({"cells": cells}))  # kabe.deploy.pl_names
+    artifacts = {k: provenance.sha256_file(path.parent / f"kabe_stage4.{k}")
+                 for k in ("bit", "hwh")} | {"cells": provenance.sha256_file(path.parent / "kabe_stage4.cells.json")}
     (path.parent / "manifest.json").write_text(json.dumps({"artifacts": artifacts}))
     return path
 
@@ -188,7 +193,7 @@ def test_malformed_archives_are_listed_and_the_page_still_renders(repo):
     page = report.build_report(reports, git_root, cores).read_text()  # the real matplotlib
     assert page.count('class="plot"') == 3  # stage4's history, the wall, the token budget
     assert f"failed validation ({len(cases)})" in page and "$\\foo$/open/metrics.json" in page
-    assert (reports / "site" / "history_stage4.png").stat().st_size > 5000
+    assert (reports / "site" / "history_stage4.svg").stat().st_size > 5000
 
     # In the diff: the invalid record of the compared commit is named, the others counted.
     write_archive(reports, None, commit=shas[1], design="stage4", flow="vivado", text=_malformed(shas[1])["wns_ns is a string"][1])
@@ -202,8 +207,9 @@ def test_only_invalid_archives_still_render(repo):
     git_root, reports, shas, cores = repo
     write_archive(reports, None, commit=shas[1], design="stage4", flow="open", text="[]")
     assert "No builds archived yet" in report.build_report(reports, git_root, cores).read_text()
-    md = diff.render(None, None, reports, git_root, cores)
-    assert "no valid archived builds" in md and f"`{shas[1]}/stage4/open/metrics.json`" in md
+    with pytest.raises(diff.DiffError) as e:  # nothing to compare: exit 2, with the invalid record named
+        diff.render(None, None, reports, git_root, cores)
+    assert "no valid archived builds" in str(e.value) and f"`{shas[1]}/stage4/open/metrics.json`" in str(e.value)
 
 
 def test_plot_title_with_math_text_renders(tmp_path, repo):

@@ -2,9 +2,14 @@
 """kabe's board-side runner: load the bitstream, stream every frame through the PL, check every
 result against the numpy model, print one JSON result.
 
-This file is copied to the board with the `model/` package beside it and imports nothing else of
-kabe: numpy, the model, and (for --backend pynq) pynq. `--backend sim` drives the same code above
-the transfer layer with the Verilator model of the design standing in for the PL.
+This file is copied to the board with the `model/` package, bitfile.py and pl_names.py beside it and
+imports nothing else of kabe: numpy, the model, and (for --backend pynq) pynq. `--backend sim` drives
+the same code above the transfer layer with the Verilator model of the design standing in for the PL.
+
+The cells it talks to (a DMA and a status GPIO per port, the USR_ACCESS GPIO) are named by the block
+design in kabe_<design>.cells.json beside the .bit; they are checked against the .hwh before anything
+is programmed. After programming, the commit word the running PL reports (USR_ACCESSE2, read over
+the GPIO) must be the archive's: a PL running another bitstream is never verified in its place.
 
 Exit status: 0 all rows match; 1 mismatches; 2 refused (commit/part mismatch, bad input, no pynq).
 The result file is written to a temp name and renamed only after the run completed, so a run that
@@ -28,6 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bitfile  # noqa: E402  (pushed beside this file)
+import pl_names  # noqa: E402  (pushed beside this file)
 from model import frames  # noqa: E402  (the pushed copy of kabe.model)
 
 EXPECTED_PART = "7z020clg400"
@@ -62,6 +68,35 @@ def check_provenance(bit: Path, expect_commit: str, expect_dirty: bool) -> dict[
     return header
 
 
+def check_running_commit(word: int | None, expect_commit: str, expect_dirty: bool, allow_dirty: bool) -> str:
+    """The USR_ACCESS word the programmed PL reports must be the archive's commit; a dirty build runs
+    only when allowed. Returns the commit as text (e.g. 0123456)."""
+    want = bitfile.commit_word(expect_commit, expect_dirty)
+    if word is None:
+        raise Refused("the running PL reports no USR_ACCESS word; the block design has no usr_access GPIO "
+                      "(rebuild with this kabe, flow=vivado)")
+    if word != want:
+        raise Refused(f"the running PL reports commit {bitfile.describe_word(word)} (USR_ACCESS 0x{word:08X}), but the "
+                      f"archive is {bitfile.describe_word(want)} (0x{want:08X}): another bitstream is configured; "
+                      f"refusing to verify it in this archive's name (reload the bitstream, or deploy its own archive)")
+    if word & bitfile.DIRTY_BIT and not allow_dirty:
+        raise Refused(f"the running PL is a dirty build ({bitfile.describe_word(word)}): no commit names its code; "
+                      f"commit and rebuild, or allow dirty builds ([tool.kabe.board] allow_dirty)")
+    return bitfile.describe_word(word)
+
+
+def load_names(bit: Path, ports: int) -> "pl_names.PlNames":
+    """The block design's cell names (beside the .bit), each checked against the .hwh."""
+    try:
+        names = pl_names.load(pl_names.cells_file(bit), ports)
+    except ValueError as e:
+        raise Refused(str(e)) from None
+    problems = pl_names.check_hwh(Path(bit).with_suffix(".hwh"), names)
+    if problems:
+        raise Refused("; ".join(problems) + " (the .hwh and the cell list come from one build: push both with the .bit)")
+    return names
+
+
 # --- transfer layers: the only code that differs between the board and the simulated PL ---
 
 class PynqBackend:
@@ -69,15 +104,26 @@ class PynqBackend:
 
     name = "pynq"
 
-    def __init__(self, bit: Path, ports: int):
+    def __init__(self, bit: Path, ports: int, names: "pl_names.PlNames"):
         try:
             import pynq  # noqa: F401
         except ImportError:
             raise Refused("pynq is not installed on the board; use a PYNQ image (v3 or newer) or `pip install pynq`") from None
         from pynq import Overlay
 
-        self.overlay = Overlay(str(bit))
-        self.dmas = [getattr(self.overlay, f"axi_dma_{p}") for p in range(ports)]
+        self.names = names
+        self.overlay = Overlay(str(bit))  # programs the PL (and its FCLK dividers, from the .hwh)
+        try:
+            self.dmas = [getattr(self.overlay, name) for name in names.dma]
+            self.stat = [getattr(self.overlay, g.cell) for g in names.stat]
+            self.usr = getattr(self.overlay, names.usr_access.cell)
+        except AttributeError as e:
+            raise Refused(f"the overlay has no cell the block design named ({e}); rebuild with flow=vivado") from None
+
+    def read_usr_access(self) -> int:
+        """The commit word of the configured bitstream: USR_ACCESSE2 -> the usr_access GPIO."""
+        ch = self.names.usr_access.channel_of("usr_access")
+        return int(getattr(self.usr, f"channel{ch}").read()) & 0xFFFF_FFFF
 
     def transfer(self, streams: list[np.ndarray], out_words: list[int], out_dtype) -> tuple[list[np.ndarray], float]:
         from pynq import allocate
@@ -105,12 +151,13 @@ class PynqBackend:
         return results, elapsed, self.stats()
 
     def stats(self) -> list[dict]:
-        """stat{p}_invalid / stat{p}_overflow through the block design's AXI GPIO per port (ip/kabe_bd.tcl:
-        channel 1 the invalid-byte count, channel 2 the overflow flag). Counts since the bitstream loaded."""
+        """Each port's status outputs (the *_invalid count, the *_overflow flag) through the block
+        design's AXI GPIO, on the channels the cell list names. Counts since the bitstream loaded."""
         out = []
-        for p in range(len(self.dmas)):
-            gpio = getattr(self.overlay, f"stat{p}")
-            out.append({"invalid": int(gpio.channel1.read()), "overflow": int(gpio.channel2.read())})
+        for gpio, g in zip(self.stat, self.names.stat):
+            inv, ovf = g.channel_of("_invalid"), g.channel_of("_overflow")
+            out.append({"invalid": int(getattr(gpio, f"channel{inv}").read()),
+                        "overflow": int(getattr(gpio, f"channel{ovf}").read())})
         return out
 
 
@@ -119,11 +166,31 @@ class SimBackend:
 
     name = "sim"
 
-    def __init__(self, harness: Path, ports: int):
+    def __init__(self, harness: Path, ports: int, pl_word: int | None = None):
+        """pl_word: the USR_ACCESS register of the simulated PL, a parameter of the harness. Programming
+        a .bit sets it to that bitstream's word; a test sets another to model a PL running something else."""
         if not Path(harness).is_file():
             raise Refused(f"--sim-harness {harness} does not exist; build it with `doit sim:<design>` first")
         self.harness = Path(harness)
         self.ports = ports
+        self.pl_word = pl_word
+
+    def read_usr_access(self) -> int | None:
+        """Ask the simulated PL for its USR_ACCESS register (`--usr-access` of kabe/sim/harness.cpp): a run
+        with empty streams whose summary reports the register."""
+        if self.pl_word is None:
+            return None
+        with tempfile.TemporaryDirectory(prefix="kabe-board-") as tmp:
+            tmp = Path(tmp)
+            argv = [str(self.harness), "--summary", str(tmp / "summary.json"), "--max-cycles", "1000",
+                    "--usr-access", str(self.pl_word)]
+            for p in range(self.ports):
+                (tmp / f"in{p}.bin").write_bytes(b"")
+                argv += ["--port", str(tmp / f"in{p}.bin"), "0", str(tmp / f"out{p}.bin")]
+            proc = subprocess.run(argv, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"the simulated PL failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+            return json.loads((tmp / "summary.json").read_text()).get("usr_access")
 
     def transfer(self, streams, out_words, out_dtype):
         """The harness streams each port's bytes with tvalid held high (docs/streams.md); its CLI is
@@ -148,6 +215,14 @@ class SimBackend:
 
 # --- the run ---
 
+def _sim_pl_word(args) -> int | None:
+    """What the simulated PL's USR_ACCESS holds: the pushed .bit's word (programming it), unless the
+    caller models a PL configured with another bitstream."""
+    if args.sim_pl_usr_access is not None:
+        return args.sim_pl_usr_access
+    return bitfile.read_usr_access(Path(args.bit).read_bytes()) if args.bit else None
+
+
 def run(args) -> dict:
     header = check_provenance(Path(args.bit), args.expect_commit, args.expect_dirty) if args.bit else {}
     ports, kind = args.ports, args.kind
@@ -155,8 +230,12 @@ def run(args) -> dict:
     if per_port * ports != args.rows:
         raise Refused(f"rows={args.rows} does not split over {ports} ports; use a multiple of {ports}")
     out_dtype = np.uint64 if kind == "probe" else np.int32
-    backend = (PynqBackend(Path(args.bit), ports) if args.backend == "pynq"
-               else SimBackend(Path(args.sim_harness), ports))
+    names = load_names(Path(args.bit), ports) if args.bit else None
+    backend = (PynqBackend(Path(args.bit), ports, names) if args.backend == "pynq"
+               else SimBackend(Path(args.sim_harness), ports, _sim_pl_word(args)))
+    # After programming, before any row: the PL must run the archive's commit.
+    pl_commit = (check_running_commit(backend.read_usr_access(), args.expect_commit, args.expect_dirty,
+                                      args.allow_dirty) if args.bit else None)
 
     # Chunk by chunk: only one DMA-sized frame per port exists at a time (a 512 MB board), each
     # checked against the model as soon as it comes back.
@@ -205,7 +284,8 @@ def run(args) -> dict:
         "stats": stats, "seconds": round(elapsed, 6),
         "gb_per_s": round(bytes_read / elapsed / 1e9, 4) if elapsed else None,
         "weights_per_s": round(bytes_read * weights_per_byte / elapsed, 1) if elapsed and weights_per_byte else None,
-        "bit_commit": header.get("commit"), "bit_part": header.get("part"), "vectors_sha256": digest,
+        "bit_commit": header.get("commit"), "pl_commit": pl_commit, "bit_part": header.get("part"),
+        "vectors_sha256": digest,
         "seed": args.seed, "host": platform.node(), "numpy": np.__version__,
     }
 
@@ -223,6 +303,9 @@ def main(argv=None) -> int:
     ap.add_argument("--expect-commit", default="", help="the archive's commit; the .bit's USR_ACCESS must name it")
     ap.add_argument("--expect-dirty", action="store_true", help="the archive was built from a dirty tree")
     ap.add_argument("--expect-vectors", default="", help="sha256 of the frames the host generated")
+    ap.add_argument("--allow-dirty", action="store_true", help="verify a PL built from a dirty tree")
+    ap.add_argument("--sim-pl-usr-access", type=lambda v: int(v, 0), default=None,
+                    help="sim backend: the simulated PL's USR_ACCESS register (default: the .bit's word)")
     ap.add_argument("--backend", choices=["pynq", "sim"], default="pynq")
     ap.add_argument("--transfer-mb", type=int, default=DEFAULT_TRANSFER_MB,
                     help="largest DMA transfer per port; longer runs go as several frames (x repeated at each head)")

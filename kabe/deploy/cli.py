@@ -6,10 +6,11 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
+from rich.text import Text
 
 from .. import config, designs
 from ..records import metrics
-from . import ssh
+from . import ssh, verdict
 from .host import DeploySettings, deploy
 
 
@@ -19,26 +20,40 @@ def settings_from_config(board: str | None) -> DeploySettings:
     cfg.pop("host", None)
     if not board:
         raise ssh.DeployError("no board given: pass board=user@host or set [tool.kabe.board] host in pyproject.toml")
-    known = {"remote_dir", "sudo", "python", "port", "identity", "ssh_options", "timeout_s", "transfer_mb"}
-    unknown = set(cfg) - known
-    if unknown:
-        raise config.ConfigError(f"[tool.kabe.board] has unknown keys {sorted(unknown)}; known: {sorted(known)}")
+    # config.load() has checked every key and type against config.BOARD_SETTINGS
     if "identity" in cfg:
         cfg["identity"] = Path(cfg["identity"]).expanduser()
     return DeploySettings(board=board, **cfg)
 
 
-def main(design: str, board: str | None, rows: int | None, seed: int, console: Console | None = None) -> int:
+def _board_value(value, number: bool = False) -> str:
+    """A value the board sent, for one line of output: it may be of any type and hold anything
+    (Rich markup included), so it is printed as plain text, cut short."""
+    if number and isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    if not number and isinstance(value, str) and value.isprintable() and len(value) <= 60:
+        return value
+    return verdict.shown(value)  # repr: control characters (a terminal escape) show as \x1b, not as themselves
+
+
+def main(design: str, board: str | None, rows: int | None, seed: int, console: Console | None = None,
+         **deploy_kw) -> int:
+    """Exit status: 0 the host's verdict is a pass; 1 it is a failure (archived as failed); 2 could not run."""
     console = console or Console()
     try:
-        result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console)
+        result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console, **deploy_kw)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
         console.print(f"[red]kabe deploy {design}: {escape(str(e))}[/]")
         return 2
     ok = result["passed"]
-    console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {design} on {result['board']}: {result['rows_checked']:,} rows, "
-                  f"{result['mismatches']} mismatches, {result['gb_per_s']} GB/s, bitstream commit {result['bit_commit']}")
-    for problem in result["problems"]:
-        console.print(f"  [red]{escape(problem)}[/]")
-    console.print(f"archived: {result['_archive']}")
+    # Everything after the verdict word came from the board: Text, never markup.
+    line = Text.assemble(("PASS" if ok else "FAIL", "green" if ok else "red"),
+                         f" {design} on {result['board']}: {_board_value(result.get('rows_checked'), True)} rows, "
+                         f"{_board_value(result.get('mismatches'), True)} mismatches, "
+                         f"{_board_value(result.get('gb_per_s'))} GB/s, bitstream commit "
+                         f"{_board_value(result.get('bit_commit'))}, running PL {_board_value(result.get('pl_commit'))}")
+    console.print(line)
+    for failure in result["failures"]:
+        console.print(Text(f"  {failure}", style="red"))
+    console.print(Text(f"archived: {result['_archive']}"))
     return 0 if ok else 1

@@ -1,8 +1,10 @@
 """`doit deploy:<design>`: push the archived bitstream and the runner to the board, run, archive the result.
 
-Only a build whose gate passed is deployed, and only from its own archive: the .bit and .hwh are
-the files whose sha256 the build's manifest recorded, and the runner refuses a bitstream whose
-embedded commit differs from that archive's.
+Only a build whose gate passed is deployed, and only from its own archive: the .bit, .hwh and the
+block design's cell list are the files whose sha256 the build's manifest recorded; the runner
+refuses a bitstream whose embedded commit differs from that archive's, and a PL whose running
+commit (USR_ACCESS read back after programming) does. The board's result is evidence: the verdict
+is re-derived here (kabe.deploy.verdict) and archived, failed runs included.
 """
 
 from __future__ import annotations
@@ -16,16 +18,17 @@ from pathlib import Path
 from rich.console import Console
 
 from .. import designs, provenance
+from ..records import cache, metrics
 from ..records import load as record_load
-from ..records import metrics
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import REPORTS, ROOT
 from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
-from . import ssh
+from . import bitfile, pl_names, ssh, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
 BITFILE = Path(__file__).with_name("bitfile.py")
+PL_NAMES = Path(__file__).with_name("pl_names.py")
 MODEL_DIR = ROOT / "kabe" / "model"
 
 
@@ -42,6 +45,12 @@ class DeploySettings:
     ssh_options: dict[str, str] = field(default_factory=dict)
     timeout_s: float = 1800
     transfer_mb: int = 32  # largest DMA transfer per port; longer runs go as several frames (frames.chunks)
+    allow_dirty: bool = False  # deploy a build from a tree with uncommitted changes (its commit names no code)
+
+    def __post_init__(self) -> None:
+        # checked when the settings are made, before any archive is read or any process starts
+        self.target()
+        ssh.check_remote_dir(self.remote_dir)
 
     def target(self) -> ssh.Target:
         t = ssh.Target.parse(self.board, identity=self.identity, options=self.ssh_options)
@@ -83,46 +92,86 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
         raise ssh.DeployError(f"{src}: expected one .bit file, found {len(bits)}")
     bit = bits[0]
     hwh = bit.with_suffix(".hwh")
-    for name, path in (("bit", bit), ("hwh", hwh)):
+    cells = pl_names.cells_file(bit)
+    if "cells" not in artifacts:
+        raise ssh.DeployError(f"{src} has no {cells.name} (the block design's cell names the board runner looks up); "
+                              f"it predates them: rebuild with `doit build:{design.name} flow=vivado`")
+    for name, path in (("bit", bit), ("hwh", hwh), ("cells", cells)):
         if not path.exists() or provenance.sha256_file(path) != artifacts[name]:
             raise ssh.DeployError(f"{path} does not match the sha256 its build recorded; the archive was altered, rebuild")
+    try:  # the runner checks them again on the board, against the .hwh; here a broken list stops before any push
+        pl_names.load(cells, design.ports)
+    except ValueError as e:
+        raise ssh.DeployError(f"{src}: {e}") from None
     return record, src, bit, hwh
 
 
+def _missing_build(design: designs.Design, flow: str, commit: provenance.Commit, reports_root: Path) -> str:
+    """The hint for a deploy with nothing to deploy: the command that makes it, and what is there instead."""
+    here = archive_dir(commit, design.name, flow, reports_root).parent
+    others = sorted(d.name for d in here.iterdir() if (d / "metrics.json").is_file()) if here.is_dir() else []
+    others = [o for o in others if o not in (flow, "sim", "board")]
+    there = f" ({here} holds only the {' and '.join(others)}-flow build, which makes no bitstream)" if others else ""
+    return (f"no {flow}-flow build of {design.name} is archived for {commit.short}{there}; run "
+            f"`doit build:{design.name} flow={flow}` first: deploy needs the .bit and .hwh only the vivado flow makes")
+
+
+def _check_rows(design: designs.Design, rows: int) -> None:
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows <= 0 or rows % design.ports:
+        raise ssh.DeployError(f"rows={rows} must be a positive multiple of {design.name}'s {design.ports} port(s)")
+
+
 def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
-           backend: str = "pynq", sim_harness: Path | None = None, flow: str = "vivado",
+           backend: str = "pynq", sim_harness: Path | None = None, sim_pl_usr_access: int | None = None,
+           flow: str = "vivado",
            reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
            console: Console | None = None) -> dict:
     design = designs.get(design_name)
     commit = commit or provenance.current_commit()
+    if not (archive_dir(commit, design.name, flow, reports_root) / "metrics.json").is_file():
+        raise ssh.DeployError(_missing_build(design, flow, commit, reports_root))
     record, src, bit, hwh = _archived_build(design, flow, commit, reports_root)
+    if record["dirty"] and settings.allow_dirty is not True:
+        raise ssh.DeployError(f"{design.name} at {commit.short} was built from a tree with uncommitted changes, so no "
+                              f"commit names what runs on the board; commit and rebuild, or set "
+                              f"[tool.kabe.board] allow_dirty = true to deploy it anyway")
     if rows is None:  # the document's full scale: every row it checked, on the board
         rows = full_scale_rows(design)
+    _check_rows(design, rows)
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
     model_files = sorted(MODEL_DIR.glob("*.py"))
     console = console or Console(stderr=True)
     with console.status(f"[bold]{design.name}[/]: pushing {bit.name}, {hwh.name} and the runner to {target.display}:{remote}"):
-        ssh.push(target, [bit, hwh, RUNNER, BITFILE], remote, timeout_s=settings.timeout_s)
+        ssh.push(target, [bit, hwh, pl_names.cells_file(bit), RUNNER, BITFILE, PL_NAMES], remote,
+                 timeout_s=settings.timeout_s)
         ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
 
     # The vectors are regenerated on the board from the seed; their hash proves they are the host's.
     invalid_fraction = DEFAULT_INVALID_FRACTION if design.kind == "ternary" else 0.0
     with console.status(f"[bold]{design.name}[/]: drawing the {rows:,}-row test vectors to fingerprint them"):
         h = hashlib.sha256()
+        model_invalid = [0] * design.ports  # the host's own count, to hold the board's stat counters against
         for chunk in frames.port_chunks(design.kind, seed, design.ports, rows // design.ports, design.row_bytes,
                                         settings.transfer_mb << 20, invalid_fraction):
             frames.fingerprint_update(h, chunk)
+            for p, f in enumerate(chunk):
+                model_invalid[p] += int(f.invalid)
         digest = h.hexdigest()
+    # the commit inside the bitstream: the build that ran Vivado (a cache hit reuses its bitstream)
+    stamped, stamped_dirty = cache.built_by(record)
+    expect_commit = bitfile.describe_word(bitfile.commit_word(stamped, stamped_dirty))
     argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
             "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
             "--invalid-fraction", repr(invalid_fraction),
-            "--bit", f"{remote}/{bit.name}", "--expect-commit", record["commit"], "--expect-vectors", digest,
+            "--bit", f"{remote}/{bit.name}", "--expect-commit", stamped, "--expect-vectors", digest,
             "--backend", backend, "--transfer-mb", str(settings.transfer_mb), "--result", f"{remote}/result.json"]
-    if record["dirty"]:
-        argv.append("--expect-dirty")
+    if stamped_dirty:
+        argv += ["--expect-dirty", "--allow-dirty"]  # refused above unless allowed
     if sim_harness:
         argv += ["--sim-harness", str(sim_harness)]
+    if sim_pl_usr_access is not None:  # tests: the simulated PL runs a bitstream other than the pushed one
+        argv += ["--sim-pl-usr-access", f"0x{sim_pl_usr_access:08X}"]
     if settings.sudo:
         argv = ["sudo", "-n", *argv]
     with console.status(f"[bold]{design.name}[/]: on {target.display}: regenerating the vectors, streaming "
@@ -130,18 +179,27 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
                         f"checking every row against numpy"):
         proc = ssh.run(target, argv, timeout_s=settings.timeout_s, check=False)
     if proc.returncode == 2:
-        raise ssh.DeployError(f"{target.display}: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'the runner refused'}")
+        said = proc.stderr.strip().splitlines()[-1][:400] if proc.stderr.strip() else "the runner refused"
+        raise ssh.DeployError(f"{target.display}: {said}")
     if proc.returncode not in (0, 1):
         raise ssh.RemoteCommandFailed(f"{target.display}: the board runner exited {proc.returncode} "
-                                      f"({' | '.join(proc.stderr.strip().splitlines()[-2:])}); no result was recorded")
-    try:
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        raise ssh.RemoteCommandFailed(f"{target.display}: the board runner printed no result; nothing was recorded") from None
-    result.update({"design": design.name, "commit": record["commit"], "dirty": record["dirty"], "board": target.display,
-                   "bit_sha256": provenance.sha256_file(bit), "archive": str(src)})
+                                      f"({' | '.join(proc.stderr.strip().splitlines()[-2:])[:400]}); no result was recorded")
+    # The board's result is evidence: the verdict is the host's (kabe.deploy.verdict).
+    board, unreadable = verdict.parse_stdout(proc.stdout)
+    expected = verdict.Expected(design_kind=design.kind, ports=design.ports, rows=rows, seed=seed,
+                                vectors_sha256=digest, commit=expect_commit, model_invalid=model_invalid)
+    failures = [unreadable] if unreadable else verdict.judge(proc.returncode, board, expected)
+    result = dict(board) if isinstance(board, dict) else {}
+    result.update({
+        "passed": not failures, "failures": failures,
+        "board_passed": result.get("passed"), "exit_code": proc.returncode,
+        "expected": {"rows_checked": rows, "vectors_sha256": digest, "bit_commit": expect_commit,
+                     "pl_commit": expect_commit, "seed": seed, "model_invalid": model_invalid},
+        "design": design.name, "commit": record["commit"], "dirty": record["dirty"], "board": target.display,
+        "bit_sha256": provenance.sha256_file(bit), "archive": str(src),
+    })
     dest = write_atomic(archive_dir(commit, design.name, "board", reports_root),
-                        {"result.json": to_json(result), "runner.log": proc.stderr,
+                        {"result.json": to_json(result), "runner.log": proc.stderr, "runner.stdout": proc.stdout,
                          "command.txt": " ".join(shlex.quote(a) for a in argv) + "\n"})
     result["_archive"] = str(dest)
     return result

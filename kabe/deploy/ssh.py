@@ -4,10 +4,19 @@ Every remote command is an argv list quoted with shlex.quote, never a string pas
 path or argument cannot inject shell syntax. BatchMode=yes means ssh never prompts (and so never
 sees a password to leak); StrictHostKeyChecking=yes means an unknown host key is refused, never
 silently accepted. Failures are classified into one clear error each.
+
+A board spec comes from the command line (board=) or from pyproject.toml, which a pull request can
+edit, so it is untrusted: a user, host or remote folder that starts with `-` (OpenSSH would read
+`-oProxyCommand=...` as an option and run it here), or holds whitespace or control characters, is
+refused before any process starts. The destination always follows `--`, so neither ssh nor scp can
+read it as an option, and scp speaks SFTP (-s): the legacy protocol (`scp -O`, the default before
+OpenSSH 9.0) hands the remote path to the board's shell. ssh options that run a local command
+(ProxyCommand, LocalCommand, ...) are refused in settings; they belong in ~/.ssh/config.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
 import shutil
 import subprocess
@@ -37,6 +46,36 @@ class RemoteCommandFailed(DeployError):
     pass
 
 
+class BadTarget(DeployError):
+    """A user, host, port, remote folder or ssh option that could be read as something else."""
+
+
+# What a host or user may look like: letters, digits, `.`, `_`, `-`, never `-` first (an option),
+# nothing that a shell, ssh's option parser or scp's `host:path` split could read another way.
+_HOST_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
+_USER_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
+# ssh options that make ssh run a command on this machine: settings may not set them.
+_LOCAL_COMMAND_OPTIONS = {"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand",
+                          "remotecommand", "proxyusefdpass", "sessiontype"}
+_MAX_SHOWN = 60
+
+
+def _shown(value: object) -> str:
+    """A value quoted for an error message, cut short: settings can hold anything."""
+    text = repr(str(value))
+    return text if len(text) <= _MAX_SHOWN else text[:_MAX_SHOWN] + "...'"
+
+
+def check_remote_dir(remote_dir: str) -> str:
+    """A remote folder kabe may create and copy into: absolute (a quoted `~` would not expand), no
+    whitespace or control characters. Returns it unchanged, raises BadTarget otherwise."""
+    if (not isinstance(remote_dir, str) or not remote_dir or remote_dir.startswith("-")
+            or re.search(r"[\s\x00-\x1f\x7f]", remote_dir) or not remote_dir.startswith("/")):
+        raise BadTarget(f"remote_dir={_shown(remote_dir)} is not a plain absolute folder; set [tool.kabe.board] "
+                        f"remote_dir to a path like /home/xilinx/kabe (no leading '-', spaces or control characters)")
+    return remote_dir
+
+
 @dataclass(frozen=True)
 class Target:
     """user@host[:port]; extra_options are passed as -o NAME=VALUE (e.g. a test's known_hosts file)."""
@@ -48,14 +87,37 @@ class Target:
     options: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     connect_timeout_s: int = 10
 
+    def __post_init__(self) -> None:
+        """Every Target is checked, however it was made: no field can reach ssh as an option."""
+        if not isinstance(self.host, str) or not _HOST_RE.fullmatch(self.host):
+            raise BadTarget(f"board host {_shown(self.host)} is not a host name (letters, digits, '.', '_', '-', "
+                            f"not starting with '-'); pass board=user@host or set [tool.kabe.board] host")
+        if self.user is not None and (not isinstance(self.user, str) or not _USER_RE.fullmatch(self.user)):
+            raise BadTarget(f"board user {_shown(self.user)} is not a user name (letters, digits, '.', '_', '-', "
+                            f"not starting with '-'); pass board=user@host or set [tool.kabe.board] host")
+        if self.port is not None and (isinstance(self.port, bool) or not isinstance(self.port, int)
+                                      or not 0 < self.port < 65536):
+            raise BadTarget(f"board port {_shown(self.port)} is not a port number (1-65535)")
+        for k, v in self.options.items():
+            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", str(k)) or re.search(r"[\x00-\x1f\x7f]", str(v)):
+                raise BadTarget(f"ssh option {_shown(k)}={_shown(v)} is not NAME=VALUE on one line; "
+                                f"fix [tool.kabe.board] ssh_options")
+            if str(k).lower() in _LOCAL_COMMAND_OPTIONS:
+                raise BadTarget(f"ssh option {k} runs a command on this machine, so kabe does not take it from "
+                                f"its settings; put it in ~/.ssh/config for this host instead")
+
     @classmethod
     def parse(cls, spec: str, **kw) -> "Target":
-        """'user@host', 'host', 'user@host:2222'."""
+        """'user@host', 'host', 'user@host:2222'. Raises BadTarget on anything else."""
+        if not isinstance(spec, str) or not spec:
+            raise BadTarget(f"board={_shown(spec)} is not user@host[:port]")
         user, _, rest = spec.rpartition("@")
         host, _, port = rest.partition(":")
         if not host:
-            raise DeployError(f"board={spec!r} is not user@host[:port]")
-        return cls(host=host, user=user or None, port=int(port) if port else None, **kw)
+            raise BadTarget(f"board={_shown(spec)} is not user@host[:port]")
+        if port and not port.isdigit():
+            raise BadTarget(f"board={_shown(spec)}: the port {_shown(port)} is not a number")
+        return cls(host=host, user=user if "@" in spec else None, port=int(port) if port else None, **kw)
 
     @property
     def display(self) -> str:
@@ -98,14 +160,15 @@ def _classify(target: Target, stderr: str, what: str) -> DeployError:
                    "network is unreachable", "connection closed", "connection reset"):
         if marker in s:
             return HostUnreachable(f"{target.display}: cannot reach the board ({marker}); check that it is powered, "
-                                   f"on the network, and that board= / [tool.kabe] board names the right host and port")
+                                   f"on the network, and that board= / [tool.kabe.board] host names the right host and port")
     return DeployError(f"{target.display}: {what} failed: {stderr.strip().splitlines()[-1] if stderr.strip() else 'no message'}")
 
 
 def run(target: Target, argv: list[str], *, timeout_s: float = 600, check: bool = True) -> subprocess.CompletedProcess:
     """Run argv on the target; ssh's own failures (exit 255) are classified, a remote failure raises if check."""
     remote = " ".join(shlex.quote(a) for a in argv)
-    cmd = [_require("ssh"), *target._common("-p"), target.destination(), "--", remote]
+    # `--` first: whatever the destination looks like, ssh reads it as the destination
+    cmd = [_require("ssh"), *target._common("-p"), "--", target.destination(), remote]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -120,13 +183,19 @@ def run(target: Target, argv: list[str], *, timeout_s: float = 600, check: bool 
 
 
 def push(target: Target, files: list[Path], remote_dir: str, *, timeout_s: float = 600) -> None:
-    """Copy files into remote_dir (created first). scp speaks SFTP, so remote paths are not shell-expanded."""
+    """Copy files into remote_dir (created first). scp is forced to SFTP (-s), so the remote path reaches
+    no shell on the board; `--` ends the options, so neither a file nor the destination is one."""
+    if not remote_dir or remote_dir.startswith("-") or re.search(r"[\x00-\x1f\x7f]", remote_dir):
+        raise BadTarget(f"remote folder {_shown(remote_dir)} starts with '-' or holds control characters")
     run(target, ["mkdir", "-p", "--", remote_dir], timeout_s=timeout_s)
-    cmd = [_require("scp"), "-q", "-p", *target._common("-P"), *[str(f) for f in files],
+    cmd = [_require("scp"), "-s", "-q", "-p", *target._common("-P"), "--", *[str(f) for f in files],
            f"{target.destination()}:{remote_dir.rstrip('/')}/"]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
         raise HostUnreachable(f"{target.display}: copying to {remote_dir} did not finish within {timeout_s:.0f} s") from None
     if proc.returncode != 0:
+        if re.search(r"(unknown|illegal|invalid) option -- s\b", proc.stderr):
+            raise DeployError("this scp cannot speak SFTP (-s); kabe needs OpenSSH 8.8 or newer (the legacy "
+                              "scp protocol would hand the remote path to the board's shell)")
         raise _classify(target, proc.stderr, f"copying to {remote_dir}")

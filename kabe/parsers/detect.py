@@ -1,162 +1,144 @@
 """Tell a report's kind from its content, and parse a report file with the right parser.
 
 Kinds: "vivado_timing_summary", "vivado_utilization", "vivado_utilization_hier",
-"vivado_timing", "yosys_stat", "kabe_timing". Vivado reports are told by the
-`| Command : report_...` header line (the authoritative signal), falling back to their table
-titles when the header is absent. yosys_stat / kabe_timing are told by their own modules'
-`looks_like(text)` when those define one, else by the markers below.
+"vivado_timing", "vivado_clock_interaction", "vivado_logic_levels", "yosys_stat",
+"kabe_timing". Vivado reports are told by the `| Command : report_...` header line (the
+authoritative signal), falling back to their table titles when the header is absent. Yosys
+`stat` output (text, or `stat -json` as the open flow archives it) and kabe's own timing
+estimate by their markers.
+
+The file is opened once, by kabe.parsers.report_file (NUL bytes, encoding, size bounds,
+header), and the same Report goes to the parser: `kabe parse` and `kabe gate` refuse the same
+files for the same reasons.
 
 parse_file(path) -> {"kind": ..., "path": ..., "record": <that parser's output>} (for
-"vivado_timing" the record is a list of paths).
+"vivado_timing" and "vivado_clock_interaction" the record is a list).
 A missing, empty or unrecognisable file raises ReportError("cannot tell what report ...").
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
-from pathlib import Path
 
 from kabe.parsers import ReportError
-from kabe.parsers._vivado_common import command_name, parse_header
+from kabe.parsers import report_file
+from kabe.parsers.report_file import Report
 
 KINDS = ("vivado_timing_summary", "vivado_utilization", "vivado_utilization_hier",
-         "vivado_timing", "vivado_clock_interaction", "yosys_stat", "kabe_timing")
+         "vivado_timing", "vivado_clock_interaction", "vivado_logic_levels", "yosys_stat",
+         "kabe_timing")
 
-_OTHER_MODULES = {"yosys_stat": "kabe.parsers.yosys_stat", "kabe_timing": "kabe.parsers.kabe_timing"}
-
-
-def _looks_like(kind: str, text: str) -> bool | None:
-    try:
-        mod = importlib.import_module(_OTHER_MODULES[kind])
-    except ImportError:
-        return None
-    fn = getattr(mod, "looks_like", None)
-    if fn is None:
-        return None
-    return bool(fn(text))
+_BY_COMMAND = {"report_timing_summary": "vivado_timing_summary", "report_timing": "vivado_timing",
+               "report_clock_interaction": "vivado_clock_interaction",
+               "report_design_analysis": "vivado_logic_levels"}
 
 
-def _yosys_markers(text: str) -> bool:
-    if "Printing statistics." in text:
-        return True
-    if re.search(r"^=== \S.* ===\s*$", text, re.M) and re.search(
-            r"(Number of cells:|^\s+\d+\s+cells\s*$)", text, re.M):
-        return True
-    head = text.lstrip()[:1]
-    if head == "{":
+# Markers, each matched within one line (re.M, no quantifier that can cross a newline), so that
+# detection is one C-speed pass over the text whatever its shape
+_M = re.M
+_DTS_TITLE = re.compile(r"^\| Design Timing Summary[ \t]*$", _M)
+_HIER_TITLE = re.compile(r"^[ \t]*\d+\.[ \t]+Utilization by Hierarchy[ \t]*$", _M)
+_UTIL_TITLE = re.compile(r"Utilization Design Information")
+_CI_TITLE = re.compile(r"^[ \t]*Clock Interaction Table[ \t]*$", _M)
+_TIMING_TITLE = re.compile(r"^[ \t]*Timing Report[ \t]*$", _M)
+_SLACK = re.compile(r"^Slack", _M)
+_YOSYS_STATS = re.compile(r"Printing statistics\.")
+_YOSYS_SECTION = re.compile(r"^=== [^\n]* ===[ \t]*$", _M)
+_YOSYS_CELLS = re.compile(r"^[ \t]*(?:Number of cells:|\d+[ \t]+cells[ \t]*$)", _M)
+
+
+def _yosys_stat(rep: Report) -> bool:
+    if rep.text.lstrip()[:1] == "{":
         try:
-            data = json.loads(text)
+            data = json.loads(rep.text)
         except ValueError:
             return False
         mods = data.get("modules") if isinstance(data, dict) else None
-        return isinstance(mods, dict) and any(
-            isinstance(m, dict) and "num_cells" in m for m in mods.values())
-    return False
+        return isinstance(mods, dict) and any(isinstance(m, dict) and "num_cells" in m for m in mods.values())
+    text = rep.text
+    return bool(_YOSYS_STATS.search(text) or ("===" in text and "cells" in text and _YOSYS_SECTION.search(text)
+                                              and _YOSYS_CELLS.search(text)))
 
 
-def _kabe_timing_markers(text: str) -> bool:
-    s = text.lstrip()
-    if s.startswith("{"):
-        try:
-            data = json.loads(s)
-        except ValueError:
-            return False
-        return isinstance(data, dict) and str(data.get("schema", "")).startswith("kabe.timing")
-    first = s.split("\n", 1)[0].lower()
-    return first.startswith(("kabe pre-route timing estimate", "kabe timing", "kabe-timing",
-                             "# kabe timing", "kabe.timing"))
+def _kabe_timing(rep: Report) -> bool:
+    from kabe.timing.report import HEADER_PREFIX  # the writer defines the format
+
+    return rep.text.lstrip().startswith(HEADER_PREFIX)
+
+
+def detect_report(rep: Report) -> str:
+    """The kind of report `rep` is; ReportError when it cannot be told."""
+    cmd = rep.command
+    if cmd == "report_utilization":
+        hier = "-hierarchical" in rep.header.get("command", "").split() or (
+            "Utilization by Hierarchy" in rep.text and bool(_HIER_TITLE.search(rep.text)))
+        return "vivado_utilization_hier" if hier else "vivado_utilization"
+    if cmd in _BY_COMMAND:
+        return _BY_COMMAND[cmd]
+    if cmd is not None:
+        raise ReportError(f"cannot tell what report this is: Vivado command '{cmd[:60]}' is not one "
+                          f"kabe parses")
+    # no Vivado header: titles
+    text = rep.text
+
+    def has(literal: str, title: re.Pattern) -> bool:  # the literal first: a C-speed find, no regex pass
+        return literal in text and bool(title.search(text))
+
+    if has("| Design Timing Summary", _DTS_TITLE):
+        return "vivado_timing_summary"
+    if has("Utilization by Hierarchy", _HIER_TITLE):
+        return "vivado_utilization_hier"
+    if has("Utilization Design Information", _UTIL_TITLE):
+        return "vivado_utilization"
+    if has("Clock Interaction Table", _CI_TITLE):
+        return "vivado_clock_interaction"
+    if has("Timing Report", _TIMING_TITLE) and has("Slack", _SLACK):
+        return "vivado_timing"
+    if _kabe_timing(rep):
+        return "kabe_timing"
+    if _yosys_stat(rep):
+        return "yosys_stat"
+    raise ReportError("cannot tell what report this is: no Vivado '| Command : report_...' "
+                      "header, no known table title, not yosys stat or kabe timing output")
 
 
 def detect(text: str) -> str:
     """The kind of report `text` is; ReportError when it cannot be told."""
     if not isinstance(text, str) or not text.strip():
         raise ReportError("cannot tell what report this is: it is empty")
-    head = parse_header(text)
-    cmd = command_name(head)
-    if cmd == "report_timing_summary":
-        return "vivado_timing_summary"
-    if cmd == "report_utilization":
-        args = head.get("command", "").split()
-        if "-hierarchical" in args or re.search(r"^1\. Utilization by Hierarchy\s*$", text, re.M):
-            return "vivado_utilization_hier"
-        return "vivado_utilization"
-    if cmd == "report_timing":
-        return "vivado_timing"
-    if cmd == "report_clock_interaction":
-        return "vivado_clock_interaction"
-    if cmd is not None:
-        raise ReportError(f"cannot tell what report this is: Vivado command {cmd!r} is not one "
-                          f"kabe parses")
-    # no Vivado header: titles
-    if re.search(r"^\| Design Timing Summary\s*$", text, re.M):
-        return "vivado_timing_summary"
-    if re.search(r"^\d+\.\s+Utilization by Hierarchy\s*$", text, re.M):
-        return "vivado_utilization_hier"
-    if "Utilization Design Information" in text:
-        return "vivado_utilization"
-    if re.search(r"^Timing Report\s*$", text, re.M) and re.search(r"^Slack", text, re.M):
-        return "vivado_timing"
-    for kind, markers in (("kabe_timing", _kabe_timing_markers), ("yosys_stat", _yosys_markers)):
-        verdict = _looks_like(kind, text)
-        if verdict or (verdict is None and markers(text)):
-            return kind
-    raise ReportError("cannot tell what report this is: no Vivado '| Command : report_...' "
-                      "header, no known table title, not yosys stat or kabe timing output")
+    return detect_report(report_file.from_text(text, "<text>"))
 
 
-def _parse_other(kind: str, path: Path, text: str):
-    """yosys_stat / kabe_timing live in modules written alongside this one; call the entry point
-    each offers: yosys_stat.parse_utilization(path) (the utilization record) or parse(path);
-    kabe_timing.parse(path) or parse_text(text, origin)."""
-    mod = importlib.import_module(_OTHER_MODULES[kind])
-    names = ("parse_utilization", "parse") if kind == "yosys_stat" else ("parse", "parse_text")
-    for name in names:
-        fn = getattr(mod, name, None)
-        if fn is None:
-            continue
-        if name == "parse_text":
-            return fn(text, str(path))
-        return fn(path)
-    raise ReportError(f"{path}: {_OTHER_MODULES[kind]} offers no parse entry point")
-
-
-def _parser(kind: str):
+def parse_report(kind: str, rep: Report):
+    """The record of `rep` read as `kind`."""
     if kind == "vivado_timing_summary":
-        from kabe.parsers.vivado_timing_summary import parse
+        from kabe.parsers.vivado_timing_summary import parse_report as parse
     elif kind == "vivado_utilization":
-        from kabe.parsers.vivado_utilization import parse
+        from kabe.parsers.vivado_utilization import parse_report as parse
     elif kind == "vivado_utilization_hier":
-        from kabe.parsers.vivado_utilization import parse_hierarchical as parse
+        from kabe.parsers.vivado_utilization import parse_hierarchical_report as parse
     elif kind == "vivado_timing":
-        from kabe.parsers.vivado_timing_paths import parse
+        from kabe.parsers.vivado_timing_paths import parse_report as parse
     elif kind == "vivado_clock_interaction":
-        from kabe.parsers.vivado_clock_interaction import parse
+        from kabe.parsers.vivado_clock_interaction import parse_report as parse
+    elif kind == "vivado_logic_levels":
+        from kabe.parsers.vivado_logic_levels import parse_report as parse
+    elif kind == "yosys_stat":
+        from kabe.parsers.yosys_stat import parse_report as parse
+    elif kind == "kabe_timing":
+        from kabe.parsers.kabe_timing import parse_report as parse
     else:
         raise ValueError(kind)
-    return parse
+    return parse(rep)
 
 
 def parse_file(path) -> dict:
     """{"kind", "path", "record"} for the report at `path`."""
-    p = Path(path)
     try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ReportError(f"cannot tell what report {p} is: the file does not exist") from None
-    except OSError as e:
-        raise ReportError(f"cannot tell what report {p} is: it cannot be read ({e})") from None
-    text = data.decode("utf-8", errors="replace")
-    if not text.strip():
-        raise ReportError(f"cannot tell what report {p} is: the file is empty")
-    try:
-        kind = detect(text)
+        rep = report_file.read(path)
+        kind = detect_report(rep)
     except ReportError as e:
-        msg = str(e).replace("cannot tell what report this is", f"cannot tell what report {p} is")
-        raise ReportError(msg) from None
-    if kind in _OTHER_MODULES:
-        record = _parse_other(kind, p, text)
-    else:
-        record = _parser(kind)(text, str(p))
-    return {"kind": kind, "path": str(p), "record": record}
+        msg = str(e).removeprefix(f"{path}: ").replace("cannot tell what report this is: ", "")
+        raise ReportError(f"cannot tell what report {path} is: {msg}") from None
+    return {"kind": kind, "path": str(path), "record": parse_report(kind, rep)}

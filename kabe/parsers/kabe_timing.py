@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 
 from kabe.parsers import ReportError
+from kabe.parsers import report_file
+from kabe.parsers.report_file import find_lines
 
 from kabe.timing.report import BAND_SECTION, END_MARKER, HEADER_PREFIX, MARGINAL, UNTIMED_PREFIX  # the writer defines the format
 
@@ -25,7 +27,8 @@ def _num(s: str):
 def _untimed_cells(lines: list[str], origin: str) -> dict[str, int]:
     """{cell type: count} the estimator had no delay model for. The line must be there: without it
     nobody can tell whether paths were cut, and a cut path makes the estimate optimistic."""
-    line = next((l for l in lines if l.startswith(UNTIMED_PREFIX)), None)
+    at = find_lines(lines, re.compile("^" + re.escape(UNTIMED_PREFIX), re.M), literal=UNTIMED_PREFIX)
+    line = lines[at[0]] if at else None
     if line is None:
         raise ReportError(f"{origin}: no {UNTIMED_PREFIX.strip()!r} line; cannot tell whether every cell was timed")
     body = line[len(UNTIMED_PREFIX):].strip()
@@ -69,25 +72,28 @@ def _band(body: list[str], origin: str) -> dict | None:
 def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
     if not text.strip():
         raise ReportError(f"{origin}: empty timing report")
-    lines = text.splitlines()
+    return parse_report(report_file.from_text(text, origin))
+
+
+def parse_report(rep: report_file.Report) -> dict:
+    origin = rep.source
+    lines = rep.lines[:rep.text.rstrip().count("\n") + 1]  # without the trailing blank lines
     if not lines[0].startswith(HEADER_PREFIX):
         raise ReportError(f"{origin}: not a kabe timing estimate (first line {lines[0][:60]!r})")
     if END_MARKER not in (l.strip() for l in lines[-3:]):
         raise ReportError(f"{origin}: truncated timing report (no {END_MARKER!r} line at the end)")
+    titles = find_lines(lines, re.compile(r"^== ", re.M), literal="== ")
 
     def section(title: str) -> list[str]:
+        """The non-blank lines under `== title ==`, up to the next `== ` line."""
         try:
-            i = lines.index(f"== {title} ==")
-        except ValueError:
+            k = next(k for k, i in enumerate(titles) if lines[i] == f"== {title} ==")
+        except StopIteration:
             raise ReportError(f"{origin}: no '== {title} ==' section") from None
-        out = []
-        for l in lines[i + 1:]:
-            if l.startswith("== "):
-                break
-            out.append(l)
-        return out
+        end = titles[k + 1] if k + 1 < len(titles) else len(lines)
+        return list(filter(str.strip, lines[titles[k] + 1:end]))
 
-    summ = [l for l in section("Design Timing Summary") if l.strip()]
+    summ = section("Design Timing Summary")
     if len(summ) < 2:
         raise ReportError(f"{origin}: Design Timing Summary has no values")
     m = re.match(rf"^\s*{_NUM}\s+{_NUM}\s+(\d+)\s+(\d+)\s+(\d+)\s*$", summ[1])
@@ -123,7 +129,7 @@ def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
     rec["band"] = _band(section(BAND_SECTION), origin) if f"== {BAND_SECTION} ==" in lines else None
 
     rec["critical_path"] = None
-    if "== Path 1 ==" in lines:
+    if any(lines[i] == "== Path 1 ==" for i in titles):
         body = section("Path 1")
         kv = {}
         steps = []
@@ -152,9 +158,4 @@ def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
 
 
 def parse(path: str | Path) -> dict:
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ReportError(f"{p}: cannot read the timing report: {e.strerror}") from None
-    return parse_text(text, str(p))
+    return parse_report(report_file.read(path))

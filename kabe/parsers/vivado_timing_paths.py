@@ -2,111 +2,181 @@
 
 Each path starts at a `Slack (MET) :` / `Slack (VIOLATED) :` / `Slack: inf` line and carries a
 header (Source, Destination, Path Group, Path Type, Requirement, Data Path Delay, Logic Levels,
-Clock Path Skew, Clock Uncertainty, ...) and usually a delay table. The same blocks appear in
-report_timing_summary's "Timing Details"; that parser calls `parse_path_blocks` here.
+Clock Path Skew, Clock Uncertainty, ...) and a delay table. The same blocks appear in
+report_timing_summary's "Timing Details"; that parser calls `path_blocks` here.
+
+Check kinds: the Path Type names the check, "Setup (Max at Slow Process Corner)", "Hold (Min
+at ...)", "Recovery (Max ...)" and "Removal (Min ...)" (asynchronous set/reset pins, PRE/CLR,
+often `(IS_INVERTED)`); versions before 2016 print only "Max at ..." / "Min at ...", read as
+setup / hold. Each path gets "check" (setup | hold | recovery | removal) and "delay_type"
+(max | min).
 
 A path is accepted only when it is complete: every header field a path of its kind always has,
-the delay table (Vivado's default full path type always prints it), its data-path section
-closed by its separator and ending at the destination, and, for a constrained path, the closing
-`slack` line agreeing with the header. A report cut inside a path
-raises ReportError instead of returning a half-read path.
+the delay table with its data-path section closed by its separator and ending at the
+destination, and, for a constrained path, the closing `slack` line agreeing with the header.
+`parse` (a whole report_timing report) raises ReportError on the first path that is not;
+`path_blocks` hands back each block's result or its error, so report_timing_summary can treat
+an unreadable path as a warning (the summary tables carry the verdict).
 
 Path dict keys: slack_ns (None for an unconstrained "inf" path), status ("MET" | "VIOLATED" |
-"UNCONSTRAINED"), met (bool | None), source, destination, source_clock, destination_clock,
-path_group, path_type, delay_type ("max" | "min"), requirement_ns, data_path_delay_ns,
-logic_delay_ns, route_delay_ns, logic_levels, logic_level_cells ({"LUT6": 5, ...}),
-clock_path_skew_ns, clock_uncertainty_ns, input_delay_ns, output_delay_ns, timing_exception,
-required_time_ns, arrival_time_ns, cells ([{"name", "pin", "type", "delay_ns"}]),
-steps (the data path row by row, for the estimator's calibration: {"kind": "cell", "type", "arc",
-"delay_ns"} | {"kind": "net", "fanout", "state" (routed/estimated/unplaced; None when not
-printed), "delay_ns"} | a last {"kind": "end", "type" (None for a port), "pin"}).
+"UNCONSTRAINED"), met (bool | None), check, delay_type, source, destination, source_clock,
+destination_clock, path_group, path_type, requirement_ns, data_path_delay_ns, logic_delay_ns,
+route_delay_ns, logic_levels, logic_level_cells ({"LUT6": 5, ...}), clock_path_skew_ns,
+clock_uncertainty_ns, input_delay_ns, output_delay_ns, timing_exception, required_time_ns,
+arrival_time_ns, cells ([{"name", "pin", "type", "delay_ns"}]), line (where the path starts),
+steps (the data path row by row, for the estimator's calibration, kabe.timing.calibration_data:
+{"kind": "cell", "type", "arc", "delay_ns"} | {"kind": "net", "fanout", "state" (routed /
+estimated / unplaced; None when not printed), "delay_ns"} | a last {"kind": "end", "type" (None
+for a port), "pin"}).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from kabe.parsers import ReportError
-from kabe.parsers._vivado_common import command_name, parse_header, read_report, require_text
+from kabe.parsers import report_file
+from kabe.parsers.report_file import find_lines
 
-_SLACK_RE = re.compile(
-    r"^Slack(?:\s*\((?P<status>MET|VIOLATED)\))?\s*:\s*(?P<val>inf|-?\d+(?:\.\d+)?)(?:ns)?\b")
-_FIELD_RE = re.compile(r"^  (?P<key>[A-Z][A-Za-z ]*?):\s+(?P<val>.*?)\s*$")
-_NS_RE = re.compile(r"^(-?\d+(?:\.\d+)?)ns\b")
-_DPD_RE = re.compile(
-    r"^(?P<tot>-?\d+(?:\.\d+)?)ns\s+\(logic\s+(?P<logic>-?\d+(?:\.\d+)?)ns\s+\((?P<lp>[\d.]+)%\)"
-    r"\s+route\s+(?P<route>-?\d+(?:\.\d+)?)ns\s+\((?P<rp>[\d.]+)%\)\)")
-_LL_RE = re.compile(r"^(?P<n>\d+)(?:\s+\((?P<detail>[^)]*)\))?\s*$")
-_CLOCKED_RE = re.compile(r"clocked by (\S+)")
-_CLOCK_SOURCE_RE = re.compile(r"clock source '([^']+)'")
-_LONG_SEP_RE = re.compile(r"^\s+-{20,}\s+-{5,}\s*$")
-_ROW_NUM_RE = re.compile(
-    r"^(?P<pre>.*?)\s+(?P<incr>-?\d+\.\d+)\s+(?P<path>-?\d+\.\d+)\s(?P<edge>[rf ])\s*(?P<res>.*?)\s*$")
-_FOOT_RE = re.compile(r"^\s+(required time|arrival time|slack)\s+(-?\d+\.\d+)\s*$")
-_CELL_RE = re.compile(r"^(?:\S+\s+)?(?P<type>[A-Za-z][\w]*)\s+\((?P<arc>[^)]*)\)\s*$")
-_NET_RE = re.compile(r"^net \(fo=(?P<fo>\d+)(?:,\s*(?P<state>\w+))?\)")
-_SITE_RE = re.compile(r"_X\d+Y\d+$|^[A-Z]{1,2}\d{1,2}$")  # SLICE_X51Y71, package pin H9
+_FLOAT = re.compile(r"-?\d+\.\d+")
+_NUM = re.compile(r"-?\d+(?:\.\d+)?")
+_NS = re.compile(r"(-?\d+(?:\.\d+)?)ns")
+_DPD = re.compile(
+    r"(?P<tot>-?\d+(?:\.\d+)?)ns +\(logic +(?P<logic>-?\d+(?:\.\d+)?)ns +\([\d.]+%\) +"
+    r"route +(?P<route>-?\d+(?:\.\d+)?)ns +\([\d.]+%\)\)")
+_KEY = re.compile(r"[A-Z][A-Za-z ]*")
+_CHECKS = {"setup": "max", "hold": "min", "recovery": "max", "removal": "min"}
+_FOOTERS = ("required time", "arrival time", "slack")
+_CLOCK_WORDS = {("clocked", "by"), ("clock", "source"), ("rising-edge", "clock"), ("falling-edge", "clock")}
+_NET_ROW = re.compile(r"net \(fo=(?P<fo>\d+)(?:, *(?P<state>\w+))?\)")
+_SITE = re.compile(r"_X\d+Y\d+$|^[A-Z]{1,2}\d{1,2}$")  # SLICE_X51Y71, package pin H9
 
 _TOL = 0.0015  # Vivado prints 3 decimals
+_SLACK_START = re.compile(r"^Slack", re.M)
+MAX_BLOCK_LINES = 5000  # a real path block is ~50-300 lines; a longer one is read as unreadable
 
 
-def _f(s: str) -> float:
-    return float(s)
+@dataclass
+class Block:
+    """One `Slack ...` block: its first line (1-based), its parsed path or why it is unreadable."""
+
+    line: int
+    end: int  # index (0-based, exclusive) in the lines handed to path_blocks
+    slack_ns: float | None
+    path: dict | None
+    error: str | None
+    delay_type: str | None  # max | min, read from the Path Type line even when the block is unreadable
+
+
+def slack_line(line: str) -> tuple[str | None, float | None] | None:
+    """(status, slack) of a `Slack (MET) :  0.452ns` / `Slack: inf` line, or None."""
+    if not line.startswith("Slack"):
+        return None
+    head, sep, rest = line[5:].partition(":")
+    if not sep:
+        return None
+    head = head.strip()
+    status = None
+    if head:
+        if head not in ("(MET)", "(VIOLATED)"):
+            return None
+        status = head[1:-1]
+    words = rest.split()
+    if not words:
+        return None
+    val = words[0].removesuffix("ns")
+    if val == "inf":
+        return "UNCONSTRAINED", None
+    if not _NUM.fullmatch(val):
+        return None
+    slack = float(val)
+    return status or ("MET" if slack >= 0 else "VIOLATED"), slack
+
+
+def path_blocks(lines: list[str], *, source: str, first_line: int = 1) -> list[Block]:
+    """Every path block in `lines` (a whole report_timing, or a report's Timing Details)."""
+    starts = [i for i in find_lines(lines, _SLACK_START, literal="Slack") if slack_line(lines[i]) is not None]
+    out = []
+    for k, i in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+        # a block also ends where a new titled section begins (Min Delay Paths, PW checks, ...);
+        # looked for no further than a path can run
+        j = i + 1
+        while j < min(end, i + MAX_BLOCK_LINES + 1):
+            if lines[j][:1].strip():
+                break
+            j += 1
+        end = j if j < end else end
+        status, slack = slack_line(lines[i])
+        try:
+            if end - i > MAX_BLOCK_LINES:
+                raise ReportError(f"{source}: path at line {first_line + i} runs {end - i:,} lines; no Vivado "
+                                  f"path is that long")
+            path = _parse_one(lines[i:end], source=source, line_no=first_line + i)
+            out.append(Block(first_line + i, end, slack, path, None, path["delay_type"]))
+        except ReportError as e:
+            out.append(Block(first_line + i, end, slack, None, str(e), _delay_type_of(lines[i:end])))
+    return out
+
+
+def _delay_type_of(block: list[str]) -> str | None:
+    for ln in block[:40]:  # the Path Type line is in the header
+        s = ln.strip()
+        if s.startswith("Path Type:"):
+            words = s[len("Path Type:"):].replace("(", " ").split()
+            kind = words[0].lower() if words else ""
+            if kind in _CHECKS:
+                return _CHECKS[kind]
+            return "max" if "Max" in words else "min" if "Min" in words else None
+    return None
+
+
+def _fields(block: list[str]) -> tuple[dict[str, str], dict[str, list[str]], int | None]:
+    """Header fields ("  Key:  value"), the parenthesised lines under Source/Destination, and
+    where the delay table starts."""
+    fields: dict[str, str] = {}
+    desc: dict[str, list[str]] = {}
+    last = None
+    for j, ln in enumerate(block[1:], start=1):
+        s = ln.strip()
+        if s.startswith("Location") and "Delay type" in ln:
+            return fields, desc, j
+        if ln.startswith("  ") and not ln.startswith("   "):
+            key, sep, val = s.partition(":")
+            if sep and _KEY.fullmatch(key):
+                last = key.strip()
+                fields.setdefault(last, val.strip())
+                continue
+        if ln.startswith("    ") and last in ("Source", "Destination") and s.startswith("("):
+            desc.setdefault(last, []).append(s)
+    return fields, desc, None
 
 
 def _ns(val: str, *, key: str, where: str) -> float:
-    m = _NS_RE.match(val)
+    first = val.split()[0] if val.split() else ""
+    m = _NS.fullmatch(first)
     if not m:
-        raise ReportError(f"{where}: '{key}' value {val!r} is not a delay in ns")
+        raise ReportError(f"{where}: '{key}' value '{val[:60]}' is not a delay in ns")
     return float(m.group(1))
 
 
-def parse_path_blocks(lines: list[str], *, source: str, first_line: int = 1) -> list[dict]:
-    """Every path in `lines` (a whole report_timing, or one Timing Details group)."""
-    starts = [i for i, ln in enumerate(lines) if _SLACK_RE.match(ln)]
-    paths = []
-    for k, i in enumerate(starts):
-        end = starts[k + 1] if k + 1 < len(starts) else len(lines)
-        # a path block also ends where a new titled section begins (Min Delay Paths, PW checks)
-        for j in range(i + 1, end):
-            ln = lines[j]
-            if ln and not ln[0].isspace() and not _SLACK_RE.match(ln):
-                end = j
-                break
-        paths.append(_parse_one(lines[i:end], source=source, line_no=first_line + i))
-    return paths
+def _clock_of(desc: list[str]) -> str | None:
+    """The clock named in "(... clocked by clk ...)", "(clock source 'clk' ...)" or "(recovery
+    check against rising-edge clock clk ...)"."""
+    words = " ".join(desc).replace("'", " ").split()
+    for i in range(1, len(words) - 1):
+        if (words[i - 1], words[i]) in _CLOCK_WORDS:
+            return words[i + 1].rstrip(")")
+    return None
 
 
 def _parse_one(block: list[str], *, source: str, line_no: int) -> dict:
     where = f"{source}: path at line {line_no}"
-    m = _SLACK_RE.match(block[0])
-    status = m.group("status")
-    if m.group("val") == "inf":
-        slack = None
-        status = "UNCONSTRAINED"
-    else:
-        slack = float(m.group("val"))
-        if status is None:
-            status = "MET" if slack >= 0 else "VIOLATED"
-    if status == "MET" and slack is not None and slack < 0 or status == "VIOLATED" and slack >= 0:
+    status, slack = slack_line(block[0])
+    if slack is not None and ((status == "MET" and slack < 0) or (status == "VIOLATED" and slack >= 0)):
         raise ReportError(f"{where}: slack {slack} contradicts its label ({status})")
-
-    fields: dict[str, str] = {}
-    desc: dict[str, list[str]] = {}
-    last = None
-    table_at = None
-    for j, ln in enumerate(block[1:], start=1):
-        if ln.strip().startswith("Location") and "Delay type" in ln:
-            table_at = j
-            break
-        fm = _FIELD_RE.match(ln)
-        if fm:
-            last = fm.group("key")
-            fields.setdefault(last, fm.group("val"))
-            continue
-        if ln.startswith("    ") and last in ("Source", "Destination") and ln.strip().startswith("("):
-            desc.setdefault(last, []).append(ln.strip())
-
+    fields, desc, table_at = _fields(block)
     constrained = slack is not None
     required = ["Source", "Destination", "Path Group", "Path Type", "Data Path Delay", "Logic Levels"]
     if constrained:
@@ -115,59 +185,52 @@ def _parse_one(block: list[str], *, source: str, line_no: int) -> dict:
     if missing:
         raise ReportError(f"{where}: path header is missing {', '.join(missing)} "
                           f"(report cut short or not a Vivado path)")
-
-    p: dict = {
-        "slack_ns": slack,
-        "status": status,
-        "met": None if slack is None else slack >= 0,
-        "source": fields["Source"].split()[0] if fields["Source"].split() else "",
-        "destination": fields["Destination"].split()[0] if fields["Destination"].split() else "",
-        "path_group": fields["Path Group"],
-        "path_type": fields["Path Type"],
-    }
     pt = fields["Path Type"]
-    p["delay_type"] = "max" if "Max" in pt else "min" if "Min" in pt else None
-    if p["delay_type"] is None:
-        raise ReportError(f"{where}: Path Type {pt!r} is neither Max (setup) nor Min (hold)")
-
-    def clock_of(key):
-        text = " ".join(desc.get(key, []))
-        cm = _CLOCKED_RE.search(text) or _CLOCK_SOURCE_RE.search(text)
-        return cm.group(1) if cm else None
-
-    p["source_clock"] = clock_of("Source")
-    p["destination_clock"] = clock_of("Destination")
-    p["requirement_ns"] = _ns(fields["Requirement"], key="Requirement", where=where) \
-        if "Requirement" in fields else None
-
-    dm = _DPD_RE.match(fields["Data Path Delay"])
+    first = pt.split()[0].lower() if pt.split() else ""
+    if first in _CHECKS:
+        check = first
+    elif "Max" in pt.split() or pt.startswith("Max"):
+        check = "setup"  # before 2016: "Max at Slow Process Corner"
+    elif "Min" in pt.split() or pt.startswith("Min"):
+        check = "hold"
+    else:
+        raise ReportError(f"{where}: Path Type '{pt[:60]}' names no setup/hold/recovery/removal check")
+    p: dict = {
+        "line": line_no, "slack_ns": slack, "status": status,
+        "met": None if slack is None else slack >= 0,
+        "check": check, "delay_type": _CHECKS[check],
+        "source": (fields["Source"].split() or [""])[0],
+        "destination": (fields["Destination"].split() or [""])[0],
+        "path_group": fields["Path Group"], "path_type": pt,
+        "source_clock": _clock_of(desc.get("Source", [])),
+        "destination_clock": _clock_of(desc.get("Destination", [])),
+        "requirement_ns": _ns(fields["Requirement"], key="Requirement", where=where)
+        if "Requirement" in fields else None,
+    }
+    dm = _DPD.match(fields["Data Path Delay"])
     if not dm:
-        raise ReportError(f"{where}: Data Path Delay {fields['Data Path Delay']!r} is not "
+        raise ReportError(f"{where}: Data Path Delay '{fields['Data Path Delay'][:80]}' is not "
                           f"'<t>ns  (logic <l>ns (<p>%)  route <r>ns (<q>%))'")
-    p["data_path_delay_ns"] = _f(dm.group("tot"))
-    p["logic_delay_ns"] = _f(dm.group("logic"))
-    p["route_delay_ns"] = _f(dm.group("route"))
+    p["data_path_delay_ns"] = float(dm.group("tot"))
+    p["logic_delay_ns"] = float(dm.group("logic"))
+    p["route_delay_ns"] = float(dm.group("route"))
     if abs(p["logic_delay_ns"] + p["route_delay_ns"] - p["data_path_delay_ns"]) > 2 * _TOL:
         raise ReportError(f"{where}: logic {p['logic_delay_ns']} + route {p['route_delay_ns']} "
                           f"!= data path delay {p['data_path_delay_ns']}")
-
-    lm = _LL_RE.match(fields["Logic Levels"])
-    if not lm:
-        raise ReportError(f"{where}: Logic Levels {fields['Logic Levels']!r} is not a count")
-    p["logic_levels"] = int(lm.group("n"))
-    detail = {}
-    for item in (lm.group("detail") or "").split():
+    ll = fields["Logic Levels"]
+    count, _, detail = ll.partition("(")
+    if not count.strip().isdigit():
+        raise ReportError(f"{where}: Logic Levels '{ll[:60]}' is not a count")
+    p["logic_levels"] = int(count)
+    p["logic_level_cells"] = {}
+    for item in detail.rstrip(")").split():
         name, _, n = item.rpartition("=")
         if name and n.isdigit():
-            detail[name] = int(n)
-    p["logic_level_cells"] = detail
-
-    for key, out in (("Clock Path Skew", "clock_path_skew_ns"),
-                     ("Clock Uncertainty", "clock_uncertainty_ns"),
+            p["logic_level_cells"][name] = int(n)
+    for key, out in (("Clock Path Skew", "clock_path_skew_ns"), ("Clock Uncertainty", "clock_uncertainty_ns"),
                      ("Input Delay", "input_delay_ns"), ("Output Delay", "output_delay_ns")):
         p[out] = _ns(fields[key], key=key, where=where) if key in fields else None
     p["timing_exception"] = fields.get("Timing Exception")
-
     p["required_time_ns"] = p["arrival_time_ns"] = None
     p["cells"] = []
     if table_at is None:
@@ -177,27 +240,69 @@ def _parse_one(block: list[str], *, source: str, line_no: int) -> dict:
     return p
 
 
+def _two_group_rule(line: str) -> bool:
+    """The `  -----...-----    -------` rule that opens and closes the data-path section."""
+    groups = line.split()
+    return (len(groups) == 2 and line.startswith(" ") and all(set(g) == {"-"} for g in groups)
+            and len(groups[0]) >= 20 and len(groups[1]) >= 5)
+
+
+def _row(line: str):
+    """(pre, incr, resource) of a delay-table row with its Incr/Path numbers, else None."""
+    t = line.split()
+    for i in range(len(t) - 1):
+        if _FLOAT.fullmatch(t[i]) and _FLOAT.fullmatch(t[i + 1]):
+            rest = t[i + 2:]
+            if rest and rest[0] in ("r", "f"):
+                rest = rest[1:]
+            if rest and rest[-1].startswith("(") and rest[-1].endswith(")") and rest[-1][1:-1].isupper():
+                rest = rest[:-1]  # (IN), (OUT), (IS_INVERTED): annotations, not the pin's name
+            return " ".join(t[:i]), float(t[i]), " ".join(rest)
+    return None
+
+
+def _resource(line: str) -> str:
+    """The pin a row ends at: after the numbers when the row has them, else its last word."""
+    r = _row(line)
+    if r is not None:
+        return r[2]
+    t = line.split()
+    if t and t[-1].startswith("(") and t[-1].endswith(")") and t[-1][1:-1].isupper():
+        t = t[:-1]
+    return t[-1] if t else ""
+
+
+def _cell_type(pre: str) -> str | None:
+    """"SLICE_X1Y2  LUT6 (Prop_lut6_I0_O)" -> "LUT6" when the arc is a propagation arc."""
+    t = pre.split()
+    if len(t) >= 2 and t[-1].startswith("(Prop_") and t[-1].endswith(")"):
+        return t[-2]
+    return None
+
+
 def _parse_table(rows: list[str], p: dict, *, where: str, constrained: bool) -> None:
-    long_seps = [i for i, ln in enumerate(rows) if _LONG_SEP_RE.match(ln)]
     foot = {}
     for ln in rows:
-        fm = _FOOT_RE.match(ln)
-        if fm:
-            foot[fm.group(1)] = float(fm.group(2))
+        s = ln.strip()
+        for label in _FOOTERS:
+            if s.startswith(label):
+                val = s[len(label):].strip()
+                if _FLOAT.fullmatch(val):
+                    foot[label] = float(val)
     if constrained:
-        if "slack" not in foot or "required time" not in foot or "arrival time" not in foot:
+        if any(label not in foot for label in _FOOTERS):
             raise ReportError(f"{where}: delay table ends before its required/arrival/slack lines "
                               f"(report cut short)")
         if abs(foot["slack"] - p["slack_ns"]) > _TOL:
             raise ReportError(f"{where}: table slack {foot['slack']} != header slack {p['slack_ns']}")
-        # setup prints "required  R / arrival -A"; hold prints "required -R / arrival A"
+        # max (setup/recovery) prints "required  R / arrival -A"; min prints "required -R / arrival A"
         sign = 1 if p["delay_type"] == "max" else -1
         p["required_time_ns"] = sign * foot["required time"]
         p["arrival_time_ns"] = -sign * foot["arrival time"]
-    # the data path: the separator-bounded section whose last row is the destination pin
+    rules = [i for i, ln in enumerate(rows) if _two_group_rule(ln)]
     dest = p["destination"]
     section = None
-    for a, b in zip(long_seps, long_seps[1:]):
+    for a, b in zip(rules, rules[1:]):
         body = [ln for ln in rows[a + 1:b] if ln.strip()]
         if body and _resource(body[-1]) == dest:
             section = rows[a + 1:b]
@@ -207,62 +312,51 @@ def _parse_table(rows: list[str], p: dict, *, where: str, constrained: bool) -> 
     pending = None
     steps = p["steps"] = []
     for ln in section:
-        nm = _ROW_NUM_RE.match(ln)
-        pre = (nm.group("pre") if nm else ln).strip()
+        r = _row(ln)
+        pre = (r[0] if r else ln).strip()
         if pre:
-            cm = _CELL_RE.match(pre)
-            pending = cm if (cm and cm.group("arc").startswith("Prop_")) else None
-            net = _NET_RE.match(pre)
-            if nm and net:
-                steps.append({"kind": "net", "fanout": int(net.group("fo")), "delay_ns": float(nm.group("incr")),
+            pending = _cell_type(pre)
+            arc = pre.split()[-1][1:-1] if pending else None
+            net = _NET_ROW.match(pre)
+            if r is not None and net:
+                steps.append({"kind": "net", "fanout": int(net.group("fo")), "delay_ns": r[1],
                               "state": net.group("state")})
-        if nm and pending is not None:
-            res = nm.group("res")
+        if r is not None and pending is not None:
+            res = r[2]
             p["cells"].append({"name": res.rsplit("/", 1)[0] if "/" in res else res, "pin": res,
-                               "type": pending.group("type"), "delay_ns": float(nm.group("incr"))})
-            steps.append({"kind": "cell", "type": pending.group("type"), "arc": pending.group("arc"),
-                          "delay_ns": float(nm.group("incr"))})
+                               "type": pending, "delay_ns": r[1]})
+            steps.append({"kind": "cell", "type": pending, "arc": arc, "delay_ns": r[1]})
             pending = None
-    # the destination row has no delay: "<site>  FDRE   r  .../D" (type absent for ports)
+    # the destination row has no delay: "<site>  FDRE   r  .../D" (no type for a port)
     toks = [t for t in [ln for ln in section if ln.strip()][-1].split()[:-1]
-            if t not in ("r", "f", "(IN)", "(OUT)") and not _SITE_RE.search(t)]
+            if t not in ("r", "f", "(IN)", "(OUT)") and not _SITE.search(t)]
     steps.append({"kind": "end", "type": toks[-1] if toks else None,
                   "pin": dest.rsplit("/", 1)[-1] if "/" in dest else None})
 
 
-def _resource(row: str) -> str | None:
-    s = row.rstrip()
-    # rows end with "<edge> <resource>"; the edge flag sits in a fixed column, so take the text
-    # after the last run of 2+ spaces
-    parts = re.split(r"\s{2,}", s.strip())
-    if not parts:
-        return None
-    res = parts[-1]
-    res = re.sub(r"^[rf]\s+", "", res)
-    res = re.sub(r"\s+\((IN|OUT)\)$", "", res)
-    return res
-
-
 def parse(text: str, source: str = "<report_timing>") -> list[dict]:
     """A `report_timing` report -> its paths, in report order (worst first, as Vivado sorts)."""
-    text = require_text(text, source)
-    header = parse_header(text)
-    cmd = command_name(header)
-    if cmd is not None and cmd != "report_timing":
-        raise ReportError(f"{source}: header says Command {cmd}, not report_timing")
-    if cmd is None and "Timing Report" not in text:
-        raise ReportError(f"{source}: no 'Command : report_timing' header and no 'Timing Report' "
+    return parse_report(report_file.from_text(text, source))
+
+
+def parse_report(rep: report_file.Report) -> list[dict]:
+    report_file.expect_command(rep, "report_timing")
+    if rep.command is None and not find_lines(rep.lines, re.compile(r"^[ \t]*Timing Report[ \t]*$", re.M),
+                                              literal="Timing Report"):
+        raise ReportError(f"{rep.source}: no 'Command : report_timing' header and no 'Timing Report' "
                           f"title; not a Vivado report_timing report")
-    lines = text.split("\n")
-    paths = parse_path_blocks(lines, source=source)
-    if not paths:
-        raise ReportError(f"{source}: report_timing report contains no timing path (no 'Slack' "
+    blocks = path_blocks(rep.lines, source=rep.source)
+    if not blocks:
+        raise ReportError(f"{rep.source}: report_timing report contains no timing path (no 'Slack' "
                           f"line); empty or cut short")
-    return paths
+    for b in blocks:
+        if b.error:
+            raise ReportError(b.error)
+    return [b.path for b in blocks]
 
 
 def parse_file(path) -> list[dict]:
-    return parse(read_report(path), str(path))
+    return parse_report(report_file.read(path))
 
 
 def worst(paths: list[dict], delay_type: str = "max") -> dict | None:

@@ -1,23 +1,27 @@
 """Vivado `report_utilization` -> the metrics `utilization` record (docs/metrics.md), and
 `report_utilization -hierarchical` -> per-instance numbers (`parse_hierarchical`).
 
-Sections are found by TITLE, never by number: 7-series prints "1. Slice Logic", "3. Memory",
-"4. DSP" (numbering shifts when "Slice Logic Distribution" is absent, as in synthesized
-reports); UltraScale+ prints "1. CLB Logic", "3. BLOCKRAM", "4. ARITHMETIC". Rows are found by
-their Site Type (7-series "Slice LUTs"/"Slice Registers", UltraScale+ "CLB LUTs"/"CLB
-Registers"; a trailing "*" footnote mark is ignored), columns by their header title, so the
-column sets with and without "Fixed" / "Prohibited" / "Available" / "Util%" all read the same.
+Sections are found by TITLE, never by number (numbering shifts between versions and design
+states), rows by their Site Type (a trailing "*" footnote mark is ignored), columns by their
+header title, so the column sets with and without "Fixed" / "Prohibited" / "Available" /
+"Util%" all read the same. The families label them differently:
 
-Record keys: lut, lut_logic, lut_memory, lutram, srl, ff, latch, carry4 (count of carry
-primitives) with carry_type "CARRY4" (7-series, from Primitives) or "CARRY8" (UltraScale+, from
-CLB Logic), muxf7, muxf8, muxf9, dsp, ramb36, ramb18, bram36_equiv (Block RAM Tile, may be
-fractional: 0.5 per RAMB18), uram, plus design/device/design_state from the header.
+    family          logic section    LUT row      register row      memory     DSP section / row
+    7-series        Slice Logic      Slice LUTs   Slice Registers   Memory     DSP / DSPs
+    UltraScale(+)   CLB Logic        CLB LUTs     CLB Registers     BLOCKRAM   ARITHMETIC / DSPs
+    Versal          Netlist Logic    CLB LUTs     Registers         BLOCKRAM   ARITHMETIC / DSP Slices
+
+Record keys: lut, lut_logic, lut_memory, lutram, srl, ff, latch, carry4 (count of the family's
+carry primitive) with carry_type "CARRY4" | "CARRY8" | "LOOKAHEAD8", muxf7, muxf8, muxf9, dsp,
+ramb36, ramb18, bram36_equiv (Block RAM Tile, may be fractional: 0.5 per RAMB18), uram,
+primitives, plus design/device/design_state/tool_version from the header.
 
 Strict: empty text; a header naming another command; a missing logic, memory, DSP or
 Primitives section (a synthesized or placed report always prints all four -- a report cut short
 does not); a table without its closing `+---+` border; a row with the wrong number of cells; a
-required row (LUTs, Registers, Block RAM Tile, DSPs) absent; a non-numeric count. Each raises
-ReportError naming the source and the section.
+required row (LUTs, Registers, Block RAM Tile, DSPs) absent; a non-numeric count; LUT as Logic
+plus LUT as Memory not adding up to the LUTs. Each raises ReportError naming the source and the
+section.
 """
 
 from __future__ import annotations
@@ -25,26 +29,45 @@ from __future__ import annotations
 import re
 
 from kabe.parsers import ReportError
-from kabe.parsers._vivado_common import (
-    command_name, count_or_fraction, integer, parse_header, read_report, require_text,
-)
+from kabe.parsers import report_file
+from kabe.parsers.report_file import NEAR, find_lines
+from kabe.parsers._vivado_common import count_or_fraction, integer
 
-_SEC_RE = re.compile(r"^(\d+(?:\.\d+)*)\.?\s+(\S.*?)\s*$")
+_SEC_NUM = re.compile(r"\d+(?:\.\d+)*\.?")
+_BORDER = re.compile(r"\+(?:-+\+)+")
+_HEAD_CANDIDATE = re.compile(r"^\d", re.M)
 
-LOGIC_TITLES = ("slice logic", "clb logic")
+# Section titles and row labels by family: 7-series, UltraScale(+), Versal.
+LOGIC_TITLES = ("slice logic", "clb logic", "netlist logic")
 MEMORY_TITLES = ("memory", "blockram", "block ram")
 DSP_TITLES = ("dsp", "arithmetic", "dsp slices")
 PRIMITIVE_TITLES = ("primitives",)
+LUT_ROWS = ("Slice LUTs", "CLB LUTs", "LUTs")
+FF_ROWS = ("Slice Registers", "CLB Registers", "Registers")
+DSP_ROWS = ("DSPs", "DSP Slices", "DSP48E1", "DSP48E2", "DSP58")
+CARRY_PRIMITIVES = ("CARRY8", "LOOKAHEAD8", "CARRY4")  # the one a family has: UltraScale+, Versal, 7-series
+
+
+def _section_head(line: str):
+    """(number, title) of "N. Title" / "N.M Title", else None."""
+    num, _, title = line.strip().partition(" ")
+    if line[:1].isspace() or not _SEC_NUM.fullmatch(num) or not title.strip():
+        return None
+    return num.rstrip("."), title.strip()
 
 
 def _find_sections(lines: list[str]) -> list[tuple[str, str, int, int]]:
     """(number, title, body start, body end) for every `N. Title` line underlined by dashes."""
     heads = []
-    for i in range(len(lines) - 1):
-        m = _SEC_RE.match(lines[i])
-        if m and re.fullmatch(r"-{3,}\s*", lines[i + 1]) \
-                and len(lines[i + 1].rstrip()) >= len(lines[i].rstrip()) - 1:
-            heads.append((m.group(1), m.group(2), i))
+    for i in find_lines(lines, _HEAD_CANDIDATE):
+        if i + 1 >= len(lines):
+            continue
+        under = lines[i + 1].rstrip()
+        if len(under) < 3 or under.strip("-") or len(under) < len(lines[i].rstrip()) - 1:
+            continue
+        h = _section_head(lines[i])
+        if h:
+            heads.append((h[0], h[1], i))
     out = []
     for k, (num, title, i) in enumerate(heads):
         end = heads[k + 1][2] if k + 1 < len(heads) else len(lines)
@@ -63,9 +86,10 @@ def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: s
     """The first `+---+` table in lines[start:end]: (header titles, [(indent, name, {title: cell})]).
     None when the section prints no table at all."""
     i = start
-    while i < end and not lines[i].startswith("+"):
+    limit = min(end, start + NEAR)  # a section's table follows its title
+    while i < limit and not lines[i].startswith("+"):
         i += 1
-    if i >= end:
+    if i >= limit:
         return None
     borders = 0
     header = None
@@ -74,7 +98,7 @@ def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: s
     while j < end:
         ln = lines[j].rstrip()
         if ln.startswith("+"):
-            if not re.fullmatch(r"\+(?:-+\+)+", ln):
+            if not _BORDER.fullmatch(ln):
                 raise ReportError(f"{source}: {what} table, line {j + 1}: broken border {ln!r}")
             borders += 1
             if borders == 3 or (borders == 2 and header is None):
@@ -103,12 +127,14 @@ def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: s
     return header, rows
 
 
-def _row(rows, *names):
-    wanted = {n.lower() for n in names}
-    for _indent, name, cells in rows:
-        if name.rstrip("*").strip().lower() in wanted:
-            return cells
-    return None
+def _row(rows, *names, top_level=False):
+    """The first row named like names[0], else names[1], ...; a total (top_level) is never taken
+    from an indented sub-row such as "  DSP58" under "DSP Slices"."""
+    by_name = {}
+    for indent, name, cells in rows:
+        if not top_level or indent == 0:
+            by_name.setdefault(name.rstrip("*").strip().lower(), cells)
+    return next((by_name[n.lower()] for n in names if n.lower() in by_name), None)
 
 
 def _used(cells, *, what, source, fractional=False):
@@ -124,12 +150,12 @@ def _used(cells, *, what, source, fractional=False):
 
 
 def parse(text: str, source: str = "<report_utilization>") -> dict:
-    text = require_text(text, source)
-    header = parse_header(text)
-    cmd = command_name(header)
-    if cmd is not None and cmd != "report_utilization":
-        raise ReportError(f"{source}: header says Command {cmd}, not report_utilization")
-    lines = text.split("\n")
+    return parse_report(report_file.from_text(text, source))
+
+
+def parse_report(rep: report_file.Report) -> dict:
+    report_file.expect_command(rep, "report_utilization")
+    source, lines, header = rep.source, rep.lines, rep.header
     secs = _find_sections(lines)
     if any(t.lower() == "utilization by hierarchy" for _, t, _, _ in secs):
         raise ReportError(f"{source}: this is a hierarchical utilization report; use "
@@ -159,7 +185,7 @@ def parse(text: str, source: str = "<report_utilization>") -> dict:
     ptitle, (phead, prows) = section(PRIMITIVE_TITLES, "Primitives")
 
     def need(rows, title, *names, fractional=False):
-        cells = _row(rows, *names)
+        cells = _row(rows, *names, top_level=True)
         if cells is None:
             raise ReportError(f"{source}: section '{title}' has no '{' / '.join(names)}' row")
         return _used(cells, what=f"{title} / {names[0]}", source=source, fractional=fractional)
@@ -172,12 +198,12 @@ def parse(text: str, source: str = "<report_utilization>") -> dict:
         "source": "vivado report_utilization",
         "design": header.get("design"), "device": header.get("device"),
         "design_state": header.get("design_state"), "tool_version": header.get("tool_version"),
-        "lut": need(lrows, ltitle, "Slice LUTs", "CLB LUTs"),
+        "lut": need(lrows, ltitle, *LUT_ROWS),
         "lut_logic": opt(lrows, ltitle, "LUT as Logic"),
         "lut_memory": opt(lrows, ltitle, "LUT as Memory"),
         "lutram": opt(lrows, ltitle, "LUT as Distributed RAM"),
         "srl": opt(lrows, ltitle, "LUT as Shift Register"),
-        "ff": need(lrows, ltitle, "Slice Registers", "CLB Registers"),
+        "ff": need(lrows, ltitle, *FF_ROWS),
         "latch": opt(lrows, ltitle, "Register as Latch"),
         "muxf7": opt(lrows, ltitle, "F7 Muxes"),
         "muxf8": opt(lrows, ltitle, "F8 Muxes"),
@@ -186,20 +212,23 @@ def parse(text: str, source: str = "<report_utilization>") -> dict:
         "ramb36": opt(mrows, mtitle, "RAMB36/FIFO", fractional=True),
         "ramb18": opt(mrows, mtitle, "RAMB18", fractional=True),
         "uram": opt(mrows, mtitle, "URAM"),
-        "dsp": need(drows, dtitle, "DSPs", "DSP48E1", "DSP48E2"),
+        "dsp": need(drows, dtitle, *DSP_ROWS),
     }
-    carry8 = opt(lrows, ltitle, "CARRY8")
     prim = {name.strip(): cells for _i, name, cells in prows}
-    if carry8 is not None:
-        rec["carry4"], rec["carry_type"] = carry8, "CARRY8"
-    elif "CARRY8" in prim:
-        rec["carry4"], rec["carry_type"] = _used(prim["CARRY8"], what="Primitives / CARRY8",
-                                                  source=source), "CARRY8"
+    # the carry chain primitive in use: from the logic table where the family lists it
+    # (UltraScale+ CARRY8, Versal LOOKAHEAD8), else from Primitives, which lists only primitives
+    # in use (no row: none used); carry_type says which primitive the count is of
+    for kind in CARRY_PRIMITIVES:
+        n = opt(lrows, ltitle, kind)
+        if n is None and kind in prim:
+            n = _used(prim[kind], what=f"Primitives / {kind}", source=source)
+        if n is not None:
+            rec["carry4"], rec["carry_type"] = n, kind
+            break
     else:
-        # the Primitives table lists only primitives in use: no CARRY4 row means none used
-        rec["carry4"] = _used(prim["CARRY4"], what="Primitives / CARRY4", source=source) \
-            if "CARRY4" in prim else 0
-        rec["carry_type"] = "CARRY4"
+        family_carry = "CARRY8" if ltitle.lower() == "clb logic" else (
+            "LOOKAHEAD8" if ltitle.lower() == "netlist logic" else "CARRY4")
+        rec["carry4"], rec["carry_type"] = 0, family_carry
     rec["primitives"] = {name: _used(cells, what=f"Primitives / {name}", source=source)
                          for name, cells in prim.items()}
     if rec["lut_logic"] is not None and rec["lut_memory"] is not None \
@@ -210,7 +239,7 @@ def parse(text: str, source: str = "<report_utilization>") -> dict:
 
 
 def parse_file(path) -> dict:
-    return parse(read_report(path), str(path))
+    return parse_report(report_file.read(path))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -219,29 +248,31 @@ def parse_file(path) -> dict:
 _HIER_COLS = {
     "total luts": "lut", "logic luts": "lut_logic", "lutrams": "lutram", "srls": "srl",
     "ffs": "ff", "ramb36": "ramb36", "ramb18": "ramb18", "uram": "uram",
-    "dsp blocks": "dsp", "dsp48 blocks": "dsp", "dsps": "dsp",
+    "dsp blocks": "dsp", "dsp48 blocks": "dsp", "dsps": "dsp", "dsp58": "dsp", "dsp slices": "dsp",
     "f7 muxes": "muxf7", "f8 muxes": "muxf8", "carry4": "carry4", "carry8": "carry4",
+    "lookahead8": "carry4",
 }
 
 
 def _hier_value(cell: str, *, what: str, source: str):
     t = cell.strip()
-    t = re.sub(r"\s*\(\s*[<\d.]+%\)$", "", t)  # -hierarchical_percentage: "1234(2.32%)"
+    if t.endswith("%)") and "(" in t:  # -hierarchical_percentage: "1234(2.32%)"
+        t = t[:t.rfind("(")].strip()
     return count_or_fraction(t, what=what, source=source)
 
 
 def parse_hierarchical(text: str, source: str = "<report_utilization -hierarchical>") -> dict:
+    return parse_hierarchical_report(report_file.from_text(text, source))
+
+
+def parse_hierarchical_report(rep: report_file.Report) -> dict:
     """-> {"top": name, "module": ..., "total": {...}, "by_instance": {"u_a": {...}, "u_a/u_b": ...}}.
     Instance paths are relative to the top ("/"-joined); "(name)" rows (an instance's own logic
     without its children) are left out. Each entry has lut, ff, dsp, bram36_equiv (RAMB36 +
     RAMB18/2) and whatever else the report's columns give (lut_logic, lutram, srl, ramb36,
     ramb18, uram, muxf7, ...)."""
-    text = require_text(text, source)
-    header = parse_header(text)
-    cmd = command_name(header)
-    if cmd is not None and cmd != "report_utilization":
-        raise ReportError(f"{source}: header says Command {cmd}, not report_utilization")
-    lines = text.split("\n")
+    report_file.expect_command(rep, "report_utilization")
+    source, lines, header = rep.source, rep.lines, rep.header
     secs = [s for s in _find_sections(lines) if s[1].lower() == "utilization by hierarchy"]
     if not secs:
         raise ReportError(f"{source}: no 'Utilization by Hierarchy' section; not a complete "
@@ -301,4 +332,4 @@ def parse_hierarchical(text: str, source: str = "<report_utilization -hierarchic
 
 
 def parse_hierarchical_file(path) -> dict:
-    return parse_hierarchical(read_report(path), str(path))
+    return parse_hierarchical_report(report_file.read(path))

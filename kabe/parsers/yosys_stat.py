@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from kabe.parsers import ReportError
+from kabe.parsers import report_file
 
 LUT_LOGIC = {"LUT1": 1, "LUT2": 1, "LUT3": 1, "LUT4": 1, "LUT5": 1, "LUT6": 1, "LUT6_2": 1, "INV": 1}
 LUT_MEMORY = {"RAM32M": 4, "RAM64M": 4, "RAM16X1D": 2, "RAM32X1D": 2, "RAM64X1D": 2, "RAM128X1D": 4,
@@ -71,7 +72,8 @@ def parse_stat_text(text: str, origin: str = "<stat>") -> dict[str, dict]:
     mods: dict[str, dict] = {}
     cur = None
     mode = None
-    for line in text.splitlines():
+    # blank lines change nothing below: skip them at C speed (a report of millions of them is not a stat)
+    for line in filter(str.strip, text.splitlines()):
         m = _SECTION.match(line)
         if m:
             cur = {"cells": None, "types": {}, "submodules": {}, "submodule_count": None}
@@ -117,24 +119,16 @@ def parse_stat_text(text: str, origin: str = "<stat>") -> dict[str, dict]:
 def parse_stat_json(obj: dict | str | Path, origin: str | None = None) -> dict[str, dict[str, int]]:
     """{module: {type: count}} (submodule types included) from `stat -json` output."""
     if not isinstance(obj, dict):
-        p = Path(obj)
-        origin = origin or str(p)
-        try:
-            text = p.read_text()
-        except OSError as e:
-            raise ReportError(f"{p}: cannot read the Yosys stat report: {e.strerror}") from None
-        if not text.strip():
-            raise ReportError(f"{p}: empty Yosys stat report")
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ReportError(f"{p}: truncated or malformed stat -json output ({e.msg} at line {e.lineno})") from None
+        rep = report_file.read(obj)
+        obj, origin = _json(rep), origin or rep.source
     origin = origin or "<stat -json>"
     mods = obj.get("modules") if isinstance(obj, dict) else None
     if not mods:
         raise ReportError(f"{origin}: stat -json output has no modules")
     out = {}
     for name, m in mods.items():
+        if not isinstance(m, dict):
+            raise ReportError(f"{origin}: module {name!r} is not a stat record")
         types = m.get("num_cells_by_type")
         if types is None or "num_cells" not in m:
             raise ReportError(f"{origin}: module {name!r} has no cell counts")
@@ -186,16 +180,7 @@ def parse_utilization(stat_txt: str | Path, hier_json: str | Path | None = None,
                       top_instances_json: str | Path | None = None) -> dict:
     """The utilization record from the flow's files: the flattened `stat` text (totals), and
     optionally the hierarchical `stat -json` plus the top module's netlist (by_instance)."""
-    p = Path(stat_txt)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise ReportError(f"{p}: cannot read the Yosys stat report: {e.strerror}") from None
-    mods = parse_stat_text(text, str(p))
-    flat = [n for n in mods if n != "design hierarchy"]
-    if len(flat) != 1:
-        raise ReportError(f"{p}: expected the stat of one flattened module, found {flat}")
-    rec = utilization_from_counts(mods[flat[0]]["types"])
+    rec = _flat_text(report_file.read(stat_txt))
     if hier_json is not None and top_instances_json is not None:
         per_module = parse_stat_json(hier_json)
         try:
@@ -209,3 +194,39 @@ def parse_utilization(stat_txt: str | Path, hier_json: str | Path | None = None,
         instances = {n: c["type"] for n, c in (m.get("cells") or {}).items()}
         rec["by_instance"] = by_instance(per_module, top.lstrip("\\"), instances)
     return rec
+
+
+def _json(rep: report_file.Report) -> dict:
+    try:
+        obj = json.loads(rep.text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{rep.source}: truncated or malformed stat -json output ({e.msg} at line {e.lineno})") from None
+    if not isinstance(obj, dict):
+        raise ReportError(f"{rep.source}: stat -json output is not a JSON object")
+    return obj
+
+
+def _flat_text(rep: report_file.Report) -> dict:
+    mods = parse_stat_text(rep.text, rep.source)
+    flat = [n for n in mods if n != "design hierarchy"]
+    if len(flat) != 1:
+        raise ReportError(f"{rep.source}: expected the stat of one flattened module, found {flat[:5]}")
+    return utilization_from_counts(mods[flat[0]]["types"])
+
+
+def parse_report(rep: report_file.Report) -> dict:
+    """The utilization record of a `stat` report, text or `stat -json` (as the open flow archives
+    yosys_stat.txt and yosys_stat.json). For JSON, Yosys's own "design" totals (the whole
+    hierarchy, flattened) when it prints them, else the one module."""
+    if rep.text.lstrip()[:1] != "{":
+        return _flat_text(rep)
+    obj = _json(rep)
+    per_module = parse_stat_json(obj, rep.source)
+    design = obj.get("design")
+    if isinstance(design, dict) and isinstance(design.get("num_cells_by_type"), dict):
+        return utilization_from_counts({k: v for k, v in design["num_cells_by_type"].items()
+                                        if isinstance(v, int)})
+    if len(per_module) != 1:
+        raise ReportError(f"{rep.source}: stat -json has {len(per_module)} modules and no \"design\" "
+                          f"totals; cannot tell which is the top")
+    return utilization_from_counts(next(iter(per_module.values())))

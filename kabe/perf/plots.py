@@ -26,6 +26,17 @@ _BOUND = "#222222"
 _COLORS = {"matmul": "#55a868", "attention_cpu": "#dd8452", "attention_pl": "#8172b3", "misc": "#b0b0b0"}
 
 
+def legend_entries(axes) -> tuple[list, list[str]]:
+    """One legend for several panels: each label once, in the order the panels first use it."""
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    return handles, labels
+
+
 def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Board = PYNQ_Z1) -> Path:
     """Write the Figure-1-style PNG to `path` and return it."""
     rows = wl.figure1(board=board) if rows is None else rows
@@ -116,12 +127,7 @@ def plot_token_budget(path: str | Path, rows: list[tb.Budget] | None = None) -> 
         ax.set_yticks(ys, [f"context {b.context}\nPL share {b.pl_share:.0%}" for b in sub])
         ax.set_xlim(0, 1)
         ax.set_title(title, fontsize=10, loc="left")
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
+    handles, labels = legend_entries(axes)
     axes[-1].set_xlabel("share of one token's time")
     fig.suptitle("SmolLM2-135M, ternary matmul at 9.16 G weights/s: time per token", fontsize=11)
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)

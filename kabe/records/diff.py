@@ -1,33 +1,24 @@
 """`kabe diff [A] [B]`: what one commit changed in every design's metrics, as a Markdown table
-ready for a pull-request comment. B defaults to the newest archived commit, A to B's parent."""
+ready for a pull-request comment. A and B are git refs (HEAD~1, a branch, a tag, a sha). B defaults
+to HEAD's build; A, per design, to the nearest ancestor of B with a clean archive, and the table
+says which. A dirty build (uncommitted changes) is compared only when asked for: `<ref>-dirty`,
+or `--dirty` for the working tree's build as B."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kabe.records import history
-from kabe.records.load import Invalid
+from kabe.errors import UserError
 from kabe.paths import CORES, REPORTS, ROOT
+from kabe.records import gitrefs, history
+from kabe.records.numbers import delta as _delta, value as _fmt
+from kabe.records.load import Invalid
 
 _MAX_LISTED_INVALID = 20
 
 
-def _fmt(v, metric: str = "") -> str:
-    if v is None:
-        return "-"
-    if metric.endswith("_ns"):
-        return f"{v:+.3f}"
-    return f"{v:,}" if isinstance(v, int) else f"{v:,g}"
-
-
-def _delta(a, b) -> str:
-    if a is None or b is None:
-        return "-"
-    d = b - a
-    if d == 0:
-        return "0"
-    pct = f" ({d / abs(a):+.1%})" if a else ""
-    return (f"{d:+.3f}" if isinstance(d, float) else f"{d:+,}") + pct
+def _ago(n: int) -> str:
+    return "the working tree's base commit" if n == 0 else f"{n} commit{'s' if n > 1 else ''} before"
 
 
 def _short(archive_name: str) -> str:
@@ -35,11 +26,8 @@ def _short(archive_name: str) -> str:
     return archive_name[:12] + ("-dirty" if archive_name.endswith("-dirty") else "")
 
 
-def resolve(commit: str | None, entries: list[history.Entry]) -> str | None:
-    if commit is None:
-        return entries[-1].commit if entries else None
-    matches = sorted({e.commit for e in entries if e.commit.startswith(commit) or e.sha.startswith(commit)})
-    return matches[0] if matches else commit
+class DiffError(UserError, ValueError):
+    """Nothing to compare: no archives, or none for the commit asked for."""
 
 
 def _md(text: str, limit: int = 200) -> str:
@@ -66,34 +54,91 @@ def _invalid_lines(invalid: list[Invalid], commits: set[str], reports_root: Path
     return lines
 
 
+def pick(ref: str, archived: set[str], root: Path = ROOT, reports_root: Path = REPORTS) -> str:
+    """The archive name (sha or sha-dirty) for a ref as typed: HEAD~1, a branch, a tag, a sha.
+    A dirty build is only ever picked when asked for by name: `<ref>-dirty`."""
+    want_dirty = ref.endswith("-dirty")
+    base = ref.removesuffix("-dirty")
+    sha = gitrefs.try_resolve(base, root)
+    if sha is None:  # an archive of a commit this clone does not have (copied from elsewhere)
+        found = sorted(n for n in archived if n.removesuffix("-dirty").startswith(base.lower()) and
+                       n.endswith("-dirty") == want_dirty) if len(base) >= 4 else []
+        if len(found) > 1:
+            raise DiffError(f"{ref!r} is ambiguous: {', '.join(_short(n) for n in found)}; give more of the sha")
+        if not found:
+            gitrefs.resolve(base, root)  # raises RefError naming the ref
+        return found[0]
+    name = sha + ("-dirty" if want_dirty else "")
+    if name not in archived:
+        hint = (f"; only a dirty build exists: ask for it as {sha[:12]}-dirty"
+                if not want_dirty and f"{sha}-dirty" in archived else "")
+        raise DiffError(f"no archived builds for {ref} ({_short(name)}) under {reports_root}{hint}; build that "
+                        f"commit first (`doit build`) or name one that was built")
+    return name
+
+
+def _default_b(archived: set[str], root: Path, dirty: bool) -> tuple[str, str]:
+    """(archive, how it was chosen): HEAD's clean build, else the nearest built ancestor of HEAD."""
+    head = gitrefs.head(root)
+    if head is None:
+        raise DiffError(f"{root} is not a git checkout with commits; name both builds: kabe diff <A> <B>")
+    if dirty:
+        if f"{head}-dirty" not in archived:
+            raise DiffError(f"no build of the working tree ({head[:12]}-dirty) under reports/; run `doit build` "
+                            f"with your changes first")
+        return f"{head}-dirty", "the working tree's build (HEAD with uncommitted changes)"
+    if head in archived:
+        return head, "HEAD"
+    for n, sha in enumerate(gitrefs.ancestors(head, root), start=1):
+        if sha in archived:
+            return sha, f"the nearest built commit, {n} before HEAD (HEAD itself has no clean archive)"
+    raise DiffError(f"no clean archive for HEAD ({head[:12]}) or any commit before it; run `doit build` first"
+                    + (" (only dirty builds exist: name one as <sha>-dirty)" if archived else ""))
+
+
 def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Path = ROOT,
-           cores_root: Path = CORES) -> str:
-    """B defaults to the newest archived commit. A defaults, per design and flow, to the nearest
-    earlier archived build in git order (usually B's parent; further back when the parent was not built).
-    Every record is validated and its verdict recomputed (kabe.records.load); the invalid ones are listed."""
+           cores_root: Path = CORES, *, dirty: bool = False) -> str:
+    """B defaults to HEAD's clean build (dirty=True: the working tree's build). A defaults, per design
+    and flow, to the nearest ancestor of B with a clean archive of it, and the table says which.
+    Every record is validated and its verdict recomputed (kabe.records.load); the invalid ones are listed.
+    Raises DiffError / gitrefs.RefError (UserErrors) when there is nothing to compare."""
     scanned = history.scan(reports_root, root, cores_root)
     entries = scanned.entries
-    b = resolve(b, entries)
+    archived = {e.commit for e in entries}
+    if not archived:
+        raise DiffError("\n".join([f"no valid archived builds under {reports_root} yet; run `doit build` first",
+                                    *_invalid_lines(scanned.invalid, set(), Path(reports_root))]))
     if b is None:
-        return "\n".join(["kabe diff: no valid archived builds under reports/ yet; run `doit build:<design>` first",
-                          *_invalid_lines(scanned.invalid, set(), Path(reports_root))]) + "\n"
+        b, b_how = _default_b(archived, root, dirty)
+    else:
+        b_how = b
+        b = pick(b, archived, root, reports_root)
     after = {(e.design, e.flow): e for e in entries if e.commit == b}
+    before: dict[tuple[str, str], history.Entry] = {}
+    distance: dict[tuple[str, str], int] = {}
     if a is not None:
-        a = resolve(a, entries)
+        a = pick(a, archived, root, reports_root)
         before = {(e.design, e.flow): e for e in entries if e.commit == a}
         title = _short(a)
     else:
-        position = {id(e): i for i, e in enumerate(entries)}
-        before = {}
-        for key, new in after.items():
-            earlier = [e for e in entries[: position[id(new)]] if (e.design, e.flow) == key and e.commit != b]
-            if earlier:
-                before[key] = earlier[-1]
-        title = "the previous archived build of each design"
-    lines = [f"### kabe: {_short(b)} vs {title}", ""]
-    if not after:
-        return "\n".join(lines + [f"No valid archived builds for {_md(b)}.",
-                                   *_invalid_lines(scanned.invalid, {b}, Path(reports_root)), ""])
+        by_commit: dict[str, dict] = {}
+        for e in entries:
+            if not e.commit.endswith("-dirty"):  # never compared with a dirty build unless named
+                by_commit.setdefault(e.commit, {})[(e.design, e.flow)] = e
+        try:
+            older = gitrefs.ancestors(b.removesuffix("-dirty"), root)
+        except gitrefs.RefError:
+            raise DiffError(f"{_short(b)} is not in this clone's history, so its ancestors are unknown; "
+                            f"name the build to compare with: kabe diff <A> {_short(b)}") from None
+        if b.endswith("-dirty"):  # the working tree's base commit is its nearest clean ancestor
+            older.insert(0, b.removesuffix("-dirty"))
+        for key in after:
+            for n, sha in enumerate(older, start=0 if b.endswith("-dirty") else 1):
+                if key in by_commit.get(sha, {}):
+                    before[key], distance[key] = by_commit[sha][key], n
+                    break
+        title = "the nearest ancestor with a clean archive"
+    lines = [f"### kabe: {_short(b)} vs {title}", "", f"After: {_short(b)} ({b_how}).", ""]
     lines += ["| design | flow | metric | before | after | delta | |", "|---|---|---|---|---|---|---|"]
     for key in sorted(after):
         new, old = after[key], before.get(key)
@@ -108,13 +153,19 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
                 flag = "**timing fails**"
             if metric == "wns_ns" and new.record["timing"].get("estimated"):
                 label = "WNS ns (estimate)"
-            cells = [key[0], key[1], label, _fmt(ov, metric), _fmt(nv, metric), _delta(ov, nv), flag]
+            cells = [key[0], key[1], label, _fmt(ov, metric), _fmt(nv, metric), _delta(ov, nv, metric), flag]
             lines.append("| " + " | ".join(cells) + " |")
         verdict = "pass" if new.passed else "FAIL"
         was = ("pass" if old.passed else "FAIL") if old else "-"
         lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | {'**gate fails**' if verdict == 'FAIL' else ''} |")
-    if a is None and before:
-        lines += ["", "Compared with: " + ", ".join(f"{k[0]} {_short(e.commit)}" for k, e in sorted(before.items()))]
+    if a is None:
+        lines.append("")
+        if before:
+            lines.append("Compared with the nearest ancestor that has a clean archive of each design: " + "; ".join(
+                f"{k[0]} {k[1]} {_short(e.commit)} ({_ago(distance[k])})" for k, e in sorted(before.items())))
+        unbuilt = sorted(set(after) - set(before))
+        if unbuilt:
+            lines.append("No clean archive on any ancestor: " + ", ".join(f"{d} {f}" for d, f in unbuilt))
     compared = {b} | ({a} if a else set()) | {e.commit for e in before.values()}
     lines += _invalid_lines(scanned.invalid, compared, Path(reports_root))
     return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from pathlib import Path
 from kabe import gate
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import load as record_load
+from kabe.records.lineage import order_refs
 
 # What a person compares between builds, in the order the tables show them.
 METRICS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36"), ("carry4", "CARRY4"),
@@ -49,9 +50,10 @@ class History:
 
 
 def git_order(root: Path = ROOT) -> list[str]:
-    """Commits oldest first (topological), so plots run along history, not along file dates."""
+    """Commits oldest first (topological), so plots run along history, not along file dates. The
+    base branch counts too: a pulled archive holds its commits even where HEAD does not descend from them."""
     try:
-        out = subprocess.run(["git", "rev-list", "--topo-order", "--reverse", "HEAD"], cwd=root,
+        out = subprocess.run(["git", "rev-list", "--topo-order", "--reverse", *order_refs(root)], cwd=root,
                              capture_output=True, text=True, check=True).stdout
     except (subprocess.CalledProcessError, FileNotFoundError):
         return []

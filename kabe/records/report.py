@@ -1,65 +1,56 @@
-"""`doit report`: reports/index.html, one self-contained page (images inlined, no network) with
-every design's metrics over commits, the bandwidth wall, the token budget and the V80 what-if."""
+"""`doit report`: reports/index.html, one self-contained page (plots inlined, no network) with every
+design's metrics over commits, the latest build and simulation of each design, the bandwidth wall,
+the token budget and the V80 what-if.
+
+Files: reports/index.html (links to each archive's raw reports, relative to reports/) and
+reports/site/ (the page's figures as files: history_<design>.svg, wall.png, token_budget.png).
+Figures are drawn in a temporary folder under reports/ that is removed when the page is written.
+"""
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
 import html
+import re
 import tempfile
 from pathlib import Path
 
-import matplotlib
+from kabe.paths import CORES, REPORTS, ROOT
+from kabe.records import gitrefs, history, lineage, sim_results
+from kabe.records.archive import write_atomic, write_text_atomic
+from kabe.records.load import Invalid
+from kabe.records.report_plot import inline_svg, plot_design
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from kabe.records import history  # noqa: E402
-from kabe.records.archive import write_atomic, write_text_atomic  # noqa: E402
-from kabe.records.load import Invalid  # noqa: E402
-from kabe.paths import CORES, REPORTS, ROOT  # noqa: E402
-
-_PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
-_FLOW_STYLE = {"open": dict(marker="o", ls="--", label="open flow (WNS: pre-route estimate)"),
-               "vivado": dict(marker="s", ls="-", label="vivado (sign-off)")}
-
-
-def plot_design(design: str, entries: list[history.Entry], path: Path) -> Path:
-    """Metrics over commits in git order; estimated and sign-off timing drawn as different series;
-    a failing gate (the verdict recomputed from the numbers, kabe.records.load) is a red cross."""
-    commits = list(dict.fromkeys(e.commit for e in entries))
-    x_of = {c: i for i, c in enumerate(commits)}
-    fig, axes = plt.subplots(1, len(_PANELS), figsize=(3.2 * len(_PANELS), 3.0))
-    for ax, (key, label) in zip(axes, _PANELS):
-        for flow in sorted({e.flow for e in entries}):
-            pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]
-            pts = [p for p in pts if p[1] is not None]
-            if not pts:
-                continue
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], **_FLOW_STYLE.get(flow, {"marker": "o"}))
-            bad = [p for p in pts if not p[2]]
-            if bad:
-                ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80, color="red", zorder=5,
-                           label="gate failed")
-        if key == "wns_ns":
-            ax.axhline(0, color="red", lw=0.8)
-        ax.set_title(label, fontsize=10)
-        ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "") for c in commits],
-                      rotation=45, fontsize=7)
-    handles, labels = axes[-1].get_legend_handles_labels()
-    if handles:
-        fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    # A '$' would start matplotlib's math text (history only passes valid design names; this is for any caller).
-    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; * = dirty tree)", fontsize=11)
-    fig.tight_layout(rect=(0, 0.08, 1, 0.95))
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+# CJK text (the V80 what-if quotes its Japanese source) is wrapped in <span class="cjk">, a whole
+# quotation at a time, so the page can swap it for a note where no font can draw it, instead of
+# showing glyph boxes.
+_CJK_CHARS = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_CJK_QUOTE = re.compile(f"(['\"])([^'\"]*[{_CJK_CHARS}][^'\"]*)\\1")
+_CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
+_CJK_FALLBACK = "[Japanese text: no CJK font on this machine; see kabe/perf/whatif_v80.py]"
 
 
 def _img(path: Path, alt: str) -> str:
     data = base64.b64encode(path.read_bytes()).decode()
     return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _text(s: str) -> str:
+    """Escaped text with CJK marked for the page's font check: a quotation as one unit, else each run."""
+    def runs(t: str) -> str:
+        out, pos = [], 0
+        for m in _CJK_RUN.finditer(t):
+            out += [html.escape(t[pos:m.start()]), f'<span class="cjk" lang="ja">{html.escape(m.group())}</span>']
+            pos = m.end()
+        return "".join(out) + html.escape(t[pos:])
+
+    out, pos = [], 0
+    for m in _CJK_QUOTE.finditer(s):
+        q = html.escape(m.group(1))
+        out += [runs(s[pos:m.start()]), f'{q}<span class="cjk" lang="ja">{html.escape(m.group(2))}</span>{q}']
+        pos = m.end()
+    return "".join(out) + runs(s[pos:])
 
 
 def markdown_table_to_html(md: str) -> str:
@@ -69,8 +60,8 @@ def markdown_table_to_html(md: str) -> str:
     def flush():
         if rows:
             head, *body = rows
-            out.append("<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in head) + "</tr>"
-                       + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body)
+            out.append("<table><tr>" + "".join(f"<th>{_text(c)}</th>" for c in head) + "</tr>"
+                       + "".join("<tr>" + "".join(f"<td>{_text(c)}</td>" for c in r) + "</tr>" for r in body)
                        + "</table>")
             rows.clear()
 
@@ -83,23 +74,129 @@ def markdown_table_to_html(md: str) -> str:
         else:
             flush()
             if s:
-                out.append(f"<p>{html.escape(s.lstrip('#').strip())}</p>")
+                out.append(f"<p>{_text(s.lstrip('#').strip())}</p>")
     flush()
     return "\n".join(out)
 
 
-def _latest_table(entries: list[history.Entry]) -> str:
+def _commit_cell(commit: str, head: str | None) -> str:
+    short = commit[:12] + ("-dirty" if commit.endswith("-dirty") else "")
+    tag = " (HEAD)" if head and commit == head else " (HEAD + uncommitted changes)" if head and commit == f"{head}-dirty" else ""
+    return f"<code>{html.escape(short)}</code>{tag}"
+
+
+def _raw_links(e: history.Entry, reports_root: Path) -> str:
+    folder = Path(reports_root) / e.commit / e.design / e.flow
+    names = sorted(p.name for p in folder.iterdir() if p.is_file()) if folder.is_dir() else []
+    return " ".join(f'<a class="raw" href="{html.escape(f"{e.commit}/{e.design}/{e.flow}/{n}")}">{html.escape(n)}</a>'
+                    for n in names)
+
+
+def _gate_cells(e: history.Entry) -> str:
+    """pass, or FAIL with the reason beside it (every reason on hover)."""
+    if e.passed:  # the verdict recomputed from the numbers (kabe.records.load), never the record's own
+        return '<td class="pass">pass</td><td></td>'
+    failures = list(e.verdict.failures) or ["the gate failed (no reason recorded)"]
+    more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+    return (f'<td class="fail">FAIL</td><td class="why" title="{html.escape(chr(10).join(failures))}">'
+            f'{html.escape(failures[0])}{more}</td>')
+
+
+def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path) -> str:
     latest: dict[tuple[str, str], history.Entry] = {}
-    for e in entries:
+    for e in entries:  # git order: the last one wins
         latest[(e.design, e.flow)] = e
-    md = ["| design | flow | commit | LUT | FF | DSP | BRAM36 | WNS ns | timing | gate |", "|---|---|---|---|---|---|---|---|---|---|"]
+    commits = {e.commit for e in latest.values()}
+    note = (f'<p class="note">Each row is the latest archived build of that design and flow, so rows come '
+            f'from {len(commits)} different commits: read the commit column.</p>' if len(commits) > 1 else
+            f'<p class="note">Every row comes from commit {_commit_cell(next(iter(commits)), head)}.</p>')
+    head_row = ("<tr><th>design</th><th>flow</th><th>commit</th><th>LUT</th><th>FF</th><th>DSP</th><th>BRAM36</th>"
+                "<th>WNS ns</th><th>timing</th><th>gate</th><th>why it failed</th><th>raw reports</th></tr>")
+    rows = []
     for (design, flow), e in sorted(latest.items()):
-        t = e.record["timing"]
-        wns = t.get("wns_ns")
-        md.append(f"| {design} | {flow} | {e.commit[:12]} | {e.value('lut')} | {e.value('ff')} | {e.value('dsp')} | "
-                  f"{e.value('bram36_equiv')} | {'-' if wns is None else f'{wns:+.3f}'} | "
-                  f"{'pre-route estimate' if t.get('estimated') else 'sign-off'} | "
-                  f"{'pass' if e.passed else 'FAIL'} |")
+        wns = e.record["timing"].get("wns_ns")
+        cells = [html.escape(design), html.escape(flow), _commit_cell(e.commit, head)]
+        cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
+        cells += ["-" if wns is None else f"{wns:+.3f}",
+                  "pre-route estimate" if e.record["timing"].get("estimated") else "sign-off"]
+        rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
+                    + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e)
+                    + f"<td>{_raw_links(e, reports_root)}</td></tr>")
+    return note + "<table>" + head_row + "".join(rows) + "</table>"
+
+
+def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
+    entries, unreadable = sim_results.load(reports_root, root)
+    latest = sim_results.latest_per_design(entries)
+    skipped = (f'<p class="note">{len(unreadable)} result.json file(s) could not be read and are left out: '
+               f'{html.escape(", ".join(str(p) for p in unreadable))}</p>') if unreadable else ""
+    if not latest:
+        return "<p>No simulation archived yet: <code>doit sim:&lt;design&gt;</code> writes one.</p>" + skipped
+    rows = []
+    for design, e in latest.items():
+        r = e.result
+        verdict = "pass" if r["passed"] else "FAIL"
+        why = "; ".join(r["problems"]) if r["problems"] else ""
+        link = f'<a class="raw" href="{html.escape(f"{e.commit}/{design}/sim/result.json")}">result.json</a>'
+        rows.append(f"<tr><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
+                    f"<td>{r['rows']:,}</td><td>{r['seed']}</td><td>{r['mismatches']:,}</td>"
+                    f"<td>{r['beats_per_cycle']:.3f}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
+                    f"<td>{html.escape(why)}</td><td>{link}</td></tr>")
+    return ("<table><tr><th>design</th><th>commit</th><th>rows</th><th>seed</th><th>mismatches</th>"
+            "<th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows) + "</table>"
+            + skipped)
+
+
+_STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
+th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
+.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+.cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",sans-serif}"""
+
+# The page checks itself: every plot must have drawn, and CJK text must have a font that draws it
+# (else it is replaced by a note, never shown as boxes). The browser test reads the result from the DOM.
+_SELF_CHECK = """<script>
+function kabeCjkDrawable() {
+  var c = document.createElement('canvas').getContext('2d');
+  c.font = '32px ' + getComputedStyle(document.querySelector('.cjk') || document.body).fontFamily;
+  // With no font for it, a CJK character is drawn as the same "missing glyph" box as a private-use one.
+  return c.measureText('\\u58c1\\u58c1\\u58c1').width !== c.measureText('\\ue000\\ue000\\ue000').width;
+}
+window.addEventListener('load', function () {
+  var plots = Array.prototype.slice.call(document.querySelectorAll('img.plot, svg.plot'));
+  var ok = plots.length > 0 && plots.every(function (p) {
+    return p.tagName.toLowerCase() === 'img' ? (p.complete && p.naturalWidth > 0) : p.getBoundingClientRect().width > 0;
+  });
+  document.body.setAttribute('data-plots', plots.length);
+  document.body.setAttribute('data-plots-ok', ok ? 'yes' : 'no');
+  var cjk = Array.prototype.slice.call(document.querySelectorAll('.cjk'));
+  var drawable = cjk.length === 0 || kabeCjkDrawable();
+  if (!drawable) cjk.forEach(function (s) { s.textContent = '""" + _CJK_FALLBACK + """'; s.className = 'cjk-fallback'; });
+  document.body.setAttribute('data-cjk', cjk.length === 0 ? 'none' : (drawable ? 'font' : 'fallback'));
+});
+</script>"""
+
+
+def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: str | None) -> str:
+    """One sentence under the page title: how many archived commits lie on the base branch (lines) and
+    how many only on this branch (hollow points)."""
+    commits = list(dict.fromkeys(e.commit for e in entries))
+    if on_base is None:
+        return f"{len(commits)} archived commit(s) in git order; no base branch found, so all are drawn as one line."
+    others = [c for c in commits if c not in on_base]
+    return (f"{len(commits)} archived commit(s) in git order: {len(commits) - len(others)} on {branch} (lines), "
+            f"{len(others)} not on it (hollow points: this branch or a dirty tree).")
+
+
+def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch: str | None) -> str:
+    """Every archived commit in git order, oldest first, and whether it lies on the base branch."""
+    md = [f"| commit | on {branch or 'the base branch'} | builds | gates failed |", "|---|---|---|---|"]
+    for commit in dict.fromkeys(e.commit for e in entries):
+        builds = [e for e in entries if e.commit == commit]
+        failed = [f"{e.design} ({e.flow})" for e in builds if not e.passed]  # the recomputed verdict
+        where = "-" if on_base is None else ("yes" if commit in on_base else "no (this branch)")
+        md.append(f"| {commit[:12]}{'-dirty' if commit.endswith('-dirty') else ''} | {where} | {len(builds)} | "
+                  f"{', '.join(failed) or '-'} |")
     return markdown_table_to_html("\n".join(md))
 
 
@@ -113,48 +210,64 @@ def _invalid_section(invalid: list[Invalid], reports_root: Path) -> str:
             f"given no verdict: kabe shows only what it can check.</p><ul class=\"invalid\">{items}</ul>")
 
 
-_STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
-th{background:#f0f0f0}img.plot{max-width:100%;display:block;margin:.5em 0}.note{color:#666;font-size:13px}"""
+def _sweeps_section(reports_root: Path) -> str:
+    """The newest sweep of each design and flow (kabe.sweep writes sweep.json and pareto.png beside its
+    variants): its Pareto plot and its best variant. Read as files: records never import the sweep."""
+    import json
 
-# The page checks itself: every plot must have decoded. The browser test reads the result from the DOM.
-_SELF_CHECK = """<script>
-window.addEventListener('load', function () {
-  var imgs = Array.prototype.slice.call(document.querySelectorAll('img.plot'));
-  var ok = imgs.length > 0 && imgs.every(function (i) { return i.complete && i.naturalWidth > 0; });
-  document.body.setAttribute('data-plots', imgs.length);
-  document.body.setAttribute('data-plots-ok', ok ? 'yes' : 'no');
-});
-</script>"""
+    newest: dict[tuple[str, str], Path] = {}
+    for f in sorted(reports_root.glob("*/*/sweep-*/sweep.json"), key=lambda p: p.stat().st_mtime):
+        newest[(f.parent.parent.name, f.parent.name)] = f
+    parts = []
+    for (design, kind), f in sorted(newest.items()):
+        png = f.parent / "pareto.png"
+        try:
+            summary = json.loads(f.read_text())
+            n, best = len(summary["variants"]), summary.get("best")
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a sweep.json kabe did not write is not shown
+        caption = (f"{n} variants at {str(summary.get('commit', ''))[:12]}; best passing: {best}" if best
+                   else f"{n} variants; none passed the gate")
+        parts.append(f"<h3>{html.escape(design)} ({html.escape(kind)})</h3><p class=\"note\">{html.escape(caption)}</p>"
+                     + (_img(png, f"{design} sweep: LUT against WNS") if png.is_file() else ""))
+    return "<h2>Sweeps (LUT against WNS, coloured by DSP)</h2>" + "".join(parts) if parts else ""
 
 
 def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = CORES) -> Path:
-    with tempfile.TemporaryDirectory(prefix="kabe-report-") as work:  # private and fresh: no fixed name to plant a link at
-        return _build_report(Path(reports_root), root, cores_root, Path(work))
-
-
-def _build_report(reports_root: Path, root: Path, cores_root: Path, work: Path) -> Path:
     from kabe.perf import plots, token_budget, wall, whatif_v80
 
-    scanned = history.scan(reports_root, root, cores_root)
+    reports_root = Path(reports_root)
+    scanned = history.scan(reports_root, root, cores_root)  # validated, verdicts recomputed
     entries = scanned.entries
+    head = gitrefs.head(root)
+    base_branch = lineage.base_branch(root)
+    base_ref = lineage.base_branch_ref(root, branch=base_branch)
+    on_base = lineage.commits_on(base_ref, root) if base_ref else None
     files: dict[str, Path | str] = {}
-    sections = []
-    for design in sorted({e.design for e in entries}):
-        png = plot_design(design, [e for e in entries if e.design == design], work / f"history_{design}.png")
-        files[png.name] = png
-        sections.append(f"<h3>{html.escape(design)}</h3>{_img(png, design + ' metrics over commits')}")
-    wall_png = plots.plot_wall(work / "wall.png")
-    budget_png = plots.plot_token_budget(work / "token_budget.png")
-    files.update({"wall.png": wall_png, "token_budget.png": budget_png})
-    stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>kabe report</title><style>{_STYLE}</style></head>
+    # The figures are drawn in a private, fresh temp folder: no fixed name under reports/ to plant a link at.
+    with tempfile.TemporaryDirectory(prefix="kabe-report-") as work:
+        work = Path(work)
+        sections = []
+        for design in sorted({e.design for e in entries}):
+            svg = plot_design(design, [e for e in entries if e.design == design], work / f"history_{design}.svg",
+                              cores_root, on_base)
+            files[svg.name] = svg.read_text()
+            sections.append(f"<h3>{html.escape(design)}</h3>{inline_svg(svg)}")
+        wall_png = plots.plot_wall(work / "wall.png")
+        budget_png = plots.plot_token_budget(work / "token_budget.png")
+        files.update({"wall.png": wall_png.read_bytes(), "token_budget.png": budget_png.read_bytes()})
+        stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        page = f"""<!doctype html><html><head><meta charset="utf-8"><title>kabe report</title><style>{_STYLE}</style></head>
 <body><h1>kabe: builds, the wall and the token budget</h1>
 <p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
 is recomputed from the numbers. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
-<h2>Latest build per design</h2>{_latest_table(entries) if entries else '<p>No builds archived yet.</p>'}
+<p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
+<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root) if entries else '<p>No builds archived yet.</p>'}
+<h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
+<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch) if entries else ''}
+{_sweeps_section(reports_root)}
 {_invalid_section(scanned.invalid, reports_root)}
 <h2>The bandwidth wall (Figure 1)</h2>{_img(wall_png, 'bandwidth wall per stage')}
 {markdown_table_to_html(wall.render_markdown(wall.figure1()))}
@@ -163,6 +276,5 @@ pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign
 <h2>Alveo V80 what-if (the forum post's arithmetic)</h2>{markdown_table_to_html(whatif_v80.render_markdown())}
 {_SELF_CHECK}</body></html>
 """
-    files["index.html"] = page
-    write_atomic(reports_root / "site", files, root=reports_root)  # the PNGs as files too, for people who want them
+    write_atomic(reports_root / "site", files, root=reports_root)  # the figures as files, for people who want them
     return write_text_atomic(reports_root / "index.html", page, root=reports_root)

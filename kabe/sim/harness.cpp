@@ -10,8 +10,11 @@
 // catch extra words; a cycle limit turns a hung design into an error instead of a hang.
 //
 // Usage:
-//   harness --summary S.json --max-cycles N [--reset-cycles R] [--drain D]
+//   harness --summary S.json --max-cycles N [--reset-cycles R] [--drain D] [--usr-access WORD]
 //           --port IN.bin EXPECTED_WORDS OUT.bin   (once per port, in port order)
+// --usr-access: the simulated PL's USR_ACCESS register (on the board: USR_ACCESSE2, the configured
+// bitstream's commit word, read over a GPIO); reported back in the summary as "usr_access" (null
+// when not given). The deploy tests' simulated board sets it from the .bit it "programs".
 // Exit status: 0 done, 2 bad arguments / IO error, 3 cycle limit reached (summary still written).
 
 #include "kabe_design.h"  // first: it names the top header
@@ -155,6 +158,7 @@ std::string json_escape(const std::string& s) {
 int main(int argc, char** argv) {
     std::string summary_path;
     uint64_t max_cycles = 0, reset_cycles = 4, drain = 32;
+    long long usr_access = -1;  // -1: not given
     std::vector<Port> ports;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -165,6 +169,13 @@ int main(int argc, char** argv) {
         else if (a == "--max-cycles") { need(1); max_cycles = std::strtoull(argv[++i], nullptr, 10); }
         else if (a == "--reset-cycles") { need(1); reset_cycles = std::strtoull(argv[++i], nullptr, 10); }
         else if (a == "--drain") { need(1); drain = std::strtoull(argv[++i], nullptr, 10); }
+        else if (a == "--usr-access") {
+            need(1);
+            char* end = nullptr;
+            const unsigned long long v = std::strtoull(argv[++i], &end, 0);
+            if (!end || *end || v > 0xFFFFFFFFull) die("--usr-access %s is not a 32-bit word", argv[i]);
+            usr_access = static_cast<long long>(v);
+        }
         else if (a == "--port") {
             need(3);
             Port p;
@@ -267,6 +278,8 @@ int main(int argc, char** argv) {
     if (!s) die("cannot write %s", summary_path.c_str());
     std::fprintf(s, "{\n  \"design\": \"%s\",\n  \"nports\": %d,\n  \"total_cycles\": %lld,\n", KABE_DESIGN, nports,
                  static_cast<long long>(cycle));
+    if (usr_access < 0) std::fprintf(s, "  \"usr_access\": null,\n");
+    else std::fprintf(s, "  \"usr_access\": %lld,\n", usr_access);
     std::fprintf(s, "  \"timeout\": %s,\n  \"max_cycles\": %llu,\n  \"sim_seconds\": %.6f,\n  \"ports\": [\n",
                  timeout ? "true" : "false", static_cast<unsigned long long>(max_cycles), sim_seconds);
     for (int i = 0; i < nports; ++i) {

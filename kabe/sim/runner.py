@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.errors import LiveError
 
+from kabe.console import make_console
 from kabe.errors import UserError
 from .. import designs, provenance
 from ..records.archive import archive_dir, write_json_atomic
@@ -145,7 +146,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     happens but disagrees with the model returns normally with mismatches > 0 or problems listed.
     """
     t_start = time.monotonic()
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     d = designs.get(design)
     rows = full_scale_rows(d) if rows is None else rows
     rows_per_port = _split_rows(d, rows)
@@ -164,34 +165,51 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     run_root.mkdir(parents=True, exist_ok=True)
     workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
     try:
-        # Frames: one per port, written to disk and dropped; only the expected words stay in memory.
+        # Streams: one per port, written to disk; the golden model's words are computed while the
+        # simulation runs (the harness is one process on one core, numpy takes the other).
         t0 = time.monotonic()
-        expected: list[np.ndarray] = []
-        invalid: list[int] = []
+        finishers = []
         port_args: list[str] = []
         with _stage(console, f"[bold]{d.name}[/]: building {d.ports} x {rows_per_port:,} rows ({d.kind}) with numpy"):
             for port in range(d.ports):
                 rng = np.random.default_rng([seed, port])
-                frame = frames.build(d.kind, rng, rows_per_port, row_bytes, invalid_fraction)
+                stream, n_expected, finish = frames.build_deferred(d.kind, rng, rows_per_port, row_bytes,
+                                                                   invalid_fraction)
                 in_path = workdir / f"in{port}.bin"
-                frame.stream.tofile(in_path)
-                expected.append(_as_words(d.kind, frame.expected))
-                invalid.append(int(frame.invalid))
-                port_args += ["--port", str(in_path), str(frame.expected.size), str(workdir / f"out{port}.bin")]
-                del frame
+                stream.tofile(in_path)
+                finishers.append(finish)
+                port_args += ["--port", str(in_path), str(n_expected), str(workdir / f"out{port}.bin")]
+                del stream
         frame_seconds = time.monotonic() - t0
         beats_per_port = [(workdir / f"in{p}.bin").stat().st_size // frames.BEAT_BYTES for p in range(d.ports)]
-        console.print(f"[dim]{d.name}[/]: frames built in {frame_seconds:.1f} s "
+        console.print(f"[dim]{d.name}[/]: streams written in {frame_seconds:.1f} s "
                       f"({sum(beats_per_port):,} beats, {sum(beats_per_port) * 8 / 1e6:,.0f} MB)")
 
-        # Simulate.
+        # Simulate, and meanwhile compute what must come back.
         max_cycles = 4 * max(beats_per_port) + 100_000
         cmd = [str(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
                "--drain", str(_DRAIN_CYCLES), *port_args]
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: simulating {max(beats_per_port):,} cycles per port"):
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sim_proc:
+                try:
+                    t1 = time.monotonic()
+                    expected: list[np.ndarray] = []
+                    invalid: list[int] = []
+                    for finish in finishers:
+                        frame = finish()
+                        expected.append(_as_words(d.kind, frame.expected))
+                        invalid.append(int(frame.invalid))
+                        del frame
+                    finishers.clear()
+                    model_seconds = time.monotonic() - t1
+                except BaseException:
+                    sim_proc.kill()
+                    raise
+                out, err = sim_proc.communicate()
+            proc = subprocess.CompletedProcess(cmd, sim_proc.returncode, out, err)
         simulate_seconds = time.monotonic() - t0
+        frame_seconds += model_seconds
         if proc.returncode not in (0, 3) or not (workdir / "summary.json").exists():
             raise SimError(f"the {d.name} harness failed (exit {proc.returncode}): "
                            f"{(proc.stderr or proc.stdout).strip()[-800:]}")
@@ -255,7 +273,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "overrides": params,
         "flags": list(flags),
         "seconds": round(time.monotonic() - t_start, 3),
-        "frame_seconds": round(frame_seconds, 3),
+        "frame_seconds": round(frame_seconds, 3),  # streams + the model's words (the latter during the simulation)
+        "model_seconds": round(model_seconds, 3),
         "compile_seconds": round(sb.compile_seconds, 3),
         "compiled": sb.compiled,
         "simulate_seconds": round(simulate_seconds, 3),
@@ -286,14 +305,15 @@ def describe(result: Mapping[str, Any]) -> str:
     return (f"{verdict} {result['design']}: {result['rows_checked']:,} rows, {result['mismatches']} mismatches, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
             f"(beats/cycle {result['beats_per_cycle']:.3f}), {result['seconds']:.1f} s wall "
-            f"(frames {result['frame_seconds']:.1f}, compile {result['compile_seconds']:.1f}, "
+            f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
+            f"simulation, compile {result['compile_seconds']:.1f}, "
             f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f})")
 
 
 def main(design: str, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
          params: Mapping[str, Any] | None = None) -> int:
     """Run, archive and print one simulation; 0 when every word matched and no problem was seen."""
-    console = console or Console()
+    console = console or make_console()
     try:
         result = run_sim(design, rows, seed=seed, console=console, params=params)
     except (designs.DesignError, CoreError, SimBuildError, SimError) as e:

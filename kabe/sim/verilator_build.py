@@ -244,10 +244,12 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         seconds = time.monotonic() - t0
         (out / "build.log").write_text(log_text)
         if proc.returncode != 0 or not exe.exists():
-            errs = [ln for ln in (proc.stderr + proc.stdout).splitlines() if "%Error" in ln or "error:" in ln]
-            shown = "\n  ".join(errs[:8]) or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
-            raise SimBuildError(f"Verilator could not build {d.name} (core {d.core_file}):\n  {shown}\n"
-                                f"full log: {out / 'build.log'}")
+            # Verilator's own first errors name the file and line; the count line after them adds nothing.
+            errs = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines()
+                    if ("%Error" in ln or "error:" in ln) and "Exiting due to" not in ln]
+            shown = "\n  ".join(errs[:3]) + (f"\n  (and {len(errs) - 3} more)" if len(errs) > 3 else "") \
+                or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
+            raise SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
         stamp.write_text(json.dumps({"design": d.name, "key": key, "parameters": {k: str(v) for k, v in values.items()},
                                      "verilator": verilator_version(), "compile_seconds": round(seconds, 2)}) + "\n")
     _prune(design_dir, out, build_root)

@@ -6,7 +6,7 @@ code a user runs: OpenSSH client, push, board runner, numpy check, atomic archiv
 from __future__ import annotations
 
 import json
-import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -15,42 +15,23 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, provenance
+from kabe import provenance
 from kabe.deploy import bitfile, ssh
 from kabe.deploy.host import DeploySettings, deploy
 from kabe.sim import verilator_build
 
-from .loopback_host import _free_port, sshd_available, start
+from . import runner_copy
+from .loopback_host import _free_port, sshd_available
 
 pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
-
-STANDIN = Path(__file__).resolve().parent.parent / "standin"
-
-
-@pytest.fixture(scope="module")
-def board(tmp_path_factory):
-    host = start(tmp_path_factory.mktemp("board"))
-    yield host
-    host.stop()
-
-
-@pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    """stage3 and stage4 built on the vivado flow with the STAND-IN vivado, archived under this commit."""
-    root = tmp_path_factory.mktemp("reports")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
-        mp.setenv("KABE_STANDIN_SCENARIO", "met")
-        for design in ("stage3", "stage4"):
-            record = build.build(design, "vivado", sim_check=False, reports_root=root)
-            assert record["gate"]["passed"], record["gate"]["failures"]
-    return root
 
 
 def settings(board, tmp_path, **kw) -> DeploySettings:
     base = dict(board=f"{board.user}@127.0.0.1", port=board.port, identity=board.client_key,
                 ssh_options=board.target_options(), sudo=False, python=sys.executable,
-                remote_dir=str(tmp_path / "on-board"), timeout_s=300)
+                remote_dir=str(tmp_path / "on-board"), timeout_s=300,
+                # a run from a work tree with edits archives as <sha>-dirty; the dirty refusal has its own test
+                allow_dirty=provenance.current_commit().dirty)
     base.update(kw)
     return DeploySettings(**base)
 
@@ -75,6 +56,7 @@ def test_deploy_checks_every_row_and_archives(board, reports, tmp_path, design, 
         assert all(s["invalid"] > 0 for s in result["stats"])
     commit = provenance.current_commit()
     assert result["bit_commit"] == bitfile.describe_word(bitfile.commit_word(commit.sha, commit.dirty))
+    assert result["pl_commit"] == result["bit_commit"]  # read back from the (simulated) PL after programming
     assert result["backend"] == "sim" and result["gb_per_s"] > 0
     on_disk = json.loads((board_archive(reports, design) / "result.json").read_text())
     assert on_disk["mismatches"] == 0 and on_disk["commit"] == commit.sha
@@ -90,8 +72,6 @@ def test_a_broken_pl_is_reported_not_hidden(board, reports, tmp_path):
 
 @pytest.fixture()
 def clean_board_archive(reports):
-    import shutil
-
     shutil.rmtree(board_archive(reports, "stage4"), ignore_errors=True)
     yield
     shutil.rmtree(board_archive(reports, "stage4"), ignore_errors=True)
@@ -199,3 +179,62 @@ def test_runner_killed_mid_run_leaves_no_result(board, reports, tmp_path, clean_
     assert "no result was recorded" in str(errors[0])
     assert not board_archive(reports, "stage4").exists()
     assert not list(Path(s.remote_dir).glob("*/result.json"))
+
+
+# ------------------------------------------------------------------------------------------------
+# the commit read back from the running PL (issue 13): the simulated PL's USR_ACCESS register is a
+# parameter of the harness; the runner reads it after "programming" and before any row
+
+
+def _archive_word() -> int:
+    commit = provenance.current_commit()
+    return bitfile.commit_word(commit.sha, commit.dirty)
+
+
+def test_a_pl_running_another_commit_is_refused_showing_both(board, reports, tmp_path, clean_board_archive):
+    other = _archive_word() ^ 0x0000_0001  # another commit's digits, same dirtiness
+    with pytest.raises(ssh.DeployError) as e:
+        deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
+               sim_pl_usr_access=other, reports_root=reports)
+    msg = str(e.value)
+    assert f"the running PL reports commit {bitfile.describe_word(other)} (USR_ACCESS 0x{other:08X})" in msg, msg
+    assert f"but the archive is {bitfile.describe_word(_archive_word())} (0x{_archive_word():08X})" in msg, msg
+    assert not board_archive(reports, "stage4").exists()  # nothing verified, nothing archived
+
+
+def test_the_pl_running_the_archives_commit_verifies(board, reports, tmp_path, clean_board_archive):
+    result = deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
+                    sim_pl_usr_access=_archive_word(), reports_root=reports)
+    assert result["passed"], result["failures"]
+    assert result["pl_commit"] == bitfile.describe_word(_archive_word())
+
+
+def test_a_dirty_archive_is_refused_before_anything_is_pushed(board, reports, tmp_path):
+    commit = provenance.current_commit()
+    dirty = provenance.Commit(commit.sha, True)
+    src = reports / commit.archive_name / "stage4" / "vivado"
+    dst = tmp_path / "reports" / dirty.archive_name / "stage4" / "vivado"
+    shutil.copytree(src, dst)
+    record = json.loads((dst / "metrics.json").read_text())
+    record["dirty"] = True
+    (dst / "metrics.json").write_text(json.dumps(record))
+    with pytest.raises(ssh.DeployError, match="uncommitted changes.*allow_dirty = true"):
+        deploy("stage4", settings(board, tmp_path, allow_dirty=False), rows=16, backend="sim",
+               sim_harness=harness("stage4"), reports_root=tmp_path / "reports", commit=dirty)
+    assert not (tmp_path / "on-board").exists()
+
+
+def test_the_runner_checks_the_running_commit(tmp_path):
+    """The board side of the check, on the runner as it is pushed (bitfile, pl_names, model beside it)."""
+    runner = runner_copy.load(tmp_path)
+    sha = "0123456" + "0" * 33
+    clean, dirty = bitfile.commit_word(sha, False), bitfile.commit_word(sha, True)
+    assert runner.check_running_commit(clean, sha, False, allow_dirty=False) == "0123456"
+    with pytest.raises(runner.Refused, match=r"reports commit 0123457 \(USR_ACCESS 0x00123457\), but the archive is "
+                                             r"0123456 \(0x00123456\)"):
+        runner.check_running_commit(clean + 1, sha, False, allow_dirty=False)
+    with pytest.raises(runner.Refused, match="is a dirty build"):
+        runner.check_running_commit(dirty, sha, True, allow_dirty=False)
+    assert runner.check_running_commit(dirty, sha, True, allow_dirty=True) == "0123456-dirty"
+    with pytest.raises(runner.Refused, match="reports no USR_ACCESS word"):
+        runner.check_running_commit(None, sha, False, allow_dirty=False)

@@ -130,7 +130,8 @@ def test_generated_project_has_makefile_and_tcl(projects, name):
     sources = [ln for ln in tcl.splitlines() if ln.startswith("source ")]
     assert [s.split("{")[1].rstrip("}") for s in sources] == [
         str(p.settings_tcl), str(SCRIPTS / "vivado" / "check_vivado_version.tcl"),
-        str(IP / "pynq_z1_ps7.tcl"), str(IP / "kabe_bd.tcl"), str(SCRIPTS / "vivado" / "attach_hooks.tcl")]
+        str(IP / "pynq_z1_ps7.tcl"), str(IP / "kabe_bd.tcl"), str(SCRIPTS / "vivado" / "attach_hooks.tcl"),
+        str(SCRIPTS / "vivado" / "apply_strategies.tcl")]
     # every HDL file of the core's synth target is read, the wrapper last
     reads = [ln for ln in tcl.splitlines() if ln.startswith("read_verilog")]
     assert reads[-1].endswith(f"{{{p.wrapper}}}")
@@ -197,7 +198,7 @@ def test_project_creation_dry_run(projects, name, tmp_path):
     pr = props(c)
     ps7 = pr["/ps7"]
     # board-less PYNQ-Z1 preset, FCLK0 from the XDC's 7.000 ns, read back
-    assert ps7["CONFIG.PCW_UIPARAM_DDR_PARTNO"] == "MT41K256M16 RE-125"
+    assert ps7["CONFIG.PCW_UIPARAM_DDR_PARTNO"] == "MT41J256M16 RE-125"  # the board file (test_vivado_board.py)
     assert ps7["CONFIG.PCW_UIPARAM_DDR_BUS_WIDTH"] == "16 Bit"
     assert ps7["CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ"] == "142.857143"
     assert ps7["CONFIG.PCW_FCLK0_PERIPHERAL_CLKSRC"] == "IO PLL"
@@ -226,8 +227,27 @@ def test_project_creation_dry_run(projects, name, tmp_path):
     for cmd in ("assign_bd_address", "validate_bd_design", "generate_target", "make_wrapper"):
         assert cmd in names
     assert p.hwh.is_file() and p.hwh.with_suffix(".bit") == p.bit
-    # impl_1 hook attached
+    # impl_1 hook attached; no strategy asked for, so none set (Vivado's defaults)
     assert pr["impl_1"]["STEPS.WRITE_BITSTREAM.TCL.PRE"] == str(p.hook_tcl)
+    assert "STRATEGY" not in pr["impl_1"] and "STRATEGY" not in pr.get("synth_1", {})
+
+
+def test_strategies_and_directives_reach_the_runs(tmp_path):
+    """[tool.kabe] vivado_impl_strategy etc. (a sweep variant's vivado.* settings) set the runs' properties."""
+    fs = tool.settings({"vivado_impl_strategy": "Performance_Explore", "vivado_route_directive": "AggressiveExplore",
+                        "vivado_synth_strategy": "Flow_PerfOptimized_high"})
+    p = project.generate_project(designs.get("stage2"), tmp_path / "edalize",
+                                 commit=provenance.Commit("0123456" + "0" * 33, False), flow_settings=fs)
+    rec = tmp_path / "rec.txt"
+    r = run_tcl(f"source {{{p.project_tcl}}}", p.work_root, rec)
+    assert r.returncode == 0, r.stdout + r.stderr
+    pr = props(calls(rec))
+    assert pr["impl_1"]["STRATEGY"] == "Performance_Explore"
+    assert pr["impl_1"]["STEPS.ROUTE_DESIGN.ARGS.DIRECTIVE"] == "AggressiveExplore"
+    assert pr["synth_1"]["STRATEGY"] == "Flow_PerfOptimized_high"
+    assert "STEPS.PLACE_DESIGN.ARGS.DIRECTIVE" not in pr["impl_1"]
+    with pytest.raises(ConfigError, match="vivado_impl_strategy"):
+        tool.settings({"vivado_impl_strategy": "x; exec rm"})
 
 
 def test_hooks_dry_run_issue_the_reports_and_the_commit(projects, tmp_path):
@@ -362,7 +382,9 @@ def test_stage4_builds_and_archives_with_the_standin(standin_path, tmp_path, mon
     assert b"STAND-IN" in bit.read_bytes()[:300] and "STAND-IN" in hwh.read_text()
     from kabe.deploy import bitfile
 
-    assert on_disk["artifacts"] == {"bit": provenance.sha256_file(bit), "hwh": provenance.sha256_file(hwh)}
+    cells = dest / "kabe_stage4.cells.json"  # the names the board runner looks up (test_vivado_board.py)
+    assert on_disk["artifacts"] == {"bit": provenance.sha256_file(bit), "hwh": provenance.sha256_file(hwh),
+                                    "cells": provenance.sha256_file(cells)}
     for raw in ("timing_summary.rpt", "utilization.rpt", "utilization_hier.rpt", "clock_interaction.rpt"):
         assert (dest / raw).is_file(), raw
     # the commit went into the bitstream through the hook

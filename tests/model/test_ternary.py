@@ -64,6 +64,30 @@ def test_matvec_hw_decodes_invalid_bytes_as_zero_and_counts_them():
     assert got.tolist() == [1 + 2 + 3 + 4 + 5, 0] and invalid == 3
 
 
+def test_matvec_hw_equals_decoding_every_weight_at_full_row_width_and_extremes():
+    """The table-gather matvec against the plain decode-and-multiply, on 512-byte rows with invalid
+    bytes, x at -128 and +127 (the largest sums), and a chunk that does not divide the rows."""
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, 256, size=(301, 512), dtype=np.uint8)  # ~5% invalid bytes
+    rows[0] = 242  # every weight +1
+    rows[1] = 0  # every weight -1
+    for x in (rng.integers(-128, 128, size=2560, dtype=np.int8), np.full(2560, -128, np.int8),
+              np.full(2560, 127, np.int8)):
+        decoded = ternary.DECODE[rows].reshape(301, 2560).astype(np.int64) @ x.astype(np.int64)
+        got, invalid = ternary.matvec_hw(x, rows, chunk=64)
+        assert got.dtype == np.int32 and got.tolist() == decoded.tolist()
+        assert invalid == int((rows >= 243).sum())
+    assert ternary.matvec_hw(np.full(2560, -128, np.int8), rows[:1])[0].tolist() == [-128 * 2560]
+
+
+def test_invalid_bytes_come_at_the_asked_rate_in_distinct_places():
+    f = frames.ternary_frame(np.random.default_rng(5), 4000, row_bytes=512, invalid_fraction=1e-3)
+    w = f.stream[2560:]
+    assert f.invalid == int((w >= 243).sum())
+    assert abs(f.invalid - 2048) < 5 * 2048 ** 0.5  # binomial(2,048,000, 1e-3): mean 2,048, sd ~45
+    assert set(np.unique(w[w >= 243]).tolist()) == set(range(243, 256))  # every invalid code appears
+
+
 def test_int8_matvec_against_a_plain_python_loop_at_the_extremes():
     x = np.array([-128] * 512, np.int8)
     rows = np.stack([np.full(512, -128, np.int8), np.full(512, 127, np.int8)])

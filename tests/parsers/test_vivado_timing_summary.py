@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from kabe.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers import vivado_timing_summary as ts
 
@@ -23,6 +24,11 @@ SUMMARY_KEYS = ("wns_ns", "tns_ns", "failing_endpoints", "total_endpoints", "whs
 
 def summary(rec):
     return tuple(rec[k] for k in SUMMARY_KEYS)
+
+
+def gate_failures(rec):
+    """What kabe's one gate (kabe.gate) says about a parsed report: [] when it passes."""
+    return evaluate(rec, None).failures
 
 
 def test_met_design_with_generated_clocks():
@@ -60,8 +66,9 @@ def test_met_design_with_generated_clocks():
     assert cp["endpoint"] == "u_kabe/u_port0/u_mac/r_reg[2]/D"
     assert [c["type"] for c in cp["cells"]] == ["FDRE", "LUT2", "CARRY4", "CARRY4", "CARRY4",
                                                 "LUT6", "LUT3"]
-    assert ts.verdict_agrees(r)[0] is True
-    assert ts.must_fail_reasons(r) == []
+    assert r["worst_slack_by_check"] == {"setup": 0.452, "hold": 0.493, "recovery": 4.017, "removal": 0.873}
+    assert r["warnings"] == []
+    assert gate_failures(r) == []
 
 
 def test_hold_violation_only_is_caught():
@@ -73,10 +80,9 @@ def test_hold_violation_only_is_caught():
     # 2019-style check_timing: no counts in the item titles, read from the sentences
     assert r["check_timing"]["no_output_delay"] == 4
     assert r["check_timing"]["no_clock"] == 0
-    assert ts.verdict_agrees(r)[0] is True
-    reasons = ts.must_fail_reasons(r)
-    assert any("WHS" in x for x in reasons)
-    assert not any(x.startswith("WNS") for x in reasons)
+    reasons = gate_failures(r)
+    assert any("hold violation, WHS -0.260 ns" in x for x in reasons)
+    assert not any("setup slack" in x or "disagree" in x for x in reasons)
 
 
 def test_pulse_width_violation_only_is_caught():
@@ -84,10 +90,9 @@ def test_pulse_width_violation_only_is_caught():
     assert r["wns_ns"] >= 0 and r["whs_ns"] >= 0
     assert (r["wpws_ns"], r["tpws_ns"], r["pw_failing_endpoints"]) == (-0.144, -0.288, 2)
     assert r["verdict"] == "not_met"
-    assert ts.verdict_agrees(r)[0] is True
-    reasons = ts.must_fail_reasons(r)
-    assert any("WPWS" in x for x in reasons)
-    assert not any(x.startswith(("WNS", "WHS")) for x in reasons)
+    reasons = gate_failures(r)
+    assert any("pulse width violation, WPWS -0.144 ns" in x for x in reasons)
+    assert not any("setup slack" in x or "hold violation" in x or "disagree" in x for x in reasons)
 
 
 def test_no_clocks_is_unconstrained_and_must_fail():
@@ -98,10 +103,11 @@ def test_no_clocks_is_unconstrained_and_must_fail():
     assert r["verdict"] == "unconstrained"
     assert r["no_clock"] == 1523 and r["unconstrained_endpoints"] == 4410
     assert r["critical_path"] is None
-    reasons = ts.must_fail_reasons(r)
-    assert any("no clocks" in x for x in reasons)
-    assert any("no_clock: 1523" in x for x in reasons)
-    assert any("WNS" in x and "not a number" in x for x in reasons)
+    reasons = gate_failures(r)
+    assert any("no clock is constrained" in x for x in reasons)
+    assert any("1523 register/latch pins have no clock" in x for x in reasons)
+    assert any("no WNS" in x for x in reasons)
+    assert any("no user specified timing constraints" in x for x in reasons)
 
 
 def test_large_negative_slack_and_wide_tns():
@@ -111,7 +117,7 @@ def test_large_negative_slack_and_wide_tns():
     assert r["critical_path"]["logic_levels"] == 9
     assert r["device"] == "xczu3eg-sbva484"
     assert [c["wns_ns"] for c in r["clock_interaction"]] == [-1.397]
-    assert any("WNS (setup) is -13.223" in x for x in ts.must_fail_reasons(r))
+    assert any("setup slack WNS -13.223 ns" in x for x in gate_failures(r))
 
 
 # ---------------------------------------------------------------- verdict / number disagreement
@@ -120,42 +126,47 @@ def test_not_met_verdict_with_all_slacks_nonnegative_disagrees():
     text = MET.read_text().replace("All user specified timing constraints are met.",
                                    "Timing constraints are not met.")
     r = ts.parse(text, "edited")
-    ok, why = ts.verdict_agrees(r)
-    assert ok is False and "not met" in why
-    assert any("disagrees" in x for x in ts.must_fail_reasons(r))
+    assert any("disagree" in x for x in gate_failures(r))
 
 
 def test_met_verdict_with_negative_hold_disagrees():
     text = HOLD.read_text().replace("Timing constraints are not met.",
                                     "All user specified timing constraints are met.")
     r = ts.parse(text, "edited")
-    ok, why = ts.verdict_agrees(r)
-    assert ok is False and "WHS" in why
-    assert ts.must_fail_reasons(r)
+    reasons = gate_failures(r)
+    assert any("disagree" in x for x in reasons) and any("hold violation" in x for x in reasons)
 
 
-def test_unknown_verdict_line_disagrees():
+def test_unknown_verdict_line_fails():
     text = MET.read_text().replace("All user specified timing constraints are met.",
                                    "Timing looks fine to me.")
     r = ts.parse(text, "edited")
     assert r["verdict"] == "unknown"
-    assert ts.verdict_agrees(r)[0] is False
+    assert any("is not one Vivado prints" in x for x in gate_failures(r))
 
 
-def test_verdict_agrees_table():
-    base = {"clocks": [{"name": "c"}], "failing_endpoints": 0, "hold_failing_endpoints": 0,
-            "pw_failing_endpoints": 0}
-    met = ts.VERDICT_MET
-    nm = ts.VERDICT_NOT_MET
-    cases = [
-        (met, 0.1, 0.1, 0.1, True), (met, -0.1, 0.1, 0.1, False), (met, 0.1, -0.1, 0.1, False),
-        (met, 0.1, 0.1, -0.1, False), (met, None, 0.1, 0.1, False),
-        (nm, 0.1, 0.1, 0.1, False), (nm, -0.1, 0.1, 0.1, True), (nm, 0.1, -0.01, 0.1, True),
-        (nm, 0.1, 0.1, -0.01, True),
+def test_deleted_verdict_line_fails():
+    """A report whose verdict line was deleted is refused (never read as 'met')."""
+    text = MET.read_text().replace("All user specified timing constraints are met.\n", "")
+    with pytest.raises(ReportError, match="no verdict line"):
+        ts.parse(text, "edited")
+
+
+def test_verdict_table_through_the_gate():
+    """Only "met" with every slack >= 0 passes; each disagreement is named as one."""
+    base = {"estimated": False, "clocks": [{"name": "c"}], "failing_endpoints": 0, "hold_failing_endpoints": 0,
+            "pw_failing_endpoints": 0, "critical_path": None}
+    met, nm = ts.VERDICT_MET, ts.VERDICT_NOT_MET
+    cases = [  # verdict, wns, whs, wpws, gate passes, the verdict check says "disagree"
+        (met, 0.1, 0.1, 0.1, True, False), (met, -0.1, 0.1, 0.1, False, True), (met, 0.1, -0.1, 0.1, False, True),
+        (met, 0.1, 0.1, -0.1, False, True), (met, None, 0.1, 0.1, False, False),
+        (nm, 0.1, 0.1, 0.1, False, True), (nm, -0.1, 0.1, 0.1, False, False), (nm, 0.1, -0.01, 0.1, False, False),
+        (nm, 0.1, 0.1, -0.01, False, False),
     ]
-    for line, wns, whs, wpws, want in cases:
-        rec = dict(base, verdict_line=line, wns_ns=wns, whs_ns=whs, wpws_ns=wpws)
-        assert ts.verdict_agrees(rec)[0] is want, (line, wns, whs, wpws)
+    for line, wns, whs, wpws, passes, disagree in cases:
+        v = evaluate(dict(base, verdict_line=line, wns_ns=wns, whs_ns=whs, wpws_ns=wpws), None)
+        assert v.passed is passes, (line, wns, whs, wpws, v.failures)
+        assert any("disagree" in f for f in v.failures) is disagree, (line, wns, whs, wpws, v.failures)
 
 
 # ---------------------------------------------------------------- malformed / incomplete input
@@ -216,11 +227,19 @@ def test_intra_clock_unknown_to_clock_summary_raises():
         ts.parse(text, "x.rpt")
 
 
-def test_path_slack_label_contradiction_raises():
+def test_unreadable_path_is_a_warning_with_its_line_not_a_refusal():
+    """Path details support the verdict; the summary tables carry it. A path that cannot be read
+    is named with its line, and the critical path it would have given is left out."""
     text = MET.read_text().replace("Slack (MET) :             0.452ns",
                                    "Slack (VIOLATED) :        0.452ns")
-    with pytest.raises(ReportError, match="contradicts"):
-        ts.parse(text, "x.rpt")
+    r = ts.parse(text, "x.rpt")
+    full = ts.parse_file(MET)
+    assert summary(r) == summary(full) and r["verdict_line"] == full["verdict_line"]
+    assert r["critical_path"] is None
+    line = text[:text.index("Slack (VIOLATED) :        0.452ns")].count("\n") + 1
+    assert any(f"path at line {line}" in w and "contradicts" in w for w in r["warnings"])
+    v = evaluate(r, None)
+    assert v.passed and any("contradicts" in w for w in v.warnings)
 
 
 def test_missing_required_section_raises():
@@ -266,3 +285,32 @@ def test_every_truncation_raises_or_is_complete(path):
     for off in _cuts(text[:td], 41):
         with pytest.raises(ReportError):
             ts.parse(text[:off], f"{path.name}[:{off}]")
+
+
+# ---------------------------------------------------------------- the end of the report
+
+def test_closing_blank_lines_stripped_is_accepted_when_the_report_ends_on_a_whole_path():
+    """End-of-file fixers strip Vivado's closing blank lines. A report that then ends on a path read
+    whole (its slack line last, printed to every decimal) is complete; one that ends inside a table
+    (here the unconstrained paths, which have no slack line) cannot show where it ends: refused."""
+    flow = (FIX / "flow_timing_summary_met.rpt").read_text().rstrip() + "\n"
+    assert ts.parse(flow, "eof")["wns_ns"] == 0.062
+    with pytest.raises(ReportError, match="without the blank lines"):
+        ts.parse(MET.read_text().rstrip() + "\n", "eof")
+
+
+def test_a_cut_inside_the_last_slack_number_is_refused():
+    text = (FIX / "flow_timing_summary_met.rpt").read_text().rstrip()
+    assert text.endswith("0.402")
+    with pytest.raises(ReportError):
+        ts.parse(text[:-1] + "\n", "cut")  # "0.40": the same value, one decimal short of its header
+
+
+def test_a_cut_that_drops_the_last_groups_is_refused():
+    text = MET.read_text()
+    cut = text[:text.index("Path Group:  (none)")]
+    with pytest.raises(ReportError, match=r"'\(none\)' sections"):
+        ts.parse(cut + "\n\n\n\n", "cut")
+    cut = text[:text.index("From Clock:  clkfbout_kabe_clk_wiz_0")]
+    with pytest.raises(ReportError, match="path group sections"):
+        ts.parse(cut + "\n\n\n\n", "cut")

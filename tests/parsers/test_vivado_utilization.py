@@ -16,6 +16,7 @@ SYNTH = FIX / "utilization_7z020_2018.3_synth_classic.rpt"
 ZU = FIX / "utilization_xczu3eg_2022.2_placed.rpt"
 HIER = FIX / "utilization_hier_7z020_2023.2_placed.rpt"
 HIER_ZU = FIX / "utilization_hier_xczu3eg_2020.2_synth.rpt"
+VERSAL = FIX / "utilization_xcvc1902_2023.1_routed_versal.rpt"
 
 KEYS = ("lut", "lut_logic", "lut_memory", "srl", "ff", "carry4", "carry_type", "muxf7", "muxf8",
         "dsp", "ramb36", "ramb18", "bram36_equiv")
@@ -45,6 +46,21 @@ def test_ultrascale_plus_clb_carry8_blockram_arithmetic():
     r = vu.parse_file(ZU)
     assert pick(r) == (33018, 31190, 1828, 288, 41230, 977, "CARRY8", 1204, 301, 352, 112, 17, 120.5)
     assert r["muxf9"] == 0
+
+
+def test_versal_netlist_logic_registers_blockram_arithmetic():
+    """Versal labels: "Netlist Logic" / "Registers" / "CLB LUTs*", "BLOCKRAM", "ARITHMETIC" / "DSP
+    Slices", LOOKAHEAD8 carry chains, URAM."""
+    r = vu.parse_file(VERSAL)
+    assert pick(r) == (31774, 29360, 2414, 624, 48211, 611, "LOOKAHEAD8", None, None, 144, 38, 7, 41.5)
+    assert (r["uram"], r["lutram"], r["device"]) == (16, 1790, "xcvc1902-vsva2197-2MP-e-S")
+    assert r["primitives"]["DSP58"] == 128
+
+
+def test_versal_missing_dsp_row_is_refused():
+    text = VERSAL.read_text().replace("| DSP Slices     |", "| DSP Blocks?    |")
+    with pytest.raises(ReportError, match="ARITHMETIC' has no 'DSPs / DSP Slices"):
+        vu.parse(text, "v.rpt")
 
 
 def _drop_column(text, title):

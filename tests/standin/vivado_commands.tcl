@@ -27,6 +27,7 @@ namespace eval ::standin {
   variable scenario met
   variable fclk_act ""
   variable known_runs {synth_1 impl_1}
+  variable intf_nets {}
 }
 
 proc ::standin::rec {args} {
@@ -163,13 +164,7 @@ proc get_property {args} {
   lassign $pos name obj
   set uname [string toupper $name]
   switch -- $uname {
-    CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ {
-      if {$::standin::fclk_act ne ""} { return $::standin::fclk_act }
-      # the PS7's answer: IO PLL 1000 MHz over the nearest integer divider
-      set want [::standin::prop $obj CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ 50]
-      set div [expr {max(1, round(1000.0 / $want))}]
-      return [format %.6f [expr {1000.0 / $div}]]
-    }
+    CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ { return [::standin::ps7_act_fclk $obj 0 0] }
     PROGRESS { return [::standin::prop $obj PROGRESS "0%"] }
     NEEDS_REFRESH { return [::standin::prop $obj NEEDS_REFRESH 0] }
     PERIOD {
@@ -187,6 +182,9 @@ proc get_property {args} {
     }
     TOP {
       return [::standin::prop $obj TOP [::standin::prop sources_1 TOP ""]]
+    }
+    SLACK {
+      if {[string match "standin_path:*" $obj]} { return [string range $obj 13 end] }
     }
   }
   return [::standin::prop $obj $uname]
@@ -252,10 +250,11 @@ proc connect_bd_net {args} {
 }
 proc connect_bd_intf_net {args} {
   ::standin::rec connect_bd_intf_net {*}$args
+  lappend ::standin::intf_nets [::standin::positional $args]
   if {[llength [::standin::positional $args]] != 2} { error "STAND-IN connect_bd_intf_net: needs two interfaces, got {$args}" }
 }
 proc assign_bd_address {args} { ::standin::rec assign_bd_address {*}$args }
-proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args }
+proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::validate_derived }
 proc save_bd_design {args} { ::standin::rec save_bd_design {*}$args }
 proc upgrade_bd_cells {args} { ::standin::rec upgrade_bd_cells {*}$args }
 proc generate_target {args} {
@@ -266,10 +265,7 @@ proc generate_target {args} {
     set dir [file join $::standin::project_dir $::standin::project.gen sources_1 bd $name hw_handoff]
     file mkdir $dir
     set hwh [file join $dir $name.hwh]
-    set f [open $hwh w]
-    puts $f "<!-- STAND-IN hardware handoff written by tests/standin (kabe tests); not a Vivado .hwh -->"
-    puts $f "<EDKSYSTEM><MODULES><MODULE INSTANCE=\"ps7\"/></MODULES></EDKSYSTEM>"
-    close $f
+    ::standin::write_hwh $hwh $name
     ::standin::setprop $bd GENERATED [list $hwh]
   }
 }
@@ -308,7 +304,9 @@ proc launch_runs {args} {
 proc current_design {args} { ::standin::rec current_design {*}$args; return design }
 proc get_clocks {args} {
   ::standin::rec get_clocks {*}$args
-  return [::standin::positional $args]
+  set pos [::standin::positional $args]
+  if {![llength $pos]} { return {clk_fpga_0} }
+  return $pos
 }
 
 # --- reports and outputs: in run mode they copy the scenario's fixture reports
@@ -329,7 +327,75 @@ proc report_utilization {args} {
   ::standin::rec report_utilization {*}$args
   ::standin::fixture [expr {"-hierarchical" in $args ? "utilization_hier" : "utilization"}] [::standin::opt $args -file]
 }
-proc report_clock_interaction {args} { ::standin::rec report_clock_interaction {*}$args; ::standin::fixture clock_interaction [::standin::opt $args -file] }
+proc report_clock_interaction {args} {
+  ::standin::rec report_clock_interaction {*}$args
+  if {"-return_string" in $args} { return [::standin::fixture_text clock_interaction rpt] }
+  ::standin::fixture clock_interaction [::standin::opt $args -file]
+}
+
+# --- the timing queries the second-source hook (scripts/vivado/timing_verdict.tcl) makes. The
+# answers come from flow_slacks[_<scenario>].txt beside the fixture reports: what real Vivado's
+# get_timing_paths would say about the design those reports describe ("key value" lines: setup,
+# hold, recovery, removal in ns or "none"; pulse_width_violators as a count).
+proc ::standin::fixture_path {kind ext} {
+  foreach name [list flow_${kind}_$::standin::scenario.$ext flow_${kind}_$::standin::project.$ext flow_$kind.$ext] {
+    set src [file join $::standin::fixtures $name]
+    if {[file exists $src]} { return $src }
+  }
+  return ""
+}
+proc ::standin::fixture_text {kind ext} {
+  if {$::standin::mode ne "run"} { return "" }
+  set src [::standin::fixture_path $kind $ext]
+  if {$src eq ""} { error "STAND-IN: no fixture for $kind.$ext" }
+  set f [open $src]; set text [read $f]; close $f
+  return $text
+}
+proc ::standin::slacks {} {
+  set out [dict create setup none hold none recovery none removal none pulse_width_violators 0]
+  foreach line [split [::standin::fixture_text slacks txt] "\n"] {
+    set line [string trim $line]
+    if {$line eq "" || [string match "#*" $line]} { continue }
+    dict set out [lindex $line 0] [lindex $line 1]
+  }
+  return $out
+}
+proc get_path_groups {args} {
+  ::standin::rec get_path_groups {*}$args
+  set all {**async_default** design_clocks}
+  set filter [::standin::opt $args -filter]
+  if {$filter ne ""} { return [expr {[string match "*!=*async_default*" $filter] ? {design_clocks} : $all}] }
+  set pat [lindex [::standin::positional $args] 0]
+  if {$pat eq ""} { return $all }
+  set out {}
+  foreach g $all { if {[string match $pat $g]} { lappend out $g } }
+  return $out
+}
+proc get_timing_paths {args} {
+  ::standin::rec get_timing_paths {*}$args
+  set s [::standin::slacks]
+  set type [::standin::opt $args -delay_type max]
+  set groups [::standin::opt $args -group {**async_default** design_clocks}]
+  set kinds {}
+  foreach g $groups {
+    if {$g eq "**async_default**"} { lappend kinds [expr {$type eq "max" ? "recovery" : "removal"}] }
+    if {$g eq "design_clocks"} { lappend kinds [expr {$type eq "max" ? "setup" : "hold"}] }
+  }
+  set worst ""
+  foreach k $kinds {
+    set v [dict get $s $k]
+    if {$v ne "none" && ($worst eq "" || $v < $worst)} { set worst $v }
+  }
+  if {$worst eq ""} { return {} }
+  return [list "standin_path:$worst"]
+}
+proc report_pulse_width {args} {
+  ::standin::rec report_pulse_width {*}$args
+  set n [dict get [::standin::slacks] pulse_width_violators]
+  set out ""
+  for {set i 0} {$i < $n} {incr i} { append out "Low Pulse Width  Slow  FDRE/C  n/a  0.500  0.350  -0.150  SLICE_X0Y$i  standin_reg\[$i\]/C\n" }
+  return $out
+}
 proc report_design_analysis {args} { ::standin::rec report_design_analysis {*}$args; ::standin::fixture logic_levels [::standin::opt $args -file] }
 proc write_edif {args} { ::standin::rec write_edif {*}$args }
 proc write_verilog {args} { ::standin::rec write_verilog {*}$args }
@@ -386,6 +452,127 @@ proc ::standin::save_project {} {
 }
 proc ::standin::open_project {xpr} {
   uplevel #0 [list source $xpr]
+}
+
+# --- the PS7's derived parameters and the hardware handoff (.hwh)
+
+# Derived PS7 parameters (PCW_ACT_*) are modelled as Vivado's IP integrator is least kind about them:
+# they follow a set_property only once validate_bd_design has run. Before that the achieved FCLK
+# is the one of the last validated request (the PS7 default, 50 MHz, before any). A script that
+# reads it too early gets a stale value and stops with a false error, as it could on real Vivado.
+proc ::standin::validate_derived {} {
+  foreach c $::standin::cells {
+    set cell [lindex $c 0]
+    foreach key [array names ::standin::props "$cell,CONFIG.*"] {
+      set ::standin::props($cell,VALIDATED.[string range $key [string length "$cell,"] end]) $::standin::props($key)
+    }
+  }
+}
+
+# The achieved FCLKn MHz: the IO PLL (1000 MHz) over the nearest integer divider of the validated
+# request; live=1 reads the current request (for the .hwh, written after validation anyway).
+proc ::standin::ps7_act_fclk {obj n {live 1}} {
+  if {$n == 0 && $::standin::fclk_act ne ""} { return $::standin::fclk_act }
+  set key [expr {$live ? "CONFIG" : "VALIDATED.CONFIG"}].PCW_FPGA${n}_PERIPHERAL_FREQMHZ
+  set want [::standin::prop $obj $key 50]
+  set div [expr {max(1, round(1000.0 / $want))}]
+  return [format %.6f [expr {1000.0 / $div}]]
+}
+
+proc ::standin::xml {s} { return [string map {& &amp; < &lt; > &gt; \" &quot;} $s] }
+
+# Cells whose AXI slave is reachable from the PS7's M_AXI_GP0 through interconnects, in order:
+# {cell slave_interface} pairs (what assign_bd_address would map).
+proc ::standin::gp0_slaves {} {
+  set frontier [list /ps7/M_AXI_GP0]
+  set seen {}
+  set out {}
+  while {[llength $frontier]} {
+    set end [lindex $frontier 0]
+    set frontier [lrange $frontier 1 end]
+    foreach net $::standin::intf_nets {
+      lassign $net a b
+      if {$a eq $end} { set other $b } elseif {$b eq $end} { set other $a } else { continue }
+      if {$other in $seen} { continue }
+      lappend seen $other
+      lassign [split [string trimleft $other /] /] cell pin
+      set vlnv [lindex [lsearch -inline -index 0 $::standin::cells /$cell] 2]
+      if {[string match *:axi_interconnect:* $vlnv]} {
+        foreach net2 $::standin::intf_nets {
+          foreach e $net2 { if {[string match "/$cell/M*_AXI" $e]} { lappend frontier $e } }
+        }
+      } else {
+        lappend out [list $cell $pin]
+      }
+    }
+  }
+  return $out
+}
+
+# A .hwh laid out like Vivado's (EDKSYSTEM / MODULES / MODULE with PARAMETERS, BUSINTERFACES, and
+# the PS7's MEMORYMAP), written from the block design the scripts built: every cell under the name
+# and type it was created with, its CONFIG properties, and an address for each GP0 slave. PYNQ's
+# parser (pynqmetadata) reads it. It says STAND-IN in its first line.
+proc ::standin::write_hwh {path bd_name} {
+  set slaves [::standin::gp0_slaves]
+  set f [open $path w]
+  puts $f {<?xml version="1.0" encoding="UTF-8" standalone="no" ?>}
+  puts $f "<!-- STAND-IN hardware handoff written by tests/standin (kabe tests); not a Vivado .hwh. Cells, types,"
+  puts $f "     parameters and the address map come from the block design the Tcl built. -->"
+  puts $f "<EDKSYSTEM EDWVERSION=\"1.2\" TIMESTAMP=\"STAND-IN\" VIVADOVERSION=\"[::standin::xml $::standin::version]\">"
+  puts $f "  <SYSTEMINFO ARCH=\"zynq\" DEVICE=\"7z020\" NAME=\"[::standin::xml $bd_name]\" PACKAGE=\"clg400\" SPEEDGRADE=\"-1\"/>"
+  puts $f "  <EXTERNALPORTS/>\n  <EXTERNALINTERFACES/>\n  <MODULES>"
+  foreach c $::standin::cells {
+    lassign $c obj type what
+    set cell [string trimleft $obj /]
+    set vlnv [expr {$type eq "module" ? "xilinx.com:module_ref:$what:1.0" : $what}]
+    set modtype [lindex [split $vlnv :] 2]
+    set ps [expr {$modtype eq "processing_system7"}]
+    puts $f "    <MODULE FULLNAME=\"/[::standin::xml $cell]\" INSTANCE=\"[::standin::xml $cell]\" IPTYPE=\"PERIPHERAL\"[expr {$ps ? { IS_PL="FALSE"} : {}}] MODTYPE=\"[::standin::xml $modtype]\" VLNV=\"[::standin::xml $vlnv]\">"
+    puts $f "      <PARAMETERS>"
+    set params {}
+    foreach key [lsort [array names ::standin::props "$obj,CONFIG.*"]] {
+      dict set params [string range $key [string length "$obj,CONFIG."] end] $::standin::props($key)
+    }
+    if {$ps} {
+      for {set n 0} {$n < 4} {incr n} {
+        set act [::standin::ps7_act_fclk $obj $n]
+        set div [expr {round(1000.0 / $act)}]
+        dict set params PCW_ACT_FPGA${n}_PERIPHERAL_FREQMHZ $act
+        dict set params PCW_FCLK${n}_PERIPHERAL_DIVISOR0 [expr {$div <= 63 ? $div : 63}]
+        dict set params PCW_FCLK${n}_PERIPHERAL_DIVISOR1 [expr {$div <= 63 ? 1 : ($div + 62) / 63}]
+        if {![dict exists $params PCW_FCLK${n}_PERIPHERAL_CLKSRC]} { dict set params PCW_FCLK${n}_PERIPHERAL_CLKSRC {IO PLL} }
+        dict set params PCW_FPGA_FCLK${n}_ENABLE [expr {[dict exists $params PCW_EN_CLK${n}_PORT] ? [dict get $params PCW_EN_CLK${n}_PORT] : 0}]
+      }
+    }
+    dict for {k v} $params { puts $f "        <PARAMETER NAME=\"[::standin::xml $k]\" VALUE=\"[::standin::xml $v]\"/>" }
+    puts $f "      </PARAMETERS>\n      <PORTS/>\n      <BUSINTERFACES>"
+    if {$ps} {
+      puts $f "        <BUSINTERFACE BUSNAME=\"ps7_M_AXI_GP0\" NAME=\"M_AXI_GP0\" TYPE=\"MASTER\" VLNV=\"xilinx.com:interface:aximm:1.0\"/>"
+    }
+    foreach s $slaves {
+      lassign $s scell spin
+      if {$scell eq $cell} {
+        puts $f "        <BUSINTERFACE BUSNAME=\"[::standin::xml ${cell}_$spin]\" NAME=\"[::standin::xml $spin]\" TYPE=\"SLAVE\" VLNV=\"xilinx.com:interface:aximm:1.0\"/>"
+      }
+    }
+    puts $f "      </BUSINTERFACES>"
+    if {$ps} {
+      puts $f "      <MEMORYMAP>"
+      set i 0
+      foreach s $slaves {
+        lassign $s scell spin
+        set base [expr {0x40000000 + $i * 0x10000}]
+        puts $f [format {        <MEMRANGE ADDRESSBLOCK="Reg" BASENAME="C_BASEADDR" BASEVALUE="0x%08X" HIGHNAME="C_HIGHADDR" HIGHVALUE="0x%08X" INSTANCE="%s" IS_DATA="TRUE" IS_INSTRUCTION="TRUE" MASTERBUSINTERFACE="M_AXI_GP0" MEMTYPE="REGISTER" SLAVEBUSINTERFACE="%s"/>} \
+          $base [expr {$base + 0xFFFF}] [::standin::xml $scell] [::standin::xml $spin]]
+        incr i
+      }
+      puts $f "      </MEMORYMAP>"
+    }
+    puts $f "    </MODULE>"
+  }
+  puts $f "  </MODULES>\n</EDKSYSTEM>"
+  close $f
 }
 
 # Anything else that is not Tcl: an error naming it.

@@ -328,16 +328,15 @@ def test_dsp_ratio_holds_on_designs_outside_the_corpus():
     """The corpus has DSP48E1 rows from one -1 design, so its DSP ratio to prjxray (1.378) is
     checked on two other -1 Artix-class designs' reports (cell delays do not depend on placement):
     every DSP arc in them within 5 % of it (docs/timing_model.md, "DSP48E1 arcs")."""
-    from kabe.parsers._vivado_common import parse_header, read_report, require_text
-    from kabe.parsers.vivado_timing_paths import parse_path_blocks
+    from kabe.parsers import report_file
+    from kabe.parsers.vivado_timing_paths import path_blocks
     from kabe.timing.calibration_data import _arc_pins
     ratio = load().cells["DSP:*"]["value"]
     seen = 0
     for name in DSP_CHECK:
-        text = require_text(read_report(MORE / name), name)
-        head = parse_header(text)
-        assert scope_of(head.get("device"), head.get("speed_file")) == "-1 Artix-class", name
-        for p in parse_path_blocks(text.split("\n"), source=name):
+        rep = report_file.read(MORE / name)
+        assert scope_of(rep.header.get("device"), rep.header.get("speed_file")) == "-1 Artix-class", name
+        for p in (b.path for b in path_blocks(rep.lines, source=name) if b.path):
             for s in p.get("steps") or []:
                 if s["kind"] == "cell" and s["type"] == "DSP48E1" and p.get("delay_type") == "max":
                     i, o = _arc_pins(s["type"], s["arc"])

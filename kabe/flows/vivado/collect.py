@@ -19,6 +19,7 @@ REPORTS = {
     "utilization_hier.rpt": "utilization_hier.rpt",
     "clock_interaction.rpt": "clock_interaction.rpt",
     "logic_levels.rpt": "logic_levels.rpt",
+    "timing_verdict.json": "timing_verdict.json",  # the second source (scripts/vivado/timing_verdict.tcl)
 }
 
 
@@ -33,7 +34,24 @@ def _merge_crossings(inter_clock: list[dict], pairs: list[dict]) -> list[dict]:
     for p in pairs:
         entry = by_pair.setdefault((p["from"], p["to"]), {"from": p["from"], "to": p["to"], "wns_ns": p["wns_ns"]})
         entry["type"], entry["classification"] = p["type"], p["classification"]
+        entry["unsafe"] = p.get("unsafe", False)
     return list(by_pair.values())
+
+
+def _second_source_and_logic_levels(timing: dict, rd: Path) -> None:
+    """Vivado's own verdict (the gate requires it to agree with the parsed report; a missing or
+    unreadable one is recorded as an error, which fails the gate) and the logic-level
+    distribution (logic-level budgets; unreadable: no number, so a budget on it fails)."""
+    from kabe.parsers import vivado_logic_levels, vivado_timing_verdict
+
+    try:
+        timing["second_source"] = vivado_timing_verdict.parse_file(rd / REPORTS["timing_verdict.json"])
+    except ReportError as e:
+        timing["second_source"] = {"error": str(e)}
+    try:
+        timing["logic_level_distribution"] = vivado_logic_levels.parse_file(rd / REPORTS["logic_levels.rpt"])
+    except ReportError as e:
+        timing["logic_level_distribution"] = {"error": str(e), "max_logic_levels": None}
 
 
 def collect(project: Project, version: VivadoVersion, make_log: Path | None = None) -> FlowResult:
@@ -64,6 +82,8 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
             timing["clock_interaction"] = _merge_crossings(timing.get("clock_interaction") or [], pairs)
         except ReportError as e:
             timing = _timing_error(f"Vivado clock interaction report unusable, so clock crossings are unchecked: {e}")
+    if "error" not in timing:
+        _second_source_and_logic_levels(timing, rd)
 
     utilization: dict | None
     try:
@@ -78,7 +98,7 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
         utilization = None
 
     artifacts = {}
-    for key, path in (("bit", project.bit), ("hwh", project.hwh)):
+    for key, path in (("bit", project.bit), ("hwh", project.hwh), ("cells", project.cells)):
         if path.is_file():
             artifacts[key] = path
         elif "error" not in timing:

@@ -16,21 +16,24 @@ from kabe.flows.base import FlowError
 from kabe.paths import IP, ROOT, SCRIPTS
 from kabe.records import safe_fs
 from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
-from kabe.flows.vivado.tool import settings
+from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 
 PART = PYNQ_Z1.part
 BD_NAME = "kabe_bd"
 BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
 HOOK_DIR = SCRIPTS / "vivado"
 TCL_IP = (IP / "pynq_z1_ps7.tcl", IP / "kabe_bd.tcl")
+# HDL the block design instantiates by module reference (not part of any core: Vivado only).
+BD_HDL = (IP / "kabe_usr_access.v",)
 # Sourced at project creation, in this order, after the HDL (edalize keeps the EDAM's order).
 CREATION_TCL = ("check_vivado_version.tcl",)
 ATTACH_TCL = "attach_hooks.tcl"
+STRATEGY_TCL = "apply_strategies.tcl"  # after the runs exist: [tool.kabe] strategies and directives
 # Run inside impl_1 just before write_bitstream (the design is final: routed, phys-opted).
 # One concern per file; the reports come before the clock check so a failing check still leaves them.
 WRITE_BITSTREAM_PRE_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary",
                              "report_logic_levels", "report_utilization", "report_clock_interaction",
-                             "check_pl_clock")
+                             "timing_verdict", "check_pl_clock")
 # Report files the hooks write under <work root>/reports/ (archive name -> file name).
 TIMING_MAX_PATHS = 20  # per clock group: enough to see the whole failing cone, not the whole design
 
@@ -65,6 +68,8 @@ class Project:
     clock_name: str
     clock_period_ns: float
     inputs: tuple[Path, ...]
+    # the cell names the board runner looks up, written by ip/kabe_bd.tcl beside the .bit/.hwh
+    cells: Path | None = None
 
     @property
     def makefile(self) -> Path:
@@ -178,9 +183,11 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         "status": status,
         "dma_length_width": 26, "hp_data_width": 64, "dma_burst": 16,
         "hwh_dest": work_root / f"{name}.hwh",
+        "cells_dest": work_root / f"{name}.cells.json",
         "report_dir": report_dir, "timing_max_paths": TIMING_MAX_PATHS,
         "commit": commit.sha, "dirty": int(commit.dirty), "usr_access": f"0x{word:08X}",
         "vivado_version": fs["vivado_version"], "vivado_version_mismatch": fs["vivado_version_mismatch"],
+        **{key: fs.get(f"vivado_{key}", "") for key in STRATEGY_KEYS},
         "hook_write_bitstream_pre": hook_file,
     }
     settings_file.write_text(settings_tcl(values))
@@ -195,8 +202,9 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         if f.is_include_file:
             entry.update(is_include_file=True, include_path=str(Path(f.path).parent))
         files.append(entry)
+    files += [{"name": str(f), "file_type": "verilogSource"} for f in BD_HDL]
     files.append({"name": str(wrapper), "file_type": "verilogSource"})
-    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *TCL_IP, HOOK_DIR / ATTACH_TCL]
+    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *TCL_IP, HOOK_DIR / ATTACH_TCL, HOOK_DIR / STRATEGY_TCL]
     files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
     edam = {
         "name": name,
@@ -215,8 +223,9 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     project = Project(name=name, work_root=work_root, report_dir=report_dir, bit=work_root / f"{name}.bit",
                       hwh=work_root / f"{name}.hwh", settings_tcl=settings_file, hook_tcl=hook_file,
                       wrapper=wrapper, edam=edam, clock_name=clock.name, clock_period_ns=clock.period_ns,
-                      inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *hooks,
-                                                  design.constraints])))
+                      inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *BD_HDL, *hooks,
+                                                  design.constraints])),
+                      cells=work_root / f"{name}.cells.json")
     check_generated(project)
     return project
 

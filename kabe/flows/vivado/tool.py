@@ -22,6 +22,8 @@ from rich.markup import escape
 from kabe import config
 from kabe.flows.base import FlowError
 
+STRATEGY_KEYS = config.VIVADO_STRATEGY_KEYS  # applied by scripts/vivado/apply_strategies.tcl
+
 _VERSION_RE = re.compile(r"\bv?(\d{4}\.\d+(?:\.\d+)?)\b")
 # Markers in Vivado's batch output (the run logs are echoed by wait_on_run) -> the phase shown.
 _PHASES = (
@@ -44,7 +46,8 @@ def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     settings); overrides (tests) are checked against the same table."""
     s = config.load() if overrides is None else config.validate(overrides)
     return {key: config.value(s, key) for key in
-            ("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs")}
+            ("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs",
+             *(f"vivado_{k}" for k in STRATEGY_KEYS))}
 
 
 

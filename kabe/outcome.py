@@ -1,0 +1,70 @@
+"""What one build's verdict means to whoever asked for it: an exit code and one verdict line.
+
+A design says in design.yaml what its gate is expected to say (`expect_gate`). A build is a success
+when the gate says that: stage3_naive failing its gate is the point of stage3_naive, so it exits 0
+and does not fail `doit build`; stage3_naive passing would mean the gate stopped catching it (exit 1).
+`kabe gate <file>` has no expectation: it judges the file alone.
+
+Exit codes (kabe.errors): 0 as expected, 1 the gate said otherwise, 2 could not run, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+
+PASS, FAIL, COULD_NOT_RUN, INTERRUPTED = "pass", "fail", "could not run", "interrupted"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    design: str
+    flow: str
+    code: int  # one of kabe.errors.EXIT_*
+    verdict: str  # pass | fail | could not run | interrupted
+    expected: str  # design.yaml expect_gate, "-" when the design could not be read
+    line: str  # the verdict line a person reads (plain text)
+    reason: str = ""  # the gate's first failure, or what stopped the build
+    archive: str = ""  # where the record was archived ("" when nothing was)
+    commit: str = ""  # the archive's name: sha or sha-dirty
+
+    @property
+    def as_expected(self) -> bool:
+        return self.code == EXIT_PASS
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def from_record(record: dict, expected: str) -> Outcome:
+    """The outcome of a build that ran to its gate and was archived."""
+    design, flow, gate = record["design"], record["flow"], record["gate"]
+    commit = record["commit"] + ("-dirty" if record["dirty"] else "")
+    verdict = PASS if gate["passed"] else FAIL
+    failures = list(gate["failures"])
+    reason = failures[0] if failures else ""
+    if len(failures) > 1:
+        reason += f" (and {len(failures) - 1} more)"
+    head = f"{design} ({flow} flow, {record['commit'][:12]}{'-dirty' if record['dirty'] else ''}): gate"
+    if verdict == expected == PASS:
+        line = f"{head} PASS"
+    elif verdict == expected:
+        line = f"{head} FAIL, as design.yaml expects (expect_gate: fail): {reason}"
+    elif verdict == PASS:
+        line = (f"{head} PASS, but design.yaml says expect_gate: fail: the gate no longer catches this "
+                f"design's known problem")
+    else:
+        line = f"{head} FAIL: {reason}"
+    code = EXIT_PASS if verdict == expected else EXIT_GATE_FAILED
+    return Outcome(design, flow, code, verdict, expected, line, reason, record.get("_archive", ""), commit)
+
+
+def could_not_run(design: str, flow: str, message: str, expected: str = "-") -> Outcome:
+    return Outcome(design, flow, EXIT_COULD_NOT_RUN, COULD_NOT_RUN, expected,
+                   f"{design}: could not run, nothing archived: {message}", message)
+
+
+def interrupted(design: str, flow: str, expected: str = "-") -> Outcome:
+    return Outcome(design, flow, EXIT_INTERRUPTED, INTERRUPTED, expected,
+                   f"{design}: interrupted; nothing archived", "interrupted (Ctrl-C)")

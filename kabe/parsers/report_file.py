@@ -1,0 +1,168 @@
+"""Opening a report: the one door every parser (and detection) goes through.
+
+A report file becomes a `Report`: its text with line endings normalised, its lines, the
+`| Key : value` header Vivado prints at the top, and the command named there. Everything a
+parser must refuse before reading a single table is refused here, once, with the file's name:
+a missing or unreadable file, NUL bytes (binary, or UTF-16 without its byte-order mark), an
+empty file, and input beyond the size bounds below.
+
+The bounds exist because parsers must answer in bounded time on any input (issue 18). Every
+parser is linear in the size of its input (no regex with nested quantifiers over whitespace);
+these caps bound that size: MAX_BYTES for a file, MAX_LINES lines, MAX_LINE_CHARS for one line.
+The largest real report in the corpus is 2.2 MB in 17 k lines of up to ~530 characters; Vivado's
+biggest reports (a full-chip report_timing_summary) are a few hundred MB, hence 512 MiB and 8 M
+lines. Whole-report scans are regex passes at C speed (find_lines), never a Python step per line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kabe.parsers import ReportError
+
+MAX_BYTES = 512 * 1024 * 1024
+MAX_LINE_CHARS = 64 * 1024
+MAX_LINES = 6_000_000  # real reports average 100+ characters a line: 512 MiB is ~5 M lines
+HEADER_LINES = 40  # Vivado's `| Tool Version : ...` block sits in the first few lines
+NEAR = 60  # how far a parser looks for what must follow a title (a table's dashes, a verdict line)
+
+_HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z ]*")  # matched with fullmatch on a stripped string: linear
+
+
+@dataclass(frozen=True)
+class Report:
+    source: str  # the file name (or what the caller calls the text) used in every message
+    text: str  # "\n" line endings
+    lines: list[str] = field(repr=False)
+    header: dict[str, str]  # tool_version, date, command, design, device, design_state, ...
+    command: str | None  # first word of `| Command : ...`, e.g. "report_timing_summary"
+
+
+def parse_header(lines: list[str]) -> dict[str, str]:
+    """The `| Key : value` block in the first HEADER_LINES lines, keyed by the lower-cased,
+    underscored key (tool_version, command, design, device, ...). First occurrence wins."""
+    out: dict[str, str] = {}
+    for line in lines[:HEADER_LINES]:
+        if not line.startswith("|") or line.startswith("| -"):
+            continue
+        key, sep, value = line[1:].partition(":")
+        key = key.strip()
+        if not sep or not _HEADER_KEY.fullmatch(key):
+            continue
+        out.setdefault(key.lower().replace(" ", "_"), value.strip())
+    return out
+
+
+def command_name(header: dict[str, str]) -> str | None:
+    words = (header.get("command") or "").split()
+    return words[0] if words else None
+
+
+def _decode(data: bytes, source: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:  # a report re-saved by a Windows editor: UTF-16 with its byte-order mark is still text
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ReportError(f"{source}: starts like UTF-16 but does not decode as UTF-16; "
+                              f"not a text report") from None
+    if b"\x00" in data:
+        raise ReportError(f"{source}: report file contains NUL bytes; not a text report "
+                          f"(a binary file, or a damaged copy: regenerate the report)")
+    return data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+def from_text(text: str, source: str) -> Report:
+    """A Report from text already in memory (parsers' parse(text, source) entry points)."""
+    if not isinstance(text, str):
+        raise ReportError(f"{source}: expected report text, got {type(text).__name__}")
+    if "\x00" in text:
+        raise ReportError(f"{source}: report contains NUL characters; not a text report")
+    if len(text) > MAX_BYTES:
+        raise ReportError(f"{source}: report is {len(text):,} characters, over kabe's bound of "
+                          f"{MAX_BYTES:,}; refusing to parse it")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise ReportError(f"{source}: report is empty")
+    n = text.count("\n")
+    if n > MAX_LINES:
+        raise ReportError(f"{source}: report has {n:,} lines, over kabe's bound of {MAX_LINES:,}; "
+                          f"refusing to parse it")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()  # the newline that ends the last line starts no line of its own
+    if max(map(len, lines)) > MAX_LINE_CHARS:  # at C speed; the loop below runs only to name the line
+        i, line = next((i, ln) for i, ln in enumerate(lines) if len(ln) > MAX_LINE_CHARS)
+        raise ReportError(f"{source}: line {i + 1} is {len(line):,} characters long, over kabe's "
+                          f"bound of {MAX_LINE_CHARS:,} (no Vivado report line is that long); "
+                          f"not a report kabe can read")
+    header = parse_header(lines)
+    return Report(source, text, lines, header, command_name(header))
+
+
+def read(path) -> Report:
+    """Open a report file; ReportError naming the file when it cannot be a readable report."""
+    p = Path(path)
+    source = str(p)
+    try:
+        size = p.stat().st_size
+        if size > MAX_BYTES:
+            raise ReportError(f"{source}: report file is {size:,} bytes, over kabe's bound of "
+                              f"{MAX_BYTES:,}; refusing to parse it")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise ReportError(f"{source}: report file does not exist") from None
+    except IsADirectoryError:
+        raise ReportError(f"{source}: is a directory, not a report file") from None
+    except OSError as e:
+        raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
+    if not data.strip():
+        raise ReportError(f"{source}: report file is empty")
+    text = _decode(data, source)
+    del data  # a 200 MB report: keep one copy of it, not two
+    return from_text(text, source)
+
+
+def find_lines(lines: list[str], pattern: re.Pattern, start: int = 0, end: int | None = None,
+               literal: str | None = None, joined: str | None = None) -> list[int]:
+    """Indices of the lines in lines[start:end] that `pattern` (compiled with re.M, anchored at ^,
+    matching within one line) finds, at C speed: every parser scans a whole report this way, so
+    a report of millions of blank lines costs one regex pass, not a Python step per line. With
+    `literal` (a string every match contains) only the lines holding it are tested. `joined`:
+    "\\n".join(lines[start:end]) when the caller already has it (a whole report's text)."""
+    text = joined if joined is not None else "\n".join(lines[start:end])
+    if literal is None:
+        starts = (m.start() for m in pattern.finditer(text))
+    else:  # find the literal (a C-speed substring search), then test its line with the pattern
+        starts = _line_starts_with(text, pattern, literal)
+    out, pos, line = [], 0, start
+    for s in starts:
+        line += text.count("\n", pos, s)
+        pos = s
+        out.append(line)
+    return out
+
+
+def _line_starts_with(text: str, pattern: re.Pattern, literal: str):
+    i, last = text.find(literal), -1
+    while i >= 0:
+        s = text.rfind("\n", 0, i) + 1
+        if s != last and pattern.match(text, s):
+            last = s
+            yield s
+        nxt = text.find("\n", i)
+        if nxt < 0:
+            break
+        i = text.find(literal, nxt + 1)
+
+
+def blank(lines: list[str]) -> bool:
+    """Every line blank (at C speed)."""
+    return not any(map(str.strip, lines))
+
+
+def expect_command(report: Report, command: str) -> None:
+    """A header naming another Vivado command means the wrong report was handed over."""
+    if report.command is not None and report.command != command:
+        raise ReportError(f"{report.source}: header says Command {report.command}, not {command}")

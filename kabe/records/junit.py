@@ -1,0 +1,82 @@
+"""JUnit XML for CI dashboards (GitLab's merge-request test report, GitHub test reporters).
+
+One <testsuite> per design build, one <testcase> per check. A check that could not be judged (a
+regression with no baseline) is <skipped> with the reason, so it is visible and neither green nor
+red; a build that could not run is an <error>. Written atomically.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kabe.records.archive import write_text_atomic
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    status: str = "passed"  # passed | failed | skipped | error
+    message: str = ""  # one line: why it failed, or why it was skipped
+    detail: str = ""  # the body: every reason, expected and got
+
+    def __post_init__(self):
+        if self.status not in ("passed", "failed", "skipped", "error"):
+            raise ValueError(f"junit case status {self.status!r} unknown")
+
+
+@dataclass
+class Suite:
+    name: str  # e.g. "stage4 (open)"
+    classname: str  # e.g. "kabe.stage4.open"
+    cases: list[Case] = field(default_factory=list)
+    output: str = ""  # <system-out>: the build's summary lines
+
+
+def render(suites: list[Suite], name: str = "kabe") -> str:
+    root = ET.Element("testsuites", name=name)
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
+    for suite in suites:
+        counts = {"tests": len(suite.cases),
+                  "failures": sum(c.status == "failed" for c in suite.cases),
+                  "errors": sum(c.status == "error" for c in suite.cases),
+                  "skipped": sum(c.status == "skipped" for c in suite.cases)}
+        for k, v in counts.items():
+            totals[k] += v
+        el = ET.SubElement(root, "testsuite", name=suite.name, **{k: str(v) for k, v in counts.items()})
+        for case in suite.cases:
+            tc = ET.SubElement(el, "testcase", classname=suite.classname, name=case.name)
+            if case.status == "failed":
+                ET.SubElement(tc, "failure", message=case.message, type="kabe.gate").text = case.detail or case.message
+            elif case.status == "error":
+                ET.SubElement(tc, "error", message=case.message, type="kabe.build").text = case.detail or case.message
+            elif case.status == "skipped":
+                ET.SubElement(tc, "skipped", message=case.message)
+        if suite.output:
+            ET.SubElement(el, "system-out").text = suite.output
+    root.attrib.update({k: str(v) for k, v in totals.items()})
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write(path: Path, suites: list[Suite], name: str = "kabe") -> Path:
+    return write_text_atomic(Path(path), render(suites, name))
+
+
+def gate_suite(verdict, suite: str, classname: str | None = None) -> Suite:
+    """One kabe.gate.Verdict as a suite: a testcase per check (a failure carries the check's sentence,
+    what was expected and what was got), a testcase per failure recorded at build time that no check
+    re-derives, and the waivers and warnings as the suite's output."""
+    classname = classname or f"kabe.gate.{suite}"
+    cases = []
+    for c in verdict.checks:
+        message = c.get("message") or f"{c['name']}: expected {c['expected']}, got {c['got']}"
+        cases.append(Case(c["name"], "passed" if c["passed"] else "failed", "" if c["passed"] else message,
+                          "" if c["passed"] else f"expected: {c['expected']}\ngot: {c['got']}"))
+    own = {c.get("message") for c in verdict.checks}
+    for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):
+        cases.append(Case(f"recorded.{i}", "failed", msg, msg))
+    output = [f"waived {k}: {why}" for k, why in getattr(verdict, "waivers", {}).items()]
+    output += [f"warning: {w}" for w in getattr(verdict, "warnings", [])]
+    return Suite(suite, classname, cases, "\n".join(output))

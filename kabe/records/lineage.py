@@ -1,0 +1,127 @@
+"""Where a commit stands: the base branch, the base commit a change is judged against, which
+archived commits lie on the base branch and which only on the current branch.
+
+Plain git, read-only. The base branch is, first found wins: [tool.kabe] default_branch, the CI's
+own word for a pull/merge request's target or the default branch (GITHUB_BASE_REF,
+CI_MERGE_REQUEST_TARGET_BRANCH_NAME, the GitHub event's repository.default_branch,
+CI_DEFAULT_BRANCH), the remote's HEAD, then main or master.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from kabe import config
+from kabe.errors import UserError
+from kabe.paths import ROOT
+
+
+class LineageError(UserError):
+    pass
+
+
+def git(root: Path, *args: str) -> str | None:
+    """stdout of a read-only git command, or None when it fails (no such ref, not a repository)."""
+    try:
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    except FileNotFoundError:
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def resolve(ref: str, root: Path = ROOT) -> str | None:
+    return git(root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+
+
+def _github_default_branch() -> str | None:
+    path = os.environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        return None
+    try:
+        return json.loads(Path(path).read_text()).get("repository", {}).get("default_branch")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def base_branch(root: Path = ROOT, remote: str = "origin", settings: dict | None = None) -> str | None:
+    settings = config.load(root / "pyproject.toml") if settings is None else settings
+    for name in (settings.get("default_branch"), os.environ.get("GITHUB_BASE_REF"),
+                 os.environ.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"), _github_default_branch(),
+                 os.environ.get("CI_DEFAULT_BRANCH")):
+        if name:
+            return str(name)
+    head = git(root, "symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD")
+    if head:
+        return head.removeprefix(f"refs/remotes/{remote}/")
+    for name in ("main", "master"):
+        if resolve(f"refs/remotes/{remote}/{name}", root) or resolve(f"refs/heads/{name}", root):
+            return name
+    return None
+
+
+def base_branch_ref(root: Path = ROOT, remote: str = "origin", branch: str | None = None) -> str | None:
+    """The ref holding the base branch here: the remote's copy first (a CI checkout has no local branch)."""
+    branch = branch or base_branch(root, remote)
+    if not branch:
+        return None
+    for ref in (f"refs/remotes/{remote}/{branch}", f"refs/heads/{branch}"):
+        if resolve(ref, root):
+            return ref
+    return None
+
+
+def current_branch(root: Path = ROOT) -> str | None:
+    """The checked-out branch; in a CI's detached checkout, the branch the CI says it built."""
+    name = git(root, "symbolic-ref", "--quiet", "--short", "HEAD")
+    if name:
+        return name
+    if os.environ.get("GITHUB_REF", "").startswith("refs/heads/"):
+        return os.environ["GITHUB_REF"].removeprefix("refs/heads/")
+    return os.environ.get("CI_COMMIT_BRANCH") or None
+
+
+@dataclass(frozen=True)
+class Base:
+    commit: str | None  # the commit a change is judged against, None when there is none
+    how: str  # one phrase saying how it was chosen, or why there is none
+
+
+def base_commit(root: Path = ROOT, base: str | None = None, remote: str = "origin") -> Base:
+    """--base REF when given; else the merge-base of HEAD with the base branch. On the base branch
+    itself (merge-base == HEAD) the base is HEAD's first parent: the previous commit there."""
+    if base:
+        sha = resolve(base, root)
+        if sha is None:
+            raise LineageError(f"--base {base}: no such commit here; fetch it or name another ref")
+        return Base(sha, f"--base {base}")
+    branch = base_branch(root, remote)
+    ref = base_branch_ref(root, remote, branch)
+    if ref is None:
+        return Base(None, f"no base branch found ({branch or 'main/master'} is neither a local branch nor "
+                          f"{remote}/{branch or 'main'}); set [tool.kabe] default_branch or pass --base REF")
+    head = resolve("HEAD", root)
+    merge_base = git(root, "merge-base", "HEAD", ref)
+    if merge_base is None:
+        shallow = git(root, "rev-parse", "--is-shallow-repository") == "true"
+        return Base(None, f"HEAD and {ref} share no history" + (
+            " (this is a shallow clone: fetch the full history, e.g. actions/checkout fetch-depth: 0)" if shallow else ""))
+    if merge_base == head:
+        parent = resolve("HEAD^", root)
+        return Base(parent, f"the previous commit on {branch}") if parent else Base(None, f"HEAD is the first commit of {branch}")
+    return Base(merge_base, f"the merge-base with {branch}")
+
+
+def commits_on(ref: str, root: Path = ROOT) -> set[str]:
+    out = git(root, "rev-list", ref)
+    return set(out.split()) if out else set()
+
+
+def order_refs(root: Path = ROOT) -> list[str]:
+    """The refs whose history orders the archive: HEAD, and the base branch when it has moved on
+    (a fresh clone of a branch pulls archives of base-branch commits that are not HEAD's ancestors)."""
+    ref = base_branch_ref(root)
+    return ["HEAD"] + ([ref] if ref else [])

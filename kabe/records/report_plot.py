@@ -1,0 +1,133 @@
+"""One design's metrics over commits, as the SVG the report page inlines.
+
+Each panel draws the design.yaml budget for its metric (per flow: the open flow gates the engine
+alone, Vivado the whole block design) and WNS its zero line, so a point is read against its limit.
+A panel with one commit, or with one value throughout, gets axes from zero to past its budget and
+the value written beside the point, instead of matplotlib's meaningless ±0.05 around a single dot.
+SVG, not PNG: the page stays sharp, and the budget lines are elements a browser test can find
+(ids `<design>-panel-<metric>` and `<design>-budget-<metric>-<flow>-<op>`). Text is drawn as paths, so
+no font is needed to view it. Names and labels are ASCII: no glyph boxes on machines without CJK fonts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from kabe import designs  # noqa: E402
+from kabe.paths import CORES  # noqa: E402
+from kabe.perf.plots import legend_entries  # noqa: E402
+from kabe.records import history  # noqa: E402
+
+PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
+_FLOW_STYLE = {"open": dict(marker="o", ls="--", color="C0", label="open flow (WNS: pre-route estimate)"),
+               "vivado": dict(marker="s", ls="-", color="C1", label="vivado (sign-off)")}
+_OP_TEXT = {"lt": "<", "le": "<=", "eq": "==", "ge": ">=", "gt": ">"}
+
+
+def budgets_by_flow(design: str, flows, cores_root: Path = CORES) -> dict[str, dict[str, dict[str, float]]]:
+    """{flow: {metric: {op: limit}}} from design.yaml; {} for a design no longer in cores/."""
+    try:
+        d = designs.get(design, cores_root)
+    except designs.DesignError:
+        return {}
+    return {flow: d.budgets_for(flow) for flow in flows}
+
+
+def _limits(values: list[float], marks: list[float], key: str) -> tuple[float, float] | None:
+    """Readable y limits when matplotlib's own would be a sliver around one value; else None."""
+    if len(set(values)) > 1:
+        return None
+    every = values + marks + [0.0]
+    lo, hi = min(every), max(every)
+    if key == "wns_ns":
+        pad = max(0.25, 0.2 * (hi - lo))
+        return lo - pad, hi + pad
+    return lo, (hi * 1.2 if hi > 0 else 1.0)
+
+
+def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: set[str] | None):
+    """The base branch's builds as the flow's line; builds not on the base branch (this branch, a dirty
+    tree) as hollow points beside it, so a branch's numbers are never read as the base's trend.
+    Returns the line (None when no build lies on the base branch)."""
+    base = [p for p in pts if on_base is None or commits[p[0]] in on_base]
+    branch = [p for p in pts if p not in base]
+    line = None
+    if base:
+        line, = ax.plot([p[0] for p in base], [p[1] for p in base], **style)
+    if branch:
+        ax.scatter([p[0] for p in branch], [p[1] for p in branch], marker=style.get("marker", "o"), s=60, zorder=4,
+                   facecolors="none", edgecolors="tab:orange", label="not on the base branch (this branch)")
+    return line
+
+
+def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES,
+                on_base: set[str] | None = None) -> Path:
+    """Metrics over commits in git order; estimated and sign-off timing as different series; a failing
+    gate is a red cross; budgets dashed. Writes SVG (or PNG if path says so)."""
+    commits = list(dict.fromkeys(e.commit for e in entries))
+    x_of = {c: i for i, c in enumerate(commits)}
+    flows = sorted({e.flow for e in entries})
+    budgets = budgets_by_flow(design, flows, cores_root)
+    fig, axes = plt.subplots(1, len(PANELS), figsize=(3.2 * len(PANELS), 3.2))
+    for ax, (key, label) in zip(axes, PANELS):
+        ax.set_gid(f"{design}-panel-{key}")
+        values, marks = [], []
+        for flow in flows:
+            style = _FLOW_STYLE.get(flow, {"marker": "o", "label": flow})
+            pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]  # recomputed verdict
+            pts = [p for p in pts if p[1] is not None]
+            if pts:
+                line = plot_series(ax, pts, commits, style, on_base)
+                if line is not None:
+                    line.set_gid(f"{design}-series-{key}-{flow}")
+                values += [p[1] for p in pts]
+                bad = [p for p in pts if not p[2]]
+                if bad:
+                    ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80, color="red", zorder=5,
+                               label="gate failed")
+                last = pts[-1]
+                ax.annotate(f"{last[1]:+.3f}" if key == "wns_ns" else f"{last[1]:,g}", (last[0], last[1]),
+                            textcoords="offset points", xytext=(6, 4), fontsize=8, color=style.get("color"))
+            for op, limit in budgets.get(flow, {}).get(key, {}).items():
+                b = ax.axhline(limit, color=style.get("color", "gray"), ls=":", lw=1.2,
+                               label=f"budget, {flow} flow (design.yaml)")
+                b.set_gid(f"{design}-budget-{key}-{flow}-{op}")
+                ax.annotate(f"{flow} budget {_OP_TEXT.get(op, op)} {limit:,g}", (0, limit),
+                            xycoords=("axes fraction", "data"), textcoords="offset points", xytext=(2, 2),
+                            fontsize=7, color=style.get("color", "gray"))
+                marks.append(float(limit))
+        if key == "wns_ns":
+            z = ax.axhline(0, color="red", lw=0.8, label="WNS 0: timing fails below")
+            z.set_gid(f"{design}-budget-wns_ns-zero")
+            marks.append(0.0)
+        ylim = _limits(values, marks, key) if values else None
+        if ylim:
+            ax.set_ylim(*ylim)
+        if len(commits) == 1:
+            ax.set_xlim(-1, 1)
+        ax.set_title(label, fontsize=10)
+        ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "") for c in commits],
+                      rotation=45, fontsize=7)
+    handles, labels = legend_entries(axes)
+    if handles:
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
+    # A '$' would start matplotlib's math text (history passes valid design names only; this is for any caller).
+    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; * = dirty tree; dotted: budgets)",
+                 fontsize=11)
+    fig.tight_layout(rect=(0, 0.12, 1, 0.95))
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def inline_svg(path: Path, css_class: str = "plot") -> str:
+    """The SVG file as an element to put in HTML (XML prolog and DOCTYPE dropped)."""
+    text = Path(path).read_text()
+    start = text.index("<svg")
+    return f'<svg class="{css_class}" ' + text[start + len("<svg "):]
+

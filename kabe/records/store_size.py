@@ -1,0 +1,83 @@
+"""`kabe archive du`: what the shared archive costs, per archived commit and in total.
+
+Three sizes, since each answers another question: raw (the files as a build wrote them), stored
+(after kabe's gzip of large files: what a pull writes out of git) and on disk (git's own packed,
+delta-compressed bytes in this clone's object store: what the remote holds and a fetch moves).
+The total on disk counts each object once (a file identical across commits is stored once), so it
+can be less than the sum of the per-commit figures.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+
+from kabe.paths import ROOT
+from kabe.records import gitref, store
+
+
+@dataclass
+class CommitSize:
+    commit: str
+    builds: int
+    files: int
+    raw: int
+    stored: int
+    disk: int
+
+
+def _raw_size(reader: gitref.BlobReader, oid: str, stored: str, size: int) -> int:
+    if not stored.endswith(".gz"):
+        return size
+    data = reader.read(oid)
+    return struct.unpack("<I", data[-4:])[0] if len(data) >= 4 else 0  # gzip's ISIZE trailer
+
+
+def measure(root: Path = ROOT, tip: str = "") -> tuple[list[CommitSize], int]:
+    """([per archived commit], total bytes on disk of everything reachable from tip)."""
+    disk = gitref.disk_sizes(root, tip)
+    rows: dict[str, CommitSize] = {}
+    units: dict[str, set[str]] = {}
+    with gitref.BlobReader(root) as reader:
+        for path, (oid, size) in sorted(gitref.ls_tree(root, tip).items()):
+            split = store.unit_of(path)
+            if not split:
+                continue
+            commit = path.split("/", 1)[0]
+            row = rows.setdefault(commit, CommitSize(commit, 0, 0, 0, 0, 0))
+            units.setdefault(commit, set()).add(split[0])
+            row.files += 1
+            row.stored += size
+            row.raw += _raw_size(reader, oid, path, size)
+            row.disk += disk.get(oid, 0)
+    for commit, row in rows.items():
+        row.builds = len(units[commit])
+    return list(rows.values()), sum(disk.values())
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.2f}"
+
+
+def render(remote: str, ref: str, rows: list[CommitSize], total_disk: int) -> str:
+    if not rows:
+        return f"kabe archive du {remote}: the archive ({ref}) is empty or absent\n"
+    lines = [f"kabe archive du {remote} ({ref}): {len(rows)} commit(s), {sum(r.builds for r in rows)} build(s)", "",
+             "| commit | builds | files | raw MB | stored MB | on disk MB |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r.commit[:12]} | {r.builds} | {r.files} | {_mb(r.raw)} | {_mb(r.stored)} | {_mb(r.disk)} |")
+    n = len(rows)
+    lines += ["", f"per commit (mean): raw {_mb(sum(r.raw for r in rows) // n)} MB, stored "
+                  f"{_mb(sum(r.stored for r in rows) // n)} MB, on disk {_mb(sum(r.disk for r in rows) // n)} MB; "
+                  f"whole archive on disk (each object once, with its history): {_mb(total_disk)} MB"]
+    return "\n".join(lines) + "\n"
+
+
+def du(remote: str = "origin", root: Path = ROOT, ref: str | None = None) -> str:
+    ref = ref or store.archive_ref()
+    tip = store.fetch(remote, root, ref)
+    if tip is None:
+        return render(remote, ref, [], 0)
+    rows, total = measure(root, tip)
+    return render(remote, ref, rows, total)

@@ -1,0 +1,198 @@
+"""`doit sweep:<design>` / `kabe sweep <design>`: the client side of a sweep.
+
+Ships the commit's tree once, submits one build per variant (one worker slot each), follows them live,
+checks every result's keys (commit, tree, variant) before accepting it, and writes each archive
+atomically, once, under reports/<commit>/<design>/sweep-<flow>/<variant-id>/, then sweep.json and the
+Pareto plot beside them. Variants sit beside the plain build's archive, not inside it: a plain build
+replaces its folder as a whole, which would delete them.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.markup import escape
+from rich.table import Table
+
+from kabe import config, designs, provenance
+from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError
+from kabe.paths import REPORTS, ROOT
+from kabe.records.archive import to_json, write_atomic, write_text_atomic
+from kabe.sweep import cluster, results, source, spec, worker
+from kabe.sweep.spec import SweepError
+
+REFRESH_S = 0.5
+
+
+def sweep_dir(commit: provenance.Commit, design: str, flow: str, root: Path = REPORTS) -> Path:
+    return Path(root) / commit.archive_name / design / f"sweep-{flow}"
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _accept(result: dict, shipped: source.ShippedTree, vid: str) -> tuple[dict | None, str | None]:
+    """(metrics, None) for a result that is what was asked for; (None, why) otherwise."""
+    if result.get("identity") != shipped.identity():
+        return None, f"rejected: built from tree {str(result.get('identity'))[:80]}, not {shipped.tree[:12]}"
+    if result.get("variant_id") != vid:
+        return None, f"rejected: result of variant {str(result.get('variant_id'))[:20]}, not {vid}"
+    raw = (result.get("files") or {}).get("metrics.json")
+    if raw is None:
+        tail = " | ".join((result.get("log_tail") or [])[-3:])
+        return None, f"no archive (exit {result.get('rc')}): {tail[:300]}"
+    try:
+        metrics = json.loads(raw)
+    except ValueError:
+        return None, "rejected: metrics.json is not JSON"
+    if metrics.get("commit") != shipped.commit or (metrics.get("variant") or {}).get("id") != vid:
+        return None, "rejected: metrics.json names another commit or variant"
+    return metrics, None
+
+
+def _live_table(order: list[spec.Variant], state: dict[str, str], started: dict[str, float],
+                finished: dict[str, float]) -> Table:
+    t = Table(show_header=True, header_style="bold")
+    for col in ("variant", "settings", "state", "elapsed"):
+        t.add_column(col)
+    now = time.monotonic()
+    colour = {"queued": "dim", "running": "yellow", "done": "green", "failed": "red", "error": "red"}
+    for v in order:
+        st = state[v.id]
+        el = (finished.get(v.id, now) - started[v.id]) if v.id in started else None
+        t.add_row(v.id, escape(v.label()), f"[{colour[st]}]{st}[/]", "" if el is None else f"{el:.0f} s")
+    return t
+
+
+def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: Path | None = None,
+              overrides: list[str] = (), scheduler: str | None = None, workers: int | None = None,
+              console: Console | None = None, reports_root: Path = REPORTS, retries: int = 1) -> dict:
+    """Run the sweep; returns sweep.json's content. Raises UserError (bad sweep, dirty tree,
+    unreachable scheduler) and KeyboardInterrupt (after stopping every build)."""
+    from distributed import Event, wait
+
+    console = console or Console()
+    design = designs.get(design_name)
+    sw = spec.load(design, sweep_file, list(overrides))
+    flow = config.resolve_flow(flow_request or sw.flow)
+    commit = provenance.current_commit()
+    if commit.dirty or commit.sha == "nogit":
+        raise SweepError("a sweep builds a commit, and this tree has uncommitted changes (or is not a git "
+                         "checkout); commit them first, so every variant's archive names what it was built from")
+    shipped = source.pack(ROOT, commit.sha)
+    core_rel, xdc_rel = _rel(design.core_file), _rel(design.constraints)
+    out_dir = sweep_dir(commit, design.name, flow, reports_root)
+    conn = cluster.connect(flow, scheduler, workers, config.load().get("sweep") or {})
+    console.print(f"[bold]{design.name}[/]: {len(sw.variants)} variants from {escape(sw.source)}, {flow} flow, "
+                  f"on {escape(conn.description)}" + (f"; dashboard {conn.dashboard}" if conn.dashboard else ""))
+    client = conn.client
+    cancel = f"kabe-sweep-cancel-{uuid.uuid4().hex}"
+    by_key: dict[str, spec.Variant] = {}
+    state = {v.id: "queued" for v in sw.variants}
+    started: dict[str, float] = {}
+    finished: dict[str, float] = {}
+    rows: dict[str, dict] = {}
+    t0 = time.monotonic()
+    try:
+        archive = client.scatter(shipped.archive, broadcast=False)
+        futures = {}
+        for v in sw.variants:
+            key = f"kabe-build-{design.name}-{flow}-{v.id}-{shipped.tree[:10]}"
+            futures[key] = client.submit(worker.build_variant, shipped.identity(), archive, design.name, core_rel,
+                                         xdc_rel, flow, v.id, v.settings, cancel_event=cancel, key=key,
+                                         resources=cluster.task_resources(flow), retries=retries, pure=False)
+            by_key[key] = v
+        pending = set(futures.values())
+        with Live(_live_table(list(sw.variants), state, started, finished), console=console,
+                  refresh_per_second=2, transient=False) as live:
+            while pending:
+                try:
+                    done, pending = wait(pending, timeout=REFRESH_S, return_when="FIRST_COMPLETED")
+                except TimeoutError:  # nothing finished within REFRESH_S: refresh the table
+                    done = set()
+                running = {k for keys in client.processing().values() for k in keys}
+                for key, v in by_key.items():
+                    if key in running and state[v.id] == "queued":
+                        state[v.id] = "running"
+                        started[v.id] = time.monotonic()
+                for fut in done:
+                    v = by_key[fut.key]
+                    started.setdefault(v.id, t0)
+                    finished[v.id] = time.monotonic()
+                    rows[v.id] = _collect(fut, v, shipped, out_dir)
+                    state[v.id] = "done" if rows[v.id]["status"] == "passed" else "failed"
+                live.update(_live_table(list(sw.variants), state, started, finished))
+    except KeyboardInterrupt:
+        Event(cancel, client=client).set()  # running builds stop themselves (and their tools)
+        client.cancel(list(futures.values()) if "futures" in locals() else [], force=True)
+        time.sleep(2 * worker.POLL_S)
+        raise
+    finally:
+        conn.close()
+
+    ordered = [rows[v.id] for v in sw.variants]
+    top = results.best(ordered)
+    front = results.pareto_ids(ordered)
+    summary = {"design": design.name, "flow": flow, "commit": commit.sha, "tree": shipped.tree, "source": sw.source,
+               "cluster": conn.description, "seconds": round(time.monotonic() - t0, 1),
+               "best": top["id"] if top else None, "pareto": sorted(front), "variants": ordered}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    png = results.plot_pareto(ordered, f"{design.name} sweep at {commit.sha[:12]} ({flow} flow): LUT vs WNS",
+                              out_dir / f".tmp-{results.PARETO_PNG}")
+    png.replace(out_dir / results.PARETO_PNG)
+    write_text_atomic(out_dir / results.SWEEP_FILE, to_json(summary))
+    console.print(results.table(ordered, summary["best"], front))
+    if top:
+        console.print(f"best passing variant: [bold]{top['id']}[/] ({escape(top['label'])}): critical path "
+                      f"{top['period_ns'] - top['wns_ns']:.3f} ns (WNS {top['wns_ns']:+.3f} ns at {top['period_ns']:.3f} ns), "
+                      f"{top['lut']} LUT")
+    else:
+        console.print("[red]no variant passed the gate[/]")
+    console.print(f"sweep.json and {results.PARETO_PNG}: {out_dir}")
+    return summary
+
+
+def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path) -> dict:
+    try:
+        result = fut.result()
+    except Exception as e:  # the task itself failed (after retries): a failed result, not a lost one
+        return results.row(v, None, None, None, f"{type(e).__name__}: {str(e)[:300]}")
+    metrics, why = _accept(result, shipped, v.id)
+    if metrics is None:
+        return results.row(v, result, None, None, why)
+    dest = write_atomic(out_dir / v.id, result["files"])  # written once, complete, by the client only
+    return results.row(v, result, metrics, _rel(dest), None)
+
+
+def main(design: str, flow: str | None = None, overrides: list[str] = (), scheduler: str | None = None,
+         workers: int | None = None, sweep_file: str | None = None, diff: list[str] | None = None) -> int:
+    # A log is read by people too: no 80-column folding of ids and settings when output is not a terminal.
+    console = Console() if Console().is_terminal else Console(width=200)
+    if diff:
+        from kabe.sweep import compare
+
+        try:
+            print(compare.render(design, diff[0], diff[1], config.resolve_flow(flow)), end="")
+        except UserError as e:
+            console.print(f"[red]kabe sweep {escape(design)} --diff: {escape(str(e))}[/]")
+            return EXIT_COULD_NOT_RUN
+        return EXIT_PASS
+    try:
+        summary = run_sweep(design, flow, sweep_file=Path(sweep_file) if sweep_file else None, overrides=overrides,
+                            scheduler=scheduler, workers=workers, console=console)
+    except UserError as e:
+        console.print(f"[red]kabe sweep {escape(design)}: {escape(str(e))}[/]")
+        return EXIT_COULD_NOT_RUN
+    except KeyboardInterrupt:
+        console.print("[red]interrupted: every running build was stopped; nothing half-written was archived[/]")
+        return EXIT_INTERRUPTED
+    return EXIT_PASS if summary["best"] else EXIT_GATE_FAILED

@@ -1,0 +1,99 @@
+"""The commit's source tree, shipped to workers that share no filesystem with the client.
+
+Client: `git archive` of the commit (only committed files: no build/, no reports/), gzip, with the
+tree's git hash and the archive's sha256. Worker: one extraction per tree hash, cached under
+$KABE_SWEEP_CACHE (default ~/.cache/kabe/trees), checked against the sha256 before it is unpacked and
+marked with the commit it holds. A worker can never build from a tree other than the one asked for:
+the marker is read back and compared before every build (kabe.sweep.worker).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kabe.provenance import SHIPPED_TREE_MARKER
+from kabe.sweep.spec import SweepError
+
+
+@dataclass(frozen=True)
+class ShippedTree:
+    commit: str  # 40 hex digits
+    tree: str  # git's tree hash: the content address
+    sha256: str  # of the archive bytes
+    archive: bytes  # tar.gz of the commit's files
+
+    def identity(self) -> dict:
+        return {"commit": self.commit, "tree": self.tree, "sha256": self.sha256}
+
+
+def _git(root: Path, *args: str) -> bytes:
+    try:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=True).stdout
+    except subprocess.CalledProcessError as e:
+        raise SweepError(f"git {' '.join(args)} in {root} failed: {e.stderr.decode(errors='replace').strip()[:200]}") \
+            from None
+    except FileNotFoundError:
+        raise SweepError("git is not on PATH; sweeps ship the commit's tree with `git archive`") from None
+
+
+def pack(root: Path, commit: str = "HEAD") -> ShippedTree:
+    sha = _git(root, "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()
+    tree = _git(root, "rev-parse", f"{sha}^{{tree}}").decode().strip()
+    archive = _git(root, "archive", "--format=tar.gz", sha)
+    return ShippedTree(sha, tree, hashlib.sha256(archive).hexdigest(), archive)
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("KABE_SWEEP_CACHE") or Path.home() / ".cache" / "kabe" / "trees")
+
+
+def read_marker(tree_dir: Path) -> dict:
+    try:
+        return json.loads((tree_dir / SHIPPED_TREE_MARKER).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def unpack(identity: dict, archive: bytes, root: Path | None = None) -> Path:
+    """The extracted tree for `identity` (commit, tree, sha256), unpacked once per worker machine."""
+    root = Path(root or cache_root())
+    root.mkdir(parents=True, exist_ok=True)
+    dest = root / identity["tree"]
+    with open(root / f"{identity['tree']}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # several workers on one machine share the cache
+        if read_marker(dest) == identity:
+            return dest
+        digest = hashlib.sha256(archive).hexdigest()
+        if digest != identity["sha256"]:
+            raise SweepError(f"the shipped tree of {identity['commit'][:12]} arrived damaged "
+                             f"(sha256 {digest[:12]}, expected {identity['sha256'][:12]})")
+        tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=root))
+        try:
+            with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+                tar.extractall(tmp, filter="data")  # no absolute paths, no links out of the tree
+            (tmp / SHIPPED_TREE_MARKER).write_text(json.dumps(identity) + "\n")
+            if dest.exists():
+                shutil.rmtree(dest)  # a stale or foreign extraction under this name: never reused
+            os.rename(tmp, dest)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return dest
+
+
+def scratch_copy(tree_dir: Path, parent: Path) -> Path:
+    """A private copy of the extracted tree for one variant's build (the variant edits it)."""
+    parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="variant-", dir=parent))
+    shutil.copytree(tree_dir, work / "tree", symlinks=True)
+    return work / "tree"

@@ -1,0 +1,166 @@
+"""`kabe ci` in-process on archives written directly (the reuse path: this commit's build is already
+archived, so nothing is built): exit codes, the last lines, the Markdown, the JUnit, the base commit
+it picks, and when it pushes. The real builds are in test_ci_e2e.py."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from kabe.ci import CiOptions, run
+from kabe.ci.markdown import render
+from kabe.ci.outcome import DesignOutcome
+from kabe.records import lineage, store
+from kabe.records.lineage import LineageError
+
+from .conftest import clone, git, record, write_archive
+
+
+def _commit(repo: Path, message: str, branch: str | None = None) -> str:
+    if branch:
+        git(repo, "checkout", "-qb", branch)
+    (repo / "f").write_text(message)
+    git(repo, "add", "f")
+    git(repo, "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+def _ci(repo: Path, *designs: str, **kw) -> tuple[int, list[str], Path]:
+    out = io.StringIO()
+    reports = repo / "reports"
+    opts = CiOptions(designs=list(designs), flow="open", summary=reports / "s.md", junit=reports / "j.xml", **kw)
+    code = run(opts, Console(file=out, width=100, color_system=None), root=repo, reports_root=reports)
+    return code, out.getvalue().strip().splitlines(), reports
+
+
+@pytest.fixture()
+def branch(remote, tmp_path):
+    """main: base commit with stage2 archived (232 LUT) and pushed; a feature branch one commit ahead."""
+    repo = clone(remote, tmp_path / "work")
+    base = _commit(repo, "base on main")
+    git(repo, "push", "-q", "origin", "main")
+    write_archive(repo / "reports", base, lut=232, wns=2.0)
+    store.push("origin", repo, repo / "reports")
+    head = _commit(repo, "change", branch="feature")
+    return repo, base, head
+
+
+def test_a_lut_regression_exits_1_naming_design_metric_base_and_both_values(branch):
+    repo, base, head = branch
+    write_archive(repo / "reports", head, lut=260, wns=2.0)
+    code, lines, reports = _ci(repo, "stage2")
+    assert code == 1
+    assert lines[-1] == "kabe ci: 1 of 1 design(s) failed: stage2"
+    assert lines[-2] == (f"kabe ci: FAIL stage2 (open), WNS +2.000 ns: regression: stage2 lut 232 at base {base[:12]} "
+                         f"-> 260 here (+28, +12.1%); allowed: increase <= 5%")
+    md = (reports / "s.md").read_text()
+    assert f"Base: `{base[:12]}`, the merge-base with main." in md
+    assert "| stage2 | open | LUT | 232 | 260 | +28 (+12.1%) | increase <= 5% | **regression** |" in md
+    junit = ET.parse(reports / "j.xml").getroot()
+    assert junit.get("failures") == "1"
+    failure = junit.find(".//testcase[@name='regression.lut.max_increase_pct']/failure")
+    assert failure.get("message").startswith("regression: stage2 lut 232")
+
+
+def test_a_clean_change_exits_0(branch):
+    repo, base, head = branch
+    write_archive(repo / "reports", head, lut=240, wns=1.9)  # +3.4 % LUT, -0.1 ns: inside the rules
+    code, lines, reports = _ci(repo, "stage2")
+    assert code == 0 and lines[-1] == "kabe ci: all 1 design(s) passed"
+    assert ET.parse(reports / "j.xml").getroot().get("failures") == "0"
+
+
+def test_a_timing_failure_exits_1_and_shows_the_wns(branch):
+    repo, base, head = branch
+    write_archive(repo / "reports", head, lut=232, wns=-0.449)
+    code, lines, _ = _ci(repo, "stage2")
+    assert code == 1 and lines[-2].startswith("kabe ci: FAIL stage2 (open), WNS -0.449 ns: timing gate")
+
+
+def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch):
+    repo, base, head = branch
+    write_archive(repo / "reports", head, design="stage3_naive", wns=-0.449)
+    code, lines, _ = _ci(repo, "stage3_naive")
+    assert code == 0 and "stage3_naive (open) failed its gate as it must" in "\n".join(lines)
+    write_archive(repo / "reports", head, design="stage3_naive", wns=0.5)
+    code, lines, _ = _ci(repo, "stage3_naive")
+    assert code == 1 and "its gate passed: the gate no longer catches what it must" in lines[-2]
+
+
+def test_a_missing_baseline_is_said_and_is_neither_pass_nor_fail(branch):
+    repo, base, head = branch
+    write_archive(repo / "reports", head, design="stage4", lut=3600, wns=0.3)
+    code, _lines, reports = _ci(repo, "stage4")
+    assert code == 0
+    md = (reports / "s.md").read_text()
+    assert f"stage4 (open): no archived build at base {base[:12]}, so its regression rules were not judged" in md
+    skipped = ET.parse(reports / "j.xml").getroot().findall(".//testcase[@name='regression baseline']/skipped")
+    assert len(skipped) == 1 and "neither pass nor fail" in skipped[0].get("message")
+
+
+def test_it_pushes_on_the_default_branch_only_unless_asked(branch, monkeypatch):
+    repo, base, head = branch
+    write_archive(repo / "reports", head)
+    _ci(repo, "stage2")  # on feature: not pushed
+    assert f"{head}/stage2/open/metrics.json" not in git(repo, "ls-tree", "-r", "--name-only", "refs/kabe/fetched/origin")
+    code, lines, _ = _ci(repo, "stage2", push=True)
+    assert code == 0 and any("1 build(s) added" in ln for ln in lines)
+    git(repo, "checkout", "-q", "main")
+    write_archive(repo / "reports", base, design="stage4", lut=3600, wns=0.3)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")  # a pull request never pushes
+    assert not any("added" in ln for ln in _ci(repo, "stage4")[1] if "push" in ln)
+    monkeypatch.delenv("GITHUB_EVENT_NAME")
+    _code, lines, _ = _ci(repo, "stage4")
+    assert any(ln.startswith("kabe archive push origin") and "1 build(s) added" in ln for ln in lines)
+
+
+def test_the_base_on_the_default_branch_is_the_previous_commit_and_an_unknown_base_is_refused(branch):
+    repo, base, head = branch
+    git(repo, "checkout", "-q", "main")
+    first = git(repo, "rev-parse", "HEAD^")
+    assert lineage.base_commit(repo) == lineage.Base(first, "the previous commit on main")
+    assert lineage.base_commit(repo, base="feature").commit == head
+    with pytest.raises(LineageError, match="--base nope: no such commit"):
+        lineage.base_commit(repo, base="nope")
+
+
+def test_the_base_branch_comes_from_the_ci_when_it_says(branch, monkeypatch, tmp_path):
+    repo, base, head = branch
+    git(repo, "branch", "release", base)
+    monkeypatch.setenv("GITHUB_BASE_REF", "release")
+    assert lineage.base_branch(repo) == "release"
+    monkeypatch.delenv("GITHUB_BASE_REF")
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"repository": {"default_branch": "trunk"}}))
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    assert lineage.base_branch(repo) == "trunk"
+    assert "no base branch found" in lineage.base_commit(repo).how  # trunk does not exist here: said, not guessed
+
+
+def test_a_shallow_clone_is_named_as_the_reason_for_no_base(remote, tmp_path):
+    seedling = clone(remote, tmp_path / "w")
+    _commit(seedling, "two")
+    git(seedling, "push", "-q", "origin", "main")
+    git(seedling, "checkout", "-qb", "feature", "HEAD^")
+    _commit(seedling, "three")
+    git(seedling, "push", "-q", "origin", "feature")
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--branch", "feature", f"file://{remote}", str(shallow))
+    git(shallow, "fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main")
+    base = lineage.base_commit(shallow)
+    assert base.commit is None and "shallow clone" in base.how and "fetch-depth: 0" in base.how
+
+
+def test_markdown_marks_every_breach():
+    rec = record("h", lut=9000, wns=-0.1)
+    rec["gate"]["checks"].append({"name": "budget.lut", "expected": "< 8000", "got": 9000, "passed": False})
+    o = DesignOutcome("stage4", "open", record=rec, verdict=rec["gate"])
+    md = render([o], "h" * 40, "feature", None, "no base branch found")
+    assert "**No base commit** (no base branch found): regressions were not judged." in md
+    assert "| stage4 | open | LUT | - | 9,000 | - |  | **budget breached** |" in md
+    assert "| stage4 | open | WNS ns (estimate) | - | -0.100 | - |  | **timing fails** |" in md

@@ -1,0 +1,197 @@
+"""The shared archive against a real bare git remote: round trip, a ref that never mixes with the
+code, append-only pushes, an idempotent pull that keeps differing local files, retries that lose
+nothing when pushes race. Archives are written directly here (the build is tested elsewhere)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from kabe import cli
+from kabe.records import gitref, store, store_size
+from kabe.records.gitref import GitError
+
+from .conftest import clone, env_without_ci, git, write_archive
+
+REF = "refs/kabe/archive"
+A, B, C = "a" * 40, "b" * 40, "c" * 40
+BIG = ("Yosys line that repeats\n" * 8000).encode()  # ~190 kB: over the compression threshold
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_round_trip_is_byte_identical_and_large_files_are_compressed(remote, tmp_path):
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A, extra={"yosys.log": BIG, "already.gz": b"\x1f\x8bnot really", "top.bit": b"BIT" * 10})
+    write_archive(a / "reports", B, design="stage4", lut=3600)
+    report = store.push("origin", a, a / "reports", ref=REF)
+    assert sorted(report.added) == [f"{A}/stage2/open", f"{B}/stage4/open"] and report.commit
+
+    stored = gitref.ls_tree(a, report.commit)
+    assert f"{A}/stage2/open/yosys.log.gz" in stored and stored[f"{A}/stage2/open/yosys.log.gz"][1] < len(BIG) / 10
+    assert f"{A}/stage2/open/already.gz.gz" in stored  # a .gz raw file is not mistaken for kabe's compression
+    assert not any(p.endswith((".bit", ".bit.gz")) for p in stored)  # bitstreams only when asked
+
+    b = clone(remote, tmp_path / "b")
+    pulled = store.pull("origin", b, b / "reports", ref=REF)
+    assert sorted(pulled.added) == sorted(report.added)
+    want = {k: v for k, v in _files(a / "reports").items() if not k.endswith(".bit")}
+    assert _files(b / "reports") == want
+
+    # Bitstreams on request: the push completes the archive, a plain pull still leaves them out.
+    again = store.push("origin", a, a / "reports", ref=REF, bitstreams=True)
+    assert again.completed == [f"{A}/stage2/open"] and again.added == []
+    assert store.pull("origin", b, b / "reports", ref=REF).same == sorted(report.added)
+    assert not (b / "reports" / A / "stage2" / "open" / "top.bit").exists()
+    assert store.pull("origin", b, b / "reports", ref=REF, bitstreams=True).completed == [f"{A}/stage2/open"]
+    assert (b / "reports" / A / "stage2" / "open" / "top.bit").read_bytes() == b"BIT" * 10
+
+
+def test_the_archive_ref_never_mixes_with_the_code_history(remote, tmp_path):
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A)
+    store.push("origin", a, a / "reports", ref=REF)
+    roots = git(remote, "rev-list", "--max-parents=0", REF).split()
+    assert len(roots) == 1 and roots[0] != git(remote, "rev-list", "--max-parents=0", "main")
+    with pytest.raises(subprocess.CalledProcessError):  # no common ancestor with the code
+        git(remote, "merge-base", "main", REF)
+    fresh = clone(remote, tmp_path / "fresh")
+    assert "refs/kabe" not in git(fresh, "show-ref")  # a plain clone does not download the archive
+    assert git(fresh, "status", "--porcelain") == ""
+
+
+def test_pull_is_idempotent_and_keeps_a_local_archive_that_differs(remote, tmp_path):
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A, extra={"yosys.log": BIG})
+    write_archive(a / "reports", B)
+    store.push("origin", a, a / "reports", ref=REF)
+    b = clone(remote, tmp_path / "b")
+    assert len(store.pull("origin", b, b / "reports", ref=REF).added) == 2
+    second = store.pull("origin", b, b / "reports", ref=REF)
+    assert (second.added, second.completed, second.kept_local, len(second.same)) == ([], [], [], 2)
+
+    local = b / "reports" / A / "stage2" / "open" / "yosys.log"
+    local.write_bytes(b"my own rebuild's log\n")
+    third = store.pull("origin", b, b / "reports", ref=REF)
+    assert third.kept_local == [(f"{A}/stage2/open", ["yosys.log"])]
+    assert local.read_bytes() == b"my own rebuild's log\n"
+    assert "kept local reports/" + f"{A}/stage2/open" in "\n".join(third.lines())
+
+
+def test_push_is_append_only(remote, tmp_path):
+    a, b = clone(remote, tmp_path / "a"), clone(remote, tmp_path / "b")
+    write_archive(a / "reports", A, lut=232)
+    write_archive(b / "reports", A, lut=999)  # another build of the same commit/design/flow
+    store.push("origin", a, a / "reports", ref=REF)
+    report = store.push("origin", b, b / "reports", ref=REF)
+    assert report.differs == [f"{A}/stage2/open"] and report.commit is None
+    assert "append-only" in "\n".join(report.lines())
+    shown = git(remote, "show", f"{REF}:{A}/stage2/open/metrics.json")
+    assert '"lut": 232' in shown
+
+
+def test_a_dirty_tree_is_never_pushed(remote, tmp_path):
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A + "-dirty")
+    report = store.push("origin", a, a / "reports", ref=REF)
+    assert report.dirty == [f"{A}-dirty/stage2/open"] and report.commit is None
+    assert store.fetch("origin", a, REF) is None  # nothing was pushed, not even an empty archive
+
+
+def test_a_rejected_push_fetches_the_new_tip_and_retries(remote, tmp_path, monkeypatch):
+    """Deterministic race: another clone pushes between this push's fetch and its own push."""
+    a, b = clone(remote, tmp_path / "a"), clone(remote, tmp_path / "b")
+    write_archive(a / "reports", A)
+    write_archive(b / "reports", B)
+    real_write = gitref.write_commit
+    calls = []
+
+    def write_then_lose_the_race(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            store.push("origin", b, b / "reports", ref=REF)  # lands first
+        return real_write(*args, **kwargs)
+
+    monkeypatch.setattr(gitref, "write_commit", write_then_lose_the_race)
+    report = store.push("origin", a, a / "reports", ref=REF)
+    assert report.tries == 2 and report.added == [f"{A}/stage2/open"]
+    tree = gitref.ls_tree(remote, REF)
+    assert f"{A}/stage2/open/metrics.json" in tree and f"{B}/stage2/open/metrics.json" in tree
+    assert len(git(remote, "rev-list", REF).split()) == 2  # linear: B's commit, then A's on top
+
+
+_PUSHER = textwrap.dedent("""
+    import sys, time
+    from pathlib import Path
+    from kabe.records import store
+    root, start = Path(sys.argv[1]), float(sys.argv[2])
+    time.sleep(max(0.0, start - time.time()))
+    r = store.push("origin", root, root / "reports", ref="refs/kabe/archive")
+    print(r.tries, len(r.added))
+""")
+
+
+def test_pushes_at_the_same_moment_lose_nothing(remote, tmp_path):
+    shas = [c * 40 for c in "1234"]
+    clones = []
+    for i, sha in enumerate(shas):
+        c = clone(remote, tmp_path / f"runner{i}")
+        write_archive(c / "reports", sha, extra={"yosys.log": BIG + sha.encode()})
+        clones.append(c)
+    start = time.time() + 3.0  # every runner waits for the same instant
+    procs = [subprocess.Popen([sys.executable, "-c", _PUSHER, str(c), str(start)], stdout=subprocess.PIPE, text=True,
+                              env=env_without_ci(), cwd=c) for c in clones]
+    results = [p.communicate(timeout=120)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs), results
+    assert all(r[1] == "1" for r in results)  # each pushed its own build
+    print("tries per concurrent push:", [int(r[0]) for r in results])
+    tree = gitref.ls_tree(remote, REF)
+    for sha in shas:
+        assert f"{sha}/stage2/open/metrics.json" in tree and f"{sha}/stage2/open/yosys.log.gz" in tree
+    assert len(git(remote, "rev-list", REF).split()) == 4  # one commit per runner, none lost
+
+
+def test_du_reports_raw_stored_and_disk_sizes(remote, tmp_path):
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A, extra={"yosys.log": BIG})
+    write_archive(a / "reports", B)
+    store.push("origin", a, a / "reports", ref=REF)
+    rows, total = store_size.measure(a, store.fetch("origin", a, REF))
+    by = {r.commit: r for r in rows}
+    assert by[A].raw > len(BIG) > 10 * by[A].stored and by[A].builds == 1 and by[A].files == 3
+    assert by[B].raw == by[B].stored and total > 0
+    text = store_size.render("origin", REF, rows, total)
+    assert f"| {A[:12]} | 1 | 3 |" in text and "per commit (mean)" in text
+
+
+def test_an_unreachable_remote_is_one_line_and_exit_2(tmp_path, capsys):
+    repo = tmp_path / "r"
+    git(tmp_path, "init", "-q", str(repo))
+    with pytest.raises(GitError, match="cannot fetch the archive"):
+        store.pull(str(tmp_path / "no-such-remote.git"), repo, repo / "reports", ref=REF)
+    assert cli.main(["archive", "pull", str(tmp_path / "no-such-remote.git")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kabe archive: cannot fetch the archive") and "Traceback" not in err
+
+
+def test_a_push_the_remote_declines_is_not_retried_and_says_why(remote, tmp_path):
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'archive pushes need the release role' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    a = clone(remote, tmp_path / "a")
+    write_archive(a / "reports", A)
+    calls = []
+    real_fetch = store.fetch
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(store, "fetch", lambda *a, **k: calls.append(1) or real_fetch(*a, **k))
+        with pytest.raises(GitError) as e:
+            store.push("origin", a, a / "reports", ref=REF)
+    assert len(calls) == 1  # one try: a hook that declines will decline again
+    assert "pre-receive hook declined" in str(e.value) and "archive pushes need the release role" in str(e.value)

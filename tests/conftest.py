@@ -1,0 +1,72 @@
+"""Suite-wide policy: in CI (CI=true) a skipped test is a failure unless tests/skip_allowlist.txt
+allows its reason, with a written why. A skip that hides a missing tool, a design that stopped
+loading or a dependency that broke would otherwise turn a red run green.
+
+Outside CI skips stay skips (a developer's machine may lack sshd or Chromium)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ALLOWLIST = Path(__file__).with_name("skip_allowlist.txt")
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
+def allowlist(path: Path = ALLOWLIST) -> list[tuple[str, str]]:
+    """[(text in the skip reason, why it is allowed)]; an entry without a why is refused."""
+    out = []
+    for n, line in enumerate(path.read_text().splitlines(), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        pattern, sep, why = line.partition("|")
+        if not sep or not pattern.strip() or not why.strip():
+            raise pytest.UsageError(f"{path}:{n}: an allow-list entry is '<text in the skip reason> | <why>'")
+        out.append((pattern.strip(), why.strip()))
+    return out
+
+
+def skip_reason(report) -> str:
+    lr = report.longrepr
+    if isinstance(lr, tuple) and len(lr) == 3:
+        return str(lr[2]).removeprefix("Skipped: ")
+    return str(lr)
+
+
+def unallowed(reason: str, entries: list[tuple[str, str]]) -> bool:
+    return not any(pattern in reason for pattern, _ in entries)
+
+
+_unallowed_collect: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if in_ci() and rep.skipped and not hasattr(rep, "wasxfail"):
+        reason = skip_reason(rep)
+        if unallowed(reason, allowlist()):
+            rep.outcome = "failed"
+            rep.longrepr = (f"skipped in CI, and the reason is not on tests/skip_allowlist.txt: {reason}\n"
+                            f"Fix what makes it skip, or allow it there with a line '<text> | <why>'.")
+
+
+def pytest_collectreport(report):
+    if in_ci() and report.skipped and unallowed(skip_reason(report), allowlist()):
+        _unallowed_collect.append(f"{report.nodeid}: {skip_reason(report)}")
+
+
+def pytest_terminal_summary(terminalreporter):
+    for line in _unallowed_collect:
+        terminalreporter.write_line(f"FAILED (skipped module in CI, not allow-listed) {line}", red=True)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _unallowed_collect and session.exitstatus == 0:
+        session.exitstatus = 1

@@ -1,0 +1,154 @@
+"""Ways a report_timing_summary can go wrong, applied to a real or fixture report, each of which
+kabe's gate must FAIL (a pass is a false pass, the worst bug kabe can have).
+
+Used by tests/parsers/test_false_passes.py and by scripts/parser_corpus_table.py (which counts
+false passes over every fixture and every kind).
+
+Kinds (each a function text -> list of mutated texts, [] when it does not apply):
+  truncated         cut short at offsets spread over the file, every cut removing real content
+  hold_only         the summary says hold fails (WHS/THS negative, failing endpoints), nothing else
+  pulse_width_only  the summary says pulse width fails, nothing else
+  no_clocks         no clock constrained: NA numbers, "There are no user specified timing constraints."
+  verdict_flipped   a failing report whose verdict line says met, and a met one whose line says not met
+  verdict_deleted   the verdict line removed
+  nul_bytes         a NUL byte inside the text (bytes: goes through the file path, as `kabe gate` does)
+"""
+
+from __future__ import annotations
+
+import re
+
+VERDICT_MET = "All user specified timing constraints are met."
+VERDICT_NOT_MET = "Timing constraints are not met."
+VERDICT_NONE = "There are no user specified timing constraints."
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").split("\n")
+
+
+def _dts_row(lines: list[str]) -> tuple[int, int]:
+    """(index of the dash rule, index of the value row) of the Design Timing Summary."""
+    t = next(i for i, ln in enumerate(lines) if ln.rstrip() == "| Design Timing Summary")
+    d = next(i for i in range(t + 2, t + 12) if lines[i].strip().startswith("-------") and "  -" in lines[i])
+    return d, d + 1
+
+
+def set_summary(text: str, values: dict[str, str], verdict: str | None = None) -> str:
+    """The Design Timing Summary row with some cells replaced (right-aligned in their columns), and
+    optionally its verdict line replaced."""
+    lines = _lines(text)
+    d, r = _dts_row(lines)
+    titles = lines[d - 1]
+    spans = [m.span() for m in re.finditer(r"-+", lines[d])]
+    names = []
+    for s, e in spans:
+        names.append(titles[s:e].strip())
+    row = lines[r].ljust(max(e for _, e in spans))
+    for name, value in values.items():
+        s, e = spans[names.index(name)]
+        old = next((m for m in re.finditer(r"\S+", row) if abs(m.end() - e) <= 1), None)
+        if old is not None:
+            row = row[:old.start()] + " " * (old.end() - old.start()) + row[old.end():]
+        row = row[:e - len(value)] + value + row[e:]
+    lines[r] = row
+    if verdict is not None:
+        v = next(i for i in range(r + 1, r + 6) if lines[i].strip() in (VERDICT_MET, VERDICT_NOT_MET, VERDICT_NONE))
+        lines[v] = verdict
+    return "\n".join(lines)
+
+
+def truncated(text: str, samples: int = 48) -> list[str]:
+    """Cuts at `samples` offsets spread over the text plus a few near its end (where a cut is hardest
+    to see), each before the last non-blank character so that real content is lost."""
+    last = len(text.rstrip())
+    if last < 2:
+        return []
+    offs = {last * k // samples for k in range(1, samples)}
+    tail = text[:last]
+    for back in (1, 2, 3, 5, 8, 13):  # the ends of the last few lines
+        cut = len(tail)
+        for _ in range(back):
+            cut = tail.rfind("\n", 0, cut)
+            if cut < 0:
+                break
+        if cut > 0:
+            offs.add(cut + 1)
+            offs.add(cut)
+    offs.add(last - 1)
+    return [text[:o] for o in sorted(o for o in offs if 0 < o < last)]
+
+
+def hold_only(text: str) -> list[str]:
+    return [set_summary(text, {"WHS(ns)": "-0.052", "THS(ns)": "-0.104", "THS Failing Endpoints": "2"},
+                        VERDICT_NOT_MET)]
+
+
+def pulse_width_only(text: str) -> list[str]:
+    return [set_summary(text, {"WPWS(ns)": "-0.144", "TPWS(ns)": "-0.288", "TPWS Failing Endpoints": "2"},
+                        VERDICT_NOT_MET)]
+
+
+def no_clocks(text: str) -> list[str]:
+    """What Vivado prints without a create_clock: NA everywhere, no clock and no table rows, no
+    paths, the "no constraints" verdict."""
+    na = {k: "NA" for k in ("WNS(ns)", "TNS(ns)", "TNS Failing Endpoints", "TNS Total Endpoints", "WHS(ns)",
+                            "THS(ns)", "THS Failing Endpoints", "THS Total Endpoints", "WPWS(ns)", "TPWS(ns)",
+                            "TPWS Failing Endpoints", "TPWS Total Endpoints")}
+    lines = _lines(set_summary(text, na, VERDICT_NONE))
+    out, table, k = [], None, 0
+    while k < len(lines):
+        ln = lines[k]
+        if ln.startswith("| ") and k + 1 < len(lines) and lines[k + 1].startswith("| -"):
+            table = ln[2:].strip()
+            if table == "Timing Details":
+                out += lines[k:k + 3] + ["", "", "", ""]
+                break
+        out.append(ln)
+        if table in ("Clock Summary", "Intra Clock Table", "Inter Clock Table", "Other Path Groups Table") \
+                and ln.strip().startswith("-----") and "  -" in ln:
+            k += 1
+            while k < len(lines) and lines[k].strip():  # the rows under the dash rule go
+                k += 1
+            continue
+        k += 1
+    return ["\n".join(out)]
+
+
+def verdict_flipped(text: str) -> list[str]:
+    lines = _lines(text)
+    _, r = _dts_row(lines)
+    v = next((i for i in range(r + 1, r + 6) if lines[i].strip() in (VERDICT_MET, VERDICT_NOT_MET)), None)
+    if v is None:
+        return []
+    lines[v] = VERDICT_NOT_MET if lines[v].strip() == VERDICT_MET else VERDICT_MET
+    return ["\n".join(lines)]
+
+
+def verdict_deleted(text: str) -> list[str]:
+    lines = _lines(text)
+    _, r = _dts_row(lines)
+    v = next((i for i in range(r + 1, r + 6) if lines[i].strip() in (VERDICT_MET, VERDICT_NOT_MET, VERDICT_NONE)), None)
+    if v is None:
+        return []
+    del lines[v]
+    return ["\n".join(lines)]
+
+
+def nul_bytes(text: str) -> list[bytes]:
+    data = text.encode()
+    return [data[:k] + b"\x00" + data[k:] for k in (len(data) // 3, max(0, len(data.rstrip()) - 5))]
+
+
+KINDS = {
+    "truncated": truncated, "hold_only": hold_only, "pulse_width_only": pulse_width_only,
+    "no_clocks": no_clocks, "verdict_flipped": verdict_flipped, "verdict_deleted": verdict_deleted,
+    "nul_bytes": nul_bytes,
+}
+
+
+def must_fail(kind: str, text: str) -> list:
+    """The mutants of `text` of that kind that must fail the gate. A verdict flip only must fail
+    when it turns a failing report's line into "met" or a met report's into "not met" (both are
+    disagreements); every other kind must always fail."""
+    return KINDS[kind](text)

@@ -1,0 +1,113 @@
+"""The default sweep (a LocalCluster on this machine, no set-up), a variant that cannot build, the
+key checks on results, `--diff` between variants, and Ctrl-C stopping every build."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from kabe.sweep import run, source, spec
+
+from .conftest import kabe_cmd, kabe_env
+
+SWEEP = """# three variants: two periods, and a parameter the core does not declare (a failed variant)
+flow: open
+variants:
+  - {clock_period_ns: 7.0}
+  - {clock_period_ns: 4.0}
+  - {param.NOPE: 1}
+"""
+
+
+def test_local_cluster_sweep_records_every_variant_and_diffs_them(repo, tmp_path):
+    sweep_file = tmp_path / "sweep.yaml"
+    sweep_file.write_text(SWEEP)
+    env = kabe_env(repo, KABE_SWEEP_CACHE=str(tmp_path / "cache"))
+    r = subprocess.run(kabe_cmd("sweep", "stage2", "--workers", "2", "--file", str(sweep_file)), cwd=repo, env=env,
+                       capture_output=True, text=True, timeout=1200)
+    assert r.returncode == 0, r.stdout + r.stderr  # at least one variant passed
+    assert "LocalCluster, 2 worker(s)" in r.stdout and "Traceback" not in r.stdout + r.stderr
+    (sweep_dir,) = list((repo / "reports").glob("*/stage2/sweep-open"))
+    summary = json.loads((sweep_dir / "sweep.json").read_text())
+    by = {json.dumps(v["settings"], sort_keys=True): v for v in summary["variants"]}
+    ok, tight, bad = by['{"clock_period_ns": 7.0}'], by['{"clock_period_ns": 4.0}'], by['{"param.NOPE": 1}']
+    assert ok["status"] == "passed" and summary["best"] == ok["id"]
+    assert tight["status"] == "failed" and tight["wns_ns"] < 0 and any("WNS" in f for f in tight["failures"])
+    assert bad["status"] == "error" and "declares no parameter NOPE" in bad["failures"][0]  # failed, not lost
+    assert not (sweep_dir / bad["id"]).exists()
+    assert json.loads((sweep_dir / ok["id"] / "metrics.json").read_text())["clock_period_ns"] == 7.0
+    d = subprocess.run(kabe_cmd("sweep", "stage2", "--diff", ok["id"], tight["id"][:6]), cwd=repo, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert d.returncode == 0, d.stdout + d.stderr
+    wns_row = next(ln for ln in d.stdout.splitlines() if ln.startswith("| WNS ns"))
+    assert f"{ok['wns_ns']:+.3f}" in wns_row and f"{tight['wns_ns']:+.3f}" in wns_row
+    assert "| gate | pass | FAIL |" in d.stdout
+    # the report page shows the sweep's Pareto plot and names the best variant
+    from kabe.records.report import build_report
+
+    page = build_report(repo / "reports", repo).read_text()
+    assert "Sweeps (LUT against WNS" in page and f"best passing: {ok['id']}" in page
+
+
+def _builds_under(path: Path) -> list[int]:
+    """pids of processes whose working directory is below `path` (the sweep's scratch builds)."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd").startswith(str(path)):
+                out.append(int(pid))
+        except OSError:
+            continue
+    return out
+
+
+def test_ctrl_c_stops_every_build_and_archives_nothing(repo, tmp_path):
+    cache = tmp_path / "cache"
+    env = kabe_env(repo, KABE_SWEEP_CACHE=str(cache))
+    p = subprocess.Popen(kabe_cmd("sweep", "stage4", "clock_period_ns=6.1,6.2", "--workers", "2"), cwd=repo, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        t0 = time.monotonic()
+        while not _builds_under(cache / "scratch"):
+            assert p.poll() is None, p.stdout.read()
+            assert time.monotonic() - t0 < 300, "no build started"
+            time.sleep(0.2)
+        time.sleep(2)
+        p.send_signal(signal.SIGINT)
+        out, _ = p.communicate(timeout=120)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, out
+    assert "interrupted" in out and "Traceback" not in out
+    t0 = time.monotonic()
+    while _builds_under(cache / "scratch") and time.monotonic() - t0 < 30:
+        time.sleep(0.5)
+    assert not _builds_under(cache / "scratch"), "a build outlived the sweep"
+    assert not list((repo / "reports").glob("*/stage4/sweep-open/*/metrics.json"))
+
+
+def test_a_result_from_another_tree_or_variant_is_rejected():
+    shipped = source.ShippedTree("a" * 40, "b" * 40, "c" * 64, b"")
+    metrics = json.dumps({"commit": "a" * 40, "variant": {"id": "0123456789", "settings": {}}}).encode()
+    good = {"identity": shipped.identity(), "variant_id": "0123456789", "files": {"metrics.json": metrics}}
+    assert run._accept(good, shipped, "0123456789")[0] is not None
+    foreign = {**good, "identity": {**shipped.identity(), "tree": "d" * 40}}
+    assert "rejected: built from tree" in run._accept(foreign, shipped, "0123456789")[1]
+    assert "rejected: result of variant" in run._accept(good, shipped, "9876543210")[1]
+    other_commit = {**good, "files": {"metrics.json": metrics.replace(b"a" * 40, b"e" * 40)}}
+    assert "another commit" in run._accept(other_commit, shipped, "0123456789")[1]
+
+
+def test_a_worker_never_reuses_a_cached_tree_of_other_content(tmp_path, repo):
+    shipped = source.pack(repo)
+    tree = source.unpack(shipped.identity(), shipped.archive, tmp_path)
+    assert (tree / "dodo.py").is_file() and source.read_marker(tree) == shipped.identity()
+    with pytest.raises(spec.SweepError, match="arrived damaged"):
+        source.unpack({**shipped.identity(), "tree": "f" * 40}, shipped.archive[:-10], tmp_path)

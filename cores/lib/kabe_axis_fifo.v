@@ -47,8 +47,10 @@ reg [ADDR_WIDTH:0] wr_ptr_reg, wr_ptr_next;
 reg [ADDR_WIDTH:0] rd_ptr_reg, rd_ptr_next;
 reg                overflow_reg, overflow_next;
 
-wire full  = wr_ptr_reg == (rd_ptr_reg ^ {1'b1, {ADDR_WIDTH{1'b0}}});
-wire empty = wr_ptr_reg == rd_ptr_reg;
+// full and empty are registered, computed from the next pointers: the same values every cycle as
+// comparing the registered pointers, without the comparator in front of the read address. Where the
+// storage becomes block RAM, its address is rd_ptr_next, so that comparator sat on the critical path.
+reg full, empty;
 wire read  = m_axis_tready && !empty;
 wire write = s_axis_tvalid && (!full || read);   // a full FIFO being read this cycle has room
 
@@ -78,11 +80,15 @@ always @(posedge clk) begin
     wr_ptr_reg   <= wr_ptr_next;
     rd_ptr_reg   <= rd_ptr_next;
     overflow_reg <= overflow_next;
+    full         <= wr_ptr_next == (rd_ptr_next ^ {1'b1, {ADDR_WIDTH{1'b0}}});
+    empty        <= wr_ptr_next == rd_ptr_next;
 
     if (rst) begin
         wr_ptr_reg   <= 0;
         rd_ptr_reg   <= 0;
         overflow_reg <= 1'b0;
+        full         <= 1'b0;
+        empty        <= 1'b1;
     end
 end
 

@@ -546,8 +546,10 @@ reg          acc_valid;
 reg [2:0]    acc_beat;
 reg          acc_vlast;
 reg [7:0]    drain_idx;          // 0..191: head (7:6), beat (5:3), lane (2:0)
-wire [2:0]   acc_raddr = drain_busy_reg ? drain_idx[5:3] : pr_beat;
-wire [A_W-1:0] acc_rd [0:GROUP*LANES-1];
+// Two read ports, not one muxed address: the accumulate path (pr_beat -> LUTRAM -> adder) then has
+// no drain_busy -> address mux in front of it (it was the design's critical path; RAM32M has the ports).
+wire [A_W-1:0] acc_rd [0:GROUP*LANES-1];    // the row being accumulated, at pr_beat
+wire [A_W-1:0] drain_rd [0:GROUP*LANES-1];  // the accumulator being drained, at drain_idx's beat
 
 always @(posedge clk) begin
     acc_valid <= pr_valid && pr_isv;
@@ -564,7 +566,8 @@ generate
             reg [A_W-1:0] mem [0:7];
             reg [A_W-1:0] sum_reg;
             wire [PROD_W-1:0] pv = prod[h*LANES + l];
-            assign acc_rd[h*LANES + l] = mem[acc_raddr];
+            assign acc_rd[h*LANES + l] = mem[pr_beat];
+            assign drain_rd[h*LANES + l] = mem[drain_idx[5:3]];
             always @(posedge clk) begin
                 sum_reg <= (pr_first ? {A_W{1'b0}} : acc_rd[h*LANES + l])
                            + {{(A_W-PROD_W){pv[PROD_W-1]}}, pv};
@@ -617,7 +620,7 @@ reg [L_W-1:0] dr2_den;
 
 always @(posedge clk) begin
     for (k5 = 0; k5 < GROUP; k5 = k5 + 1) begin
-        dr1_val[k5] <= acc_rd[k5*LANES + {29'd0, drain_idx[2:0]}];
+        dr1_val[k5] <= drain_rd[k5*LANES + {29'd0, drain_idx[2:0]}];
     end
     dr1_head  <= drain_idx[7:6];
     dr1_valid <= drain_busy_reg;

@@ -36,7 +36,7 @@ class _build_config_changed:
     def __call__(self, task, values):
         try:
             config_now = self.config_fn()
-        except UserError:  # a broken core file: not up to date, and the build says why
+        except (UserError, OSError):  # a broken core file, a missing XDC: not up to date; the build says why
             return False
         self.digest = hashlib.md5(json.dumps(config_now, sort_keys=True, default=str).encode()).hexdigest()
         return values.get("_kabe_build") == self.digest

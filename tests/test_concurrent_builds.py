@@ -34,7 +34,7 @@ def test_two_concurrent_stage4_builds(tmp_path):
     manifest = json.loads((archive / "manifest.json").read_text())
     assert record["gate"]["passed"] and manifest["commit"] == record["commit"] == sha
     on_disk = sorted(p.name for p in archive.iterdir())
-    assert on_disk == sorted({"metrics.json", "manifest.json", *manifest["raw_files"]})
+    assert on_disk == sorted({"metrics.json", "manifest.json", "cache_key.json", *manifest["raw_files"]})
     # the record is the one these raw files produced, not the other build's
     timing = kabe_timing.parse(archive / "timing_estimate.rpt")
     assert timing["wns_ns"] == record["timing"]["wns_ns"]

@@ -33,3 +33,15 @@ def names(folder: str, pattern: str = "*") -> list[str]:
     test that needs them then checks the folder itself and skips)."""
     d = SHARED / "fixtures" / folder
     return sorted(p.name for p in d.glob(pattern) if p.is_file()) if d.is_dir() else []
+
+
+def or_skip(params: list, folder: str, arity: int = 1) -> list:
+    """Parameters for a test over a shared folder's files; when there are none (the folder is absent
+    beside this checkout), one parameter set that skips with the allow-listed reason, instead of
+    pytest's "got empty parameter set" (which says nothing about why)."""
+    if params:
+        return params
+    d = SHARED / "fixtures" / folder
+    why = f"{d} does not exist" if not d.is_dir() else f"{d} holds no file this test reads"
+    return [pytest.param(*(None,) * arity, id="absent",
+                         marks=pytest.mark.skip(reason=f"shared fixtures not available: {why}"))]

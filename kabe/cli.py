@@ -111,7 +111,7 @@ def _gate(args) -> int:
     if args.junit:
         from .records import junit
 
-        junit.write(Path(args.junit), [junit.gate_suite(verdict, path.name)], name="kabe gate")
+        junit.write(Path(args.junit), [junit.gate_suite(verdict, path.name, timing=timing)], name="kabe gate")
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
     return 0 if verdict.passed else 1
 

@@ -80,5 +80,6 @@ class DesignOutcome:
                                           "\n".join(failures)))
         for note in self.judgement.notes:
             suite.cases.append(junit.Case("regression baseline", "skipped", note))
-        suite.output = "\n".join(failures)
+        marginal = junit.marginal_note((self.record or {}).get("timing"))
+        suite.output = "\n".join(([marginal] if marginal else []) + list(failures))
         return suite

@@ -64,7 +64,7 @@ def write(path: Path, suites: list[Suite], name: str = "kabe") -> Path:
     return write_text_atomic(Path(path), render(suites, name))
 
 
-def gate_suite(verdict, suite: str, classname: str | None = None) -> Suite:
+def gate_suite(verdict, suite: str, classname: str | None = None, timing: dict | None = None) -> Suite:
     """One kabe.gate.Verdict as a suite: a testcase per check (a failure carries the check's sentence,
     what was expected and what was got), a testcase per failure recorded at build time that no check
     re-derives, and the waivers and warnings as the suite's output."""
@@ -78,5 +78,19 @@ def gate_suite(verdict, suite: str, classname: str | None = None) -> Suite:
     for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):
         cases.append(Case(f"recorded.{i}", "failed", msg, msg))
     output = [f"waived {k}: {why}" for k, why in getattr(verdict, "waivers", {}).items()]
+    marginal = marginal_note(timing)
+    if marginal:
+        output.insert(0, marginal)
     output += [f"warning: {w}" for w in getattr(verdict, "warnings", [])]
     return Suite(suite, classname, cases, "\n".join(output))
+
+
+def marginal_note(timing: dict | None) -> str | None:
+    """"marginal: run Vivado (WNS band lo .. hi ns)" when an estimate's band straddles zero, else None.
+    The gate's verdict is the point estimate's; this says how far to trust it."""
+    band = (timing or {}).get("band") or {}
+    if not band.get("marginal"):
+        return None
+    lo, hi = (band.get("wns_ns") or [None, None])[:2]
+    where = f" (WNS band {lo:+.3f} .. {hi:+.3f} ns)" if isinstance(lo, (int, float)) and isinstance(hi, (int, float)) else ""
+    return f"{band.get('note') or 'marginal: run Vivado'}{where}"

@@ -102,6 +102,20 @@ def _gate_cells(e: history.Entry) -> str:
             f'{html.escape(failures[0])}{more}</td>')
 
 
+def _timing_kind(timing: dict) -> str:
+    """sign-off, or pre-route estimate with its band; a band across zero says "marginal: run Vivado"."""
+    if not timing.get("estimated"):
+        return "sign-off"
+    band = timing.get("band") or {}
+    lo_hi = band.get("wns_ns") or []
+    text = "pre-route estimate"
+    if len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi):
+        text += f" (band {lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f} ns)"
+    if band.get("marginal"):
+        text += f'; <span class="marginal">{html.escape(band.get("note") or "marginal: run Vivado")}</span>'
+    return text
+
+
 def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path) -> str:
     latest: dict[tuple[str, str], history.Entry] = {}
     for e in entries:  # git order: the last one wins
@@ -118,7 +132,7 @@ def _latest_table(entries: list[history.Entry], head: str | None, reports_root: 
         cells = [html.escape(design), html.escape(flow), _commit_cell(e.commit, head)]
         cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
         cells += ["-" if wns is None else f"{wns:+.3f}",
-                  "pre-route estimate" if e.record["timing"].get("estimated") else "sign-off"]
+                  _timing_kind(e.record["timing"])]
         rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
                     + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e)
                     + f"<td>{_raw_links(e, reports_root)}</td></tr>")

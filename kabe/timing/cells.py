@@ -11,7 +11,8 @@ CARRY4, FF and BRAM numbers below against it, so a Yosys upgrade that changes th
 Where cells_sim.v has no number (a pin it does not model) the value is marked ASSUMED with why.
 All delays are picoseconds, as in the source. These are the raw arcs; the estimator passes them
 through the fitted model (kabe.timing.fitted), which replaces or scales them where routed Vivado
-paths at -1 disagree (LUTs, flip-flops, DSP48E1).
+paths at -1 disagree (LUTs, flip-flops, DSP48E1). It is one table of every primitive's arcs, kept in
+one file so each number sits beside the cells_sim.v line it came from: that is why it runs past ~350 lines.
 
 Longer than most modules on purpose: one primitive family per section, each beside the
 cells_sim.v lines it copies; split up, the citations and the checks against them would scatter.

@@ -14,7 +14,7 @@ import sys
 
 from doit import get_var
 
-from kabe import config, designs, tasks
+from kabe import config, tasks
 from kabe.task_results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
 from kabe.verdict_reporter import VerdictReporter
 

@@ -4,6 +4,7 @@ the shape kabe.build writes (kabe/records/metrics.schema.json), on disk under re
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 # The design the archives belong to, with budgets of its own, so the tests do not depend on the
@@ -60,3 +61,24 @@ def write_archive(reports: Path, rec, *, commit: str | None = None, design: str 
     path = folder / "metrics.json"
     path.write_text(json.dumps(rec) if text is None else text)
     return path
+
+
+def git(repo: Path, *args: str) -> str:
+    """git in a throwaway repository, with an identity of its own (none from the machine)."""
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}).stdout.strip()
+
+
+def two_commit_repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A git history of two commits (the archives' commits), in tmp_path/repo."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    shas = []
+    for i in range(2):
+        (repo / "f").write_text(str(i))
+        git(repo, "add", "f")
+        git(repo, "commit", "-qm", f"c{i}")
+        shas.append(git(repo, "rev-parse", "HEAD"))
+    return repo, shas

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,27 +17,13 @@ from kabe.paths import CORES
 from kabe.records import diff, history, report
 from kabe.records import load as record_load
 
-from records_fixtures import make_cores, record, write_archive
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}).stdout.strip()
+from records_fixtures import make_cores, record, two_commit_repo, write_archive
 
 
 @pytest.fixture()
 def repo(tmp_path):
     """A git history of two commits, a reports/ root and a cores/ root with the design stage4."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    shas = []
-    for i in range(2):
-        (repo / "f").write_text(str(i))
-        _git(repo, "add", "f")
-        _git(repo, "commit", "-qm", f"c{i}")
-        shas.append(_git(repo, "rev-parse", "HEAD"))
+    repo, shas = two_commit_repo(tmp_path)
     return repo, tmp_path / "reports", shas, make_cores(tmp_path)
 
 

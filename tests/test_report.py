@@ -15,26 +15,12 @@ from kabe.records import history
 from kabe.records import metrics
 from kabe.records import report
 
-from records_fixtures import make_cores, record, write_archive
-
-
-def _git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}).stdout.strip()
+from records_fixtures import git as _git, make_cores, record, two_commit_repo, write_archive
 
 
 @pytest.fixture()
 def two_commits(tmp_path):
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    shas = []
-    for i in range(2):
-        (repo / "f").write_text(str(i))
-        _git(repo, "add", "f")
-        _git(repo, "commit", "-qm", f"c{i}")
-        shas.append(_git(repo, "rev-parse", "HEAD"))
+    repo, shas = two_commit_repo(tmp_path)
     reports = tmp_path / "reports"
     for sha, lut, wns, dsp in ((shas[0], 9000, 0.25, 0), (shas[1], 9300, -0.1, 8)):
         rec = record(sha, lut=lut, wns=wns, dsp=dsp)

@@ -10,7 +10,6 @@ is re-derived here (kabe.deploy.verdict) and archived, failed runs included.
 from __future__ import annotations
 
 import hashlib
-import json
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from kabe.gate import VERDICT_MET, VERDICT_NONE, VERDICT_NOT_MET, VERDICTS  # noqa: F401 (re-exported)
+from kabe.gate import VERDICTS
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import NEAR, blank, find_lines

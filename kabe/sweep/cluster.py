@@ -66,7 +66,7 @@ def worker_resources(flow: str, memory: int) -> dict[str, float]:
 
 def _dashboard(client) -> str | None:
     try:
-        import bokeh  # noqa: F401  (the dashboard needs it; without it the link leads nowhere)
+        import bokeh  # noqa: F401 - the dashboard needs it; without it the link leads nowhere
     except ImportError:
         return None
     return getattr(client, "dashboard_link", None)

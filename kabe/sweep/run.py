@@ -14,7 +14,7 @@ import time
 import uuid
 from pathlib import Path
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
 from rich.table import Table

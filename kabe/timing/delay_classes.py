@@ -137,7 +137,7 @@ def arc_key(cell_type: str, in_pin: str | None, out_pin: str | None) -> str:
     if cls == "MUXF":
         return f"{cell_type}:{'S' if ib == 'S' else 'I'}->O"
     if cls == "BRAM":
-        return f"RAMB:CLK->DO"
+        return "RAMB:CLK->DO"
     return f"{cell_type}:{ib}->{ob}"
 
 

@@ -23,7 +23,7 @@ import pytest
 from kabe import build, designs, provenance
 from kabe.config import ConfigError
 from kabe.flows.base import FlowError
-from kabe.flows.vivado import bd_wrapper, collect, project, tool
+from kabe.flows.vivado import bd_wrapper, project, tool
 from kabe.paths import CORES, IP, ROOT, SCRIPTS
 
 STANDIN = ROOT / "tests" / "standin"

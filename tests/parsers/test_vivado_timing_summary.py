@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from kabe import gate
 from kabe.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers import vivado_timing_summary as ts
@@ -156,7 +157,7 @@ def test_verdict_table_through_the_gate():
     """Only "met" with every slack >= 0 passes; each disagreement is named as one."""
     base = {"estimated": False, "clocks": [{"name": "c"}], "failing_endpoints": 0, "hold_failing_endpoints": 0,
             "pw_failing_endpoints": 0, "critical_path": None}
-    met, nm = ts.VERDICT_MET, ts.VERDICT_NOT_MET
+    met, nm = gate.VERDICT_MET, gate.VERDICT_NOT_MET
     cases = [  # verdict, wns, whs, wpws, gate passes, the verdict check says "disagree"
         (met, 0.1, 0.1, 0.1, True, False), (met, -0.1, 0.1, 0.1, False, True), (met, 0.1, -0.1, 0.1, False, True),
         (met, 0.1, 0.1, -0.1, False, True), (met, None, 0.1, 0.1, False, False),

@@ -116,4 +116,4 @@ scheduler_options = {{host = "127.0.0.1"}}
     # the builds ran inside a Slurm job: the worker that built them is the one the job's log started
     logs = "".join(p.read_text(errors="replace") for p in (d / "log").glob("*.err"))
     workers = {v["worker"] for v in summary["variants"]}
-    assert workers and all(f"Start worker at:" in logs and w in logs for w in workers), logs[-2000:]
+    assert workers and all("Start worker at:" in logs and w in logs for w in workers), logs[-2000:]

@@ -100,8 +100,9 @@ def check_version_pin(have: VivadoVersion, pin: str, policy: str, console: Conso
 
 
 
-def run_make(project: Project, console: Console, timeout_s: float) -> Path:
-    """Run edalize's Makefile; Vivado's output goes to vivado_make.log. Raises FlowError on a
+def run_make(project, console: Console, timeout_s: float) -> Path:
+    """Run edalize's Makefile of `project` (a kabe.flows.vivado.project.Project: its work_root and name);
+    Vivado's output goes to vivado_make.log. Raises FlowError on a
     non-zero exit or on timeout (the whole process group is stopped)."""
     log = project.work_root / "vivado_make.log"
     tail: deque[str] = deque(maxlen=400)

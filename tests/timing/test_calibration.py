@@ -29,7 +29,7 @@ from kabe.timing.delay_classes import arc_key, dedicated, fanout_bucket, net_cla
 from kabe.timing.fitted import Band, FittedModel, load  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("KABE_SHARED", REPO.parent / "shared"))
+SHARED = Path(os.environ.get("KABE_SHARED_DIR") or os.environ.get("KABE_SHARED") or REPO.parent / "shared")
 CORPUS = SHARED / "fixtures" / "vivado-routed-paths"
 _spec = importlib.util.spec_from_file_location("calibrate_timing", REPO / "scripts" / "calibrate_timing.py")
 script = importlib.util.module_from_spec(_spec)
@@ -310,7 +310,7 @@ def test_fit_on_a_stand_in_corpus_and_a_missing_one(tmp_path, capsys):
     assert "nothing to fit" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"calibration corpus absent ({CORPUS})")
+@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared fixtures not available: the calibration corpus {CORPUS} is absent")
 def test_committed_model_is_what_the_corpus_gives():
     """The constants module is generated, not edited: the script reproduces it byte for byte."""
     text, outcomes, _ = script.generate(CORPUS, quiet=True)
@@ -323,7 +323,7 @@ MORE = SHARED / "fixtures" / "vivado-reports-more"
 DSP_CHECK = ("redpitaya-schusterlab-timing-routed.rpt", "mdc-ntt-timing-fail.rpt")
 
 
-@pytest.mark.skipif(not all((MORE / f).is_file() for f in DSP_CHECK), reason=f"reports absent ({MORE})")
+@pytest.mark.skipif(not all((MORE / f).is_file() for f in DSP_CHECK), reason=f"shared fixtures not available: {MORE} is absent")
 def test_dsp_ratio_holds_on_designs_outside_the_corpus():
     """The corpus has DSP48E1 rows from one -1 design, so its DSP ratio to prjxray (1.378) is
     checked on two other -1 Artix-class designs' reports (cell delays do not depend on placement):

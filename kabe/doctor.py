@@ -27,6 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kabe.console import make_console
 from . import config
 from .errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
 from .paths import REPORTS, ROOT
@@ -264,7 +265,7 @@ def render(checks: list[Check], asked: set[str], console: Console) -> None:
 
 def main(flow: str | None = None, board: str | None = None, deploy: bool = False,
          console: Console | None = None) -> int:
-    console = console or Console()
+    console = console or make_console()
     settings = config.load()
     try:
         asked = {config.resolve_flow(flow, settings)}

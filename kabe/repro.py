@@ -35,6 +35,7 @@ from typing import Callable
 from rich.console import Console
 from rich.markup import escape
 
+from kabe.console import make_console
 from . import config, designs, provenance
 from .errors import UserError
 from .paths import REPORTS, ROOT
@@ -196,7 +197,7 @@ def compare(a_root: Path, b_root: Path, a: dict[str, Path], b: dict[str, Path]) 
 def repro(design_name: str, flow_request: str | None = "open", *, reports_root: Path = REPORTS,
           console: Console | None = None, keep: bool = False) -> dict:
     """Build HEAD's commit twice and compare; returns (and archives) the repro record."""
-    console = console or Console()
+    console = console or make_console()
     design = designs.get(design_name)
     flow = config.resolve_flow(flow_request)
     here = provenance.current_commit()
@@ -248,7 +249,7 @@ def describe(record: dict) -> str:
 
 
 def main(design: str, flow: str | None = "open", console: Console | None = None) -> int:
-    console = console or Console()
+    console = console or make_console()
     try:
         record = repro(design, flow, console=console)
     except UserError as e:

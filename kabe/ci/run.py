@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from kabe.console import make_console
 from kabe import build, config, designs, provenance, regressions, summary
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
@@ -169,7 +170,7 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
 
 
 def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, reports_root: Path = REPORTS) -> int:
-    console = console or Console()
+    console = console or make_console()
     clock = {"start": time.monotonic()}
     has_remote = _has_remote(opts.remote, root)
     _pull(opts, has_remote, root, reports_root, console)

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from kabe.console import make_console
 from .. import config, designs
 from ..records import metrics
 from . import ssh, verdict
@@ -39,7 +40,7 @@ def _board_value(value, number: bool = False) -> str:
 def main(design: str, board: str | None, rows: int | None, seed: int, console: Console | None = None,
          **deploy_kw) -> int:
     """Exit status: 0 the host's verdict is a pass; 1 it is a failure (archived as failed); 2 could not run."""
-    console = console or Console()
+    console = console or make_console()
     try:
         result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console, **deploy_kw)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:

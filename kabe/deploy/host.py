@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from kabe.console import make_console
 from .. import designs, provenance
 from ..records import cache, metrics
 from ..records import load as record_load
@@ -140,7 +141,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
     model_files = sorted(MODEL_DIR.glob("*.py"))
-    console = console or Console(stderr=True)
+    console = console or make_console(stderr=True)
     with console.status(f"[bold]{design.name}[/]: pushing {bit.name}, {hwh.name} and the runner to {target.display}:{remote}"):
         ssh.push(target, [bit, hwh, pl_names.cells_file(bit), RUNNER, BITFILE, PL_NAMES], remote,
                  timeout_s=settings.timeout_s)

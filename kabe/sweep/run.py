@@ -19,6 +19,7 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
+from kabe.console import make_console
 from kabe import config, designs, provenance
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
@@ -80,7 +81,7 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
     unreachable scheduler) and KeyboardInterrupt (after stopping every build)."""
     from distributed import Event, wait
 
-    console = console or Console()
+    console = console or make_console()
     design = designs.get(design_name)
     sw = spec.load(design, sweep_file, list(overrides))
     flow = config.resolve_flow(flow_request or sw.flow)
@@ -175,8 +176,7 @@ def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path) -
 
 def main(design: str, flow: str | None = None, overrides: list[str] = (), scheduler: str | None = None,
          workers: int | None = None, sweep_file: str | None = None, diff: list[str] | None = None) -> int:
-    # A log is read by people too: no 80-column folding of ids and settings when output is not a terminal.
-    console = Console() if Console().is_terminal else Console(width=200)
+    console = make_console()  # no 80-column folding of ids and settings in a log
     if diff:
         from kabe.sweep import compare
 

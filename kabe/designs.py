@@ -165,44 +165,37 @@ def _key(key: Any) -> str:
     return key if isinstance(key, str) and len(key) <= 40 and key.isprintable() else bounded(key)
 
 
-def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
-    if budgets is None:
-        return {}
-    if not isinstance(budgets, dict):
-        raise _fail(path, f"budgets must be a mapping like {{dsp: {{eq: 0}}, lut: {{lt: 12000}}}}, got {bounded(budgets)}")
-    out: dict[str, dict[str, float]] = {}
-    for resource, checks in budgets.items():
-        if not isinstance(checks, dict) or not checks:
-            raise _fail(path, f"budget {bounded(resource)} must map an operator ({'/'.join(BUDGET_OPS)}) to a number, "
-                              f"got {bounded(checks)}")
-        for op, value in checks.items():
-            if op not in BUDGET_OPS:
-                raise _fail(path, f"budget {bounded(resource)} uses unknown operator {bounded(op)}; use one of {', '.join(BUDGET_OPS)}")
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise _fail(path, f"budget {_key(resource)}.{op} must be a number, got {bounded(value)}")
-        out[str(resource)] = dict(checks)
-    return out
-
-
-def _check_regressions(path: Path, spec: Any) -> dict[str, dict[str, float]]:
+def _check_limits(path: Path, spec: Any, *, what: str, ops: tuple[str, ...], op_word: str, example: str,
+                  non_negative: bool = False) -> dict[str, dict[str, float]]:
+    """A design.yaml table of metric -> {op: number} (budgets and regressions share the shape)."""
     if spec is None:
         return {}
-    example = "{lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}"
     if not isinstance(spec, dict):
-        raise _fail(path, f"regressions must be a mapping like {example}, got {bounded(spec)}")
+        raise _fail(path, f"{what}s must be a mapping like {example}, got {bounded(spec)}")
     out: dict[str, dict[str, float]] = {}
     for metric, rules in spec.items():
         if not isinstance(rules, dict) or not rules:
-            raise _fail(path, f"regression {bounded(metric)} must map a rule ({'/'.join(REGRESSION_OPS)}) to a number, "
-                              f"got {bounded(rules)}")
+            raise _fail(path, f"{what} {bounded(metric)} must map {'an' if op_word[0] in 'aeiou' else 'a'} "
+                              f"{op_word} ({'/'.join(ops)}) to a number, got {bounded(rules)}")
         for op, value in rules.items():
-            if op not in REGRESSION_OPS:
-                raise _fail(path, f"regression {bounded(metric)} uses unknown rule {bounded(op)}; "
-                                  f"use one of {', '.join(REGRESSION_OPS)}")
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise _fail(path, f"regression {bounded(metric)}.{bounded(op)} must be a number >= 0, got {bounded(value)}")
+            if op not in ops:
+                raise _fail(path, f"{what} {bounded(metric)} uses unknown {op_word} {bounded(op)}; "
+                                  f"use one of {', '.join(ops)}")
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or (non_negative and value < 0):
+                raise _fail(path, f"{what} {_key(metric)}.{_key(op)} must be a number"
+                                  f"{' >= 0' if non_negative else ''}, got {bounded(value)}")
         out[str(metric)] = dict(rules)
     return out
+
+
+def _check_budgets(path: Path, budgets: Any) -> dict[str, dict[str, float]]:
+    return _check_limits(path, budgets, what="budget", ops=BUDGET_OPS, op_word="operator",
+                         example="{dsp: {eq: 0}, lut: {lt: 12000}}")
+
+
+def _check_regressions(path: Path, spec: Any) -> dict[str, dict[str, float]]:
+    return _check_limits(path, spec, what="regression", ops=REGRESSION_OPS, op_word="rule",
+                         example="{lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}", non_negative=True)
 
 
 def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:

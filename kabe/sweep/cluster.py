@@ -64,12 +64,25 @@ def worker_resources(flow: str, memory: int) -> dict[str, float]:
     return res
 
 
-def _dashboard(client) -> str | None:
+def _dashboard_possible() -> bool:
+    """Dask's dashboard needs bokeh; without it a dashboard link leads nowhere."""
     try:
-        import bokeh  # noqa: F401 - the dashboard needs it; without it the link leads nowhere
+        import bokeh  # noqa: F401
+        return True
     except ImportError:
-        return None
-    return getattr(client, "dashboard_link", None)
+        return False
+
+
+def _dashboard(client) -> str | None:
+    return getattr(client, "dashboard_link", None) if _dashboard_possible() else None
+
+
+def _closer(client, cluster) -> Callable[[], None]:
+    def close():
+        client.close()
+        cluster.close()
+
+    return close
 
 
 def jobqueue_cluster(kind: str, options: dict[str, Any], flow: str):
@@ -111,29 +124,12 @@ def connect(flow: str, scheduler: str | None = None, workers: int | None = None,
         cluster = jobqueue_cluster(kind, s.get(kind) or {}, flow)
         cluster.scale(jobs=int(s.get("jobs", workers or 2)))
         client = Client(cluster)
-
-        def close_farm():
-            client.close()
-            cluster.close()
-
         return Connection(client, f"{JOBQUEUE[kind]} ({s.get('jobs', workers or 2)} jobs)", _dashboard(client),
-                          close_farm)
+                          _closer(client, cluster))
     n = workers or local_workers(flow)
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                            resources=worker_resources(flow, _total_memory() // n),
                            dashboard_address=":0" if _dashboard_possible() else None)
     client = Client(cluster)
-
-    def close_local():
-        client.close()
-        cluster.close()
-
-    return Connection(client, f"LocalCluster, {n} worker(s) on this machine", _dashboard(client), close_local)
-
-
-def _dashboard_possible() -> bool:
-    try:
-        import bokeh  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    return Connection(client, f"LocalCluster, {n} worker(s) on this machine", _dashboard(client),
+                      _closer(client, cluster))

@@ -36,6 +36,25 @@ def _run(*cmd, env=None, check=True):
     return subprocess.run(list(cmd), env=env, capture_output=True, text=True, check=check, timeout=60)
 
 
+def _munged_answers() -> bool:
+    return _run("munge", "-n", check=False).returncode == 0
+
+
+def _ensure_munged() -> None:
+    """munge authenticates slurm's messages. A socket file is no proof that munged runs: a machine
+    restored from an image (CI's, for one) keeps /run/munge/munge.socket.2 of a daemon that is gone,
+    and every slurm message is then refused. So ask munged itself, and start it when it does not answer
+    (--force: take over the stale socket)."""
+    if _munged_answers():
+        return
+    Path("/run/munge").mkdir(parents=True, exist_ok=True)
+    started = _run("munged", "--force", check=False)
+    t0 = time.monotonic()
+    while not _munged_answers():
+        assert time.monotonic() - t0 < 20, f"munged does not answer after starting it: {started.stderr}"
+        time.sleep(0.2)
+
+
 @pytest.fixture(scope="module")
 def slurm(tmp_path_factory):
     d = tmp_path_factory.mktemp("slurm")
@@ -67,9 +86,7 @@ NodeName={host} CPUs={os.cpu_count()} RealMemory=8000 State=UNKNOWN
 PartitionName=kabe Nodes={host} Default=YES MaxTime=INFINITE State=UP
 """)
     env = {**os.environ, "SLURM_CONF": str(conf)}
-    if not Path("/run/munge/munge.socket.2").exists():  # munge authenticates slurm's messages
-        Path("/run/munge").mkdir(parents=True, exist_ok=True)
-        _run("munged", "--force")
+    _ensure_munged()
     _run("slurmctld", "-c", env=env)
     _run("slurmd", env=env)
     t0 = time.monotonic()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -100,9 +99,7 @@ def test_second_resolve_is_cached_until_a_core_changes(tiny):
     first = resolve(tiny)
     stamp = first.work_root / "kabe_resolve.json"
     mtime = stamp.stat().st_mtime_ns
-    t0 = time.monotonic()
-    again = resolve(tiny)
-    assert time.monotonic() - t0 < 0.3
+    again = resolve(tiny)  # cached: FuseSoC did not run, so its stamp was not rewritten
     assert stamp.stat().st_mtime_ns == mtime and again.files == first.files
     # RTL edits do not re-run FuseSoC (the file list cannot change); generator edits do.
     (root / "tiny" / "tiny.v").write_text("module tiny(input wire clk, input wire rst);\nendmodule\n")

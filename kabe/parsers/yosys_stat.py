@@ -207,11 +207,25 @@ def _json(rep: report_file.Report) -> dict:
 
 
 def _flat_text(rep: report_file.Report) -> dict:
+    """One flattened module: its counts. Several modules (`stat` with the hierarchy kept, as in
+    yosys_stat_hier.txt): the "design hierarchy" section's totals, the same numbers `stat -json`
+    gives as "design" (counted before flattening, so a few cells above the flat stat where
+    flattening let Yosys remove logic)."""
     mods = parse_stat_text(rep.text, rep.source)
     flat = [n for n in mods if n != "design hierarchy"]
-    if len(flat) != 1:
-        raise ReportError(f"{rep.source}: expected the stat of one flattened module, found {flat[:5]}")
-    return utilization_from_counts(mods[flat[0]]["types"])
+    if len(flat) == 1:
+        return utilization_from_counts(mods[flat[0]]["types"])
+    totals = mods.get("design hierarchy")
+    if totals is None or not totals["types"]:
+        raise ReportError(f"{rep.source}: the stat of {len(flat)} modules ({', '.join(flat[:3])}...) has no "
+                          "\"design hierarchy\" totals (Yosys prints them when `stat -top` names the top): "
+                          "the report is truncated or cannot tell which module is the top")
+    leaves = {t: n for t, n in totals["types"].items() if t not in mods}
+    # Some Yosys versions count submodule instances among the hierarchy's cells, some do not.
+    if totals["cells"] not in (sum(leaves.values()), sum(totals["types"].values())):
+        raise ReportError(f"{rep.source}: the design hierarchy lists {sum(leaves.values())} cells by type but "
+                          f"says {totals['cells']}: the report is truncated or in an unknown format")
+    return utilization_from_counts(leaves)
 
 
 def parse_report(rep: report_file.Report) -> dict:

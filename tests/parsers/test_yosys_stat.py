@@ -56,3 +56,30 @@ def test_empty_and_truncated(tmp_path):
     nohdr.write_text("hello\n")
     with pytest.raises(ReportError, match="not a Yosys stat"):
         yosys_stat.parse_utilization(nohdr)
+
+
+def test_hierarchical_text_gives_the_hierarchy_totals_as_stat_json_does():
+    """`kabe parse yosys_stat_hier.txt` reads the "design hierarchy" totals: the same record as the
+    `stat -json` of the same run (its "design" totals), counted before flattening (16 SRL16E where
+    the flattened stat has 8, see tests/fixtures/yosys/README.md)."""
+    from kabe.parsers import report_file
+
+    txt = yosys_stat.parse_report(report_file.read(FIX / "small_top_stat_hier.txt"))
+    js = yosys_stat.parse_report(report_file.read(FIX / "small_top_stat_hier.json"))
+    assert txt == js
+    assert (txt["srl"], txt["lut_memory"], txt["dsp"], txt["bram36_equiv"]) == (16, 32, 2, 1.0)
+
+
+def test_hierarchical_text_cut_or_without_totals_is_refused(tmp_path):
+    from kabe.parsers import report_file
+
+    text = (FIX / "small_top_stat_hier.txt").read_text()
+    tail = text.index("=== design hierarchy ===")
+    cut = tmp_path / "cut_hier.txt"
+    cut.write_text(text[: text.index("RAM64X1S", tail)])  # inside the totals' cell list
+    with pytest.raises(ReportError, match="design hierarchy lists .* cells by type but says 168"):
+        yosys_stat.parse_report(report_file.read(cut))
+    no_totals = tmp_path / "no_totals.txt"
+    no_totals.write_text(text[:tail])  # both modules, complete, but nothing says which is the top
+    with pytest.raises(ReportError, match="no \"design hierarchy\" totals"):
+        yosys_stat.parse_report(report_file.read(no_totals))

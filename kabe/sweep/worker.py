@@ -3,7 +3,10 @@
 The build is the normal `kabe build` (simulation check, flow, gate, archive), run as a child process
 in a scratch copy of the shipped tree with that tree's own kabe code, so a worker builds exactly the
 commit it was sent, whatever kabe version the worker itself has installed. The child:
-- dies with the worker (PR_SET_PDEATHSIG), so a killed worker leaves no build running;
+- dies with the worker, its tool processes with it: it runs under a shell that leads its own
+  process group and gets SIGTERM when the worker dies (PR_SET_PDEATHSIG), and that shell passes the
+  signal on to the whole group (the build, its Yosys, Verilator, make and g++), so a killed worker
+  leaves nothing running;
 - is stopped, with its whole process group, when the client cancels the sweep (a Dask Event);
 - writes only into its scratch copy, which is deleted afterwards; the client alone writes reports/.
 """
@@ -31,10 +34,16 @@ class Cancelled(Exception):
     """The client asked every running build to stop (Ctrl-C)."""
 
 
+# The build's group leader. PR_SET_PDEATHSIG reaches one process only: were it set on the build, a
+# killed worker would take the build down and leave its Yosys child running. This shell gets the
+# signal instead and sends it to its process group (`kill 0`), once (the trap is removed first).
+_GROUP_GUARD = 'trap "trap - TERM; kill 0" TERM; "$@" & wait $!'
+
+
 def _die_with_parent() -> None:  # runs in the child between fork and exec
     os.setsid()  # its own process group: cancelling stops Yosys/Verilator too
     try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
     except OSError:
         pass  # not Linux: a killed worker may leave its build to finish on its own
 
@@ -97,7 +106,8 @@ def build_variant(identity: dict, archive: bytes, design: str, core_file: str, x
                "KABE_VARIANT": json.dumps({"id": variant_id, "settings": settings})}
         log = work / "sweep-build.log"
         with open(log, "w") as lf:
-            proc = subprocess.Popen([sys.executable, "-m", "kabe.cli", "build", design, "--flow", flow], cwd=work,
+            build = [sys.executable, "-m", "kabe.cli", "build", design, "--flow", flow]
+            proc = subprocess.Popen(["/bin/sh", "-c", _GROUP_GUARD, "kabe-build", *build], cwd=work,
                                     env=env, stdout=lf, stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
             while True:
                 try:

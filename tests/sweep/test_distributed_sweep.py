@@ -6,6 +6,7 @@ complete, and the Pareto plot drawn."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -28,6 +29,25 @@ def _wait_file(path: Path, timeout: float = 60) -> None:
         if time.monotonic() - t0 > timeout:
             raise AssertionError(f"{path} did not appear")
         time.sleep(0.2)
+
+
+def _processes_in(folder: Path) -> list[str]:
+    """The command lines of processes whose working directory lies under folder."""
+    out = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/cwd").startswith(str(folder)):
+                out.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()[:120])
+        except OSError:
+            continue
+    return out
+
+
+def _yosys_in(folder: Path) -> list[str]:
+    """Yosys working under folder. It is the tool an orphan would be seen of: it runs for tens of
+    seconds and writes to its log file, while Verilator's make and the simulation write to a pipe and
+    die of SIGPIPE soon after their parent."""
+    return [c for c in _processes_in(folder) if "yosys" in c]
 
 
 def test_six_variants_survive_a_killed_worker(repo, tmp_path):
@@ -59,9 +79,18 @@ def test_six_variants_survive_a_killed_worker(repo, tmp_path):
             assert sweep.poll() is None, sweep_log.read_text()
             assert time.monotonic() - t0 < 300, "w1 never got a build"
             time.sleep(0.2)
-        time.sleep(3)  # well inside its build (tens of seconds)
+        # ... and has started Yosys (a grandchild of w1: worker -> build -> Yosys)
+        w1_cache = tmp_path / "cache-w1"
+        while not _yosys_in(w1_cache):
+            assert time.monotonic() - t0 < 300, f"w1 never started Yosys: {_processes_in(w1_cache)}"
+            time.sleep(0.2)
         workers[0].send_signal(signal.SIGKILL)
         client.close()
+        # the killed worker's build and every tool it started die with it, not minutes later
+        t0 = time.monotonic()
+        while _processes_in(w1_cache) and time.monotonic() - t0 < 3:  # a signal, not a finished run
+            time.sleep(0.2)
+        assert not _processes_in(w1_cache), f"outlived the killed worker: {_processes_in(w1_cache)}"
 
         assert sweep.wait(timeout=1500) == 0, sweep_log.read_text()[-3000:]
     finally:

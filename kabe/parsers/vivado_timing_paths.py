@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass
 
 from kabe.parsers import ReportError
-from kabe.parsers import report_file
+from kabe.parsers import report_file, vivado_timing_path_summary
 from kabe.parsers.report_file import find_lines
 
 _FLOAT = re.compile(r"-?\d+\.\d+")
@@ -346,6 +346,8 @@ def parse_report(rep: report_file.Report) -> list[dict]:
         raise ReportError(f"{rep.source}: no 'Command : report_timing' header and no 'Timing Report' "
                           f"title; not a Vivado report_timing report")
     blocks = path_blocks(rep.lines, source=rep.source)
+    if not blocks and vivado_timing_path_summary.is_summary(rep):  # -path_type summary: a table, no blocks
+        return vivado_timing_path_summary.parse(rep)
     if not blocks:
         raise ReportError(f"{rep.source}: report_timing report contains no timing path (no 'Slack' "
                           f"line); empty or cut short")

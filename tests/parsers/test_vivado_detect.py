@@ -23,6 +23,7 @@ KINDS = {
     "utilization_hier_xczu3eg_2020.2_synth.rpt": "vivado_utilization_hier",
     "timing_paths_7z020_2023.2_min_max.rpt": "vivado_timing",
     "timing_paths_7z020_2022.2_unconstrained.rpt": "vivado_timing",
+    "timing_paths_7z020_2023.2_path_summary.rpt": "vivado_timing",
 }
 
 

@@ -43,6 +43,7 @@ _UTIL_TITLE = re.compile(r"Utilization Design Information")
 _CI_TITLE = re.compile(r"^[ \t]*Clock Interaction Table[ \t]*$", _M)
 _TIMING_TITLE = re.compile(r"^[ \t]*Timing Report[ \t]*$", _M)
 _SLACK = re.compile(r"^Slack", _M)
+_PATH_SUMMARY_HEAD = re.compile(r"^Startpoint[ \t]+Endpoint[ \t]+Slack", _M)  # report_timing -path_type summary
 _YOSYS_STATS = re.compile(r"Printing statistics\.")
 _YOSYS_SECTION = re.compile(r"^=== [^\n]* ===[ \t]*$", _M)
 _YOSYS_CELLS = re.compile(r"^[ \t]*(?:Number of cells:|\d+[ \t]+cells[ \t]*$)", _M)
@@ -93,7 +94,7 @@ def detect_report(rep: Report) -> str:
         return "vivado_utilization"
     if has("Clock Interaction Table", _CI_TITLE):
         return "vivado_clock_interaction"
-    if has("Timing Report", _TIMING_TITLE) and has("Slack", _SLACK):
+    if has("Timing Report", _TIMING_TITLE) and (has("Slack", _SLACK) or has("Startpoint", _PATH_SUMMARY_HEAD)):
         return "vivado_timing"
     if _kabe_timing(rep):
         return "kabe_timing"

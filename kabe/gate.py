@@ -180,14 +180,31 @@ class TimingRules:
         return checks
 
 
-def _no_endpoints(timing: Mapping[str, Any]) -> tuple[bool, str]:
-    """(nothing to time, why) for a sign-off report with no setup or hold endpoint at all (NA) under
-    Vivado's verdict "met": a PS-only block design. That passes only when check_timing shows no
-    register without a clock and no unconstrained endpoint; otherwise NA means "not timed"."""
-    if (timing.get("estimated") or timing.get("total_endpoints") is not None
-            or timing.get("hold_total_endpoints") is not None or not timing.get("clocks")
+# What a clock table or a path shows when a kind of check was timed: a summary row of NAs over any
+# of these numbers contradicts itself.
+_TIMED_BY_KEY = {
+    "wns_ns": ("wns_ns", "whs_ns", "total_endpoints", "hold_total_endpoints"),
+    "whs_ns": ("wns_ns", "whs_ns", "total_endpoints", "hold_total_endpoints"),
+    "wpws_ns": ("wpws_ns", "pw_total_endpoints"),
+}
+
+
+def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
+    """(nothing to time, why) for a sign-off report whose `key` slack is NA for want of endpoints
+    under Vivado's verdict "met": setup and hold in a PS-only block design (whose PS clock still
+    has a pulse width), all three where a clock drives nothing. That passes only when check_timing
+    shows no register without a clock and no unconstrained endpoint, and no clock table or path has
+    a number the summary row lacks; otherwise NA means "not timed"."""
+    totals = ("total_endpoints", "hold_total_endpoints") + (("pw_total_endpoints",) if key == "wpws_ns" else ())
+    if (timing.get("estimated") or any(timing.get(t) is not None for t in totals) or not timing.get("clocks")
             or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
         return False, ""
+    timed = [c.get("name") for c in timing.get("clocks") or []
+             if any(c.get(k) is not None for k in _TIMED_BY_KEY[key])]
+    paths = timing.get("worst_slack_by_check") if key != "wpws_ns" else None
+    if timed or paths:
+        return False, (f"the Design Timing Summary says NA but {'clock ' + timed[0] if timed else 'a timing path'} "
+                       f"has slacks: the report contradicts itself")
     ct = timing.get("check_timing") or {}
     clean = ct.get("no_clock") == 0 and ct.get("unconstrained_internal_endpoints") == 0
     why = ("no endpoints to time (check_timing: 0 unclocked, 0 unconstrained)" if clean else
@@ -207,7 +224,7 @@ def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
         if v is None:
             if r.signoff_only and estimated:
                 continue  # the open flow cannot know hold or pulse width
-            empty, why = _no_endpoints(timing) if r.key in ("wns_ns", "whs_ns") else (False, "")
+            empty, why = _no_endpoints(timing, r.key)
             if empty:
                 out.append(Check(r.name, expected, f"NA: {why}", True))
                 continue

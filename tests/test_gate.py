@@ -225,3 +225,22 @@ def test_second_source_missing_or_broken_fails():
 def test_second_source_negative_recovery_fails_even_when_it_agrees():
     v = evaluate(signoff(second_source=_src(recovery_ns=-0.05)), UTIL)
     assert not v.passed and any("recovery_ns -0.050" in f for f in v.failures)
+
+
+def test_wns_on_an_inter_clock_pair_names_the_pair_not_the_capture_clock():
+    """Vivado files an inter-clock path under its capture clock's group; that clock's own paths may
+    meet timing, so the message names the pair whose table row carries the WNS."""
+    clocks = [{"name": "clk_a", "period_ns": 4.0, "wns_ns": 0.197}, {"name": "clk_b", "period_ns": 5.0, "wns_ns": -0.203}]
+    pairs = [{"from": "clk_b", "to": "clk_a", "type": "inter-clock", "wns_ns": -1.312},
+             {"from": "clk_a", "to": "clk_b", "type": "inter-clock", "wns_ns": -1.197}]
+    t = signoff(wns=-1.312, verdict="Timing constraints are not met.", clocks=clocks, clock_interaction=pairs,
+                failing_endpoints=31, critical_path={"clock": "clk_a", "startpoint": "rst_reg", "endpoint": "x_reg"})
+    wns_msg = next(m for m in evaluate(t, UTIL).failures if "setup slack" in m)
+    assert "on inter-clock paths clk_b -> clk_a" in wns_msg
+    t2 = signoff(wns=-0.203, verdict="Timing constraints are not met.", clocks=clocks, clock_interaction=pairs,
+                 failing_endpoints=1, critical_path={"clock": "clk_a"})
+    assert "on clock clk_b" in next(m for m in evaluate(t2, UTIL).failures if "setup slack" in m)
+    t3 = signoff(wns=-0.4, verdict="Timing constraints are not met.", failing_endpoints=2,
+                 other_path_groups=[{"path_group": "**async_default**", "from": "clk_a", "to": "clk_a", "wns_ns": -0.4}])
+    assert "in path group **async_default** (clk_a -> clk_a)" in next(
+        m for m in evaluate(t3, UTIL).failures if "setup slack" in m)

@@ -27,6 +27,7 @@ from rich.markup import escape
 from kabe import constraints as xdc
 from kabe.boards import PYNQ_Z1
 from kabe.console import make_console
+from kabe.paths import ROOT
 from kabe.flows import yosys_cache, yosys_script as ys
 from kabe.flows.base import FlowResult, ToolError, unreadable_timing
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
@@ -192,7 +193,9 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
         synth = synthesize(edam, out_dir, timeout_s)
     console.log(f"{design_name}: Yosys done in {synth.seconds:.1f} s ({synth.version})")
     with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
-        timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(design.constraints), model)
+        # the report names the XDC as the checkout does: the same build in another worktree writes the same bytes
+        xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints
+        timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(xdc_shown), model)
     cp = timing_rec.get("critical_path") or {}
     if timing_rec.get("error"):
         console.log(f"[red]{design_name}: {escape(timing_rec['error'])}[/]")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -201,6 +202,9 @@ def _add_ci_commands(sub) -> None:
     p.set_defaults(fn=_archive)
 
 
+_OVERRIDE = re.compile(r"^[A-Za-z_][\w.]*=")  # a sweep axis, KEY=V1,V2
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kabe", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -247,7 +251,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
     p.set_defaults(fn=_doctor)
     _add_ci_commands(sub)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if args.cmd == "sweep":  # argparse cannot take KEY=V axes after an option; gather those it left over
+        args.overrides += [a for a in extra if _OVERRIDE.match(a)]
+        extra = [a for a in extra if not _OVERRIDE.match(a)]
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.fn(args)
     except UserError as e:  # bad input, a missing tool, an unknown ref: one line, no traceback

@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from kabe import cli
 
 FIX = Path(__file__).parent / "fixtures" / "vivado"
@@ -55,3 +57,19 @@ def test_gate_exit_codes_tell_could_not_run_from_failed(tmp_path, capsys):
     assert cli.main(["gate", str(FIX / "flow_timing_summary_truncated.rpt")]) == 1
     err = capsys.readouterr().err
     assert "gate: FAIL" in err and "truncated" in err
+
+
+def test_sweep_axes_may_follow_the_options(monkeypatch):
+    """`kabe sweep stage4 --workers 2 clock_period_ns=6,7` takes the axis, as it does before the options;
+    a stray word is still refused with argparse's exit 2."""
+    from kabe.sweep import run
+
+    calls = []
+    monkeypatch.setattr(run, "main", lambda *a: calls.append(a) or 0)
+    assert cli.main(["sweep", "stage4", "--workers", "2", "clock_period_ns=6,7", "stages=2,3"]) == 0
+    assert cli.main(["sweep", "stage4", "clock_period_ns=6,7", "--workers", "2"]) == 0
+    assert [c[2] for c in calls] == [["clock_period_ns=6,7", "stages=2,3"], ["clock_period_ns=6,7"]]
+    assert all(c[4] == 2 for c in calls)
+    with pytest.raises(SystemExit) as e:
+        cli.main(["sweep", "stage4", "--workers", "2", "bogus"])
+    assert e.value.code == 2

@@ -11,6 +11,7 @@ RAM32M/RAM64M/RAMnnX1D); the classes below put both spellings in one class.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 LUTS = frozenset(f"LUT{i}" for i in range(1, 7))
 FFS = frozenset({"FDRE", "FDSE", "FDCE", "FDPE", "FDRE_1", "FDSE_1", "FDCE_1", "FDPE_1"})
@@ -29,6 +30,7 @@ FF_CONTROL_PINS = frozenset({"CE", "R", "S", "CLR", "PRE"})
 CLOCK_PINS = frozenset({"C", "CLK", "CLKARDCLK", "CLKBWRCLK", "WCLK"})
 
 
+@lru_cache(maxsize=None)  # pure, and called for every arc of every netlist
 def cell_class(cell_type: str | None) -> str:
     t = cell_type or ""
     if t in LUTS or t == "INV":  # Yosys's INV is a LUT1 to Vivado
@@ -50,11 +52,13 @@ def cell_class(cell_type: str | None) -> str:
     return "OTHER"
 
 
+@lru_cache(maxsize=None)
 def pin_base(pin: str | None) -> str:
     """`S[0]` -> `S`, `DOADO[5]` -> `DOADO`, `RADR0` stays (a scalar pin whose name ends in a digit)."""
     return re.sub(r"\[\d+\]$", "", pin or "")
 
 
+@lru_cache(maxsize=None)
 def pin_bit(pin: str | None) -> int | None:
     m = re.search(r"\[(\d+)\]$", pin or "")
     return int(m.group(1)) if m else None
@@ -104,6 +108,7 @@ def slice_packed(drv_type: str | None, sink_type: str | None, sink_pin: str | No
             and fanout == 1)
 
 
+@lru_cache(maxsize=None)
 def net_class(drv_type: str | None, drv_pin: str | None, sink_type: str | None, sink_pin: str | None,
               fanout: int) -> tuple[str, str, str] | None:
     """(driver class, sink group, fanout bucket) of a general-routing net; None for a dedicated one.
@@ -116,6 +121,7 @@ def net_class(drv_type: str | None, drv_pin: str | None, sink_type: str | None, 
     return (cell_class(drv_type), sink_group(sink_type, sink_pin), fanout_bucket(fanout))
 
 
+@lru_cache(maxsize=None)
 def arc_key(cell_type: str, in_pin: str | None, out_pin: str | None) -> str:
     """The name a fitted cell-delay constant is kept under: `LUT6:I->O`, `FDRE:C->Q`,
     `CARRY4:S->CO`, `DSP48E1:PCIN->P`, `LUTRAM:ADDR->O`.

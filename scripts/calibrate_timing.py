@@ -94,8 +94,13 @@ def evaluate_folder(folder: Path, hand_model: bool = False) -> int:
     from kabe.timing.routing import RoutingModel
     samples, left_out, _, bad = read_corpus(folder)
     if not samples:
-        print(f"{folder}: no usable timing path in any .rpt file (need routed Vivado report_timing"
-              f" or report_timing_summary text with path details)", file=sys.stderr)
+        if left_out or bad:  # paths were there, each left out for a reason: say which
+            _print_intake(samples, left_out, bad)
+            print(f"{folder}: every path was left out (reasons above): none is one the model can time",
+                  file=sys.stderr)
+        else:
+            print(f"{folder}: no timing path in any .rpt file (need routed Vivado report_timing"
+                  f" or report_timing_summary text with path details)", file=sys.stderr)
         return 2
     model = RoutingModel() if hand_model else load()
     _print_intake(samples, left_out, bad)

@@ -301,6 +301,16 @@ def test_evaluate_refuses_a_folder_without_paths(tmp_path, capsys):
     assert script.main(["--evaluate", str(tmp_path / "absent")]) == 2
 
 
+def test_evaluate_says_why_when_every_path_is_left_out(tmp_path, capsys):
+    """Paths there, none the model's (hold paths here): the intake with its reasons, not 'no path'."""
+    (tmp_path / "hold_only.rpt").write_text(report(*(path_block(ROWS, path_type="Hold (Min at Fast Process Corner)")
+                                                     for _ in range(2))))
+    assert script.main(["--evaluate", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert "left out:" in out and "not a slow-corner setup path" in out
+    assert "every path was left out (reasons above)" in err
+
+
 def test_fit_on_a_stand_in_corpus_and_a_missing_one(tmp_path, capsys):
     _stand_in_corpus(tmp_path)
     text, outcomes, model = script.generate(tmp_path, quiet=True)

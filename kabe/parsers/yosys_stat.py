@@ -218,7 +218,7 @@ def _flat_text(rep: report_file.Report) -> dict:
     totals = mods.get("design hierarchy")
     if totals is None or not totals["types"]:
         raise ReportError(f"{rep.source}: the stat of {len(flat)} modules ({', '.join(flat[:3])}...) has no "
-                          "\"design hierarchy\" totals (Yosys prints them when `stat -top` names the top): "
+                          "\"design hierarchy\" totals (Yosys prints them once the design has a top: hierarchy -top or stat -top): "
                           "the report is truncated or cannot tell which module is the top")
     leaves = {t: n for t, n in totals["types"].items() if t not in mods}
     # Some Yosys versions count submodule instances among the hierarchy's cells, some do not.

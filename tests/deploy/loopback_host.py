@@ -12,6 +12,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,19 @@ class LoopbackHost:
     def target_options(self) -> dict:
         return {"UserKnownHostsFile": str(self.known_hosts), "GlobalKnownHostsFile": "/dev/null",
                 "LogLevel": "ERROR"}
+
+    def deploy_settings(self, tmp_path: Path, **kw):
+        """kabe's DeploySettings aimed at this host: its key, options and a remote folder under tmp_path.
+        A run from a work tree with edits archives as <sha>-dirty; the dirty refusal has its own test."""
+        from kabe import provenance
+        from kabe.deploy.host import DeploySettings
+
+        base = dict(board=f"{self.user}@127.0.0.1", port=self.port, identity=self.client_key,
+                    ssh_options=self.target_options(), sudo=False, python=sys.executable,
+                    remote_dir=str(tmp_path / "on-board"), timeout_s=300,
+                    allow_dirty=provenance.current_commit().dirty)
+        base.update(kw)
+        return DeploySettings(**base)
 
     def stop(self) -> None:
         self.proc.terminate()

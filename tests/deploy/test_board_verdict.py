@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
@@ -27,12 +26,7 @@ ROWS = 128
 
 
 def settings(board, tmp_path, **kw) -> DeploySettings:
-    base = dict(board=f"{board.user}@127.0.0.1", port=board.port, identity=board.client_key,
-                ssh_options=board.target_options(), sudo=False, python=sys.executable,
-                remote_dir=str(tmp_path / "on-board"), timeout_s=120,
-                allow_dirty=provenance.current_commit().dirty)
-    base.update(kw)
-    return DeploySettings(**base)
+    return board.deploy_settings(tmp_path, **{"timeout_s": 120, **kw})
 
 
 def board_archive(reports: Path) -> Path:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -27,13 +26,7 @@ pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not
 
 
 def settings(board, tmp_path, **kw) -> DeploySettings:
-    base = dict(board=f"{board.user}@127.0.0.1", port=board.port, identity=board.client_key,
-                ssh_options=board.target_options(), sudo=False, python=sys.executable,
-                remote_dir=str(tmp_path / "on-board"), timeout_s=300,
-                # a run from a work tree with edits archives as <sha>-dirty; the dirty refusal has its own test
-                allow_dirty=provenance.current_commit().dirty)
-    base.update(kw)
-    return DeploySettings(**base)
+    return board.deploy_settings(tmp_path, **kw)
 
 
 def harness(design: str, **params) -> Path:

@@ -10,6 +10,9 @@ import re
 import sys
 from pathlib import Path
 
+# A plain Verilog identifier: what a generator accepts as a module, port or parameter name it writes.
+VERILOG_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
 
 def _scalar(value: str):
     value = value.strip()

@@ -24,17 +24,15 @@ Pure Python, standard library only (PyYAML is used when present to read FuseSoC'
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
-from fusesoc_generator import read_config, run_generator, write_outputs  # noqa: E402
+from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_adder_tree.py"
 DEFAULT_NAME = "kabe_adder_tree"
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def levels_for(terms: int) -> int:
@@ -59,7 +57,7 @@ class TreeSpec:
             raise ValueError(f"stages is {self.stages}; use 0 (combinational) or more register stages")
         if self.user_width < 0:
             raise ValueError(f"user_width is {self.user_width}; use 0 for no sideband")
-        if not _IDENT.match(self.name):
+        if not VERILOG_IDENT.match(self.name):
             raise ValueError(f"module name {self.name!r} is not a Verilog identifier")
 
     @property

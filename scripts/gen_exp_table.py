@@ -22,7 +22,6 @@ DOREG), so LATENCY = 2 cycles from ``addr`` to ``data``.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
@@ -33,15 +32,14 @@ if str(REPO_ROOT) not in sys.path:
 from kabe.model.attention import EXP_FRAC_BITS, EXP_TABLE, EXP_WIDTH, P_ONE_BITS  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
-from fusesoc_generator import read_config, run_generator, write_outputs  # noqa: E402
+from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_exp_table.py"
 DEFAULT_NAME = "kabe_attn_exp_rom"
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def generate_verilog(name: str = DEFAULT_NAME) -> str:
-    if not _IDENT.match(name):
+    if not VERILOG_IDENT.match(name):
         raise ValueError(f"module name {name!r} is not a Verilog identifier")
     aw, dw, n = EXP_FRAC_BITS, EXP_WIDTH, len(EXP_TABLE)
     cmd = GENERATOR + ("" if name == DEFAULT_NAME else f" --name {name}")

@@ -33,13 +33,12 @@ Pure Python, standard library only in generator mode (PyYAML is used when presen
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
-from fusesoc_generator import read_config, run_generator, write_outputs  # noqa: E402
+from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_top.py"
 GENERATOR_NAME = "kabe_top"  # the generator's name in cores/lib/kabe_gen_top.core
@@ -47,14 +46,13 @@ S_WIDTH = 64  # the DMA's beat (docs/streams.md); the same for every design
 INVALID_WIDTH = 32
 MAX_PORTS = 4  # the xc7z020 has four HP ports
 NO_PORT = "none"
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _KNOWN = ("name", "engine", "ports", "m_width", "overflow_port", "invalid_port", "top_parameters",
           "engine_constants")
 _REQUIRED = ("name", "engine", "ports")
 
 
 def _check_ident(what: str, value: str) -> None:
-    if not isinstance(value, str) or not _IDENT.match(value):
+    if not isinstance(value, str) or not VERILOG_IDENT.match(value):
         raise ValueError(f"{what} is {value!r}; it must be a Verilog identifier")
 
 

@@ -21,10 +21,6 @@ class DesignOutcome:
     error: str | None = None  # the build could not run (missing tool, broken design.yaml)
 
     @property
-    def gate_failed(self) -> bool:
-        return self.verdict is not None and not self.verdict["passed"]
-
-    @property
     def ok(self) -> bool:
         if self.error or self.verdict is None:
             return False

@@ -89,6 +89,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("archive_ref", 'a git ref for the shared archive, like "refs/kabe/archive" (kabe/records/store.py)',
             lambda v: isinstance(v, str) and re.fullmatch(r"refs/[A-Za-z0-9._/-]+", v) is not None and ".." not in v,
             "refs/kabe/archive"),
+    Setting("allowed_signers", 'the path of the allowed-signers file for archive signatures, like ".kabe/allowed_signers" '
+            '(git\'s gpg.ssh.allowedSignersFile format; docs/archive.md)', _text, ".kabe/allowed_signers"),
     Setting("default_branch", 'the base branch\'s name, like "main" (kabe ci judges regressions against it)',
             lambda v: _text(v) and re.fullmatch(r"[A-Za-z0-9._/-]+", v) is not None and not v.startswith("-"), None),
     Setting("sweep", "a table: [tool.kabe.sweep] with cluster = \"local\" | \"slurm\" | \"lsf\" | \"sge\" "

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from kabe.errors import UserError, bounded
+from .deploy import ssh_policy
 from .paths import ROOT
 
 FLOWS = ("open", "vivado", "auto")
@@ -36,6 +37,7 @@ class Setting:
     expected: str  # what a valid value looks like, as the error message says it
     valid: Callable[[Any], bool]
     default: Any = None  # None: the reader keeps its own default (the board's are in DeploySettings)
+    problem: Callable[[Any], str | None] | None = None  # a valid-typed value's own refusal, as one sentence
 
 
 def _one_of(*choices: str) -> Callable[[Any], bool]:
@@ -106,8 +108,10 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("python", "the board's Python command, as a string", _text),
     Setting("port", "a port number from 1 to 65535", _port),
     Setting("identity", "the path of an SSH private key, as a string", _text),
-    Setting("ssh_options", "a table of ssh -o options, each a string", _string_table),
-    Setting("timeout_s", "a positive number of seconds", _positive_number),
+    Setting("ssh_options", "a table of ssh -o options, each a string", _string_table,
+            problem=ssh_policy.options_problem),  # an allow-list: docs/deploy.md
+    Setting("timeout_s", f"a positive number of seconds, at most {ssh_policy.MAX_TIMEOUT_S} (a day)",
+            ssh_policy.timeout_ok),  # why the bound: kabe/deploy/ssh_policy.py
     Setting("transfer_mb", "a positive integer (MB per DMA transfer)", _positive_int),
     Setting("allow_dirty", _BOOL, _boolean),
 )}
@@ -133,6 +137,9 @@ def validate(values: Mapping[str, Any], *, table: Mapping[str, Setting] = SETTIN
             raise ConfigError(f"{source} {section} has an unknown key {bounded(key)}; known keys: {', '.join(table)}")
         if not setting.valid(value):
             raise ConfigError(f"{source} {section} {key} = {_shown(value)}: expected {setting.expected}")
+        why = setting.problem(value) if setting.problem else None
+        if why:
+            raise ConfigError(f"{source} {section} {key}: {why}")
     if table is SETTINGS and "board" in values:
         validate(values["board"], table=BOARD_SETTINGS, section="[tool.kabe.board]", source=source)
     return dict(values)

@@ -20,11 +20,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)
     ("kabe.records",),  # metrics schema, archive, history, diff, report page
-    ("kabe.gate", "kabe.regressions", "kabe.cores"),  # the rules (absolute, relative to a base); FuseSoC resolution
+    ("kabe.gate", "kabe.verdict", "kabe.regressions", "kabe.cores"),  # the rules (absolute, relative to a base; verdict: the one entry point every consumer gates a record with); FuseSoC resolution
     ("kabe.designs", "kabe.constraints"),  # design facts; the XDC
     ("kabe.perf",),  # the document's arithmetic: imports no pipeline
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
-     "kabe.deploy.bitfile"),  # foundation (bitfile: the USR_ACCESS encoding, shared with the board)
+     "kabe.deploy.bitfile", "kabe.deploy.ssh_policy"),  # foundation (bitfile: the USR_ACCESS encoding, shared
+    # with the board; ssh_policy: the ssh options settings may name, checked by kabe.config too)
     ("kabe.model",),  # numpy golden models: import nothing of kabe
 ]
 # Runs on the board alone, beside copies of kabe.model and bitfile: it may import no kabe module at all.

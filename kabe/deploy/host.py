@@ -24,7 +24,7 @@ from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import REPORTS, ROOT
 from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
-from . import bitfile, pl_names, ssh, verdict
+from . import bitfile, pl_names, ssh, ssh_policy, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
 BITFILE = Path(__file__).with_name("bitfile.py")
@@ -51,6 +51,9 @@ class DeploySettings:
         # checked when the settings are made, before any archive is read or any process starts
         self.target()
         ssh.check_remote_dir(self.remote_dir)
+        if not ssh_policy.timeout_ok(self.timeout_s):
+            raise ssh.BadTarget(f"timeout_s={ssh._shown(self.timeout_s)} is not a number of seconds above 0 and at "
+                                f"most {ssh_policy.MAX_TIMEOUT_S} (a day); fix [tool.kabe.board] timeout_s")
 
     def target(self) -> ssh.Target:
         t = ssh.Target.parse(self.board, identity=self.identity, options=self.ssh_options)

@@ -10,12 +10,15 @@ edit, so it is untrusted: a user, host or remote folder that starts with `-` (Op
 `-oProxyCommand=...` as an option and run it here), or holds whitespace or control characters, is
 refused before any process starts. The destination always follows `--`, so neither ssh nor scp can
 read it as an option, and scp speaks SFTP (-s): the legacy protocol (`scp -O`, the default before
-OpenSSH 9.0) hands the remote path to the board's shell. ssh options that run a local command
-(ProxyCommand, LocalCommand, ...) are refused in settings; they belong in ~/.ssh/config.
+OpenSSH 9.0) hands the remote path to the board's shell. ssh options come from settings only
+through an allow-list (kabe.deploy.ssh_policy, documented in docs/deploy.md); anything else, above
+all the options that load or run code here (PKCS11Provider, ProxyCommand, ...), belongs in
+~/.ssh/config. An IPv6 board is written in brackets, board=xilinx@[::1]:22, as scp writes it.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import re
 import shlex
 import shutil
@@ -24,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kabe.errors import UserError
+from . import ssh_policy
 
 
 class DeployError(UserError, RuntimeError):
@@ -53,11 +57,25 @@ class BadTarget(DeployError):
 # What a host or user may look like: letters, digits, `.`, `_`, `-`, never `-` first (an option),
 # nothing that a shell, ssh's option parser or scp's `host:path` split could read another way.
 _HOST_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
-_USER_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*")
-# ssh options that make ssh run a command on this machine: settings may not set them.
-_LOCAL_COMMAND_OPTIONS = {"proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand",
-                          "remotecommand", "proxyusefdpass", "sessiontype"}
+_USER_RE = ssh_policy.USER_RE
+_ZONE_RE = re.compile(r"[A-Za-z0-9_.-]+")  # an IPv6 scope (fe80::1%eth0): an interface name
+# kabe's own options: the first two are fixed (never prompt, never accept an unknown host key); the
+# others are defaults that ssh_options may change. ssh keeps the first value it is given for an
+# option, so the user's value must come before kabe's default, never after it (where it was ignored).
+_FIXED = {"BatchMode": "yes", "StrictHostKeyChecking": "yes"}
+_DEFAULTS = {"ServerAliveInterval": "15", "ServerAliveCountMax": "4"}
 _MAX_SHOWN = 60
+
+
+def _is_ipv6(host: str) -> bool:
+    address, _, zone = host.partition("%")
+    if "%" in host and not _ZONE_RE.fullmatch(zone):
+        return False
+    try:
+        ipaddress.IPv6Address(address)
+    except ValueError:
+        return False
+    return True
 
 
 def _shown(value: object) -> str:
@@ -89,22 +107,31 @@ class Target:
 
     def __post_init__(self) -> None:
         """Every Target is checked, however it was made: no field can reach ssh as an option."""
-        if not isinstance(self.host, str) or not _HOST_RE.fullmatch(self.host):
+        if not isinstance(self.host, str) or not (_HOST_RE.fullmatch(self.host) or _is_ipv6(self.host)):
             raise BadTarget(f"board host {_shown(self.host)} is not a host name (letters, digits, '.', '_', '-', "
-                            f"not starting with '-'); pass board=user@host or set [tool.kabe.board] host")
+                            f"not starting with '-') or an IPv6 address; pass board=user@host or set "
+                            f"[tool.kabe.board] host")
         if self.user is not None and (not isinstance(self.user, str) or not _USER_RE.fullmatch(self.user)):
             raise BadTarget(f"board user {_shown(self.user)} is not a user name (letters, digits, '.', '_', '-', "
                             f"not starting with '-'); pass board=user@host or set [tool.kabe.board] host")
         if self.port is not None and (isinstance(self.port, bool) or not isinstance(self.port, int)
                                       or not 0 < self.port < 65536):
             raise BadTarget(f"board port {_shown(self.port)} is not a port number (1-65535)")
+        if isinstance(self.connect_timeout_s, bool) or not isinstance(self.connect_timeout_s, int) \
+                or not 0 < self.connect_timeout_s <= 3600:
+            raise BadTarget(f"ssh connect timeout {_shown(self.connect_timeout_s)} is not 1-3600 seconds")
+        if not isinstance(self.options, dict):
+            raise BadTarget(f"ssh_options {_shown(self.options)} is not a table; fix [tool.kabe.board] ssh_options")
         for k, v in self.options.items():
-            if not re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", str(k)) or re.search(r"[\x00-\x1f\x7f]", str(v)):
-                raise BadTarget(f"ssh option {_shown(k)}={_shown(v)} is not NAME=VALUE on one line; "
-                                f"fix [tool.kabe.board] ssh_options")
-            if str(k).lower() in _LOCAL_COMMAND_OPTIONS:
-                raise BadTarget(f"ssh option {k} runs a command on this machine, so kabe does not take it from "
-                                f"its settings; put it in ~/.ssh/config for this host instead")
+            why = ssh_policy.option_problem(k, v)
+            if why:
+                raise BadTarget(f"ssh option {_shown(k)}={_shown(v)} {why}; fix [tool.kabe.board] ssh_options"
+                                if "NAME=VALUE" in why else f"ssh option {k} {why}")
+        given = {k.lower(): v for k, v in self.options.items()}
+        for name, mine in (("port", self.port), ("user", self.user)):
+            if mine is not None and name in given and given[name] != str(mine):
+                raise BadTarget(f"the board's {name} {mine} and ssh option {name.title()}={given[name]} disagree; "
+                                f"keep one (fix [tool.kabe.board] ssh_options)")
 
     @classmethod
     def parse(cls, spec: str, **kw) -> "Target":
@@ -112,31 +139,57 @@ class Target:
         if not isinstance(spec, str) or not spec:
             raise BadTarget(f"board={_shown(spec)} is not user@host[:port]")
         user, _, rest = spec.rpartition("@")
-        host, _, port = rest.partition(":")
+        if rest.startswith("["):  # an IPv6 literal, as scp and URLs write it: [::1] or [::1]:22
+            host, bracket, after = rest[1:].partition("]")
+            if not bracket or (after and not after.startswith(":")):
+                raise BadTarget(f"board={_shown(spec)} is not user@[IPv6 address][:port], like xilinx@[::1]:22")
+            if not _is_ipv6(host):
+                raise BadTarget(f"board={_shown(spec)}: {_shown(host)} in brackets is not an IPv6 address")
+            colon, port = after[:1], after[1:]
+        elif rest.count(":") > 1:
+            raise BadTarget(f"board={_shown(spec)}: an IPv6 address goes in brackets, like xilinx@[::1]:22")
+        else:
+            host, colon, port = rest.partition(":")
         if not host:
             raise BadTarget(f"board={_shown(spec)} is not user@host[:port]")
-        if port and not port.isdigit():
-            raise BadTarget(f"board={_shown(spec)}: the port {_shown(port)} is not a number")
-        return cls(host=host, user=user if "@" in spec else None, port=int(port) if port else None, **kw)
+        number = ssh_policy.ascii_int(port, 1, 65535) if colon else None
+        if colon and number is None:
+            if not port:
+                raise BadTarget(f"board={_shown(spec)}: no port after ':' (leave the ':' out for port 22)")
+            if not re.fullmatch(r"[0-9]+", port):
+                raise BadTarget(f"board={_shown(spec)}: the port {_shown(port)} is not a number (ASCII digits 0-9)")
+            raise BadTarget(f"board={_shown(spec)}: the port {_shown(port)} is not a port number (1-65535)")
+        return cls(host=host, user=user if "@" in spec else None, port=number, **kw)
 
     @property
     def display(self) -> str:
-        return f"{self.user + '@' if self.user else ''}{self.host}{':' + str(self.port) if self.port else ''}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.user + '@' if self.user else ''}{host}{':' + str(self.port) if self.port else ''}"
 
     def _common(self, port_flag: str) -> list[str]:
-        args = ["-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
-                "-o", f"ConnectTimeout={self.connect_timeout_s}", "-o", "ServerAliveInterval=15",
-                "-o", "ServerAliveCountMax=4"]
+        args = [a for k, v in _FIXED.items() for a in ("-o", f"{k}={v}")]
+        for k, v in self.options.items():  # checked against the allow-list in __post_init__
+            if k.lower() not in ("batchmode", "stricthostkeychecking"):  # those are _FIXED, to yes
+                args += ["-o", f"{k}={v}"]
+        given = {k.lower() for k in self.options}
+        defaults = {"ConnectTimeout": str(self.connect_timeout_s), **_DEFAULTS}
+        args += [a for k, v in defaults.items() if k.lower() not in given for a in ("-o", f"{k}={v}")]
         if self.port:
             args += [port_flag, str(self.port)]
         if self.identity:
-            args += ["-i", str(self.identity), "-o", "IdentitiesOnly=yes"]
-        for k, v in self.options.items():
-            args += ["-o", f"{k}={v}"]
+            args += ["-i", str(self.identity)]
+            if "identitiesonly" not in given:
+                args += ["-o", "IdentitiesOnly=yes"]
         return args
 
     def destination(self) -> str:
+        """For ssh: user@host, an IPv6 address bare (ssh would look up "[::1]" as a name)."""
         return f"{self.user}@{self.host}" if self.user else self.host
+
+    def scp_destination(self, remote_dir: str) -> str:
+        """For scp: user@host:dir/, an IPv6 address in brackets (scp splits host from path at a colon)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.user + '@' if self.user else ''}{host}:{remote_dir.rstrip('/')}/"
 
 
 def _require(tool: str) -> str:
@@ -189,7 +242,7 @@ def push(target: Target, files: list[Path], remote_dir: str, *, timeout_s: float
         raise BadTarget(f"remote folder {_shown(remote_dir)} starts with '-' or holds control characters")
     run(target, ["mkdir", "-p", "--", remote_dir], timeout_s=timeout_s)
     cmd = [_require("scp"), "-s", "-q", "-p", *target._common("-P"), "--", *[str(f) for f in files],
-           f"{target.destination()}:{remote_dir.rstrip('/')}/"]
+           target.scp_destination(remote_dir)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:

@@ -24,9 +24,9 @@ def sshd_available() -> bool:
     return Path(SSHD).is_file() and shutil.which("ssh-keygen") is not None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+def _free_port(address: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as s:
+        s.bind((address, 0))
         return s.getsockname()[1]
 
 
@@ -68,18 +68,19 @@ class LoopbackHost:
             self.proc.kill()
 
 
-def start(root: Path) -> LoopbackHost:
+def start(root: Path, address: str = "127.0.0.1") -> LoopbackHost:
+    """sshd on `address` (127.0.0.1, or ::1 for the IPv6 board spec's test)."""
     root.mkdir(parents=True, exist_ok=True)
     host_key, client_key = root / "host_ed25519", root / "client_ed25519"
     _keygen(host_key)
     _keygen(client_key)
     (root / "authorized_keys").write_text((root / "client_ed25519.pub").read_text())
     os.chmod(root / "authorized_keys", 0o600)
-    port = _free_port()
+    port = _free_port(address)
     user = getpass.getuser()
     config = root / "sshd_config"
     config.write_text(f"""# kabe test board: sshd on loopback only
-ListenAddress 127.0.0.1
+ListenAddress {address}
 Port {port}
 HostKey {host_key}
 PidFile {root / 'sshd.pid'}
@@ -97,13 +98,13 @@ LogLevel ERROR
     proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=open(root / "sshd.log", "w"))
     known_hosts = root / "known_hosts"
     pub = (root / "host_ed25519.pub").read_text().split()
-    known_hosts.write_text(f"[127.0.0.1]:{port} {pub[0]} {pub[1]}\n")
+    known_hosts.write_text(f"[{address}]:{port} {pub[0]} {pub[1]}\n")
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"sshd exited: {(root / 'sshd.log').read_text()}")
         try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            socket.create_connection((address, port), timeout=0.2).close()
             break
         except OSError:
             time.sleep(0.05)

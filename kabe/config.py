@@ -1,11 +1,12 @@
 """kabe's settings: [tool.kabe] in pyproject.toml, overridden by doit command-line variables.
 
 Every key kabe reads is declared once, here: SETTINGS for [tool.kabe], BOARD_SETTINGS for
-[tool.kabe.board], each with the type and values it allows and its default. load() checks the whole
-section against these tables, so a wrong type is one line naming the key, the value and what was
-expected (ConfigError, exit 2), never a value taken as it comes (`fail_on_unconstrained = "false"`
-read as true, `vivado_version = []` silently unpinning) or a traceback deep inside a flow. An unknown
-key is refused as well: a misspelt key would otherwise be a setting silently not applied.
+[tool.kabe.board], SWEEP_SETTINGS for [tool.kabe.sweep], each with the type and values it allows and
+its default. load() checks the whole section against these tables, so a wrong type is one line naming
+the key, the value and what was expected (ConfigError, exit 2), never a value taken as it comes
+(`fail_on_unconstrained = "false"` read as true, `vivado_version = []` silently unpinning) or a
+traceback deep inside a flow. An unknown key is refused as well: a misspelt key would otherwise be a
+setting silently not applied.
 """
 
 from __future__ import annotations
@@ -116,6 +117,18 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("allow_dirty", _BOOL, _boolean),
 )}
 
+# [tool.kabe.sweep] (kabe/sweep/cluster.py, docs/sweeps.md). A farm table is passed to dask-jobqueue as
+# it is; the tls_* files are the farm scheduler's certificates (one CA, one cert/key for every role).
+SWEEP_SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    Setting("cluster", '"local", "slurm", "lsf" or "sge"', _one_of("local", "slurm", "lsf", "sge")),
+    Setting("jobs", "a positive integer (farm jobs, one worker each)", _positive_int),
+    *(Setting(kind, f"a table: [tool.kabe.sweep.{kind}], passed to dask-jobqueue", lambda v: isinstance(v, dict))
+      for kind in ("slurm", "lsf", "sge")),
+    Setting("tls_ca_file", "the path of the CA certificate (PEM) that signed the cluster's certificates", _text),
+    Setting("tls_cert", "the path of this cluster's TLS certificate (PEM)", _text),
+    Setting("tls_key", "the path of the private key (PEM) of tls_cert", _text),
+)}
+
 
 def _shown(value: Any) -> str:
     """A TOML value as the user wrote it (true, "no", [], 3), cut to a line."""
@@ -142,6 +155,8 @@ def validate(values: Mapping[str, Any], *, table: Mapping[str, Setting] = SETTIN
             raise ConfigError(f"{source} {section} {key}: {why}")
     if table is SETTINGS and "board" in values:
         validate(values["board"], table=BOARD_SETTINGS, section="[tool.kabe.board]", source=source)
+    if table is SETTINGS and "sweep" in values:
+        validate(values["sweep"], table=SWEEP_SETTINGS, section="[tool.kabe.sweep]", source=source)
     return dict(values)
 
 

@@ -147,8 +147,10 @@ def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", x
     util = yosys_stat.parse_utilization(synth.stat, synth.stat_hier_json, synth.top_instances)
     report = Path(out_dir) / TIMING_REPORT
     try:
-        timing.estimate(synth.netlist, clocks, model, report=report, design=design,
-                        netlist_file=synth.netlist.name, constraints=xdc_path)
+        estimated, _ = timing.estimate(synth.netlist, clocks, model, report=report, design=design,
+                                       netlist_file=synth.netlist.name, constraints=xdc_path)
+        if estimated.get("error"):  # a create_clock on an object the top lacks: no clock, no pass
+            return unreadable_timing(estimated["error"], estimated=True), util, report
         timing_rec = kabe_timing.parse(report)  # the record is what the archived report says
     except ReportError as e:
         # an unreadable report fails the gate with the parser's reason; the utilization still stands

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kabe.timing.clock_targets import KIND_WORD
 from kabe.timing.sta import Endpoint, StaResult
 
 END_MARKER = "== End of kabe timing estimate =="
@@ -28,6 +29,7 @@ HEADER = HEADER_PREFIX + " (ESTIMATED: no placement, no routing; not a sign-off)
 UNTIMED_PREFIX = "Unknown cell types (untimed): "  # the parser requires this line (kabe.parsers.kabe_timing)
 MARGINAL = "marginal: run Vivado"
 BAND_SECTION = "Uncertainty"
+NOT_FOUND = "NOT-FOUND"  # a Clock Summary row of a create_clock whose object is not in the netlist
 
 
 def _ns(ps: float) -> float:
@@ -88,7 +90,39 @@ def _wns_band(res: StaResult, b) -> tuple[float, float]:
     return min(lows), min(highs)
 
 
+def missing_clocks_message(res: StaResult) -> str | None:
+    """The gate's line for create_clock objects the netlist does not have, as Vivado would find no
+    clock on them: "no clock constrained: port clk not found in top counter (...)". None when every
+    clock was created. With several clocks, each missing one is named; the others are still timed."""
+    if not res.missing_clocks:
+        return None
+    created = {c["name"] for c in res.clocks}
+    lost = list(dict.fromkeys(m["clock"] for m in res.missing_clocks if m["clock"] not in created))
+    what = "; ".join(f"{KIND_WORD.get(m['kind'], m['kind'])} {m['target']} not found in top {res.top}"
+                     for m in res.missing_clocks)
+    where = ", ".join(dict.fromkeys(f"create_clock -name {m['clock']} at {m['source']}" for m in res.missing_clocks))
+    if not created:
+        head = "no clock constrained"
+    elif lost:
+        head = f"clock {', '.join(lost)} not constrained ({', '.join(sorted(created))} timed)"
+    else:  # a clock on several objects, some of which are missing
+        head = "clock targets missing"
+    hint = (f"; the registers are clocked from {'port' if len(res.clock_inputs) == 1 else 'ports'} "
+            f"{', '.join(res.clock_inputs)}" if res.clock_inputs else "")
+    return f"{head}: {what} ({where}{hint})"
+
+
 def timing_record(res: StaResult) -> dict:
+    missing = missing_clocks_message(res)
+    if missing is not None:
+        # No partial record: a clock the XDC asks for was never created, so nothing here is a verdict.
+        return {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+                "clocks": [], "error": missing}
+    return _record(res)
+
+
+def _record(res: StaResult) -> dict:
+    """The numbers as timed (the report shows them even when a clock is missing)."""
     eps = res.endpoints
     return {
         "estimated": True,
@@ -111,7 +145,7 @@ def timing_record(res: StaResult) -> dict:
 
 def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", design: str = "",
            max_paths: int = 5) -> str:
-    rec = timing_record(res)
+    rec = _record(res)
     m = res.model
     L = [HEADER,
          f"Design: {design}", f"Netlist: {netlist_file}", f"Constraints: {constraints}",
@@ -131,6 +165,11 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
     for c in res.clocks:
         L.append(f"{c['name']:<20} {c['period_ns']:>10.3f} {_f(c['wns_ns']):>10} {_f(c['tns_ns']):>12} "
                  f"{c['failing_endpoints']:>8} {c['total_endpoints']:>8}")
+    # A clock whose object is missing is listed as such, in a row no reader can take for a timed
+    # clock (kabe.parsers.kabe_timing refuses it): re-reading this report can never pass it.
+    for m in res.missing_clocks:
+        L.append(f"{m['clock']:<20} {NOT_FOUND} {KIND_WORD.get(m['kind'], m['kind'])} {m['target']} "
+                 f"not found in top {res.top} ({m['source']})")
     L += ["", f"== {BAND_SECTION} =="]
     bd = rec["band"]
     if bd is None:

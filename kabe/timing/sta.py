@@ -14,6 +14,10 @@ Setup analysis only, register to register, per clock:
   passing its M register through its ALU (kabe.timing.vivado_packing) and narrow LUT cones
   (kabe.timing.lut_cones). kabe.timing.estimate also times the netlist exactly as Yosys mapped it.
 
+Clocks are created only on the XDC objects the netlist has (kabe.timing.clock_targets), as in
+Vivado: a create_clock on a port the top lacks is reported (StaResult.missing_clocks) and fails the
+estimate, never guessed onto whatever clocks the registers.
+
 Primary inputs and outputs are unconstrained (no set_input_delay/set_output_delay exist for
 the engines: in the block design their neighbours are the DMA's registers, which Vivado times, not
 the open flow). Paths from input ports are not timed; endpoints that are output ports are counted
@@ -34,6 +38,7 @@ from pathlib import Path
 
 from kabe.constraints import Clock
 from kabe.timing.cells import CellTiming, cell_timing
+from kabe.timing.clock_targets import target_bits
 from kabe.timing.fitted import FittedModel, load as load_fitted
 from kabe.timing.lut_cones import SHAPES, narrow_cones
 from kabe.timing.routing import RoutingModel
@@ -93,6 +98,11 @@ class StaResult:
     mapped: dict[str, int] = field(default_factory=dict)
     # the same netlist timed exactly as Yosys mapped it, when that differs: the band reaches down to it
     as_yosys_mapped: StaResult | None = None
+    top: str = ""  # the netlist's top module
+    # create_clock objects the netlist does not have ({clock, kind, target, source}): no clock was
+    # created on them, so the estimate cannot pass (kabe.timing.report.missing_clocks_message)
+    missing_clocks: list[dict] = field(default_factory=list)
+    clock_inputs: list[str] = field(default_factory=list)  # top ports the registers' clocks come from
 
 
 def _top(netlist: dict) -> tuple[str, dict]:
@@ -131,7 +141,7 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     model = model or load_fitted()
     if not isinstance(netlist, dict):
         netlist = json.loads(Path(netlist).read_text())
-    _, top = _top(netlist)
+    top_name, top = _top(netlist)
     cells: dict = top.get("cells") or {}
     ports: dict = top.get("ports") or {}
 
@@ -158,18 +168,20 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                     sinks[b].append((cname, pin, i))
 
     # ---- clocks: XDC targets -> clock nets (through IBUF/BUFG)
+    # A target the netlist does not have creates no clock (as in Vivado) and is reported, never guessed.
     clock_of_net: dict[int, Clock] = {}
+    netnames = top.get("netnames") or {}
+    missing: list[dict] = []
+    created: list[Clock] = []
     for clk in clocks:
         seeds = []
-        if clk.target_kind == "ports":
-            for t in clk.targets:
-                if t in ports:
-                    seeds += [b for b in _bits(ports[t]["bits"]) if b is not None]
-        elif clk.target_kind == "nets":
-            names = top.get("netnames") or {}
-            for t in clk.targets:
-                if t in names:
-                    seeds += [b for b in _bits(names[t]["bits"]) if b is not None]
+        for t in clk.targets:
+            found = target_bits(clk.target_kind, t, ports, netnames, cells)
+            if not found:
+                missing.append({"clock": clk.name, "kind": clk.target_kind, "target": t, "source": clk.source})
+            seeds += found
+        if seeds or clk.target_kind is None:  # a virtual clock has no object and is still a clock
+            created.append(clk)
         todo = list(seeds)
         while todo:
             b = todo.pop()
@@ -206,16 +218,9 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             n = clk_net(cname, cp)
             if n is not None:
                 seq_clock_nets.add(n)
-    if clocks and not any(n in clock_of_net for n in seq_clock_nets) and seq_clock_nets:
-        # The XDC names the clock by the block-design pin (or a port this top calls differently):
-        # a single-clock design still gets it, a multi-clock one is an error.
-        roots = {_clock_root(n, driver, cells) for n in seq_clock_nets}
-        if len(roots) == 1 and len(clocks) == 1:
-            for n in seq_clock_nets:
-                clock_of_net[n] = clocks[0]
-        else:
-            raise NetlistError(f"none of the constrained clocks {[c.name for c in clocks]} reaches a "
-                               f"register; targets {[c.targets for c in clocks]} match no port of the top")
+    # Where the registers' clocks come from (a port, as a rule): named when a clock's target is missing.
+    clock_inputs = sorted({r[1] for r in (_clock_root(n, driver, cells) for n in seq_clock_nets)
+                           if isinstance(r, tuple) and r[0] == "$port"})
 
     def edge(cname: str, ct: CellTiming, clk_pin: str):
         n = clk_net(cname, clk_pin)
@@ -355,7 +360,7 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             traced[ep.clock] += 1
         del ep._trace_args
     clk_rows = []
-    for c in clocks:
+    for c in created:
         eps = [e for e in endpoints if e.clock == c.name]
         clk_rows.append({"name": c.name, "period_ns": c.period_ns,
                          "wns_ns": round(min(e.slack_ps for e in eps) / 1000, 3) if eps else None,
@@ -366,7 +371,8 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     wanted = {ep.cell for ep in endpoints if ep.path} | {ep.path[0].name for ep in endpoints if ep.path}
     return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
                      sorted(cross), model, len(cells), _rtl_labels(wanted, cells, top.get("netnames") or {}),
-                     mapped={"dsp_registers": repacked, "narrow_cones": len(cones)})
+                     mapped={"dsp_registers": repacked, "narrow_cones": len(cones)},
+                     top=top_name, missing_clocks=missing, clock_inputs=clock_inputs)
 
 
 def _rtl_labels(wanted: set[str], cells: dict, netnames: dict) -> dict[str, str]:

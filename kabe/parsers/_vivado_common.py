@@ -136,10 +136,13 @@ def split_row(row: str, cols: list[Column], *, where: str) -> list[str]:
 
 
 def aligned_table(body: list[str], *, numeric: Callable[[str], bool], what: str, source: str,
-                  first_line: int, stop_at_blank: bool = True):
+                  first_line: int, stop_at_blank: bool = True, name_columns: int = 1):
     """The first space-aligned table in `body` (lines of a section): (columns, rows, index after
     the table). Title lines are the non-blank lines right above the dash rule. Rows run to the
-    first blank line; each row is a list of cells. ReportError when there is no dash rule."""
+    first blank line; each row is a list of cells. ReportError when there is no dash rule, or when
+    the dash rule has fewer groups than the table's `name_columns` (From Clock, To Clock, ...):
+    every row would then be shorter than the names it must carry (a damaged header, e.g. a
+    separator line pasted under the titles), and the first such row is named."""
     i = 0
     limit = min(len(body), NEAR)  # Vivado prints the titles and dashes right under a table's title
     while i < limit and not is_dash_rule(body[i]):
@@ -151,6 +154,12 @@ def aligned_table(body: list[str], *, numeric: Callable[[str], bool], what: str,
     while h > 0 and body[h - 1].strip() and not is_dash_rule(body[h - 1]):
         h -= 1
     cols = table_columns(body[h:i], body[i], numeric)
+    if len(cols) < name_columns:
+        j = next((k for k in range(i + 1, len(body)) if body[k].strip()), i)
+        raise ReportError(f"{source}: {what} line {first_line + j}: row '{body[j].strip()[:120]}' has "
+                          f"{len(cols)} cell(s), fewer than the table's {name_columns} name columns (the "
+                          f"dash rule on line {first_line + i} has {len(cols)} group(s)): the table's header "
+                          f"is damaged")
     rows = []
     j = i + 1
     while j < len(body) and (body[j].strip() or not stop_at_blank):

@@ -18,6 +18,11 @@ report must fail closed:
     Clock Table, Inter Clock Table, Other Path Groups Table, Timing Details): a cut anywhere
     before Timing Details;
   * a summary value missing or not a number, a table row that does not line up, no verdict line;
+  * a table with fewer columns than its name columns (From Clock, To Clock, ...): a row that
+    cannot be read, refused with its line;
+  * no readable check_timing section where the command line promises one (every
+    report_timing_summary without -no_check_timing), or one whose items, counts and sentences do
+    not agree (kabe.parsers.vivado_check_timing);
   * a cut inside Timing Details: the last path block unreadable with nothing after it, or the
     worst setup/recovery slack printed there differing from the summary's WNS (the path that
     carries WNS was cut off).
@@ -34,7 +39,7 @@ from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import NEAR, blank, find_lines
 from kabe.parsers._vivado_common import aligned_table, integer, number
-from kabe.parsers.vivado_check_timing import check_timing_counts
+from kabe.parsers import vivado_check_timing
 from kabe.parsers import vivado_timing_details
 
 REQUIRED_SECTIONS = ("Design Timing Summary", "Clock Summary", "Intra Clock Table",
@@ -59,7 +64,6 @@ def _numeric(title: str) -> bool:
 
 
 _BOX_TITLE = re.compile(r"^\| [^ \n-]")
-_CHECK_TIMING = re.compile(r"^[ \t]*check_timing report[ \t]*$", re.M)
 
 
 def sections(lines: list[str], joined: str | None = None) -> list[tuple[str, int, int]]:
@@ -213,7 +217,8 @@ def parse_report(rep: report_file.Report) -> dict:
         b, ln0 = body(title)
         if blank(b):
             return []
-        cols, rows, _ = aligned_table(b, numeric=_numeric, what=title, source=source, first_line=ln0)
+        cols, rows, _ = aligned_table(b, numeric=_numeric, what=title, source=source, first_line=ln0,
+                                      name_columns=n_names)
         return [(cells[:n_names], _values(cols[n_names:], cells[n_names:], what=title, source=source,
                                           allow_blank=True)) for cells in rows]
 
@@ -226,13 +231,25 @@ def parse_report(rep: report_file.Report) -> dict:
         rec[key] = None if title not in sec else [
             {"path_group": n[0], "from": n[1] or None, "to": n[2] or None} for n, _ in group_rows(title, 3)]
 
-    # --- check_timing (not boxed: a plain "check_timing report" title before the summary)
+    # --- check_timing (not boxed: a plain "check_timing report" title before the summary). It is the
+    # one place that counts registers without a clock, so where the command line (or a table of
+    # contents of its items) promises it, a section that is missing or unreadable is a cut report
     dts_start = sec["Design Timing Summary"][0]
-    ct_at = next(iter(find_lines(lines, _CHECK_TIMING, 0, dts_start, literal="check_timing report")), None)
+    box_above = dts_start - 3  # the dashed rule over the summary's box
+    ct_at = vivado_check_timing.find_title(lines, 0, box_above)
     if ct_at is not None:
-        ct_end = max(ct_at, next((s - 3 for _, s, _ in secs if s > ct_at), dts_start - 3))
-        rec["check_timing"] = check_timing_counts(lines, ct_at, ct_end, source)
+        ct_end = max(ct_at, next((s - 3 for _, s, _ in secs if s > ct_at), box_above))
+        rec["check_timing"] = vivado_check_timing.read_section(lines, ct_at, ct_end, source)
     else:
+        toc = vivado_check_timing.toc_promises(lines, 0, box_above)
+        if toc is not None or vivado_check_timing.promised(rep.header.get("command")):
+            why = (f"a table of check_timing items (line {toc + 1}) stands without it" if toc is not None else
+                   "the command line asks for it (report_timing_summary without -no_check_timing)"
+                   if rep.header.get("command") else "the report's header has no command line that leaves it out "
+                   "(-no_check_timing)")
+            raise ReportError(f"{source}: no '{vivado_check_timing.TITLE}' section before the Design Timing "
+                              f"Summary although {why}: the report is cut or damaged (a check_timing that cannot "
+                              f"be read is never a clean one)")
         rec["check_timing"] = None
     ct = rec["check_timing"] or {}
     rec["unconstrained_endpoints"] = ct.get("unconstrained_internal_endpoints")

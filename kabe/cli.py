@@ -28,7 +28,6 @@ from rich.markup import escape
 from . import gate
 from .console import make_console
 from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
-from .records import metrics
 from .parsers import ReportError
 
 _TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
@@ -50,23 +49,9 @@ def _parse(args) -> int:
     return 0
 
 
-def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, dict, list[str]]:
-    """(timing, utilization, budgets, waivers, failures recorded at build time) from a
-    metrics.json or a raw timing report. Recorded failures (a simulation mismatch, say) cannot be
-    re-derived from the numbers, so they are carried over: re-gating a failed build never turns
-    it into a pass. A report that cannot be read is a timing record with an "error": the gate FAILs.
-    A file that is no timing report, or a design not in this checkout, raises a UserError (exit 2)."""
-    if path.suffix == ".json":
-        from .records import load as record_load
-
-        # Budgets come from this checkout's design of that name, never from the file: an unknown (or
-        # path-like) design name is an error (exit 2), not a record gated without budgets.
-        record = metrics.load(path)
-        record_load.check_flow_claims(record)
-        design = record_load.design_for(record)
-        budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
-        utilization = None if record["utilization"].get("missing") else record["utilization"]
-        return record["timing"], utilization, budgets, dict(design.waivers), record_load.recorded_failures(record)
+def _gate_report(path: Path) -> dict:
+    """The timing record of a raw timing report. A report that cannot be read is a timing record with
+    an "error": the gate FAILs. A file that is no timing report raises a UserError (exit 2)."""
     from .flows.base import unreadable_timing
     from .parsers import report_file
     from .parsers.detect import detect_report, parse_report
@@ -76,7 +61,7 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, dict, list
     except ReportError as e:
         if not path.is_file():
             raise WrongInput(f"{e}; `kabe gate` needs a timing report or a metrics.json") from None
-        return unreadable_timing(str(e), estimated=False), None, [], {}, []
+        return unreadable_timing(str(e), estimated=False)
     try:
         kind = detect_report(rep)
     except ReportError as e:  # not a report kabe knows: nothing to judge (exit 2, not a FAIL)
@@ -85,9 +70,9 @@ def _gate_record(path: Path) -> tuple[dict | None, dict | None, list, dict, list
         raise WrongInput(f"{path} is a {kind} report; `kabe gate` needs a timing summary "
                          f"({' or '.join(_TIMING_KINDS)}) or a metrics.json")
     try:
-        return parse_report(kind, rep), None, [], {}, []
+        return parse_report(kind, rep)
     except ReportError as e:  # a timing report that cannot be trusted (truncated, say) fails the gate
-        return unreadable_timing(str(e), estimated=kind == "kabe_timing"), None, [], {}, []
+        return unreadable_timing(str(e), estimated=kind == "kabe_timing")
 
 
 def _gate(args) -> int:
@@ -95,12 +80,17 @@ def _gate(args) -> int:
     path = Path(args.input)
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
     # a file kabe cannot judge (not a report, a design not in this checkout) is a UserError: exit 2
-    timing, utilization, budgets, waivers, recorded = _gate_record(path)
-    verdict = gate.evaluate(timing, utilization, budgets, rules, waivers)
-    carried = [f for f in recorded if f not in verdict.failures]
-    if carried:
-        verdict.passed = False
-        verdict.failures += [f"recorded at build time: {f}" for f in carried]
+    if path.suffix == ".json":
+        from .records import load as record_load
+
+        # The one verdict every consumer computes (kabe.verdict.judge via kabe.records.load): budgets
+        # and waivers from this checkout's design of that name, never from the file; failures recorded
+        # at build time that the numbers cannot re-derive are kept, so a failed build never passes.
+        record, verdict = record_load.gate_file(path, rules=rules)
+        timing = record["timing"]
+    else:
+        timing = _gate_report(path)
+        verdict = gate.evaluate(timing, None, (), rules)
     for c in verdict.checks:
         console.print(f"  {'pass' if c['passed'] else '[red]FAIL[/]'} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
     for key, reason in verdict.waivers.items():
@@ -174,7 +164,7 @@ def _archive(args) -> int:
         commits = [resolve(c) or c for c in args.commit] if args.commit else None
         report = store.push(args.remote, commits=commits, bitstreams=args.bitstreams)
     else:
-        report = store.pull(args.remote, bitstreams=args.bitstreams)
+        report = store.pull(args.remote, bitstreams=args.bitstreams, accept_rewrite=args.accept_rewrite)
     print("\n".join(report.lines()))
     return 0
 
@@ -199,6 +189,9 @@ def _add_ci_commands(sub) -> None:
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("--commit", action="append", help="push only this commit's builds (repeatable; default: all clean ones)")
     p.add_argument("--bitstreams", action="store_true", help="bitstreams (.bit/.bin/.hwh) too")
+    p.add_argument("--accept-rewrite", metavar="TIP", default=None,
+                   help="pull: accept this new archive tip although it does not descend from the last one seen "
+                        "(a deliberate rewrite; docs/archive.md)")
     p.set_defaults(fn=_archive)
 
 

@@ -11,14 +11,14 @@ class Boom(Exception):
 
 
 def test_replaces_the_whole_directory(tmp_path):
-    dest = tmp_path / "a"
+    dest = tmp_path / "reports" / "a"
     write_atomic(dest, {"metrics.json": "{}", "raw/yosys.log": "log"})
     write_atomic(dest, {"metrics.json": "{\"v\": 2}"})
     assert sorted(p.name for p in dest.rglob("*")) == ["metrics.json"]
 
 
 def test_a_failed_write_leaves_the_previous_archive_and_no_debris(tmp_path, monkeypatch):
-    dest = tmp_path / "a"
+    dest = tmp_path / "reports" / "a"
     write_atomic(dest, {"metrics.json": "old"})
     import shutil
 
@@ -29,7 +29,7 @@ def test_a_failed_write_leaves_the_previous_archive_and_no_debris(tmp_path, monk
     with pytest.raises(Boom):
         write_atomic(dest, {"metrics.json": "new", "big.rpt": tmp_path / "source.rpt"})
     assert (dest / "metrics.json").read_text() == "old"
-    assert [p.name for p in tmp_path.iterdir()] == ["a"]  # no half-written temp directory left
+    assert [p.name for p in dest.parent.iterdir()] == ["a"]  # no half-written temp directory left
 
 
 def test_dirty_tree_archives_under_its_own_name(tmp_path):

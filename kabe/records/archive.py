@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Mapping
+from typing import BinaryIO, Callable, Mapping
 
 from kabe.paths import REPORTS
 from kabe.provenance import Commit
@@ -27,31 +28,91 @@ def to_json(obj) -> str:
     return json.dumps(obj, indent=2, sort_keys=False) + "\n"
 
 
-def write_atomic(dest: Path, files: Mapping[str, str | bytes | Path], *, root: Path | None = None) -> Path:
-    """Write files (name -> text, bytes, or a path to copy) into dest, replacing it as a whole.
+Content = str | bytes | Path | Callable[[BinaryIO], None]
+# Leftovers of a writer killed mid-write (kill -9, power loss): '.<name>.tmp-<pid>-<random>' (a folder
+# being filled), '.<name>.old-<pid>' (the previous folder, moved aside for a moment), and
+# '.<name>.<pid>-<random>' (write_text_atomic's temp file, e.g. '..cache-index.json.<pid>-x').
+_TMP_DIR = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)-[A-Za-z0-9_]+$")
+_OLD_DIR = re.compile(r"^\.(?P<name>.+)\.old-(?P<pid>\d+)$")
+_TMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-[A-Za-z0-9_]+$")
+
+
+def _writer_gone(pid: int) -> bool:
+    """Is the process that owns a leftover gone? (A live process of that id keeps its files: it may
+    be the writer, and if the id was reused, the next write after it exits cleans up.)"""
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False  # alive, someone else's
+    return False
+
+
+def recover_leftovers(folder: Path, root: Path) -> list[str]:
+    """Clean what dead writers left in folder: an '.old' whose final name is missing is put back (it
+    is the complete previous archive; its writer died between the two renames), every other '.old' and
+    '.tmp' is removed. Returns what was done, one line each. Entries of live writers are left alone."""
+    done = []
+    try:
+        entries = sorted(os.listdir(folder))
+    except FileNotFoundError:
+        return done
+    for entry in entries:
+        m = _OLD_DIR.match(entry) or _TMP_DIR.match(entry) or _TMP_FILE.match(entry)
+        if not m or not _writer_gone(int(m["pid"])):
+            continue
+        path = Path(folder) / entry
+        final = Path(folder) / m["name"]
+        if m.re is _OLD_DIR and not os.path.lexists(final) and os.path.isdir(path) and not os.path.islink(path):
+            os.rename(path, final)
+            done.append(f"put back {final} from {entry} (its writer, process {m['pid']}, was killed mid-replace)")
+        elif os.path.isdir(path) and not os.path.islink(path):
+            safe_fs.remove_tree(path, root)
+            done.append(f"removed {path} (left by process {m['pid']}, gone)")
+        elif m.re is _TMP_FILE or os.path.islink(path):
+            os.unlink(path)
+            done.append(f"removed {path} (left by process {m['pid']}, gone)")
+    return done
+
+
+def _write_content(target: Path, content: Content) -> None:
+    if isinstance(content, Path):
+        shutil.copyfile(content, target)  # content only: the archive's modes follow the umask
+    elif isinstance(content, bytes):
+        target.write_bytes(content)
+    elif isinstance(content, str):
+        target.write_text(content)
+    else:  # a writer: streams the bytes itself (a pulled file, decompressed within its caps)
+        with open(target, "xb") as f:
+            content(f)
+
+
+def write_atomic(dest: Path, files: Mapping[str, Content], *, root: Path | None = None) -> Path:
+    """Write files (name -> text, bytes, a path to copy, or a function writing into an open binary
+    file) into dest, replacing it as a whole.
 
     The new directory is filled beside dest and renamed into place; the previous dest (if any) is
     moved aside first and removed after, so a reader sees the old archive or the new one, never a mix.
-    Everything happens under root (default: the checkout's reports/ or build/ holding dest, else
-    dest's parent): a symlink on the way is refused (safe_fs.UnsafePathError), never written or
-    deleted through. Files and folders get the user's umask.
+    Everything happens under root (default: the reports/ or build/ folder holding dest; a dest under
+    neither is refused, and so is a root above them): a symlink on the way is refused
+    (safe_fs.UnsafePathError), never written or deleted through. Files and folders get the user's
+    umask. Leftovers of killed writers beside dest are recovered first (recover_leftovers).
     """
-    root = safe_fs.default_root(dest) if root is None else Path(root)
+    root = safe_fs.default_root(dest) if root is None else safe_fs.checked_root(root)
     dest = safe_fs.confined(dest, root)
     if os.path.lexists(dest) and not os.path.isdir(dest):
         raise safe_fs.UnsafePathError(f"{dest} is a file where kabe writes an archive folder; move it away")
     safe_fs.make_dirs(dest.parent, root)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    recover_leftovers(dest.parent, root)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-{os.getpid()}-", dir=dest.parent))
     try:
         for name, content in files.items():
             target = safe_fs.confined(tmp / name, tmp)  # a name like "../x" stays inside the new folder
             safe_fs.make_dirs(target.parent, tmp)
-            if isinstance(content, Path):
-                shutil.copyfile(content, target)  # content only: the archive's modes follow the umask
-            elif isinstance(content, bytes):
-                target.write_bytes(content)
-            else:
-                target.write_text(content)
+            _write_content(target, content)
         safe_fs.apply_umask(tmp, directory=True)
         old = None
         if os.path.lexists(dest):
@@ -77,12 +138,17 @@ def _discard(tmp: Path, error: BaseException) -> None:
 
 
 def write_text_atomic(path: Path, text: str, *, root: Path | None = None) -> Path:
-    """One file, written to a temp name and renamed (os.replace is atomic on POSIX). Same root rules
-    as write_atomic: a symlink at path or above it is refused."""
-    root = safe_fs.default_root(path) if root is None else Path(root)
+    """One file, written to a temp name and renamed (os.replace is atomic on POSIX). A symlink at path
+    or above it (up to root: the reports/ or build/ holding it, else its own folder) is refused. Temp
+    files of killed writers of the same name are removed first."""
+    root = safe_fs.default_root(path, else_parent=True) if root is None else Path(root)
     path = safe_fs.confined(path, root)
     safe_fs.make_dirs(path.parent, root)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    for entry in os.listdir(path.parent):
+        m = _TMP_FILE.match(entry)
+        if m and m["name"] == path.name and _writer_gone(int(m["pid"])) and not os.path.isdir(path.parent / entry):
+            (path.parent / entry).unlink(missing_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)

@@ -15,10 +15,15 @@ import time
 from pathlib import Path
 
 from kabe.errors import UserError
+from kabe.records.archive_paths import Entry
 
 
 class GitError(UserError):
     """A git command the store needs failed: the message names the command and git's own words."""
+
+
+class BlobTooLarge(ValueError):
+    """A stored blob is over its cap: it is not read."""
 
 
 def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
@@ -65,6 +70,22 @@ def ls_tree(root: Path, commit: str) -> dict[str, tuple[str, int]]:
     return files
 
 
+def ls_tree_entries(root: Path, commit: str) -> list[Entry]:
+    """Every entry of the commit's tree as archive_paths.Entry (mode, kind, id, size, path), links,
+    gitlinks and odd modes included: the caller judges them. A path that is not UTF-8 is kept with
+    its bad bytes escaped, so it is refused by name, never decoded into something else."""
+    out = run(root, "ls-tree", "-r", "-z", "--long", "--full-tree", commit).stdout
+    entries = []
+    for raw in out.split(b"\0"):
+        if not raw:
+            continue
+        meta, _, path = raw.partition(b"\t")
+        mode, kind, oid, size = meta.decode(errors="replace").split()
+        entries.append(Entry(mode, kind, oid, int(size) if size.isdigit() else 0,
+                             path.decode("utf-8", errors="backslashreplace")))
+    return entries
+
+
 class BlobReader:
     """One `git cat-file --batch` for many blobs: read(oid) -> bytes. Use as a context manager."""
 
@@ -82,6 +103,36 @@ class BlobReader:
         data = self._proc.stdout.read(size)
         self._proc.stdout.read(1)  # the newline after each object
         return data
+
+    def stream(self, oid: str, max_bytes: int, chunk: int = 1 << 20):
+        """The blob's bytes in chunks of at most `chunk` (never the whole blob in memory); a blob larger
+        than max_bytes is refused before any of it is read (the stream is drained, not kept)."""
+        self._proc.stdin.write(oid.encode() + b"\n")
+        self._proc.stdin.flush()
+        header = self._proc.stdout.readline().split()
+        if len(header) < 3 or header[1] == b"missing":
+            raise GitError(f"git object {oid} is missing from this repository; fetch the archive again")
+        size = int(header[2])
+        if header[1] != b"blob" or size > max_bytes:
+            self._skip(size + 1)
+            raise BlobTooLarge(f"{header[1].decode(errors='replace')} {oid} of {size} bytes (at most {max_bytes})")
+        left = size
+        try:
+            while left:
+                data = self._proc.stdout.read(min(chunk, left))
+                if not data:
+                    raise GitError(f"git cat-file stopped in the middle of {oid}")
+                left -= len(data)
+                yield data
+        finally:  # the rest when the reader stopped early (a cap), then the newline after each object
+            self._skip(left + 1)
+
+    def _skip(self, n: int) -> None:
+        while n > 0:
+            got = self._proc.stdout.read(min(n, 1 << 20))
+            if not got:
+                return
+            n -= len(got)
 
     def close(self) -> None:
         if self._proc.poll() is None:

@@ -25,13 +25,38 @@ class UnsafePathError(UserError, OSError):
     """A write or delete would go through a symlink or outside its root."""
 
 
-def default_root(path: Path) -> Path:
-    """The checkout's reports/ or build/ when path lies under one; else path's own parent."""
+ROOT_NAMES = ("reports", "build")
+
+
+def default_root(path: Path, *, else_parent: bool = False) -> Path:
+    """The checkout's reports/ or build/ when path lies under one; else the nearest folder above path
+    named reports or build (another checkout's, a test's, a sweep worker's scratch build/). Anything
+    else is refused (UnsafePathError): a folder is never replaced or deleted under a root above
+    reports/ or build/, where a bad name (a pulled '../..') would reach the checkout itself.
+    else_parent: fall back to path's own parent instead (a single-file write, a Vivado project at a
+    path the caller chose), never used for archives."""
     p = Path(os.path.abspath(path))
     for root in (REPORTS, BUILD):
         if p.is_relative_to(root) and p != root:
             return root
-    return p.parent
+    for above in p.parents:
+        if above.name in ROOT_NAMES:
+            return above
+    if else_parent:
+        return p.parent
+    raise UnsafePathError(f"{path} is not inside a reports/ or build/ folder; kabe writes and replaces archive "
+                          f"folders only under {REPORTS} or {BUILD} (or a folder named reports or build)")
+
+
+def checked_root(root: Path) -> Path:
+    """An explicit root for an archive write: reports/ or build/ (of this checkout or any folder so
+    named), or a folder below one. A root above them (the checkout, its parent, /) is refused."""
+    r = Path(os.path.abspath(root))
+    if r.name in ROOT_NAMES or any(a.name in ROOT_NAMES for a in r.parents) or any(
+            r == x or r.is_relative_to(x) for x in (REPORTS, BUILD)):
+        return r
+    raise UnsafePathError(f"{root} is not a reports/ or build/ folder (nor inside one); kabe replaces archive "
+                          f"folders only under those")
 
 
 def confined(path: Path, root: Path) -> Path:

@@ -21,27 +21,48 @@ tree is laid out like reports/: <commit>/<design>/<flow|sim|board>/<file>.
   deploy needs them.
 - A dirty tree's archive (<sha>-dirty) is never pushed: nobody else can reproduce it.
 
-Plain git underneath: the user's remotes, credentials and hosting work as they are.
+- Untrusted on pull: every stored path is judged before anything is written (archive_paths: the
+  shape, the names, links and gitlinks refused, sizes capped from ls-tree and while decompressing);
+  a bad unit is skipped and named, the rest goes on. A unit lands in reports/ only when its
+  SIGNATURE_FILE verifies for a key in the project's allowed-signers file (signing.py), the commit it
+  names exists here and its cache key is its own cache_key.json's; every other unit is kept apart
+  in reports/.unverified/<unit>/ and named with the reason. `kabe archive push` signs what it adds
+  when $KABE_SIGNING_KEY names a key (CI's secret), else pushes unsigned units and says so.
+- History checked: the last tip seen of each remote's archive is kept in refs/kabe/seen/<remote>;
+  a fetched tip that does not descend from it (a force-push) is refused, naming both, until
+  accepted with `kabe archive pull --accept-rewrite <tip>`.
+
+Plain git underneath: the user's remotes, credentials and hosting work as they are. Nothing pulled
+is ever imported or run: it is files under reports/, read as data.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
+import json
+import os
 import random
 import re
 import time
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO, Callable, Iterable
 
 from kabe import config
 from kabe.paths import REPORTS, ROOT
-from kabe.records import gitref
+from kabe.records import archive_paths as ap
+from kabe.records import gitref, safe_fs, signing
 from kabe.records.archive import write_atomic
-from kabe.records.gitref import GitError
+from kabe.records.gitref import BlobTooLarge, GitError
 
 DEFAULT_REF = "refs/kabe/archive"
 COMPRESS_OVER = 64 * 1024
-BITSTREAM_SUFFIXES = (".bit", ".bin", ".hwh")
+BITSTREAM_SUFFIXES = signing.BITSTREAM_SUFFIXES  # .bit .bin .hwh .xsa .pdi
+UNVERIFIED = ".unverified"  # reports/.unverified/<unit>: pulled, not verified (a dot: no scanner takes it for a build)
+CHUNK = 1 << 20
+MAX_LINES = 20  # refused/unverified units named one by one, then counted
 PUSH_TRIES = 8
 _CLEAN_COMMIT = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 # What git says when another push came first (a hook that declines says something else: no retry).
@@ -56,10 +77,22 @@ def archive_ref(settings: dict | None = None) -> str:
     return str(ref)
 
 
+def _remote_key(remote: str) -> str:
+    return (re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote")[-80:]
+
+
 def _tracking_ref(remote: str) -> str:
     """Where the fetched tip of a remote's archive is kept locally (a remote may be a URL or a path)."""
-    key = re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote"
-    return f"refs/kabe/fetched/{key[-80:]}"
+    return f"refs/kabe/fetched/{_remote_key(remote)}"
+
+
+def seen_ref(remote: str) -> str:
+    """The last archive tip this clone accepted from the remote: a later tip must descend from it."""
+    return f"refs/kabe/seen/{_remote_key(remote)}"
+
+
+class ArchiveRewritten(GitError):
+    """The remote's archive no longer descends from the tip this clone saw last (a force-push)."""
 
 
 def is_bitstream(name: str) -> bool:
@@ -72,18 +105,10 @@ def stored_form(name: str, data: bytes) -> tuple[str, bytes]:
     return name, data
 
 
-def restored_form(stored: str, data: bytes) -> tuple[str, bytes]:
-    if stored.endswith(".gz"):
-        return stored[:-3], gzip.decompress(data)
-    return stored, data
-
-
 def unit_of(path: str) -> tuple[str, str] | None:
-    """('<commit>/<design>/<kind>', '<file within it>') for a stored path, None for anything else."""
-    parts = path.split("/", 3)
-    if len(parts) < 4 or not _CLEAN_COMMIT.match(parts[0]):
-        return None
-    return "/".join(parts[:3]), parts[3]
+    """('<commit>/<design>/<kind>', '<file within it>') for a stored path whose unit part is valid
+    (archive_paths.split_unit), None for anything else."""
+    return ap.split_unit(path)
 
 
 def local_units(reports_root: Path = REPORTS, commits: list[str] | None = None) -> tuple[dict[str, Path], list[str]]:
@@ -107,17 +132,38 @@ def _files_of(directory: Path, bitstreams: bool) -> dict[str, Path]:
             if p.is_file() and not p.name.startswith(".") and (bitstreams or not is_bitstream(p.name))}
 
 
-def fetch(remote: str, root: Path = ROOT, ref: str | None = None) -> str | None:
-    """Fetch the remote's archive ref; its tip, or None when the remote has no archive yet."""
+def _rev(root: Path, ref: str) -> str | None:
+    out = gitref.run(root, "rev-parse", "--verify", "--quiet", ref + "^{commit}", check=False)
+    return out.stdout.decode().strip() or None
+
+
+def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite: str | None = None) -> str | None:
+    """Fetch the remote's archive ref; its tip, or None when the remote has no archive yet. A tip that
+    does not descend from the last one seen is refused (ArchiveRewritten) unless it is accept_rewrite."""
     ref = ref or archive_ref()
     local = _tracking_ref(remote)
-    proc = gitref.run(root, "fetch", "--no-tags", "--quiet", remote, f"+{ref}:{local}", check=False)
+    proc = gitref.run(root, "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", remote, f"+{ref}:{local}",
+                      check=False)
+    seen = _rev(root, seen_ref(remote))
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace")
         if "couldn't find remote ref" in err or "could not find remote ref" in err:
+            if seen:
+                raise ArchiveRewritten(
+                    f"the archive {ref} on {remote!r} is gone; this clone saw it last at {seen}. If it was deleted "
+                    f"on purpose, forget that tip: git update-ref -d {seen_ref(remote)}")
             return None
         raise GitError(f"cannot fetch the archive ({ref}) from {remote!r}: {gitref.last_line(proc.stderr)}")
-    return gitref.run(root, "rev-parse", local).stdout.decode().strip()
+    tip = gitref.run(root, "rev-parse", local).stdout.decode().strip()
+    if seen and seen != tip and gitref.run(root, "merge-base", "--is-ancestor", seen, tip, check=False).returncode != 0:
+        accepted = accept_rewrite and len(accept_rewrite) >= 7 and tip.startswith(accept_rewrite.lower())
+        if not accepted:
+            raise ArchiveRewritten(
+                f"the archive {ref} on {remote!r} was rewritten: its tip {tip} does not descend from {seen}, the tip "
+                f"this clone saw last (a force-push replaced its history; nothing was pulled). If the rewrite was "
+                f"deliberate, accept it: kabe archive pull {remote} --accept-rewrite {tip}")
+    gitref.run(root, "update-ref", seen_ref(remote), tip)
+    return tip
 
 
 @dataclass
@@ -131,6 +177,7 @@ class PushReport:
     dirty: list[str] = field(default_factory=list)  # never pushed
     commit: str | None = None  # the archive commit pushed
     tries: int = 0
+    signed_by: str | None = None  # the key file that signed the added units; None: pushed unsigned
 
     def lines(self) -> list[str]:
         out = [f"kabe archive push {self.remote} ({self.ref}): {len(self.added)} build(s) added, "
@@ -138,18 +185,37 @@ class PushReport:
                + (f" after {self.tries} tries (other pushes came first)" if self.tries > 1 else "")]
         out += [f"  kept the archive's {u}: this checkout's build of it differs (append-only)" for u in self.differs]
         out += [f"  not pushed {u}: built from a dirty tree" for u in self.dirty]
+        if self.added and self.signed_by is None:
+            out.append(f"  pushed {len(self.added)} build(s) unsigned: other clones keep them apart as unverified "
+                       f"(set {signing.SIGNING_KEY_ENV} to the signing key; docs/archive.md)")
         return out
 
 
 def _same_content(reader: gitref.BlobReader, oid: str, stored: str, raw: bytes, fmt: str) -> bool:
     """Does the stored blob hold these raw bytes? By id first (no read); a compressed blob that differs
-    by id is read and decompressed, since another zlib may compress the same bytes differently."""
+    by id is streamed through the capped decompression, since another zlib may compress the same bytes
+    differently (and the remote's blob may be a bomb: over the cap, it differs)."""
     if gitref.blob_id(stored_form(stored.removesuffix(".gz"), raw)[1], fmt) == oid:
         return True
-    return stored.endswith(".gz") and restored_form(stored, reader.read(oid))[1] == raw
+    if not stored.endswith(".gz"):
+        return False
+    entry = ap.Entry("100644", "blob", oid, 0, stored)
+    try:
+        return _stream_sha(reader, entry, stored[:-3]) == hashlib.sha256(raw).hexdigest()
+    except Refused:
+        return False
 
 
-def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool, report: PushReport) -> dict[str, bytes]:
+def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Path | None) -> dict[str, Path | bytes]:
+    """The unit's files, with SIGNATURE_FILE made by key over every file it holds (bitstreams included,
+    sent or not). A unit that carries a signature already (a verified pull) keeps it as it is."""
+    if key is None or signing.SIGNATURE_FILE in files:
+        return dict(files)
+    return {**files, signing.SIGNATURE_FILE: signing.sign_unit(unit, signing.hash_dir(directory), key)}
+
+
+def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool, report: PushReport,
+          key: Path | None = None) -> dict[str, bytes]:
     """The paths to add on top of tip, and each unit's fate recorded in report."""
     existing = gitref.ls_tree(root, tip) if tip else {}
     by_unit: dict[str, dict[str, str]] = {}
@@ -164,8 +230,9 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
         for unit, directory in units.items():
             there = by_unit.get(unit, {})
             ours = {}  # stored name -> (raw bytes, stored bytes)
-            for name, path in _files_of(directory, bitstreams).items():
-                raw = path.read_bytes()
+            files = _files_of(directory, bitstreams)
+            for name, path in (_with_signature(unit, directory, files, key) if not there else files).items():
+                raw = path if isinstance(path, bytes) else path.read_bytes()
                 stored, data = stored_form(name, raw)
                 ours[stored] = (raw, data)
             if not there:
@@ -195,12 +262,13 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
     """Add every clean local archive (or those of `commits`) that the remote lacks, as one commit on the ref."""
     ref = ref or archive_ref()
     units, dirty = local_units(reports_root, commits)
-    report = PushReport(remote, ref, dirty=dirty)
+    key = signing.signing_key()
+    report = PushReport(remote, ref, dirty=dirty, signed_by=str(key) if key else None)
     last_error = ""
     for attempt in range(1, tries + 1):
         report.tries = attempt
         tip = fetch(remote, root, ref)
-        new = _plan(root, tip, units, bitstreams, report)
+        new = _plan(root, tip, units, bitstreams, report, key)
         if not new:
             return report
         commits_named = sorted({u.split("/", 1)[0][:12] for u in report.added + report.completed})
@@ -210,6 +278,7 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
         if proc.returncode == 0:
             report.commit = commit
             gitref.run(root, "update-ref", _tracking_ref(remote), commit, check=False)
+            gitref.run(root, "update-ref", seen_ref(remote), commit, check=False)
             return report
         said = (proc.stdout + proc.stderr).decode(errors="replace")
         last_error = _push_refusal(proc)
@@ -229,52 +298,236 @@ class PullReport:
     completed: list[str] = field(default_factory=list)
     same: list[str] = field(default_factory=list)
     kept_local: list[tuple[str, list[str]]] = field(default_factory=list)  # (unit, files that differ)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (unit or stored path, why): nothing written
+    unverified: list[tuple[str, str]] = field(default_factory=list)  # (unit, why): in reports/.unverified/
 
     def lines(self) -> list[str]:
         if not self.remote_has_archive:
             return [f"kabe archive pull {self.remote}: the remote has no archive yet ({self.ref}); "
                     f"`kabe archive push` (or kabe ci on the default branch) makes one"]
         out = [f"kabe archive pull {self.remote} ({self.ref}): {len(self.added)} build(s) added, "
-               f"{len(self.same)} already here" + (f", {len(self.completed)} completed" if self.completed else "")]
+               f"{len(self.same)} already here" + (f", {len(self.completed)} completed" if self.completed else "")
+               + (f", {len(self.unverified)} unverified" if self.unverified else "")
+               + (f", {len(self.refused)} refused" if self.refused else "")]
         out += [f"  kept local reports/{u}: it differs from the shared archive in {', '.join(files)}; "
                 f"delete it to take the shared one" for u, files in self.kept_local]
+        out += _capped([f"  refused {what}: {why}; nothing of it was written" for what, why in self.refused])
+        out += _capped([f"  unverified {u}: {why}; kept apart in reports/{UNVERIFIED}/{u} (never a cache entry, "
+                        f"a base or deployable)" for u, why in self.unverified])
         return out
 
 
+def _capped(lines: list[str]) -> list[str]:
+    return lines if len(lines) <= MAX_LINES else lines[:MAX_LINES] + [f"  ... and {len(lines) - MAX_LINES} more"]
+
+
+class Refused(ValueError):
+    """A pulled unit broke a rule while it was read (a cap, a broken gzip): it is not kept."""
+
+
+class _Budget:
+    """What a unit may still write (MAX_UNIT_BYTES), shared by its files."""
+
+    def __init__(self, total: int = ap.MAX_UNIT_BYTES):
+        self.left = total
+
+
+def _restored_chunks(chunks: Iterable[bytes], gz: bool, name: str, budget: _Budget) -> Iterable[bytes]:
+    """A stored file's raw bytes, chunk by chunk: gzip members are inflated with a bounded output per
+    step (zlib max_length), so a bomb stops at the cap, having cost a chunk of memory."""
+    written = 0
+
+    def count(data: bytes) -> bytes:
+        nonlocal written
+        written += len(data)
+        budget.left -= len(data)
+        if written > ap.MAX_FILE_BYTES:
+            raise Refused(f"{name}: more than {ap.MAX_FILE_BYTES} bytes once decompressed")
+        if budget.left < 0:
+            raise Refused(f"{name}: the unit is more than {ap.MAX_UNIT_BYTES} bytes once decompressed")
+        return data
+
+    if not gz:
+        for chunk in chunks:
+            yield count(chunk)
+        return
+    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    in_member = False
+    try:
+        for chunk in chunks:
+            data = chunk
+            while data:
+                in_member = True
+                out = d.decompress(data, CHUNK)
+                if out:
+                    yield count(out)
+                if d.eof:  # one gzip member ended; another may follow
+                    data, in_member = d.unused_data, False
+                    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                else:
+                    data = d.unconsumed_tail
+        if in_member:
+            raise Refused(f"{name}.gz: a truncated gzip stream")
+    except zlib.error as e:
+        raise Refused(f"{name}.gz: not valid gzip ({e})") from None
+
+
+def _writer(reader: gitref.BlobReader, entry: ap.Entry, name: str, budget: _Budget) -> Callable[[BinaryIO], None]:
+    def write(f: BinaryIO) -> None:
+        try:
+            for chunk in _restored_chunks(reader.stream(entry.oid, ap.MAX_UNIT_STORED_BYTES, CHUNK),
+                                          entry.path.endswith(".gz"), name, budget):
+                f.write(chunk)
+        except BlobTooLarge as e:
+            raise Refused(f"{name}: {e}") from None
+    return write
+
+
+def _stream_sha(reader: gitref.BlobReader, entry: ap.Entry, name: str) -> str:
+    h = hashlib.sha256()
+    try:
+        for chunk in _restored_chunks(reader.stream(entry.oid, ap.MAX_UNIT_STORED_BYTES, CHUNK),
+                                      entry.path.endswith(".gz"), name, _Budget()):
+            h.update(chunk)
+    except BlobTooLarge as e:
+        raise Refused(f"{name}: {e}") from None
+    return h.hexdigest()
+
+
+def _read_units(entries: list[ap.Entry], bitstreams: bool, report: PullReport) -> dict[str, dict[str, ap.Entry]]:
+    """{unit: {raw file name: entry}} of the units whose every entry passed archive_paths; the others
+    (and entries outside any unit) are named in report.refused."""
+    by_unit: dict[str, dict[str, ap.Entry]] = {}
+    bad: dict[str, str] = {}
+    for e in entries:
+        split = ap.split_unit(e.path)
+        why = ap.path_problem(e)
+        if why:
+            if split:
+                bad.setdefault(split[0], f"{ap.shown(split[1])}: {why}")
+            else:
+                report.refused.append((ap.shown(e.path), why))
+            continue
+        unit, stored = split
+        name = stored[:-3] if stored.endswith(".gz") else stored
+        if name in by_unit.get(unit, {}):
+            bad.setdefault(unit, f"{ap.shown(stored)}: stored twice (with and without .gz)")
+        by_unit.setdefault(unit, {})[name] = e
+    for unit, why in sorted(bad.items()):
+        by_unit.pop(unit, None)
+        report.refused.append((unit, why))
+    for unit, files in list(by_unit.items()):
+        why = ap.unit_size_problem(list(files.values()))
+        if why:
+            by_unit.pop(unit)
+            report.refused.append((unit, why))
+        elif not bitstreams:
+            by_unit[unit] = {n: e for n, e in files.items() if not is_bitstream(n)}
+    return by_unit
+
+
+def _cache_key_problem(unit_dir: Path) -> str | None:
+    """The cache key metrics.json names must be sha256 of the unit's own cache_key.json material (the
+    same canonical JSON kabe.records.cache hashes); None when they agree or either is absent."""
+    from kabe.records.cache import KEY_FILE
+
+    key_file, metrics = unit_dir / KEY_FILE, unit_dir / "metrics.json"
+    if not key_file.is_file() or not metrics.is_file():
+        return None
+    try:
+        material = json.loads(key_file.read_text())
+        claimed = json.loads(metrics.read_text()).get("cache_key")
+        blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
+    except (ValueError, RecursionError, AttributeError, UnicodeDecodeError):
+        return f"{KEY_FILE} or metrics.json is not a JSON document of the expected shape"
+    if claimed is not None and hashlib.sha256(blob.encode()).hexdigest() != claimed:
+        return f"metrics.json's cache_key is not the hash of its {KEY_FILE}"
+    return None
+
+
+def _trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -> str | None:
+    check = signing.verify_dir(unit_dir, unit, allowed)
+    if not check.ok:
+        return check.reason
+    commit = unit.split("/", 1)[0]
+    if gitref.run(root, "cat-file", "-e", f"{commit}^{{commit}}", check=False).returncode != 0:
+        return f"it names commit {commit}, which is not in this repository (fetch the branch that has it, then pull again)"
+    return _cache_key_problem(unit_dir)
+
+
+def _stage(reader: gitref.BlobReader, reports_root: Path, unit: str, files: dict[str, ap.Entry]) -> Path:
+    """The whole unit written under reports/.unverified/<unit>/ (streamed, within its caps)."""
+    budget = _Budget()
+    staged = Path(reports_root) / UNVERIFIED / unit
+    return write_atomic(staged, {name: _writer(reader, e, name, budget) for name, e in sorted(files.items())},
+                        root=reports_root)
+
+
+def _promote(staged: Path, dest: Path, reports_root: Path) -> None:
+    """Move a verified unit from .unverified/ to its place (one rename: it appears whole)."""
+    safe_fs.make_dirs(dest.parent, reports_root)
+    os.rename(safe_fs.confined(staged, reports_root), dest)
+
+
+def _allowed_signers(root: Path) -> Path | None:
+    """The allowed-signers file of the project at root ([tool.kabe] allowed_signers for this checkout)."""
+    if Path(root).resolve() == ROOT.resolve():
+        return signing.allowed_signers_file()
+    path = Path(root) / signing.DEFAULT_ALLOWED_SIGNERS
+    return path if path.is_file() else None
+
+
 def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, bitstreams: bool = False,
-         ref: str | None = None) -> PullReport:
+         ref: str | None = None, accept_rewrite: str | None = None, allowed_signers: Path | None = None) -> PullReport:
     ref = ref or archive_ref()
     report = PullReport(remote, ref)
-    tip = fetch(remote, root, ref)
+    tip = fetch(remote, root, ref, accept_rewrite)
     if tip is None:
         report.remote_has_archive = False
         return report
-    by_unit: dict[str, dict[str, str]] = {}
-    for path, (oid, _size) in gitref.ls_tree(root, tip).items():
-        split = unit_of(path)
-        if split and (bitstreams or not is_bitstream(split[1].removesuffix(".gz"))):
-            by_unit.setdefault(split[0], {})[split[1]] = oid
-    fmt = gitref.object_format(root)
+    reports_root = Path(reports_root)
+    allowed = allowed_signers if allowed_signers is not None else _allowed_signers(root)
+    units = _read_units(gitref.ls_tree_entries(root, tip), bitstreams, report)
     with gitref.BlobReader(root) as reader:
-        for unit, stored_files in sorted(by_unit.items()):
-            dest = Path(reports_root) / unit
-            if not dest.exists():
-                write_atomic(dest, dict(restored_form(s, reader.read(oid)) for s, oid in stored_files.items()))
-                report.added.append(unit)
+        for unit, files in sorted(units.items()):
+            commit, design, _kind = unit.split("/")
+            dest = safe_fs.confined(reports_root / unit, reports_root / commit / design)
+            try:
+                if os.path.isdir(dest):
+                    _pull_into_existing(reader, root, reports_root, unit, dest, files, allowed, report)
+                    continue
+                staged = _stage(reader, reports_root, unit, files)
+            except Refused as e:
+                report.refused.append((unit, str(e)))
                 continue
-            local = _files_of(dest, bitstreams=True)
-            differ, missing = [], {}
-            for stored, oid in sorted(stored_files.items()):
-                name = stored[:-3] if stored.endswith(".gz") else stored
-                if name not in local:
-                    missing[name] = restored_form(stored, reader.read(oid))[1]
-                elif not _same_content(reader, oid, stored, local[name].read_bytes(), fmt):
-                    differ.append(name)
-            if differ:
-                report.kept_local.append((unit, differ))
-            elif missing:  # only adds files: nothing local is replaced
-                write_atomic(dest, {**local, **missing})
-                report.completed.append(unit)
-            else:
-                report.same.append(unit)
+            why = _trust_problem(root, staged, unit, allowed)
+            if why:
+                report.unverified.append((unit, why))
+                continue
+            _promote(staged, dest, reports_root)
+            report.added.append(unit)
     return report
+
+
+def _pull_into_existing(reader: gitref.BlobReader, root: Path, reports_root: Path, unit: str, dest: Path,
+                        files: dict[str, ap.Entry], allowed: Path | None, report: PullReport) -> None:
+    """A unit this clone has already: same, kept (it differs), or completed with the files it lacks
+    (bitstreams, the signature) once the remote's unit verifies."""
+    local = _files_of(dest, bitstreams=True)
+    differ = [name for name, e in sorted(files.items())
+              if name in local and _stream_sha(reader, e, name) != signing.sha256_file(local[name])]
+    if differ:
+        report.kept_local.append((unit, differ))
+        return
+    missing = sorted(set(files) - set(local))
+    if not missing:
+        report.same.append(unit)
+        return
+    staged = _stage(reader, reports_root, unit, files)
+    why = _trust_problem(root, staged, unit, allowed)
+    if why:
+        report.unverified.append((unit, why))
+        return
+    write_atomic(dest, {**local, **{name: staged / name for name in missing}}, root=reports_root)
+    safe_fs.remove_tree(staged, reports_root)
+    report.completed.append(unit)

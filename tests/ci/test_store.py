@@ -27,7 +27,36 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_round_trip_is_byte_identical_and_large_files_are_compressed(remote, tmp_path):
+@pytest.fixture()
+def ci_key(tmp_path, monkeypatch) -> Path:
+    """A real ed25519 key as CI's secret ($KABE_SIGNING_KEY), and its allowed-signers line."""
+    key = tmp_path / "keys" / "ci"
+    key.parent.mkdir()
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ci", "-f", str(key)], check=True)
+    monkeypatch.setenv("KABE_SIGNING_KEY", str(key))
+    return key
+
+
+def trust(clone_root: Path, key: Path) -> None:
+    """The project's allowed-signers file (.kabe/allowed_signers) names CI's key."""
+    (clone_root / ".kabe").mkdir(exist_ok=True)
+    (clone_root / ".kabe" / "allowed_signers").write_text(f'ci@kabe namespaces="kabe-archive" {key.with_suffix(".pub").read_text()}')
+
+
+def real_commits(remote: Path, where: Path, n: int = 2) -> list[str]:
+    """n code commits pushed to the remote's main: a pulled unit must name a commit the clone has."""
+    work = clone(remote, where)
+    shas = []
+    for i in range(n):
+        (work / "README").write_text(f"code {i}\n")
+        git(work, "commit", "-qam", f"code {i}")
+        shas.append(git(work, "rev-parse", "HEAD"))
+    git(work, "push", "-q", "origin", "main")
+    return shas
+
+
+def test_round_trip_is_byte_identical_and_large_files_are_compressed(remote, tmp_path, ci_key):
+    A, B = real_commits(remote, tmp_path / "dev")
     a = clone(remote, tmp_path / "a")
     write_archive(a / "reports", A, extra={"yosys.log": BIG, "already.gz": b"\x1f\x8bnot really", "top.bit": b"BIT" * 10})
     write_archive(a / "reports", B, design="stage4", lut=3600)
@@ -39,11 +68,17 @@ def test_round_trip_is_byte_identical_and_large_files_are_compressed(remote, tmp
     assert f"{A}/stage2/open/already.gz.gz" in stored  # a .gz raw file is not mistaken for kabe's compression
     assert not any(p.endswith((".bit", ".bit.gz")) for p in stored)  # bitstreams only when asked
 
+    assert f"{A}/stage2/open/kabe-unit.sig" in stored  # signed by CI's key, over every file, the bitstream too
+
     b = clone(remote, tmp_path / "b")
+    trust(b, ci_key)
     pulled = store.pull("origin", b, b / "reports", ref=REF)
-    assert sorted(pulled.added) == sorted(report.added)
+    assert sorted(pulled.added) == sorted(report.added) and not pulled.unverified
     want = {k: v for k, v in _files(a / "reports").items() if not k.endswith(".bit")}
-    assert _files(b / "reports") == want
+    got = _files(b / "reports")
+    assert {k: v for k, v in got.items() if not k.endswith("kabe-unit.sig")} == want
+    assert sorted(k for k in got if k.endswith("kabe-unit.sig")) == [f"{A}/stage2/open/kabe-unit.sig",
+                                                                      f"{B}/stage4/open/kabe-unit.sig"]
 
     # Bitstreams on request: the push completes the archive, a plain pull still leaves them out.
     again = store.push("origin", a, a / "reports", ref=REF, bitstreams=True)
@@ -67,12 +102,14 @@ def test_the_archive_ref_never_mixes_with_the_code_history(remote, tmp_path):
     assert git(fresh, "status", "--porcelain") == ""
 
 
-def test_pull_is_idempotent_and_keeps_a_local_archive_that_differs(remote, tmp_path):
+def test_pull_is_idempotent_and_keeps_a_local_archive_that_differs(remote, tmp_path, ci_key):
+    A, B = real_commits(remote, tmp_path / "dev")
     a = clone(remote, tmp_path / "a")
     write_archive(a / "reports", A, extra={"yosys.log": BIG})
     write_archive(a / "reports", B)
     store.push("origin", a, a / "reports", ref=REF)
     b = clone(remote, tmp_path / "b")
+    trust(b, ci_key)
     assert len(store.pull("origin", b, b / "reports", ref=REF).added) == 2
     second = store.pull("origin", b, b / "reports", ref=REF)
     assert (second.added, second.completed, second.kept_local, len(second.same)) == ([], [], [], 2)

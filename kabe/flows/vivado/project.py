@@ -139,7 +139,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     commit = commit or provenance.current_commit()
     # A fresh project every build (no stale report can be collected), replaced only inside build/:
     # a symlink at or above work_root is refused, never resolved, followed or deleted through.
-    confine_root = safe_fs.default_root(work_root)
+    confine_root = safe_fs.default_root(work_root, else_parent=True)  # a path the caller chose, usually build/
     work_root = safe_fs.confined(work_root, confine_root)
     safe_fs.remove_tree(work_root, confine_root)
     safe_fs.make_dirs(work_root, confine_root)

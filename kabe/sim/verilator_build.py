@@ -201,6 +201,19 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     if exe.exists() and stamp.exists():
         return SimBuild(**common)
 
+    vroot = verilator_root()
+    # What Verilator reads the design with, for the contract check and the build alike.
+    front_end = [
+        "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD", *core_options,
+        "--top-module", edam.toplevel, *[f"-I{p}" for p in edam.include_dirs],
+        *[_param_arg(k, v, edam.parameter_specs.get(k, {})) for k, v in values.items()],
+        *[f"-D{k}={v}" for k, v in defines.items()], *[str(p) for p in edam.sources],
+    ]
+    from . import port_contract  # here: it imports this module's SimBuildError
+
+    # A top off the contract is one line now, not a C++ error from the harness after the compile.
+    port_contract.check(d, edam.toplevel, [str(vroot / "bin" / "verilator"), *front_end], _env())
+
     safe_fs.make_dirs(design_dir, build_root)  # never through a symlinked build/sim/<design>
     lock_path = Path(build_root) / "sim" / ".compile.lock"
     with _open_lock(lock_path) as lock:
@@ -215,23 +228,15 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         safe_fs.remove_tree(out, build_root)
         safe_fs.make_dirs(out, build_root)
         (out / "kabe_design.h").write_text(_design_header(d.name, d.ports))
-        vroot = verilator_root()
         # Verilator only writes the C++ and its Makefile here; make runs below from an argv list,
         # since `verilator --build` hands `make -C <dir> ...` to sh as one string.
         cmd = [
             str(vroot / "bin" / "verilator"), "--cc", "--exe", "-O3",
             "--x-assign", "fast", "--x-initial", "fast", "--noassert",
-            "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD",
-            *core_options,
-            "--prefix", "Vtop", "--top-module", edam.toplevel,
-            "-Mdir", str(out / "obj"), "-o", str(exe),
-            "-j", str(jobs),
-            "-CFLAGS", f"-O2 -I{out}",
+            "--prefix", "Vtop", "-Mdir", str(out / "obj"), "-o", str(exe),
+            "-j", str(jobs), "-CFLAGS", f"-O2 -I{out}",
+            *front_end, str(HARNESS),
         ]
-        cmd += [f"-I{p}" for p in edam.include_dirs]
-        cmd += [_param_arg(k, v, edam.parameter_specs.get(k, {})) for k, v in values.items()]
-        cmd += [f"-D{k}={v}" for k, v in defines.items()]
-        cmd += [str(p) for p in edam.sources] + [str(HARNESS)]
         if log:
             log(f"verilating {d.name} ({edam.toplevel}, {len(edam.sources)} sources) into {out}")
         t0 = time.monotonic()

@@ -1,0 +1,152 @@
+"""The top-level port contract (docs/streams.md, "Top-level ports"), checked before anything compiles.
+
+kabe's harness (harness.cpp) binds the top's ports by name; a top that lacks one, or has it at
+another width, used to surface as a C++ error minutes into the build ("'class Vtop' has no member
+named 's0_axis_tdata'") or, for a narrower result port, as mismatches. Here Verilator's own view of
+the top (`--json-only`: its front end only, a fraction of a second) is read and compared with the
+contract, and every difference is said in one line: the port, the expected and the found width
+and direction, and where the contract is written.
+
+A design Verilator cannot read at all is not judged here: the build that follows reports
+Verilator's own errors, as it always did.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+from .verilator_build import SimBuildError
+
+DOC = "docs/streams.md, \"Top-level ports\""
+# The result word's width per golden-model kind (the runner compares 64-bit probe words and 32-bit
+# engine results; a test keeps the keys equal to kabe.designs.KINDS).
+RESULT_BITS = {"probe": 64, "int8": 32, "ternary": 32, "attention": 32}
+BEAT_BITS = 64  # the DMA's beat: 8 bytes (kabe.designs.BEAT_BYTES)
+_WIDTH_KEYWORDS = {"logic", "bit", "wire", "reg", "uwire", "tri", "wand", "wor"}  # 1 bit without a range
+
+
+class PortContractError(SimBuildError):
+    """The design's top does not have the ports the harness drives (docs/streams.md)."""
+
+
+def expected_ports(nports: int, result_bits: int) -> dict[str, tuple[str, int]]:
+    """Port name -> (direction, width in bits) the harness binds, for `nports` HP ports."""
+    want = {"clk": ("input", 1), "rst": ("input", 1)}
+    for p in range(nports):
+        want.update({
+            f"s{p}_axis_tdata": ("input", BEAT_BITS), f"s{p}_axis_tvalid": ("input", 1),
+            f"s{p}_axis_tready": ("output", 1), f"s{p}_axis_tlast": ("input", 1),
+            f"m{p}_axis_tdata": ("output", result_bits), f"m{p}_axis_tvalid": ("output", 1),
+            f"m{p}_axis_tready": ("input", 1), f"m{p}_axis_tlast": ("output", 1),
+            f"stat{p}_invalid": ("output", 32), f"stat{p}_overflow": ("output", 1),
+        })
+    return want
+
+
+def _nodes(tree) -> Iterator[dict]:
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            yield n
+            stack.extend(v for v in n.values() if isinstance(v, (list, dict)))
+        elif isinstance(n, list):
+            stack.extend(n)
+
+
+def _span(text: str | None) -> int | None:
+    m = re.fullmatch(r"\[?(-?\d+):(-?\d+)\]?", text or "")
+    return abs(int(m.group(1)) - int(m.group(2))) + 1 if m else None
+
+
+def _width(dtype: dict | None, types: Mapping[str, dict], depth: int = 0) -> int | None:
+    """Bits of a Verilator dtype node: plain vectors, packed arrays and typedefs of them; None for
+    anything else (a struct, a real, a string: nothing the harness could bind)."""
+    if dtype is None or depth > 16:
+        return None
+    kind = dtype.get("type")
+    if kind == "BASICDTYPE":
+        if "range" in dtype:
+            return _span(dtype["range"])
+        return 1 if dtype.get("keyword") in _WIDTH_KEYWORDS else None
+    if kind == "PACKARRAYDTYPE":
+        inner = _width(types.get(dtype.get("refDTypep")), types, depth + 1)
+        n = _span(dtype.get("declRange"))
+        return inner * n if inner is not None and n is not None else None
+    ref = dtype.get("refDTypep")
+    if kind in ("REFDTYPE", "CONSTDTYPE", "TYPEDEF") and ref and ref != dtype.get("addr"):
+        return _width(types.get(ref), types, depth + 1)
+    return None
+
+
+def top_ports(tree: dict, toplevel: str) -> dict[str, tuple[str, int | None]]:
+    """Port name -> (direction, width or None) of `toplevel` in a Verilator --json-only tree."""
+    nodes = list(_nodes(tree))
+    types = {n["addr"]: n for n in nodes if "addr" in n and str(n.get("type", "")).endswith("DTYPE")}
+    modules = [m for m in tree.get("modulesp") or [] if m.get("type") == "MODULE"]
+    top = next((m for m in modules if m.get("origName") == toplevel or m.get("name") == toplevel), None)
+    if top is None:
+        top = next((m for m in modules if m.get("level") == 1), None)
+    if top is None:
+        raise SimBuildError(f"Verilator's view of the design has no module {toplevel}")
+    out = {}
+    for n in top.get("stmtsp") or []:
+        if n.get("type") == "VAR" and n.get("direction") in ("INPUT", "OUTPUT", "INOUT"):
+            out[n.get("origName") or n["name"]] = (n["direction"].lower(), _width(types.get(n.get("dtypep")), types))
+    return out
+
+
+def problems(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tuple[str, int]]) -> list[str]:
+    """One phrase per contract port the top lacks or has at another width or direction."""
+    out = []
+    for name, (direction, bits) in want.items():
+        if name not in found:
+            out.append(f"{name} is missing (expected a {bits}-bit {direction})")
+            continue
+        got_dir, got_bits = found[name]
+        if got_bits != bits:
+            shown = f"{got_bits} bits" if got_bits is not None else "a type kabe cannot size"
+            out.append(f"{name} is {shown}, expected {bits}")
+        if got_dir != direction:
+            out.append(f"{name} is an {got_dir}, expected an {direction}")  # input, output, inout
+    return out
+
+
+def read_ports(verilator_argv: Sequence[str], toplevel: str, env: Mapping[str, str]) -> dict | None:
+    """The top's ports as Verilator elaborates them (the build's own options and -G parameters),
+    or None when Verilator cannot read the design (the build then says why)."""
+    with tempfile.TemporaryDirectory(prefix="kabe-ports-") as tmp:
+        argv = [*verilator_argv, "--json-only", "-Mdir", tmp]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, env=dict(env), cwd=tmp)
+        except OSError:
+            return None
+        trees = sorted(Path(tmp).glob("*.tree.json"))
+        if proc.returncode != 0 or not trees:
+            return None
+        try:
+            tree = json.loads(trees[0].read_text())
+        except (OSError, ValueError):
+            return None
+    return top_ports(tree, toplevel)
+
+
+def check(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str]) -> None:
+    """Raise PortContractError (one line) when the top breaks the contract the harness relies on."""
+    found = read_ports(verilator_argv, toplevel, env)
+    if found is None:
+        return
+    bits = RESULT_BITS.get(design.kind)
+    if bits is None:
+        raise PortContractError(f"{design.yaml_file}: kind {design.kind} has no result width in "
+                                f"kabe.sim.port_contract.RESULT_BITS")
+    bad = problems(found, expected_ports(design.ports, bits))
+    if bad:
+        raise PortContractError(f"top {toplevel} of design {design.name} breaks the port contract ({DOC}; "
+                                f"{design.ports} HP port(s), {design.kind} results are {bits} bits): "
+                                + "; ".join(bad))

@@ -1,0 +1,148 @@
+"""The port contract is checked before anything compiles (issue 23): a top that lacks a port the
+harness binds, or has it at another width or direction, is one line naming the port, the expected
+and the found width and docs/streams.md, exit 2, with no Verilator C++ build started. Real Verilator
+(its --json-only front end, a fraction of a second); the broken designs live in temporary folders
+and a throwaway copy of the project (tests/repo_copy.py), never in cores/."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import repo_copy
+from kabe import designs
+from kabe.errors import UserError
+from kabe.sim import port_contract, verilator_build
+
+# Every port of the contract for one probe port, as the generated tops declare them.
+PORTS = {
+    "clk": "input  wire        clk", "rst": "input  wire        rst",
+    "s0_axis_tdata": "input  wire [63:0] s0_axis_tdata", "s0_axis_tvalid": "input  wire        s0_axis_tvalid",
+    "s0_axis_tready": "output wire        s0_axis_tready", "s0_axis_tlast": "input  wire        s0_axis_tlast",
+    "m0_axis_tdata": "output wire [63:0] m0_axis_tdata", "m0_axis_tvalid": "output wire        m0_axis_tvalid",
+    "m0_axis_tready": "input  wire        m0_axis_tready", "m0_axis_tlast": "output wire        m0_axis_tlast",
+    "stat0_invalid": "output wire [31:0] stat0_invalid", "stat0_overflow": "output wire        stat0_overflow",
+}
+
+
+def top_verilog(name: str, drop: str = "", replace: dict[str, str] | None = None) -> str:
+    ports = {**PORTS, **(replace or {})}
+    decls = [d for p, d in ports.items() if p != drop]
+    outs = [p for p, d in ports.items() if p != drop and d.lstrip().startswith("output")]
+    assigns = "\n".join(f"  assign {p} = 0;" for p in outs)
+    return f"module {name} (\n  " + ",\n  ".join(decls) + f"\n);\n{assigns}\nendmodule\n"
+
+
+def write_design(cores: Path, name: str, verilog: str) -> Path:
+    """cores/<name>/: design.yaml, a core file with a hand-written top (no generator) and its sim target."""
+    d = cores / name
+    d.mkdir(parents=True)
+    (d / "top.v").write_text(verilog)
+    (d / f"{name}.core").write_text(textwrap.dedent(f"""\
+        CAPI=2:
+        name: test:design:{name}:0.1.0
+        filesets:
+          rtl:
+            files: [top.v]
+            file_type: verilogSource
+        targets:
+          default: &default
+            filesets: [rtl]
+            toplevel: {name}_top
+          sim:
+            <<: *default
+            flow: sim
+            flow_options:
+              tool: verilator
+              mode: cc
+        """))
+    (d / "design.yaml").write_text(f"core: test:design:{name}:0.1.0\nkind: probe\nports: 1\n")
+    return d / "design.yaml"
+
+
+def verilator_argv(src: Path, top: str, *extra: str) -> list[str]:
+    return [str(verilator_build.verilator_root() / "bin" / "verilator"), "-Wno-fatal", "--top-module", top,
+            *extra, str(src)]
+
+
+def test_every_kind_has_a_result_width():
+    assert set(port_contract.RESULT_BITS) == set(designs.KINDS)
+
+
+def test_verilators_view_of_widths_directions_parameters_and_typedefs(tmp_path):
+    src = tmp_path / "t.sv"
+    src.write_text(textwrap.dedent("""\
+        typedef logic [3:0] nib_t;
+        module t #(parameter W = 8) (input wire clk, input wire [W-1:0] a, output logic [1:0][7:0] b,
+                                     output nib_t n, input wire [0:5] asc, inout wire io, output real r);
+          assign b = {a[7:0], a[7:0]}; assign n = a[3:0]; assign r = 0.0;
+        endmodule
+        """))
+    ports = port_contract.read_ports(verilator_argv(src, "t", "-GW=32"), "t", verilator_build._env())
+    assert ports == {"clk": ("input", 1), "a": ("input", 32), "b": ("output", 16), "n": ("output", 4),
+                     "asc": ("input", 6), "io": ("inout", 1), "r": ("output", None)}
+
+
+def test_a_design_verilator_cannot_read_is_left_to_the_build(tmp_path):
+    src = tmp_path / "t.v"
+    src.write_text("module t(input wire clk); this is not verilog (\nendmodule\n")
+    assert port_contract.read_ports(verilator_argv(src, "t"), "t", verilator_build._env()) is None
+
+
+@pytest.mark.parametrize("drop, replace, line", [
+    ("m0_axis_tvalid", None, "m0_axis_tvalid is missing (expected a 1-bit output)"),
+    ("", {"s0_axis_tdata": "input wire [31:0] s0_axis_tdata"}, "s0_axis_tdata is 32 bits, expected 64"),
+    ("", {"m0_axis_tdata": "output wire [31:0] m0_axis_tdata"}, "m0_axis_tdata is 32 bits, expected 64"),
+    ("", {"m0_axis_tready": "output wire m0_axis_tready"}, "m0_axis_tready is an output, expected an input"),
+])
+def test_what_is_off_the_contract_is_named(tmp_path, drop, replace, line):
+    src = tmp_path / "t.v"
+    src.write_text(top_verilog("t", drop, replace))
+    found = port_contract.read_ports(verilator_argv(src, "t"), "t", verilator_build._env())
+    assert port_contract.problems(found, port_contract.expected_ports(1, 64)) == [line]
+
+
+def test_the_generated_tops_of_every_design_keep_the_contract(tmp_path):
+    """All six designs pass the check as they build today (the check runs inside every sim build)."""
+    from kabe import cores
+
+    for name, d in designs.all_designs().items():
+        edam = cores.resolve(d, "sim")
+        values = {k: v for k, v in edam.parameters.items() if v is not None
+                  and edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") == "vlogparam"}
+        argv = [str(verilator_build.verilator_root() / "bin" / "verilator"), "-Wno-fatal", "-Wno-lint",
+                "--top-module", edam.toplevel, *[f"-I{p}" for p in edam.include_dirs],
+                *[verilator_build._param_arg(k, v, {}) for k, v in values.items()], *map(str, edam.sources)]
+        found = port_contract.read_ports(argv, edam.toplevel, verilator_build._env())
+        assert found is not None, name
+        assert port_contract.problems(found, port_contract.expected_ports(d.ports, port_contract.RESULT_BITS[d.kind])) \
+            == [], name
+
+
+def test_the_build_refuses_before_verilating(tmp_path, monkeypatch):
+    """verilator_build.build says the one line and never starts Verilator's C++ build or make."""
+    d = designs.load(write_design(tmp_path / "cores", "noport", top_verilog("noport_top", "m0_axis_tvalid")))
+    ran = []
+    monkeypatch.setattr(verilator_build, "_run", lambda argv, cwd: ran.append(argv))
+    with pytest.raises(port_contract.PortContractError) as e:
+        verilator_build.build(d, build_root=tmp_path / "build")
+    assert isinstance(e.value, UserError) and isinstance(e.value, verilator_build.SimBuildError)
+    msg = str(e.value)
+    assert msg == ('top noport_top of design noport breaks the port contract (docs/streams.md, "Top-level ports"; '
+                   "1 HP port(s), probe results are 64 bits): m0_axis_tvalid is missing (expected a 1-bit output)")
+    assert ran == [] and not list((tmp_path / "build").rglob("obj"))
+
+
+def test_doit_sim_exits_2_with_one_line(tmp_path):
+    """The acceptance as a user meets it: `doit sim:<design>` in a project whose design's top lacks
+    m0_axis_tvalid exits 2 with one line naming it; no Verilator build folder was made."""
+    copy = repo_copy.make(tmp_path / "project")
+    write_design(copy / "cores", "noport", top_verilog("noport_top", "m0_axis_tvalid"))
+    rc, out = repo_copy.run(copy, "doit", "sim:noport", "rows=8", timeout=600)
+    assert rc == 2, out
+    lines = [ln for ln in out.splitlines() if "m0_axis_tvalid" in ln]
+    assert len(lines) == 1 and "m0_axis_tvalid is missing (expected a 1-bit output)" in lines[0], out
+    assert "docs/streams.md" in lines[0] and "Traceback" not in out and "error:" not in out
+    assert not (copy / "build" / "sim" / "noport").exists()  # refused before the harness build's folder

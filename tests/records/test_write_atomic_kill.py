@@ -1,0 +1,157 @@
+"""kill -9 at 10 moments of an archive write (kabe.records.archive.write_atomic replacing an existing
+archive), then a rerun: no leftover folder, and the archive equal to a clean write's.
+
+The writer is a real process killed with SIGKILL. To make each moment exact (not a race with a timer),
+the child announces the moment on stdout and blocks on stdin there; the test kills it while it waits.
+The moments are reached through the functions write_atomic calls, wrapped in the child only.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kabe.records.archive import write_atomic
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = 4
+
+CHILD = textwrap.dedent("""
+    import os, shutil, sys, tempfile
+    from pathlib import Path
+    from kabe.records import archive, safe_fs
+    dest, stop = Path(sys.argv[1]), int(sys.argv[2])
+    step = [0]
+
+    def point(label):
+        step[0] += 1
+        if step[0] == stop:
+            print(label, flush=True)
+            sys.stdin.read()  # killed here
+
+    real_recover, real_mkdtemp, real_rename, real_rmtree = (archive.recover_leftovers, tempfile.mkdtemp, os.rename,
+                                                             shutil.rmtree)
+    def recover(*a, **k):
+        point("before the leftovers of others are recovered")
+        return real_recover(*a, **k)
+    def mkdtemp(*a, **k):
+        out = real_mkdtemp(*a, **k)
+        point("the temp folder made, empty")
+        return out
+    renames = [0]
+    def rename(src, dst):
+        renames[0] += 1
+        if renames[0] == 1:
+            point("every file written, before the old archive is moved aside")
+        real_rename(src, dst)
+        point("between the two renames (the final name missing)" if renames[0] == 1
+              else "the new archive in place, the old one not yet removed")
+    def rmtree(path, *a, **k):
+        first = sorted(Path(path).rglob("*"))[0]
+        first.unlink()
+        point("half-way through removing the old archive")
+        return real_rmtree(path, *a, **k)
+    archive.recover_leftovers, tempfile.mkdtemp, os.rename, shutil.rmtree = recover, mkdtemp, rename, rmtree
+
+    def writer(i):
+        def write(f):
+            f.write(b"new %d, first half\\n" % i)
+            f.flush()
+            point(f"file {i} half written")
+            f.write(b"new %d, second half\\n" % i)
+        return write
+
+    archive.write_atomic(dest, {f"f{i}.txt": writer(i) for i in range(%(files)d)} | {"sub/deep.txt": "deep\\n"})
+    print("finished", flush=True)
+""".replace("%(files)d", str(FILES)))
+
+
+def new_version() -> dict:
+    return {**{f"f{i}.txt": f"new {i}, first half\nnew {i}, second half\n" for i in range(FILES)},
+            "sub/deep.txt": "deep\n"}
+
+
+def old_version() -> dict:
+    return {"f0.txt": "old\n", "old-only.txt": "gone after the replace\n"}
+
+
+def contents(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def kill_at(dest: Path, moment: int) -> str:
+    """Start a writer of the new version, kill -9 it at `moment`; what it said it was doing."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+    proc = subprocess.Popen([sys.executable, "-c", CHILD, str(dest), str(moment)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+    said = proc.stdout.readline().strip()
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    return said
+
+
+@pytest.fixture()
+def clean_write(tmp_path) -> dict[str, bytes]:
+    dest = write_atomic(tmp_path / "clean" / "reports" / ("ab" * 20) / "stage2" / "open", new_version())
+    return contents(dest)
+
+
+MOMENTS = range(1, 11)
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_kill_9_then_a_rerun_leaves_no_debris_and_the_clean_archive(tmp_path, clean_write, moment):
+    design_dir = tmp_path / "reports" / ("ab" * 20) / "stage2"
+    dest = write_atomic(design_dir / "open", old_version())
+    said = kill_at(dest, moment)
+    assert said and said != "finished", f"moment {moment} was not reached"
+    leftovers = sorted(p.name for p in design_dir.iterdir() if p.name != "open")
+    print(f"moment {moment} ({said}): left {leftovers or 'nothing'}; final name "
+          f"{'present' if dest.exists() else 'missing'}")
+    write_atomic(dest, new_version())  # the rerun
+    assert sorted(p.name for p in design_dir.iterdir()) == ["open"]  # no .open.tmp-*, no .open.old-*
+    assert contents(dest) == clean_write
+
+
+def test_an_old_archive_whose_final_name_is_missing_is_put_back_by_the_next_write(tmp_path):
+    """Killed between the two renames: the complete previous archive sits in .open.old-<pid>; the next
+    archive write in that folder (another kind) puts it back under its name."""
+    design_dir = tmp_path / "reports" / ("ab" * 20) / "stage2"
+    dest = write_atomic(design_dir / "open", old_version())
+    assert kill_at(dest, 8) == "between the two renames (the final name missing)"
+    assert not dest.exists() and [p.name for p in design_dir.iterdir() if p.name.startswith(".open.old-")]
+    write_atomic(design_dir / "sim", {"result.json": "{}\n"})
+    assert sorted(p.name for p in design_dir.iterdir()) == ["open", "sim"]
+    assert contents(dest) == {k: v.encode() for k, v in old_version().items()}
+
+
+def test_a_live_writers_temp_folder_is_left_alone(tmp_path):
+    design_dir = tmp_path / "reports" / ("ab" * 20) / "stage2"
+    live = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        busy = design_dir / f".open.tmp-{live.pid}-abc123"
+        busy.mkdir(parents=True)
+        write_atomic(design_dir / "sim", {"result.json": "{}\n"})
+        assert busy.is_dir()  # another process may be filling it right now
+    finally:
+        live.kill()
+        live.wait()
+    write_atomic(design_dir / "sim", {"result.json": "{}\n"})
+    assert not busy.exists()
+
+
+def test_an_archive_root_above_reports_or_build_is_refused(tmp_path):
+    from kabe.records import safe_fs
+
+    with pytest.raises(safe_fs.UnsafePathError, match="not inside a reports/ or build/"):
+        write_atomic(tmp_path / "checkout" / "somewhere", {"x": "y"})
+    with pytest.raises(safe_fs.UnsafePathError, match="is not a reports/ or build/ folder"):
+        write_atomic(tmp_path / "checkout" / "somewhere", {"x": "y"}, root=tmp_path / "checkout")
+    assert not (tmp_path / "checkout").exists()

@@ -180,31 +180,46 @@ class TimingRules:
         return checks
 
 
-# What a clock table or a path shows when a kind of check was timed: a summary row of NAs over any
-# of these numbers contradicts itself.
+# What a clock table or a path shows when a kind of check was timed: a summary row without a slack
+# over any of these numbers (a slack, or a count of endpoints above 0) contradicts itself.
 _TIMED_BY_KEY = {
     "wns_ns": ("wns_ns", "whs_ns", "total_endpoints", "hold_total_endpoints"),
     "whs_ns": ("wns_ns", "whs_ns", "total_endpoints", "hold_total_endpoints"),
     "wpws_ns": ("wpws_ns", "pw_total_endpoints"),
 }
+# The summary's companions of a slack that has no number: Vivado prints them NA (with an NA slack) or
+# 0 / 0.000 (with an inf slack, 2023.2 and later); either way they say "no endpoint", and any other
+# number beside a missing slack is a report that contradicts itself.
+_EMPTY_WITH = {
+    "wns_ns": ("tns_ns", "failing_endpoints", "total_endpoints", "ths_ns", "hold_failing_endpoints",
+               "hold_total_endpoints"),
+    "wpws_ns": ("tpws_ns", "pw_failing_endpoints", "pw_total_endpoints"),
+}
+_EMPTY_WITH["whs_ns"] = _EMPTY_WITH["wns_ns"]
+_EMPTY_WITH["wpws_ns"] = _EMPTY_WITH["wns_ns"] + _EMPTY_WITH["wpws_ns"]
+
+
+def _has_number(row: Mapping[str, Any], key: str) -> bool:
+    v = row.get(key)
+    return v is not None and (key.endswith("_ns") or v != 0)
 
 
 def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
-    """(nothing to time, why) for a sign-off report whose `key` slack is NA for want of endpoints
-    under Vivado's verdict "met": setup and hold in a PS-only block design (whose PS clock still
-    has a pulse width), all three where a clock drives nothing. That passes only when check_timing
-    shows no register without a clock and no unconstrained endpoint, and no clock table or path has
-    a number the summary row lacks; otherwise NA means "not timed"."""
-    totals = ("total_endpoints", "hold_total_endpoints") + (("pw_total_endpoints",) if key == "wpws_ns" else ())
-    if (timing.get("estimated") or any(timing.get(t) is not None for t in totals) or not timing.get("clocks")
-            or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
+    """(nothing to time, why) for a sign-off report whose `key` slack has no number (NA, or inf
+    over 0 endpoints: one fact, one rule) for want of endpoints under Vivado's verdict "met": setup
+    and hold in a PS-only block design (whose PS clock still has a pulse width), all three where a
+    clock drives nothing. That passes only when check_timing shows no register without a clock and
+    no unconstrained endpoint, and no clock table or path has a number the summary row lacks;
+    otherwise a missing slack means "not timed"."""
+    if (timing.get("estimated") or any(timing.get(k) not in (None, 0) for k in _EMPTY_WITH[key])
+            or not timing.get("clocks") or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
         return False, ""
     timed = [c.get("name") for c in timing.get("clocks") or []
-             if any(c.get(k) is not None for k in _TIMED_BY_KEY[key])]
+             if any(_has_number(c, k) for k in _TIMED_BY_KEY[key])]
     paths = timing.get("worst_slack_by_check") if key != "wpws_ns" else None
     if timed or paths:
-        return False, (f"the Design Timing Summary says NA but {'clock ' + timed[0] if timed else 'a timing path'} "
-                       f"has slacks: the report contradicts itself")
+        return False, (f"the Design Timing Summary says {_printed_as(timing, key)} but "
+                       f"{'clock ' + timed[0] if timed else 'a timing path'} has slacks: the report contradicts itself")
     ct = timing.get("check_timing") or {}
     clean = ct.get("no_clock") == 0 and ct.get("unconstrained_internal_endpoints") == 0
     why = ("no endpoints to time (check_timing: 0 unclocked, 0 unconstrained)" if clean else
@@ -212,6 +227,11 @@ def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
            f"unclocked and {ct.get('unconstrained_internal_endpoints', 'an unknown number of')} unconstrained "
            f"pins: nothing was timed")
     return clean, why
+
+
+def _printed_as(timing: Mapping[str, Any], key: str) -> str:
+    """How the summary printed a slack without a number: inf sits over 0 endpoints, NA over NA."""
+    return "inf" if any(timing.get(k) == 0 for k in _EMPTY_WITH[key]) else "NA"
 
 
 def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
@@ -226,7 +246,7 @@ def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
                 continue  # the open flow cannot know hold or pulse width
             empty, why = _no_endpoints(timing, r.key)
             if empty:
-                out.append(Check(r.name, expected, f"NA: {why}", True))
+                out.append(Check(r.name, expected, f"{_printed_as(timing, r.key)}: {why}", True))
                 continue
             out.append(Check(r.name, expected, None, False,
                              f"timing gate: the report has no {r.abbr} ({r.what} slack): " + (why or

@@ -86,9 +86,14 @@ def _commands() -> list[tuple[str, str]]:
     return cmds
 
 
-# What a template may run: kabe/doit, installing kabe, and (GitLab) giving git a token to push with.
+# What a template may run: kabe/doit, installing kabe, (GitLab) giving git a token to push with, and
+# handing kabe the archive's signing key as a private file ($KABE_SIGNING_KEY; docs/archive.md).
 _ALLOWED = (r"kabe ", r"doit ", r"pip install -e \.$", r'echo "list=\$\(kabe ci --list-designs\)" >> "\$GITHUB_OUTPUT"$',
-            r'if \[ -n "\$KABE_ARCHIVE_TOKEN" \]; then git remote set-url origin ')
+            r'if \[ -n "\$KABE_ARCHIVE_TOKEN" \]; then git remote set-url origin ',
+            r'if \[ -n "\$KEY" \]; then \(umask 077; printf .%s\\n. "\$KEY" > "\$RUNNER_TEMP/kabe-key"\); '
+            r'echo "KABE_SIGNING_KEY=\$RUNNER_TEMP/kabe-key" >> "\$GITHUB_ENV"; fi$',
+            r'if \[ -n "\$KABE_ARCHIVE_SIGNING_KEY" \] && \[ "\$CI_COMMIT_BRANCH" = "\$CI_DEFAULT_BRANCH" \]; then '
+            r'chmod 600 "\$KABE_ARCHIVE_SIGNING_KEY"; export KABE_SIGNING_KEY="\$KABE_ARCHIVE_SIGNING_KEY"; fi$')
 
 
 def test_every_template_step_is_a_kabe_command():

@@ -17,7 +17,8 @@ from rich.markup import escape
 
 from . import config, cores, designs, flows, outcome, provenance, scratch
 from .boards import PYNQ_Z1
-from .build_reuse import reuse
+from . import build_rederive as rederive
+from .build_reuse import check_writable, reuse, write_unit
 from .build_verdict import build_verdict
 from .console import make_console
 from .constraints import ConstraintError
@@ -26,7 +27,7 @@ from .flows.base import FlowResult, unreadable_timing
 from .parsers import ReportError
 from .paths import BUILD, REPORTS, ROOT
 from .records import cache, metrics, safe_fs
-from .records.archive import archive_dir, to_json, write_atomic
+from .records.archive import archive_dir, to_json
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
 # Full-scale verification is `doit sim:<design> rows=N`.
@@ -85,10 +86,17 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     edam = cores.resolve(design, "synth")  # once: the flow gets the resolved target, not a name
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
+    check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
     if use_cache:
-        # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only
-        hit = cache.lookup(reports_root, design.name, flow_name, key.key,
-                           clean_only=flow_name == "vivado" and not commit.dirty)
+        # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only;
+        # a candidate is reused only when it is trusted (cache.untrusted) and its raw reports say its numbers
+        found = cache.find(reports_root, design.name, flow_name, key.key,
+                           clean_only=flow_name == "vivado" and not commit.dirty,
+                           accept=lambda entry: rederive.disagreement(entry, design, flow_name))
+        for archive, why in found.refused:
+            console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",
+                          soft_wrap=True)
+        hit = found.entry
         if hit is not None:
             try:
                 record = reuse(hit, design, flow_name, commit, key, reports_root, started, t0)
@@ -176,8 +184,8 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
         files[cache.KEY_FILE] = to_json(key.material)
     files.update(result.raw_files)
     files.update({Path(p).name: p for p in result.artifacts.values()})
-    dest = write_atomic(archive_dir(commit, design.name, flow_name, reports_root), files, root=reports_root)
-    cache.remember(reports_root, dest, record.get("cache_key"))
+    dest = write_unit(archive_dir(commit, design.name, flow_name, reports_root), files, reports_root,
+                      record.get("cache_key"))
     record["_archive"] = str(dest)
     return record
 

@@ -8,7 +8,12 @@ from rich.table import Table
 
 
 def _num(v, fmt="{:,}"):
-    return "-" if v is None else fmt.format(v)
+    if v is None:
+        return "-"
+    try:
+        return fmt.format(v)
+    except (TypeError, ValueError):  # not a number (an archived record is shown before it is trusted)
+        return repr(v)[:20]
 
 
 def wns_text(t: dict) -> str:
@@ -49,9 +54,9 @@ def render(record: dict, console: Console) -> None:
         table.add_row("critical path", f"{_num(path.get('delay_ns'), '{:.3f}')} ns, "
                                        f"{_num(path.get('logic_levels'))} logic levels (names below)")
     sim = record.get("sim")
-    if sim:
-        table.add_row("simulation check", f"{sim['rows_checked']:,} rows, {sim['mismatches']} mismatches, "
-                                          f"{sim['beats_per_cycle']:.3f} beats/cycle")
+    if isinstance(sim, dict) and sim:  # an archived record's sim is any object: shown, never trusted
+        table.add_row("simulation check", f"{_num(sim.get('rows_checked'))} rows, {_num(sim.get('mismatches'))} "
+                                          f"mismatches, {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
     origin = record.get("reused_from")
     if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
         table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "

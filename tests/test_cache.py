@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 import repo_clone
+from records_fixtures import two_commit_repo
 from kabe import designs, provenance
 from kabe.records import cache, metrics
 
@@ -192,54 +193,135 @@ def test_the_vivado_project_differs_between_commits_only_in_the_stamp(tmp_path):
 # the index, on hand-written archives
 
 
-def _write(root: Path, sha: str, key: str, *, dirty: bool = False, finished: str = "2025-01-01T00:00:00+00:00",
+@pytest.fixture()
+def history(tmp_path) -> tuple[Path, Path, list[str]]:
+    """(git root, reports root, two real commits): a cache entry must name a commit that exists."""
+    repo, shas = two_commit_repo(tmp_path)
+    return repo, tmp_path / "reports", shas
+
+
+def _material(n: int) -> dict:
+    return {"format": cache.KEY_FORMAT, "n": n}
+
+
+def _write(root: Path, sha: str, n: int, *, dirty: bool = False, finished: str = "2025-01-01T00:00:00+00:00",
            raw: dict[str, bytes] | None = None, artifacts: dict[str, str] | None = None) -> Path:
+    """A hand-written archive of stage2/open whose cache_key.json is material n (its key: _key_of(n))."""
     d = root / (f"{sha}-dirty" if dirty else sha) / "stage2" / "open"
     d.mkdir(parents=True)
     raw = {"yosys.log": b"log\n"} if raw is None else raw
     for name, data in raw.items():
         (d / name).write_bytes(data)
-    (d / "metrics.json").write_text(json.dumps({"cache_key": key, "commit": sha, "dirty": dirty,
+    (d / "metrics.json").write_text(json.dumps({"cache_key": _key_of(n), "commit": sha, "dirty": dirty,
                                                 "finished": finished, "artifacts": artifacts or {}}))
     (d / "manifest.json").write_text(json.dumps({"raw_files": sorted(raw)}))
+    (d / cache.KEY_FILE).write_text(json.dumps(_material(n)))
     return d
 
 
-def test_a_pulled_archive_is_a_cache_entry_without_any_index(tmp_path):
-    pulled = _write(tmp_path, "b" * 40, "1" * 64)  # as `kabe archive pull` leaves it: no index entry
-    entry = cache.lookup(tmp_path, "stage2", "open", "1" * 64)
+def _key_of(n: int) -> str:
+    return cache.key_of_material(_material(n))
+
+
+def _lookup(history, n: int, flow: str = "open", **kw):
+    git_root, reports, _ = history
+    return cache.lookup(reports, "stage2", flow, _key_of(n), git_root=git_root, **kw)
+
+
+def test_the_key_of_a_material_is_the_key_compute_gives():
+    key = cache.compute(designs.get("stage2"), "open", {}, sim_check_rows=64, tools={"yosys": "x"})
+    assert cache.key_of_material(key.material) == key.key
+
+
+def test_a_pulled_archive_is_a_cache_entry_without_any_index(history):
+    git_root, reports, (sha, _) = history
+    pulled = _write(reports, sha, 1)  # as `kabe archive pull` leaves it: no index entry
+    entry = _lookup(history, 1)
     assert entry is not None and entry.archive == pulled
-    assert cache.lookup(tmp_path, "stage2", "open", "2" * 64) is None
-    assert cache.lookup(tmp_path, "stage2", "vivado", "1" * 64) is None  # another flow's archive is not
-    index = json.loads((tmp_path / cache.INDEX_NAME).read_text())
-    assert index["entries"] == {f"{'b' * 40}/stage2/open": "1" * 64}
+    assert _lookup(history, 2) is None
+    assert _lookup(history, 1, flow="vivado") is None  # another flow's archive is not
+    index = json.loads((reports / cache.INDEX_NAME).read_text())
+    assert index["entries"] == {f"{sha}/stage2/open": _key_of(1)}
 
 
-def test_an_incomplete_or_damaged_archive_is_not_an_entry(tmp_path):
-    d = _write(tmp_path, "c" * 40, "3" * 64, raw={"yosys.log": b"x", "stat.txt": b"y"})
+def test_an_incomplete_or_damaged_archive_is_not_an_entry(history):
+    git_root, reports, (sha, other) = history
+    d = _write(reports, sha, 3, raw={"yosys.log": b"x", "stat.txt": b"y"})
     (d / "stat.txt").unlink()
-    assert cache.lookup(tmp_path, "stage2", "open", "3" * 64) is None
+    assert _lookup(history, 3) is None
     bit = b"\x00bitstream"
-    _write(tmp_path, "d" * 40, "4" * 64, raw={"x.bit": bit}, artifacts={"bit": "0" * 64})  # hash differs
-    assert cache.lookup(tmp_path, "stage2", "open", "4" * 64) is None
-    e = _write(tmp_path, "e" * 40, "5" * 64)
-    (e / "metrics.json").write_text("{ not json")
-    assert cache.lookup(tmp_path, "stage2", "open", "5" * 64) is None
+    _write(reports, other, 4, raw={"x.bit": bit}, artifacts={"bit": "0" * 64})  # hash differs
+    assert _lookup(history, 4) is None
 
 
-def test_an_archive_rebuilt_with_another_key_is_not_returned_for_the_old_one(tmp_path):
-    d = _write(tmp_path, "f" * 40, "6" * 64, dirty=True)
-    assert cache.lookup(tmp_path, "stage2", "open", "6" * 64) is not None  # now indexed under 6...
+def test_a_deleted_or_damaged_archive_is_dropped_from_the_index_and_the_lookup_goes_on(history):
+    """Issue 21: a damaged archive listed in the index crashed every build of its key
+    (RuntimeError: dictionary changed size during iteration)."""
+    git_root, reports, (sha, other) = history
+    damaged, good = _write(reports, sha, 5), _write(reports, other, 5, finished="2024-01-01T00:00:00+00:00")
+    gone = _write(reports, "0" * 40, 5)  # another archive of the key, deleted below
+    assert _lookup(history, 5).archive == damaged  # all three indexed; the newest clean one wins
+    (damaged / "metrics.json").write_text("{ not json")
+    import shutil
+
+    shutil.rmtree(gone.parent.parent)
+    assert _lookup(history, 5).archive == good
+    index = json.loads((reports / cache.INDEX_NAME).read_text())["entries"]
+    assert f"{sha}/stage2/open" not in index and f"{'0' * 40}/stage2/open" not in index
+    assert index[f"{other}/stage2/open"] == _key_of(5)
+
+
+def test_a_hand_edited_index_cannot_point_outside_reports(history):
+    git_root, reports, (sha, _) = history
+    outside = _write(reports.parent / "elsewhere", sha, 6)  # a complete archive, but not under reports/
+    reports.mkdir(exist_ok=True)
+    rel = os.path.relpath(outside, reports)
+    (reports / cache.INDEX_NAME).write_text(json.dumps({"format": cache.KEY_FORMAT, "entries": {rel: _key_of(6)}}))
+    assert _lookup(history, 6) is None
+    assert json.loads((reports / cache.INDEX_NAME).read_text())["entries"] == {}
+
+
+def test_a_unit_naming_a_commit_not_in_the_repository_is_refused(history):
+    git_root, reports, _ = history
+    _write(reports, "f" * 40, 7, finished="2099-01-01T00:00:00+00:00")  # the poisoner's commit: none
+    found = cache.find(reports, "stage2", "open", _key_of(7), git_root=git_root)
+    assert found.entry is None
+    assert found.refused == [(reports / ("f" * 40) / "stage2" / "open",
+                              f"it names commit {'f' * 12}, which is not in this repository")]
+
+
+def test_a_key_material_that_does_not_hash_to_the_key_is_refused(history):
+    git_root, reports, (sha, _) = history
+    d = _write(reports, sha, 8)
+    (d / cache.KEY_FILE).write_text(json.dumps(_material(9)))  # the material of another build
+    found = cache.find(reports, "stage2", "open", _key_of(8), git_root=git_root)
+    assert found.entry is None and "hashes to another key" in found.refused[0][1]
+
+
+def test_the_callers_refusal_moves_on_to_the_next_best_entry(history):
+    git_root, reports, (sha, other) = history
+    newest = _write(reports, sha, 10, finished="2099-01-01T00:00:00+00:00")
+    older = _write(reports, other, 10)
+    found = cache.find(reports, "stage2", "open", _key_of(10), git_root=git_root,
+                       accept=lambda e: "its numbers disagree" if e.archive == newest else None)
+    assert found.entry.archive == older and found.refused == [(newest, "its numbers disagree")]
+
+
+def test_an_archive_rebuilt_with_another_key_is_not_returned_for_the_old_one(history):
+    git_root, reports, (sha, _) = history
+    d = _write(reports, sha, 11, dirty=True)
+    assert _lookup(history, 11) is not None  # now indexed under 11...
     record = json.loads((d / "metrics.json").read_text())
-    (d / "metrics.json").write_text(json.dumps({**record, "cache_key": "7" * 64}))  # ...then rebuilt
-    assert cache.lookup(tmp_path, "stage2", "open", "6" * 64) is None
+    (d / "metrics.json").write_text(json.dumps({**record, "cache_key": _key_of(12)}))  # ...then rebuilt
+    assert _lookup(history, 11) is None
 
 
-def test_clean_builds_come_first_and_clean_only_skips_dirty_ones(tmp_path):
-    _write(tmp_path, "a" * 40, "8" * 64, dirty=True, finished="2025-02-01T00:00:00+00:00")
-    assert cache.lookup(tmp_path, "stage2", "open", "8" * 64, clean_only=True) is None
-    clean = _write(tmp_path, "9" * 40, "8" * 64, finished="2025-01-01T00:00:00+00:00")
-    assert cache.lookup(tmp_path, "stage2", "open", "8" * 64).archive == clean  # older, but clean
+def test_clean_builds_come_first_and_clean_only_skips_dirty_ones(history):
+    git_root, reports, (sha, other) = history
+    _write(reports, sha, 13, dirty=True, finished="2025-02-01T00:00:00+00:00")
+    assert _lookup(history, 13, clean_only=True) is None
+    clean = _write(reports, other, 13, finished="2025-01-01T00:00:00+00:00")
+    assert _lookup(history, 13).archive == clean  # older, but clean
 
 
 def test_built_by_names_the_build_that_ran_the_tools():

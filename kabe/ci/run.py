@@ -18,9 +18,11 @@ from rich.markup import escape
 
 from kabe.console import make_console
 from kabe import build, config, designs, provenance, regressions, summary
+from kabe.verdict import DesignFacts, judge
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
-from kabe.records import junit, lineage, metrics, store
+from kabe.records import junit, lineage, signing, store
+from kabe.records import load as record_load
 from kabe.records.archive import archive_dir, write_text_atomic
 
 from . import markdown
@@ -67,16 +69,31 @@ def _fetch_base_branch(root: Path, remote: str) -> None:
         lineage.git(root, "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
 
 
+def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> record_load.Checked | str:
+    """This archive's record validated and re-gated (kabe.records.load, so kabe.verdict.judge), or why it
+    cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
+    one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted."""
+    unit = path.parent
+    if (unit / signing.SIGNATURE_FILE).exists():
+        check = signing.verify_dir(unit, f"{commit.archive_name}/{design}/{flow}")
+        if not check.ok:
+            return f"its signature does not verify ({check.reason})"
+    checked = record_load.checked(path, where=(commit.archive_name, design, flow))
+    if isinstance(checked, record_load.Invalid):
+        return checked.reason
+    return checked
+
+
 def _base_record(base: str | None, design: str, flow: str, reports_root: Path) -> tuple[dict | None, list[str]]:
     if base is None:
         return None, []
     path = archive_dir(provenance.Commit(base, False), design, flow, reports_root) / "metrics.json"
     if not path.exists():
         return None, []
-    try:
-        return metrics.load(path), []
-    except metrics.MetricsError as e:
-        return None, [f"{design} ({flow}): the base build cannot be read ({e}); regressions not judged"]
+    checked = _trusted(path, provenance.Commit(base, False), design, flow)
+    if isinstance(checked, str):
+        return None, [f"{design} ({flow}): the base build cannot be used ({checked}); regressions not judged"]
+    return checked.record, []
 
 
 def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts: CiOptions,
@@ -88,14 +105,22 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     out = DesignOutcome(name, flow, expect_gate=design.expect_gate)
     archived = archive_dir(commit, name, flow, reports_root) / "metrics.json"
     try:
-        if archived.exists() and not commit.dirty and not opts.rebuild:
-            out.record, out.reused = metrics.load(archived), True
+        checked = _trusted(archived, commit, name, flow) if archived.exists() and not commit.dirty and not opts.rebuild \
+            else None
+        if isinstance(checked, str):
+            _say(console, f"[yellow]{name}: this commit's archived build is not used ({escape(checked)}); building[/]")
+        if isinstance(checked, record_load.Checked):
+            out.record, out.reused = checked.record, True
             _say(console, f"[bold]{name}[/]: this commit's build is already archived ({escape(str(archived.parent))}); not rebuilt")
         else:
             out.record = build.build(name, flow, console=console, reports_root=reports_root)
     except UserError as e:
         out.error = f"{name}: the build could not run: {e}"
         return out
+    # The one verdict (kabe.verdict.judge) under this checkout's facts and settings, for a build made
+    # now and for an archived one alike: the archived gate.passed is never what CI believes.
+    verdict = judge(out.record, DesignFacts.of(design, flow))
+    out.record = {**out.record, "gate": verdict.as_dict()}
     summary.render(out.record, console)
     out.base_record, notes = _base_record(base, name, flow, reports_root)
     out.judgement = regressions.judge(name, regressions.rules_from_mapping(design.regressions), out.record,
@@ -184,7 +209,7 @@ def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, repo
     _say(console, f"kabe ci: {commit.short}, {flow} flow; base: "
                   + (f"{base.commit[:12]} ({base.how})" if base.commit else f"none ({base.how})"))
     outcomes, build_seconds = [], 0.0
-    for name in opts.designs or list(designs.all_designs()):
+    for name in opts.designs or designs.names():  # a broken design.yaml is its own could-not-run outcome
         t = time.monotonic()
         outcomes.append(_one(name, flow, commit, base.commit, opts, console, reports_root))
         build_seconds += time.monotonic() - t

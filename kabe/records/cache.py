@@ -31,10 +31,10 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from kabe.boards import PYNQ_Z1
 from kabe.paths import ROOT
@@ -259,6 +259,8 @@ def _complete(archive: Path, record: dict) -> dict | None:
         manifest = json.loads((archive / "manifest.json").read_text())
     except (OSError, ValueError):
         return None
+    if not isinstance(manifest, dict):
+        return None
     present = {p.name for p in archive.iterdir() if p.is_file()}
     if not set(manifest.get("raw_files", [])) <= present:
         return None
@@ -270,6 +272,51 @@ def _complete(archive: Path, record: dict) -> dict | None:
     return manifest
 
 
+def key_of_material(material: Any) -> str:
+    """The key a cache_key.json material hashes to (compute()'s canonical JSON)."""
+    return hashlib.sha256(json.dumps(material, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _commit_exists(sha: str, git_root: Path) -> bool:
+    try:
+        return subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=git_root,
+                              capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def untrusted(archive: Path, rel: str, record: Mapping[str, Any], key: str, git_root: Path = ROOT) -> str | None:
+    """Why the archive at reports/<rel> may not be reused, or None. A cache entry is either built on
+    this machine (no signature) or a pulled unit whose signature still verifies for an allowed signer
+    (kabe.records.signing.verify_dir: every file as signed); the commit it names exists here; and its
+    key, recomputed from its own cache_key.json, is the one asked for. `kabe archive pull` checks the
+    same before it places a unit; this re-check at hit time is cheap and catches an edit since."""
+    from kabe.records import signing
+
+    if (archive / signing.SIGNATURE_FILE).exists() or (archive / signing.SIGNATURE_FILE).is_symlink():
+        check = signing.verify_dir(archive, rel)
+        if not check.ok:
+            return f"its signature does not verify: {check.reason}"
+    sha = rel.split("/", 1)[0].removesuffix("-dirty")
+    if sha != "nogit" and not _commit_exists(sha, git_root):
+        return f"it names commit {sha[:12]}, which is not in this repository"
+    try:
+        material = json.loads((archive / KEY_FILE).read_text())
+    except (OSError, ValueError) as e:
+        return f"its {KEY_FILE} cannot be read ({type(e).__name__})"
+    if key_of_material(material) != key:
+        return f"its {KEY_FILE} hashes to another key than its metrics.json says"
+    return None
+
+
+@dataclass
+class Lookup:
+    """What a lookup found: the entry to reuse (or None) and every candidate it refused, with why."""
+
+    entry: Entry | None
+    refused: list[tuple[Path, str]] = field(default_factory=list)
+
+
 def remember(reports_root: Path, archive: Path, key: str | None) -> None:
     """Note a freshly written archive in the index (the index also finds it by itself, later)."""
     path = Path(reports_root) / INDEX_NAME
@@ -278,28 +325,48 @@ def remember(reports_root: Path, archive: Path, key: str | None) -> None:
     _save_index(path, entries)
 
 
-def lookup(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bool = False) -> Entry | None:
-    """An intact archive of `design`/`flow` built from `key`, or None. clean_only: skip archives built
-    from a dirty tree (the Vivado flow's bitstream names its commit and its dirty flag)."""
+# reports/<commit>/<design>/<flow> (kabe.designs.NAME_PATTERN for the design; no dot anywhere)
+_UNIT = re.compile(r"(?:[0-9a-f]{40}|nogit)(?:-dirty)?/[A-Za-z0-9_][A-Za-z0-9_-]{0,63}/[a-z0-9_]+")
+
+
+def lookup(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bool = False,
+           git_root: Path = ROOT) -> Entry | None:
+    """An intact, trusted archive of `design`/`flow` built from `key`, or None (find() says why)."""
+    return find(reports_root, design, flow, key, clean_only=clean_only, git_root=git_root).entry
+
+
+def find(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bool = False,
+         accept: Callable[[Entry], str | None] | None = None, git_root: Path = ROOT) -> Lookup:
+    """The best intact, trusted archive of `design`/`flow` built from `key`, and the candidates refused.
+    clean_only: skip archives built from a dirty tree (the Vivado flow's bitstream names its commit and
+    its dirty flag). accept: the caller's last word on a candidate (the build re-derives its numbers
+    from its raw reports): a reason refuses it and the next best is tried. An archive deleted or
+    damaged since the index saw it is dropped from the index; the lookup goes on."""
     root = Path(reports_root)
     if not root.is_dir():
-        return None
+        return Lookup(None)
     path = root / INDEX_NAME
     entries = _load_index(path)
     changed = False
-    for d in os.scandir(root):  # archives not seen yet: built here, or pulled from the shared store
+    for d in os.scandir(root):  # archives not seen yet: built here, or pulled (never .unverified/)
         if d.name.startswith(".") or not d.is_dir():
             continue
         rel = f"{d.name}/{design}/{flow}"
         if rel not in entries and (root / rel / "metrics.json").is_file():
             entries[rel], changed = _read_key(root / rel), True
     found: list[Entry] = []
-    for rel, k in entries.items():
+    for rel, k in list(entries.items()):  # a copy: entries is edited as archives turn out gone
+        if not _UNIT.fullmatch(rel):  # a hand-edited index: nothing outside reports/<commit>/<d>/<flow>
+            entries.pop(rel)
+            changed = True
+            continue
         if k != key or not rel.endswith(f"/{design}/{flow}"):
             continue
         archive = root / rel
         try:
             record = json.loads((archive / "metrics.json").read_text())
+            if not isinstance(record, dict):
+                raise ValueError("not an object")
         except (OSError, ValueError):
             entries.pop(rel)  # removed or damaged since: forget it
             changed = True
@@ -309,15 +376,32 @@ def lookup(reports_root: Path, design: str, flow: str, key: str, *, clean_only: 
             continue
         if clean_only and record.get("dirty"):
             continue
-        manifest = _complete(archive, record)
+        try:
+            manifest = _complete(archive, record)
+        except OSError:  # deleted while being read
+            entries.pop(rel)
+            changed = True
+            continue
         if manifest is not None:
             found.append(Entry(archive, record, manifest))
     if changed:
-        _save_index(path, entries)
-    if not found:
-        return None
+        try:
+            _save_index(path, entries)
+        except OSError:  # a read-only reports/ is said by the build before any tool runs; the index is derived
+            pass
+    result = Lookup(None)
     # a clean commit's build first, then the newest
-    return sorted(found, key=lambda e: (not e.record.get("dirty"), e.record.get("finished", "")))[-1]
+    for entry in sorted(found, key=lambda e: (not e.record.get("dirty"), str(e.record.get("finished", ""))),
+                        reverse=True):
+        rel = entry.archive.relative_to(root).as_posix()
+        why = untrusted(entry.archive, rel, entry.record, key, git_root)
+        if why is None and accept is not None:
+            why = accept(entry)
+        if why is None:
+            result.entry = entry
+            break
+        result.refused.append((entry.archive, why))
+    return result
 
 
 def nearest(reports_root: Path, design: str, flow: str) -> dict | None:
@@ -341,8 +425,13 @@ def nearest(reports_root: Path, design: str, flow: str) -> dict | None:
 
 
 def reused_files(entry: Entry) -> dict[str, Path]:
-    """The files a hit carries over into the new commit's archive (everything but what is rewritten)."""
-    return {p.name: p for p in sorted(entry.archive.iterdir()) if p.is_file() and p.name not in _OWN_FILES}
+    """The files a hit carries over into the new commit's archive: everything but what is rewritten
+    and the entry's signature, which signs the entry's unit, not the new one (the new unit is built
+    here; `kabe archive push` signs it afresh)."""
+    from kabe.records import signing
+
+    return {p.name: p for p in sorted(entry.archive.iterdir())
+            if p.is_file() and p.name not in _OWN_FILES and p.name != signing.SIGNATURE_FILE}
 
 
 def built_by(record: Mapping[str, Any]) -> tuple[str, bool]:

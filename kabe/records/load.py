@@ -3,10 +3,10 @@
 Archives come from this machine, from a shared remote, from another checkout or from a hand edit, so
 nothing in one is taken on its word. checked() reads a record strictly (size cap, no NaN/Infinity,
 the schema), checks that it belongs where it lies (the commit, design and flow of its folder), and
-recomputes its verdict with kabe.gate.evaluate from its numbers, THIS checkout's budgets for that
-design and this checkout's timing rules. The record's `passed` field is never read as the verdict.
-What the numbers cannot re-derive (a simulation mismatch, a failure under the rules of the day it
-was built) is carried over from the record as a failure: re-gating can turn a pass into a fail,
+recomputes its verdict with kabe.verdict.judge (the one entry point every consumer calls) from its
+numbers, THIS checkout's facts of that design (budgets, waivers) and this checkout's timing rules.
+The record's `passed` field is never read as the verdict. What the numbers cannot re-derive is
+carried over from the record as a failure (kabe.verdict): re-gating can turn a pass into a fail,
 never a fail into a pass.
 
 The answer is a Checked record with its verdict, or an Invalid entry with one bounded reason. The
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kabe import designs, gate
+from kabe import designs, gate, verdict
 from kabe.errors import bounded
 from kabe.paths import CORES
 from kabe.records import metrics
@@ -30,7 +30,6 @@ from kabe.records import metrics
 # claim differs is not one kabe wrote: an "estimated" vivado record would skip the hold checks.
 ESTIMATED_BY_FLOW = {"open": True, "vivado": False}
 ARCHIVE_NAME = re.compile(r"([0-9a-f]{40}|nogit)(-dirty)?")
-_MAX_CARRIED = 20  # failures carried over from one record: enough to say why, bounded
 
 
 @dataclass(frozen=True)
@@ -96,33 +95,25 @@ def check_flow_claims(record: dict) -> None:
                             f"{record['flow']} flow never writes")
 
 
-def recorded_failures(record: dict) -> list[str]:
-    """The build-time failures a re-gate must keep: the listed failures, or one line when the record
-    says it failed (a failing check, a failed simulation, passed: false) without listing why."""
-    g = record["gate"]
-    listed = [f if len(f) <= 300 else f[:297] + "..." for f in g["failures"][:_MAX_CARRIED]]
-    if listed:
-        return listed
-    sim = record.get("sim")
-    failed_checks = [c["name"] for c in g["checks"] if c["passed"] is not True]
-    if g["passed"] is not True or failed_checks or (isinstance(sim, dict) and sim.get("passed") is False):
-        what = f" ({', '.join(bounded(n, 40) for n in failed_checks[:5])})" if failed_checks else ""
-        return [f"the build recorded a failed gate{what}"]
-    return []
-
-
 def regate(record: dict, design: designs.Design, rules: gate.TimingRules) -> gate.Verdict:
-    """The verdict from the numbers, under this checkout's budgets and rules, plus carried failures."""
-    utilization: dict[str, Any] | None = record["utilization"]
-    if utilization.get("missing"):  # the build had no utilization report: zeros stand in, budgets cannot pass
-        utilization = None
-    budgets = gate.budgets_from_mapping(design.budgets_for(record["flow"]))
-    verdict = gate.evaluate(record["timing"], utilization, budgets, rules)
-    carried = [f for f in recorded_failures(record) if f not in verdict.failures]
-    if carried:
-        verdict.passed = False
-        verdict.failures += [f"recorded at build time: {f}" for f in carried]
-    return verdict
+    """The verdict from the record, under this checkout's facts of its design (budgets, waivers) and
+    rules: kabe.verdict.judge, the one entry point every consumer calls."""
+    return verdict.judge(record, verdict.DesignFacts.of(design, record["flow"]), rules)
+
+
+def gate_record(record: dict, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> gate.Verdict:
+    """The verdict on a schema-valid record wherever it lies (`kabe gate metrics.json`, a sweep
+    worker's result): its flow claims checked, this checkout's design of its name, kabe.verdict.judge.
+    Raises RecordRefused / DesignError (exit 2) for a record it cannot judge."""
+    check_flow_claims(record)
+    return regate(record, design_for(record, cores_root), rules or gate.TimingRules.from_config())
+
+
+def gate_file(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> tuple[dict, gate.Verdict]:
+    """(record, verdict) of a metrics.json read strictly (kabe.records.metrics.load) and gated by
+    gate_record: what `kabe gate metrics.json` does. Raises MetricsError / DesignError (exit 2)."""
+    record = metrics.load(Path(path))
+    return record, gate_record(record, cores_root=cores_root, rules=rules)
 
 
 def checked(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None,
@@ -134,15 +125,14 @@ def checked(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | N
     try:
         record = metrics.load(path)
         _check_location(record, where or location(path))
-        check_flow_claims(record)
-        verdict = regate(record, design_for(record, cores_root), rules)
+        judged = gate_record(record, cores_root=cores_root, rules=rules)
     except (metrics.MetricsError, designs.DesignError) as e:
         return Invalid(path, _reason(str(e), path))
     except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError) as e:
         # The schema should make this unreachable; if a record still trips the gate, it is listed as
         # invalid (the page and the diff go on) rather than crashing them.
         return Invalid(path, _reason(f"its numbers could not be gated ({type(e).__name__}: {e})", path))
-    return Checked(path, record, verdict)
+    return Checked(path, record, judged)
 
 
 def _reason(message: str, path: Path) -> str:

@@ -1,0 +1,105 @@
+"""A cache hit's numbers come from its raw reports, not from its metrics.json.
+
+Before a hit is reused (kabe.build_reuse), the archived raw reports are parsed again the way the
+flow parsed them when it ran (the open flow: kabe.parsers.kabe_timing on timing_estimate.rpt and
+kabe.parsers.yosys_stat on yosys_stat.txt; the Vivado flow: kabe.flows.vivado.collect on its
+reports), and the records they give must equal the archived ones. A metrics.json whose numbers
+its own reports do not say (a LUT count lowered, a WNS raised by hand or by a forger who signed
+it) is refused as a cache hit; the build then runs its tools. The answer names the metric.
+
+Not compared: the open flow's `by_instance` breakdown (it needs the top module's netlist, which is
+not archived; no budget reads it) and the simulation result (its harness output is not a report:
+a hit reuses the check of the same key).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from kabe import constraints, designs
+from kabe.parsers import ReportError
+from kabe.records import cache
+
+_SHOWN = 60
+
+
+def disagreement(entry: cache.Entry, design: designs.Design, flow: str) -> str | None:
+    """None when the entry's timing and utilization records are what its raw reports say; else
+    one line naming the first metric that differs and the report it comes from."""
+    rederive = _FLOWS.get(flow)
+    if rederive is None:
+        return f"kabe cannot re-derive the {flow} flow's numbers from its reports"
+    record = entry.record
+    try:
+        timing, utilization, sources = rederive(Path(entry.archive), design, record)
+    except (OSError, ValueError, KeyError, TypeError) as e:  # a report gone or unreadable in a way no parser says
+        return f"its raw reports cannot be read again ({type(e).__name__}: {str(e)[:200]})"
+    archived_util = None if (record.get("utilization") or {}).get("missing") else record.get("utilization")
+    for what, archived, derived, ignore in (("timing", record.get("timing"), timing, ()),
+                                            ("utilization", archived_util, utilization, sources["ignore"])):
+        why = _differs(what, archived, derived, sources[what], ignore)
+        if why:
+            return f"its numbers disagree with its raw reports: {why}"
+    return None
+
+
+def _differs(what: str, archived: Any, derived: Any, source: str, ignore) -> str | None:
+    if isinstance(archived, dict) and "error" in archived:  # the build could not read its report either
+        if derived is None or "error" in derived:
+            return None
+        return f"metrics.json says the {what} report was unreadable, but {source} reads"
+    if derived is None or (isinstance(derived, dict) and "error" in derived):
+        return None if archived is None else f"{what}: {source} cannot be read, but metrics.json has numbers"
+    if archived is None:
+        return f"{what}: metrics.json has none, but {source} has numbers"
+    for key in sorted(set(archived) | set(derived)):
+        if key in ignore or archived.get(key) == derived.get(key):
+            continue
+        return (f"{what}.{key} is {_shown(archived.get(key))} in metrics.json but {_shown(derived.get(key))} "
+                f"in {source}")
+    return None
+
+
+def _shown(v: Any) -> str:
+    text = repr(v) if not isinstance(v, (dict, list)) else f"{type(v).__name__} of {len(v)}"
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
+
+
+def _open(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
+    from kabe.flows.open import TIMING_REPORT
+    from kabe.parsers import kabe_timing, yosys_stat
+
+    try:
+        timing = kabe_timing.parse(archive / TIMING_REPORT)  # what kabe.flows.open.analyze keeps
+    except ReportError:
+        timing = None
+    try:
+        utilization = yosys_stat.parse_utilization(archive / "yosys_stat.txt")
+    except ReportError:
+        utilization = None
+    return timing, utilization, {"timing": TIMING_REPORT, "utilization": "yosys_stat.txt",
+                                 "ignore": ("by_instance",)}
+
+
+def _vivado(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
+    """kabe.flows.vivado.collect itself, pointed at the archive: the same parsing, the same merging of
+    the clock-interaction report and Vivado's second-source verdict, the XDC's clock (this checkout's)."""
+    from kabe.flows.vivado import collect
+
+    clock = constraints.parse_xdc(design.constraints)[0]
+    name = f"kabe_{design.name}"
+    project = SimpleNamespace(report_dir=archive, settings_tcl=archive / "kabe_settings.tcl",
+                              clock_name=clock.name, clock_period_ns=clock.period_ns, inputs=(),
+                              bit=archive / f"{name}.bit", hwh=archive / f"{name}.hwh",
+                              cells=archive / f"{name}.cells.json")
+    version = SimpleNamespace(line=(record.get("tools") or {}).get("vivado", ""))
+    result = collect.collect(project, version)
+    return result.timing, result.utilization, {"timing": "timing_summary.rpt and the reports beside it",
+                                               "utilization": "utilization.rpt",
+                                               "ignore": ("by_instance_error",)}  # names the work folder
+
+
+_FLOWS: dict[str, Callable[[Path, designs.Design, dict], tuple[dict | None, dict | None, dict]]] = {
+    "open": _open, "vivado": _vivado}

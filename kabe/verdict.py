@@ -1,0 +1,128 @@
+"""The one verdict on a build record, whoever asks: a fresh build, a cache hit, the report page,
+`kabe diff`, `kabe gate metrics.json`, deploy, `kabe ci` and a sweep's worker results all call
+`judge(record, facts, rules)`. Before there was one function, three paths disagreed: one ignored
+`fail_on_unconstrained`, one the design's waivers, one believed the archived `gate.passed`.
+
+The verdict is recomputed from what the record holds, under THIS checkout's facts of the design
+(budgets for the flow, waivers: `DesignFacts.of`) and settings (kabe.gate.TimingRules):
+
+* the timing and utilization records through kabe.gate.evaluate (a utilization marked `missing`
+  counts as none, so budgets cannot pass on the zeros that stand in for it);
+* the simulation check from the record's `sim` result (its own `passed` word is not enough: a
+  mismatch or a problem listed beside `passed: true` still fails);
+* what the numbers cannot re-derive is carried over as "recorded at build time: ...", so a re-gate
+  can turn a pass into a fail, never a fail into a pass. Failures that today's facts do re-derive
+  (a budget, a waiver, a check today's rules make, the simulation) are not carried: today's answer
+  for them stands, so a loosened budget re-gates a cached build to a pass. A record that says it
+  failed without saying why fails.
+
+The record's own `gate.passed` is never read as the verdict. judge() of a record whose gate judge()
+wrote gives the same verdict again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from kabe import gate
+
+RECORDED = "recorded at build time: "
+_MAX_CARRIED = 20  # failures carried over from one record: enough to say why, bounded
+_MAX_LINE = 300
+
+
+@dataclass(frozen=True)
+class DesignFacts:
+    """What this checkout says about a design that shapes its verdict on one flow."""
+
+    name: str
+    flow: str
+    budgets: tuple[gate.Budget, ...] = ()
+    waivers: Mapping[str, str] = field(default_factory=dict)
+    expect_gate: str = "pass"  # pass | fail (a negative example must fail its gate)
+
+    @classmethod
+    def of(cls, design, flow: str) -> "DesignFacts":
+        """The facts of a kabe.designs.Design (this checkout's design.yaml) for `flow`."""
+        return cls(design.name, flow, tuple(gate.budgets_from_mapping(design.budgets_for(flow))),
+                   dict(design.waivers), design.expect_gate)
+
+    def as_expected(self, verdict: gate.Verdict) -> bool:
+        """The gate said what design.yaml expects (a negative example failing is as expected)."""
+        return verdict.passed == (self.expect_gate == "pass")
+
+
+def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules | None = None) -> gate.Verdict:
+    """The verdict on `record` (a metrics record, or the timing/utilization/sim part of one being
+    built) under `facts` and `rules` (default: this checkout's [tool.kabe] settings)."""
+    rules = rules if rules is not None else gate.TimingRules.from_config()
+    utilization = record.get("utilization")
+    if not isinstance(utilization, Mapping) or utilization.get("missing"):
+        utilization = None
+    verdict = gate.evaluate(record.get("timing"), utilization, facts.budgets, rules, facts.waivers)
+    sim = record.get("sim")
+    if sim is not None:
+        _judge_sim(verdict, sim)
+    carried = [f for f in carried_failures(record.get("gate"), verdict, sim_judged=sim is not None)
+               if f not in verdict.failures]
+    if carried:
+        verdict.passed = False
+        verdict.failures += carried
+    return verdict
+
+
+def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:
+    """The simulation check's verdict, first among the checks (kabe.sim.runner's result shape)."""
+    s = sim if isinstance(sim, Mapping) else {}
+    mismatches, problems, rows = s.get("mismatches"), s.get("problems"), s.get("rows_checked")
+    problems = [str(p)[:_MAX_LINE] for p in problems[:_MAX_CARRIED]] if isinstance(problems, list) else None
+    counted = isinstance(mismatches, int) and not isinstance(mismatches, bool) and mismatches >= 0
+    passed = s.get("passed") is True and counted and mismatches == 0 and problems == []
+    reasons: list[str] = []
+    if counted and mismatches:
+        first = s.get("first_mismatches")
+        reasons.append(f"{mismatches} of {rows} rows differ from the numpy model "
+                       f"(first: {first[:1] if isinstance(first, list) else first})"[:_MAX_LINE])
+    reasons += problems or []
+    if not passed and not reasons:
+        reasons = ["the simulation did not pass" if s.get("passed") is not True else
+                   "the simulation result is incomplete (no mismatch count or problem list)"]
+    verdict.checks.insert(0, {"name": "sim.verification", "expected": "0 mismatches, no problems",
+                              "got": f"{mismatches if counted else '?'} mismatches, "
+                                     f"{len(problems) if problems is not None else '?'} problems",
+                              "passed": passed})
+    if not passed:
+        verdict.passed = False
+        verdict.failures[:0] = [f"verification: {r}" for r in reasons]
+
+
+def carried_failures(recorded: Any, verdict: gate.Verdict, *, sim_judged: bool) -> list[str]:
+    """The failures a record's own gate lists that today's `verdict` cannot re-derive, each as
+    "recorded at build time: ...". `recorded`: the record's `gate` (None for a build being made)."""
+    if not isinstance(recorded, Mapping):
+        return []
+    failures = [f for f in recorded.get("failures") or [] if isinstance(f, str)]
+    checks = [c for c in recorded.get("checks") or [] if isinstance(c, Mapping)]
+    today = {c["name"] for c in verdict.checks}
+
+    def rederived(name: Any) -> bool:  # today's facts decide this check from the record's own numbers
+        return isinstance(name, str) and (name in today or name.startswith("budget.")
+                                          or (sim_judged and name == "sim.verification"))
+
+    failed = [c for c in checks if c.get("passed") is not True]
+    rederived_text = {c.get("message") for c in failed if rederived(c.get("name"))}
+    out = []
+    for f in failures:
+        if f in rederived_text or (sim_judged and f.startswith("verification: ")):
+            continue
+        text = f.removeprefix(RECORDED)
+        if text in verdict.failures:  # today's rules say the same thing: it is re-derived
+            continue
+        out.append(RECORDED + (text if len(text) <= _MAX_LINE else text[:_MAX_LINE - 3] + "..."))
+        if len(out) == _MAX_CARRIED:
+            break
+    if not failures and (recorded.get("passed") is not True or failed):
+        names = [str(c.get("name"))[:40] for c in failed[:5]]
+        out.append(RECORDED + "the build recorded a failed gate" + (f" ({', '.join(names)})" if names else ""))
+    return out

@@ -7,7 +7,7 @@ budgets); the file list stays in the core file (see kabe.cores).
     kind: ternary        # a frame builder in kabe.model.frames: probe | int8 | ternary | ...
     ports: 2
     row_bytes: 512
-    constraints: pynq_z1.xdc
+    constraints: pynq_z1.xdc   # looked up in the design's folder, then in the project's constraints/
     expect_gate: pass
     budgets: {dsp: {eq: 0}, lut: {lt: 12000}, logic_levels: {le: 9}}
     regressions: {lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}   # vs the base commit (kabe ci)
@@ -213,6 +213,27 @@ def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:
     return out
 
 
+def search_path(yaml_file: Path, name: str) -> list[Path]:
+    """Where a file named in design.yaml is looked for: the design's own folder first, then the
+    project's constraints/ (an absolute path is only itself)."""
+    p = Path(name)
+    if p.is_absolute():
+        return [p]
+    return [(yaml_file.parent / p).resolve(), (CONSTRAINTS / p).resolve()]
+
+
+def find_file(yaml_file: Path, name: str, key: str) -> Path:
+    """The first existing file of search_path(); DesignError naming every place looked in, else."""
+    places = search_path(yaml_file, name)
+    for p in places:
+        if p.is_file():
+            return p
+    if len(places) == 1:
+        raise _fail(yaml_file, f"{key}: {bounded(name)}: no such file; correct `{key}:` or create it")
+    raise _fail(yaml_file, f"{key}: {bounded(name)} is in neither the design's folder ({places[0]}) nor the "
+                           f"project's constraints/ ({places[1]}); put the file in one of them or correct `{key}:`")
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -243,12 +264,10 @@ def load(yaml_file: Path) -> Design:
     if expect_gate not in GATE_EXPECTATIONS:
         raise _fail(yaml_file, f"expect_gate must be one of {', '.join(GATE_EXPECTATIONS)}, got {bounded(expect_gate)}")
     constraints_name = data.get("constraints", "pynq_z1.xdc")
-    if not isinstance(constraints_name, str) or not constraints_name:
-        raise _fail(yaml_file, f"constraints must be a file name under constraints/, got {bounded(constraints_name)}")
-    # A bare name lives in constraints/; a relative path with a directory is relative to the design.
-    cpath = Path(constraints_name)
-    constraints = cpath if cpath.is_absolute() else (
-        CONSTRAINTS / cpath if len(cpath.parts) == 1 else (yaml_file.parent / cpath).resolve())
+    if not isinstance(constraints_name, str) or not constraints_name or "\0" in constraints_name:
+        raise _fail(yaml_file, f"constraints must be a file name (in the design's folder or the project's "
+                               f"constraints/), got {bounded(constraints_name)}")
+    constraints = find_file(yaml_file, constraints_name, "constraints")
     budgets = _check_budgets(yaml_file, data.get("budgets"))
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
     regressions = _check_regressions(yaml_file, data.get("regressions"))
@@ -264,6 +283,24 @@ def load(yaml_file: Path) -> Design:
 def all_designs(cores_root: Path = CORES) -> dict[str, Design]:
     """Every design under cores_root, by name, sorted. Any invalid design.yaml raises."""
     return {p.parent.name: load(p) for p in sorted(Path(cores_root).glob("*/design.yaml"))}
+
+
+def names(cores_root: Path = CORES) -> list[str]:
+    """The design folders under cores_root (each with a design.yaml), sorted, without reading any."""
+    return sorted(p.parent.name for p in Path(cores_root).glob("*/design.yaml"))
+
+
+def scan(cores_root: Path = CORES) -> tuple[dict[str, Design], dict[str, DesignError]]:
+    """Every design under cores_root, split into those that load and those that do not (name -> the
+    one-line error): one broken design.yaml stops only its own tasks, not `doit list` or the others."""
+    good: dict[str, Design] = {}
+    broken: dict[str, DesignError] = {}
+    for p in sorted(Path(cores_root).glob("*/design.yaml")):
+        try:
+            good[p.parent.name] = load(p)
+        except DesignError as e:
+            broken[p.parent.name] = e
+    return good, broken
 
 
 def get(name: str | Design, cores_root: Path = CORES) -> Design:

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping
 
 from kabe.errors import UserError
 from .. import cores, designs
+from . import port_contract
 from ..paths import BUILD
 from ..records import safe_fs
 
@@ -32,6 +33,10 @@ _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh"}
 
 class SimBuildError(UserError, RuntimeError):
     """Verilator could not build the harness for a design."""
+
+
+class PortContractError(SimBuildError):
+    """The design's top lacks a port the harness binds, or has it at another width (docs/streams.md)."""
 
 
 @dataclass(frozen=True)
@@ -209,10 +214,10 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         *[_param_arg(k, v, edam.parameter_specs.get(k, {})) for k, v in values.items()],
         *[f"-D{k}={v}" for k, v in defines.items()], *[str(p) for p in edam.sources],
     ]
-    from . import port_contract  # here: it imports this module's SimBuildError
-
     # A top off the contract is one line now, not a C++ error from the harness after the compile.
-    port_contract.check(d, edam.toplevel, [str(vroot / "bin" / "verilator"), *front_end], _env())
+    broken = port_contract.violation(d, edam.toplevel, [str(vroot / "bin" / "verilator"), *front_end], _env())
+    if broken:
+        raise PortContractError(broken)
 
     safe_fs.make_dirs(design_dir, build_root)  # never through a symlinked build/sim/<design>
     lock_path = Path(build_root) / "sim" / ".compile.lock"

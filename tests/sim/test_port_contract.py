@@ -126,7 +126,7 @@ def test_the_build_refuses_before_verilating(tmp_path, monkeypatch):
     d = designs.load(write_design(tmp_path / "cores", "noport", top_verilog("noport_top", "m0_axis_tvalid")))
     ran = []
     monkeypatch.setattr(verilator_build, "_run", lambda argv, cwd: ran.append(argv))
-    with pytest.raises(port_contract.PortContractError) as e:
+    with pytest.raises(verilator_build.PortContractError) as e:
         verilator_build.build(d, build_root=tmp_path / "build")
     assert isinstance(e.value, UserError) and isinstance(e.value, verilator_build.SimBuildError)
     msg = str(e.value)

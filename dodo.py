@@ -18,8 +18,9 @@ from kabe import config, tasks
 from kabe.task_results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
 from kabe.verdict_reporter import VerdictReporter
 
-# A wrong setting or design.yaml: one line, exit 2, before any task. The designs are read once, here.
-DESIGNS = tasks.preflight(get_var("flow"))
+# A wrong setting: one line, exit 2, before any task. The designs are read once, here; a broken
+# design.yaml is said in one line and stops only its own tasks (BROKEN), never `doit list` or the others.
+DESIGNS, BROKEN = tasks.preflight(get_var("flow"), sys.argv[1:])
 install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
 refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
 
@@ -48,6 +49,7 @@ def _int_var(name):
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
     yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=get_var("cache", "on") != "off")
+    yield from tasks.broken_tasks(BROKEN, "build")
 
 
 @exit_on_user_error
@@ -55,6 +57,7 @@ def task_sim():
     """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
     for design in DESIGNS.values():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
+    yield from tasks.broken_tasks(BROKEN, "sim")
 
 
 @exit_on_user_error
@@ -62,6 +65,7 @@ def task_deploy():
     """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
     for design in DESIGNS.values():
         yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
+    yield from tasks.broken_tasks(BROKEN, "deploy")
 
 
 @exit_on_user_error
@@ -72,6 +76,7 @@ def task_sweep():
     overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
     for design in DESIGNS.values():
         yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))
+    yield from tasks.broken_tasks(BROKEN, "sweep")
 
 
 @exit_on_user_error
@@ -85,3 +90,4 @@ def task_repro():
     """build a design twice from clean checkouts of HEAD, without the cache, and compare every artifact"""
     for design in DESIGNS.values():
         yield tasks.repro_task(design, get_var("flow"))
+    yield from tasks.broken_tasks(BROKEN, "repro")

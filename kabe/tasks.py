@@ -42,23 +42,54 @@ class _build_config_changed:
         return values.get("_kabe_build") == self.digest
 
 
-def preflight(flow_request: str | None) -> dict[str, designs.Design]:
+def preflight(flow_request: str | None, argv: list[str] | None = None
+              ) -> tuple[dict[str, designs.Design], dict[str, designs.DesignError]]:
     """Check the settings and every design.yaml before doit builds a task from them, and return the
-    designs: a wrong setting or a broken design is one line and exit 2 (kabe.errors), not doit's
-    traceback from inside a task."""
+    designs that load and those that do not. A wrong setting is one line and exit 2 (kabe.errors),
+    not doit's traceback from inside a task. A broken design.yaml stops only itself: it is said in
+    one line here, and its tasks (broken_task) fail with that line, exit 2, when they run; `doit list`
+    and every other design's tasks go on."""
     try:
         config.resolve_flow(flow_request)
-        return designs.all_designs()
     except UserError as e:
         print(f"kabe: {e}", file=sys.stderr)
         raise SystemExit(EXIT_COULD_NOT_RUN) from None
+    good, broken = designs.scan()
+    # Said up front when no design was named (`doit`, `doit build`, `doit list`); a task named
+    # explicitly (`doit build:x`) says its own design's error when it runs, and nobody else's.
+    if not any(":" in a and not a.startswith("-") and "=" not in a for a in argv or []):
+        for name, error in broken.items():
+            print(f"kabe: design {name} cannot be read (its tasks fail, the other designs go on): {error}",
+                  file=sys.stderr)
+    return good, broken
+
+
+def broken_tasks(broken: dict[str, designs.DesignError], verb: str):
+    """One task per design whose design.yaml does not load, under the same name a good one would
+    have (`doit build:<design>` finds it): it fails with the design's one-line error (exit 2)."""
+    for name, error in broken.items():
+        if designs.NAME_PATTERN.fullmatch(name):  # a folder that is no design name gets no task name
+            yield broken_task(name, error, verb)
+
+
+def broken_task(name: str, error: designs.DesignError, verb: str) -> dict:
+    def refuse():
+        raise error
+
+    return {
+        "name": name,
+        "doc": f"cannot be read: {error}",
+        "actions": [action(refuse, f"{verb} {name}")],
+        "uptodate": [False],
+        "verbosity": 2,
+    }
 
 
 def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True):
     """build:<design> for every design; the flow and the commit are looked up once for all."""
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
-    for design in (all_designs or designs.all_designs()).values():
+    for design in (designs.scan()[0] if all_designs is None else all_designs).values():
         yield build_task(design, flow, commit, use_cache)
 
 

@@ -135,7 +135,8 @@ def _diff(args) -> int:
 def _sweep(args) -> int:
     from .sweep import run
 
-    return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff)
+    return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff,
+                    insecure_scheduler=args.insecure_scheduler)
 
 
 def _ci(args) -> int:
@@ -232,7 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("design")
     p.add_argument("overrides", nargs="*", metavar="KEY=V1,V2", help="grid axes added to (or replacing) sweep.yaml's")
     p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
-    p.add_argument("--scheduler", default=None, help="a running Dask scheduler, e.g. tcp://host:8786")
+    p.add_argument("--scheduler", default=None,
+                   help="a running Dask scheduler, tls://host:8786 with [tool.kabe.sweep] tls_* (docs/sweeps.md)")
+    p.add_argument("--insecure-scheduler", action="store_true",
+                   help="allow --scheduler tcp:// to another machine: whoever reaches it runs code on every worker")
     p.add_argument("--workers", type=int, default=None, help="LocalCluster workers (default: cores, memory allowing)")
     p.add_argument("--file", default=None, help="the sweep file (default: cores/<design>/sweep.yaml)")
     p.add_argument("--diff", nargs=2, metavar=("A", "B"), default=None,

@@ -203,7 +203,7 @@ def sweep_task(design: designs.Design, flow_request: str | None, overrides: list
     return {
         "name": design.name,
         "doc": f"build variants of {design.name} on Dask (cores/{design.name}/sweep.yaml; key=v1,v2 overrides; "
-               f"scheduler=tcp://host:port; workers=N)",
+               f"scheduler=tls://host:port, docs/sweeps.md; workers=N)",
         "actions": [action(sweep_one, f"sweep {design.name}")],
         "uptodate": [False],
         "verbosity": 2,

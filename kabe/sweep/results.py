@@ -1,6 +1,10 @@
 """What a sweep produced: one row per variant (sweep.json), the best passing variant, a rich table,
 and the Pareto plot (LUT against WNS, coloured by DSP) that the report page embeds.
 
+Every verdict here is the client's: recomputed from the unit's numbers with this checkout's rules
+(kabe.sweep.unit), never a worker's word; a unit refused by those checks is a failed row without
+numbers, so it can neither be best nor sit on the Pareto front.
+
 "Best" is a rule a reader can check: among variants whose gate passed, the shortest critical path
 (clock period minus WNS: the highest clock the variant would reach, comparable across periods);
 equal paths, the fewer LUTs, then the shorter period. Pareto-optimal variants (no other has both fewer LUTs and
@@ -12,26 +16,32 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 SWEEP_FILE = "sweep.json"
 PARETO_PNG = "pareto.png"
 
 
-def row(variant, result: dict | None, metrics: dict | None, archive: str | None, error: str | None) -> dict[str, Any]:
-    """One variant's line in sweep.json. status: passed | failed (the gate said no) | error (no build)."""
+def row(variant, *, report: dict | None = None, worker: str | None = None, record: dict | None = None,
+        verdict=None, archive: str | None = None, error: str | None = None, rejected: bool = False) -> dict[str, Any]:
+    """One variant's line in sweep.json. status: passed | failed (the re-gated verdict said no, or the
+    unit was rejected: `error` says why) | error (no unit: the task or the build failed).
+    record and verdict: an accepted unit's record and the verdict kabe.sweep.unit recomputed for it."""
     out: dict[str, Any] = {"id": variant.id, "settings": variant.settings, "label": variant.label()}
-    if metrics is not None:
-        util, timing, gate = metrics.get("utilization") or {}, metrics.get("timing") or {}, metrics.get("gate") or {}
-        out.update(status="passed" if gate.get("passed") else "failed",
+    if record is not None and verdict is not None:
+        util, timing = record.get("utilization") or {}, record.get("timing") or {}
+        out.update(status="passed" if verdict.passed else "failed",
                    lut=util.get("lut"), ff=util.get("ff"), dsp=util.get("dsp"), bram36_equiv=util.get("bram36_equiv"),
-                   wns_ns=timing.get("wns_ns"), period_ns=metrics.get("clock_period_ns"),
-                   estimated=bool(timing.get("estimated")),
-                   failures=list(gate.get("failures") or []), archive=archive)
+                   wns_ns=timing.get("wns_ns"), period_ns=record.get("clock_period_ns"),
+                   estimated=bool(timing.get("estimated")), failures=list(verdict.failures), archive=archive)
     else:
-        out.update(status="error", failures=[error or "the build produced no archive"], archive=None)
-    if result is not None:
-        out.update(worker=result.get("worker"), seconds=round(float(result.get("seconds") or 0), 1), rc=result.get("rc"))
+        out.update(status="failed" if rejected else "error", failures=[error or "the build produced no archive"],
+                   archive=None, **({"rejected": True} if rejected else {}))
+    if worker is not None:
+        out["worker"] = worker
+    if report is not None:
+        out.update(seconds=round(float(report["seconds"]), 1), rc=report["rc"])
     return out
 
 
@@ -43,7 +53,8 @@ def pareto_ids(rows: list[dict]) -> set[str]:
 
 
 def best(rows: list[dict]) -> dict | None:
-    ok = [r for r in rows if r["status"] == "passed" and r.get("wns_ns") is not None and r.get("period_ns")]
+    ok = [r for r in rows if r["status"] == "passed" and r.get("archive") and r.get("wns_ns") is not None
+          and r.get("period_ns")]
     return min(ok, key=lambda r: (round(r["period_ns"] - r["wns_ns"], 3), r.get("lut") or 0, r["period_ns"])) \
         if ok else None
 
@@ -54,10 +65,12 @@ def table(rows: list[dict], best_id: str | None, front: set[str]) -> Table:
         t.add_column(col, overflow="fold")
     for r in rows:
         mark = (" best" if r["id"] == best_id else "") + (" pareto" if r["id"] in front else "")
-        status = {"passed": "[green]pass[/]", "failed": "[red]FAIL[/]", "error": "[red]error[/]"}[r["status"]]
+        status = "[red]rejected[/]" if r.get("rejected") else \
+            {"passed": "[green]pass[/]", "failed": "[red]FAIL[/]", "error": "[red]error[/]"}[r["status"]]
         wns = r.get("wns_ns")
-        t.add_row(r["id"] + mark, r["label"], status, *(str(r.get(k, "")) for k in ("lut", "ff", "dsp", "bram36_equiv")),
-                  "-" if wns is None else f"{wns:+.3f}", str(r.get("seconds", "")), str(r.get("worker", "")))
+        t.add_row(r["id"] + mark, escape(r["label"]), status,
+                  *(str(r.get(k, "")) for k in ("lut", "ff", "dsp", "bram36_equiv")),
+                  "-" if wns is None else f"{wns:+.3f}", str(r.get("seconds", "")), escape(str(r.get("worker", ""))))
     return t
 
 

@@ -1,15 +1,15 @@
 """`doit sweep:<design>` / `kabe sweep <design>`: the client side of a sweep.
 
 Ships the commit's tree once, submits one build per variant (one worker slot each), follows them live,
-checks every result's keys (commit, tree, variant) before accepting it, and writes each archive
-atomically, once, under reports/<commit>/<design>/sweep-<flow>/<variant-id>/, then sweep.json and the
-Pareto plot beside them. Variants sit beside the plain build's archive, not inside it: a plain build
-replaces its folder as a whole, which would delete them.
+takes every result as data and checks it (kabe.sweep.unit: its shape, the tar's members, the record's
+schema and keys, its verdict recomputed here) before writing it atomically, once, under
+reports/<commit>/<design>/sweep-<flow>/<variant-id>/, then sweep.json and the Pareto plot beside them.
+A refused unit is a failed row with the reason and nothing archived. Variants sit beside the plain
+build's archive, not inside it: a plain build replaces its folder as a whole, which would delete them.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from pathlib import Path
@@ -24,7 +24,7 @@ from kabe import config, designs, provenance
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 from kabe.records.archive import to_json, write_atomic, write_text_atomic
-from kabe.sweep import cluster, results, source, spec, worker
+from kabe.sweep import cluster, results, source, spec, unit, worker
 from kabe.sweep.spec import SweepError
 
 REFRESH_S = 0.5
@@ -39,25 +39,6 @@ def _rel(path: Path) -> str:
         return str(path.resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
-
-
-def _accept(result: dict, shipped: source.ShippedTree, vid: str) -> tuple[dict | None, str | None]:
-    """(metrics, None) for a result that is what was asked for; (None, why) otherwise."""
-    if result.get("identity") != shipped.identity():
-        return None, f"rejected: built from tree {str(result.get('identity'))[:80]}, not {shipped.tree[:12]}"
-    if result.get("variant_id") != vid:
-        return None, f"rejected: result of variant {str(result.get('variant_id'))[:20]}, not {vid}"
-    raw = (result.get("files") or {}).get("metrics.json")
-    if raw is None:
-        tail = " | ".join((result.get("log_tail") or [])[-3:])
-        return None, f"no archive (exit {result.get('rc')}): {tail[:300]}"
-    try:
-        metrics = json.loads(raw)
-    except ValueError:
-        return None, "rejected: metrics.json is not JSON"
-    if metrics.get("commit") != shipped.commit or (metrics.get("variant") or {}).get("id") != vid:
-        return None, "rejected: metrics.json names another commit or variant"
-    return metrics, None
 
 
 def _live_table(order: list[spec.Variant], state: dict[str, str], started: dict[str, float],
@@ -76,7 +57,8 @@ def _live_table(order: list[spec.Variant], state: dict[str, str], started: dict[
 
 def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: Path | None = None,
               overrides: list[str] = (), scheduler: str | None = None, workers: int | None = None,
-              console: Console | None = None, reports_root: Path = REPORTS, retries: int = 1) -> dict:
+              console: Console | None = None, reports_root: Path = REPORTS, retries: int = 1,
+              insecure_scheduler: bool = False) -> dict:
     """Run the sweep; returns sweep.json's content. Raises UserError (bad sweep, dirty tree,
     unreachable scheduler) and KeyboardInterrupt (after stopping every build)."""
     from distributed import Event, wait
@@ -92,7 +74,10 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
     shipped = source.pack(ROOT, commit.sha)
     core_rel, xdc_rel = _rel(design.core_file), _rel(design.constraints)
     out_dir = sweep_dir(commit, design.name, flow, reports_root)
-    conn = cluster.connect(flow, scheduler, workers, config.load().get("sweep") or {})
+    conn = cluster.connect(flow, scheduler, workers, config.load().get("sweep") or {},
+                           insecure_scheduler=insecure_scheduler)
+    for warning in conn.warnings:
+        console.print(f"[bold red]{escape(warning)}[/]")
     console.print(f"[bold]{design.name}[/]: {len(sw.variants)} variants from {escape(sw.source)}, {flow} flow, "
                   f"on {escape(conn.description)}" + (f"; dashboard {conn.dashboard}" if conn.dashboard else ""))
     client = conn.client
@@ -125,11 +110,14 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
                     if key in running and state[v.id] == "queued":
                         state[v.id] = "running"
                         started[v.id] = time.monotonic()
+                holders = client.who_has(list(done)) if done else {}  # the scheduler's word, not the worker's
                 for fut in done:
                     v = by_key[fut.key]
                     started.setdefault(v.id, t0)
                     finished[v.id] = time.monotonic()
-                    rows[v.id] = _collect(fut, v, shipped, out_dir)
+                    held_by = sorted(holders.get(fut.key) or ())
+                    rows[v.id] = _collect(fut, v, shipped, out_dir, commit, design.name, flow,
+                                          held_by[0] if held_by else None)
                     state[v.id] = "done" if rows[v.id]["status"] == "passed" else "failed"
                 live.update(_live_table(list(sw.variants), state, started, finished))
     except KeyboardInterrupt:
@@ -152,6 +140,9 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
     png.replace(out_dir / results.PARETO_PNG)
     write_text_atomic(out_dir / results.SWEEP_FILE, to_json(summary))
     console.print(results.table(ordered, summary["best"], front))
+    for r in ordered:
+        if r.get("rejected"):
+            console.print(f"[red]{r['id']}: {escape(r['failures'][0])}[/]")
     if top:
         console.print(f"best passing variant: [bold]{top['id']}[/] ({escape(top['label'])}): critical path "
                       f"{top['period_ns'] - top['wns_ns']:.3f} ns (WNS {top['wns_ns']:+.3f} ns at {top['period_ns']:.3f} ns), "
@@ -162,20 +153,34 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
     return summary
 
 
-def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path) -> dict:
+def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, commit: provenance.Commit,
+             design: str, flow: str, worker_address: str | None) -> dict:
+    if fut.status != "finished":  # the task itself failed (after retries): a failed result, not a lost one
+        e = fut.exception()
+        return results.row(v, worker=worker_address, error=f"{type(e).__name__}: {str(e)[:300]}")
     try:
-        result = fut.result()
-    except Exception as e:  # the task itself failed (after retries): a failed result, not a lost one
-        return results.row(v, None, None, None, f"{type(e).__name__}: {str(e)[:300]}")
-    metrics, why = _accept(result, shipped, v.id)
-    if metrics is None:
-        return results.row(v, result, None, None, why)
-    dest = write_atomic(out_dir / v.id, result["files"])  # written once, complete, by the client only
-    return results.row(v, result, metrics, _rel(dest), None)
+        value = fut.result()  # msgpack only (cluster.RESULT_DESERIALIZERS): bytes and str, or a refusal
+    except Exception as e:  # noqa: BLE001 - whatever Dask could not read as data is refused, not run
+        why = (str(e).strip().splitlines() or [""])[0][:200]  # Dask's first line; not the worker's traceback
+        return results.row(v, worker=worker_address, rejected=True,
+                           error=f"rejected: the worker's result is not data kabe reads ({type(e).__name__}: {why})")
+    try:
+        report, accepted = unit.accept(value, identity=shipped.identity(), variant_id=v.id, settings=v.settings,
+                                       archive_name=commit.archive_name, design=design, flow=flow)
+    except unit.Rejected as e:
+        return results.row(v, worker=worker_address, rejected=True, error=str(e))
+    if accepted is None:
+        tail = " | ".join(report["log_tail"][-3:])
+        return results.row(v, report=report, worker=worker_address,
+                           error=f"no archive (exit {report['rc']}): {tail[:300]}")
+    dest = write_atomic(out_dir / v.id, accepted.files)  # written once, complete, by the client only
+    return results.row(v, report=report, worker=worker_address, record=accepted.record, verdict=accepted.verdict,
+                       archive=_rel(dest))
 
 
 def main(design: str, flow: str | None = None, overrides: list[str] = (), scheduler: str | None = None,
-         workers: int | None = None, sweep_file: str | None = None, diff: list[str] | None = None) -> int:
+         workers: int | None = None, sweep_file: str | None = None, diff: list[str] | None = None,
+         insecure_scheduler: bool = False) -> int:
     console = make_console()  # no 80-column folding of ids and settings in a log
     if diff:
         from kabe.sweep import compare
@@ -188,7 +193,8 @@ def main(design: str, flow: str | None = None, overrides: list[str] = (), schedu
         return EXIT_PASS
     try:
         summary = run_sweep(design, flow, sweep_file=Path(sweep_file) if sweep_file else None, overrides=overrides,
-                            scheduler=scheduler, workers=workers, console=console)
+                            scheduler=scheduler, workers=workers, console=console,
+                            insecure_scheduler=insecure_scheduler)
     except UserError as e:
         console.print(f"[red]kabe sweep {escape(design)}: {escape(str(e))}[/]")
         return EXIT_COULD_NOT_RUN

@@ -24,6 +24,39 @@ def kabe_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "kabe.cli", *args]
 
 
+def write_certificates(folder: Path, security=None) -> dict[str, str]:
+    """A Security's CA, certificate and key as PEM files (a fresh throwaway CA when none is given): the
+    form [tool.kabe.sweep] tls_ca_file / tls_cert / tls_key and `dask scheduler --tls-*` take."""
+    from distributed.security import Security
+
+    sec = security or Security.temporary()
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for key, pem in (("tls_ca_file", sec.tls_ca_file), ("tls_cert", sec.tls_client_cert),
+                     ("tls_key", sec.tls_client_key)):
+        path = folder / f"{key}.pem"
+        path.write_text(pem)
+        path.chmod(0o600)
+        paths[key] = str(path)
+    return paths
+
+
+OUTSIDER = Path(__file__).with_name("outsider.py")
+
+
+def outsider(address: str, marker: Path, certificates: dict[str, str] | None = None, timeout: float = 60) -> dict:
+    """tests/sweep/outsider.py in a process of its own: what a stranger on this machine gets when it
+    tries the scheduler at `address` (with `certificates`, when given: the control that it would work)."""
+    import json
+    import subprocess
+
+    cmd = [sys.executable, str(OUTSIDER), address, str(marker)] + (
+        [certificates["tls_ca_file"], certificates["tls_cert"], certificates["tls_key"]] if certificates else [])
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=marker.parent)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory) -> Path:
     return snapshot(tmp_path_factory.mktemp("sweep") / "repo")

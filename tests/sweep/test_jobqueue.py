@@ -1,6 +1,6 @@
 """The job scripts dask-jobqueue writes for a farm, from [tool.kabe.sweep.<kind>] settings: the
-resources each build asks for, the walltime, and the worker command with its one build slot.
-No Slurm or LSF runs here: the scripts are what a farm would be given, checked line by line."""
+resources each build asks for, the walltime, and the worker command with its one build slot and its
+TLS certificates. No Slurm or LSF runs here: the scripts are what a farm would be given, checked line by line."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def test_slurm_job_script_for_vivado_builds(close):
     assert "#SBATCH --mem=30G" in script and "#SBATCH --cpus-per-task=8" in script
     worker = next(ln for ln in script.splitlines() if "distributed.cli.dask_worker" in ln)
     assert "--resources build=1,memory=32000000000,vivado=1" in worker
-    assert "--nworkers" not in worker and "tcp://127.0.0.1:" in worker  # one worker process per job, one build slot
+    assert "--nworkers" not in worker and "tls://127.0.0.1:" in worker  # one worker process per job, one build slot
 
 
 def test_lsf_job_script_for_open_flow_builds(close):

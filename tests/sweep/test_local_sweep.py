@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe.sweep import run, source, spec
+from kabe.sweep import source, spec, unit
 
 from .conftest import kabe_cmd, kabe_env
 
@@ -95,14 +95,15 @@ def test_ctrl_c_stops_every_build_and_archives_nothing(repo, tmp_path):
 
 def test_a_result_from_another_tree_or_variant_is_rejected():
     shipped = source.ShippedTree("a" * 40, "b" * 40, "c" * 64, b"")
-    metrics = json.dumps({"commit": "a" * 40, "variant": {"id": "0123456789", "settings": {}}}).encode()
-    good = {"identity": shipped.identity(), "variant_id": "0123456789", "files": {"metrics.json": metrics}}
-    assert run._accept(good, shipped, "0123456789")[0] is not None
-    foreign = {**good, "identity": {**shipped.identity(), "tree": "d" * 40}}
-    assert "rejected: built from tree" in run._accept(foreign, shipped, "0123456789")[1]
-    assert "rejected: result of variant" in run._accept(good, shipped, "9876543210")[1]
-    other_commit = {**good, "files": {"metrics.json": metrics.replace(b"a" * 40, b"e" * 40)}}
-    assert "another commit" in run._accept(other_commit, shipped, "0123456789")[1]
+    keys = dict(identity=shipped.identity(), variant_id="0123456789", settings={}, archive_name="a" * 40,
+                design="stage2", flow="open")
+    report, accepted = unit.accept(unit.answer(b"", shipped.identity(), "0123456789", 2, ["no"], 1.0), **keys)
+    assert accepted is None and report["rc"] == 2  # a build that wrote nothing: its report, no unit
+    foreign = unit.answer(b"", {**shipped.identity(), "tree": "d" * 40}, "0123456789", 0, [], 1.0)
+    with pytest.raises(unit.Rejected, match="rejected: built from tree 'dddd"):
+        unit.accept(foreign, **keys)
+    with pytest.raises(unit.Rejected, match="rejected: result of variant '9876543210'"):
+        unit.accept(unit.answer(b"", shipped.identity(), "9876543210", 0, [], 1.0), **keys)
 
 
 def test_a_worker_never_reuses_a_cached_tree_of_other_content(tmp_path, repo):

@@ -11,6 +11,7 @@ import os
 import re
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import BinaryIO, Callable, Mapping
 
@@ -35,6 +36,10 @@ Content = str | bytes | Path | Callable[[BinaryIO], None]
 _TMP_DIR = re.compile(r"^\.(?P<name>.+)\.tmp-(?P<pid>\d+)-[A-Za-z0-9_]+$")
 _OLD_DIR = re.compile(r"^\.(?P<name>.+)\.old-(?P<pid>\d+)$")
 _TMP_FILE = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-[A-Za-z0-9_]+$")
+# The same, as kabe named them before the writer's pid was in the name: gone once this old.
+_LEGACY_TMP_DIR = re.compile(r"^\.(?P<name>.+)\.tmp-[a-z0-9_]{8}$")
+_LEGACY_TMP_FILE = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}$")
+LEGACY_AGE_S = 3600  # no archive write takes an hour between its temp folder and its rename
 
 
 def _writer_gone(pid: int) -> bool:
@@ -51,6 +56,22 @@ def _writer_gone(pid: int) -> bool:
     return False
 
 
+def _legacy_gone(path: Path) -> bool:
+    try:
+        return time.time() - os.lstat(path).st_mtime > LEGACY_AGE_S
+    except FileNotFoundError:
+        return False
+
+
+def _leftover(folder: Path, entry: str):
+    """(match, pid or None) when entry is a dead writer's leftover, else None."""
+    m = _OLD_DIR.match(entry) or _TMP_DIR.match(entry) or _TMP_FILE.match(entry)
+    if m:
+        return m if _writer_gone(int(m["pid"])) else None
+    m = _LEGACY_TMP_DIR.match(entry) or _LEGACY_TMP_FILE.match(entry)
+    return m if m and _legacy_gone(Path(folder) / entry) else None
+
+
 def recover_leftovers(folder: Path, root: Path) -> list[str]:
     """Clean what dead writers left in folder: an '.old' whose final name is missing is put back (it
     is the complete previous archive; its writer died between the two renames), every other '.old' and
@@ -61,20 +82,20 @@ def recover_leftovers(folder: Path, root: Path) -> list[str]:
     except FileNotFoundError:
         return done
     for entry in entries:
-        m = _OLD_DIR.match(entry) or _TMP_DIR.match(entry) or _TMP_FILE.match(entry)
-        if not m or not _writer_gone(int(m["pid"])):
+        m = _leftover(folder, entry)
+        if not m:
             continue
         path = Path(folder) / entry
         final = Path(folder) / m["name"]
         if m.re is _OLD_DIR and not os.path.lexists(final) and os.path.isdir(path) and not os.path.islink(path):
             os.rename(path, final)
-            done.append(f"put back {final} from {entry} (its writer, process {m['pid']}, was killed mid-replace)")
+            done.append(f"put back {final} from {entry} (its writer was killed mid-replace)")
         elif os.path.isdir(path) and not os.path.islink(path):
             safe_fs.remove_tree(path, root)
-            done.append(f"removed {path} (left by process {m['pid']}, gone)")
-        elif m.re is _TMP_FILE or os.path.islink(path):
+            done.append(f"removed {path} (its writer is gone)")
+        elif m.re in (_TMP_FILE, _LEGACY_TMP_FILE) or os.path.islink(path):
             os.unlink(path)
-            done.append(f"removed {path} (left by process {m['pid']}, gone)")
+            done.append(f"removed {path} (its writer is gone)")
     return done
 
 
@@ -145,8 +166,9 @@ def write_text_atomic(path: Path, text: str, *, root: Path | None = None) -> Pat
     path = safe_fs.confined(path, root)
     safe_fs.make_dirs(path.parent, root)
     for entry in os.listdir(path.parent):
-        m = _TMP_FILE.match(entry)
-        if m and m["name"] == path.name and _writer_gone(int(m["pid"])) and not os.path.isdir(path.parent / entry):
+        m = _leftover(path.parent, entry)
+        if m and m.re in (_TMP_FILE, _LEGACY_TMP_FILE) and m["name"] == path.name \
+                and not os.path.isdir(path.parent / entry):
             (path.parent / entry).unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}-", dir=path.parent)
     try:

@@ -30,8 +30,10 @@ class CommitSize:
 def _raw_size(reader: gitref.BlobReader, oid: str, stored: str, size: int) -> int:
     if not stored.endswith(".gz"):
         return size
-    data = reader.read(oid)
-    return struct.unpack("<I", data[-4:])[0] if len(data) >= 4 else 0  # gzip's ISIZE trailer
+    tail = b""
+    for chunk in reader.stream(oid, max_bytes=size):  # chunk by chunk: only the last 4 bytes are kept
+        tail = (tail + chunk)[-4:]
+    return struct.unpack("<I", tail)[0] if len(tail) == 4 else 0  # gzip's ISIZE trailer (the last member's)
 
 
 def measure(root: Path = ROOT, tip: str = "") -> tuple[list[CommitSize], int]:

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,30 @@ def test_an_archive_root_above_reports_or_build_is_refused(tmp_path):
     with pytest.raises(safe_fs.UnsafePathError, match="is not a reports/ or build/ folder"):
         write_atomic(tmp_path / "checkout" / "somewhere", {"x": "y"}, root=tmp_path / "checkout")
     assert not (tmp_path / "checkout").exists()
+
+
+def test_leftovers_of_the_cache_index_and_of_older_kabes_are_removed(tmp_path):
+    """'..cache-index.json.<pid>-*' of a dead writer goes at the next write of the index; leftovers named
+    as kabe named them before the pid was in the name go once they are an hour old (younger: kept)."""
+    from kabe.records.archive import LEGACY_AGE_S, write_text_atomic
+
+    reports = tmp_path / "reports"
+    design_dir = reports / ("ab" * 20) / "stage2"
+    design_dir.mkdir(parents=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale_index = reports / f"..cache-index.json.{dead.pid}-x1y2z3"
+    stale_index.write_text("{")
+    old_tmp, young_tmp = design_dir / ".open.tmp-abcd1234", design_dir / ".sim.tmp-efgh5678"
+    old_index = reports / "..cache-index.json.k3j4h5g6"
+    for p in (old_tmp, young_tmp):
+        p.mkdir()
+        (p / "metrics.json").write_text("{")
+    old_index.write_text("{")
+    an_hour_ago = time.time() - LEGACY_AGE_S - 60
+    for p in (old_tmp, old_index):
+        os.utime(p, (an_hour_ago, an_hour_ago))
+    write_text_atomic(reports / ".cache-index.json", "{}\n")
+    assert sorted(p.name for p in reports.iterdir()) == [".cache-index.json", "ab" * 20]
+    write_atomic(design_dir / "open", {"metrics.json": "{}"})
+    assert sorted(p.name for p in design_dir.iterdir()) == [".sim.tmp-efgh5678", "open"]

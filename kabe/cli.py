@@ -136,7 +136,7 @@ def _sweep(args) -> int:
     from .sweep import run
 
     return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff,
-                    insecure_scheduler=args.insecure_scheduler)
+                    args.insecure_scheduler)
 
 
 def _ci(args) -> int:

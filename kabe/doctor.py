@@ -252,15 +252,39 @@ def all_checks(board: str | None = None) -> list[Check]:
             check_compiler(), check_vivado(), *check_git(), check_cache(), *check_board(board)]
 
 
+# Below this width a five-column table folds every cell into slivers (paths, versions, fixes), so
+# each check becomes a short block instead: the status and the finding on one line, then what kabe
+# needs and the fix, each indented on a line of its own.
+TABLE_MIN_WIDTH = 120
+_STYLE = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "MISSING": "[red]MISSING[/]"}
+
+
 def render(checks: list[Check], asked: set[str], console: Console) -> None:
-    table = Table(title=f"kabe doctor (for: {', '.join(sorted(asked))})", show_lines=False)
+    title = f"kabe doctor (for: {', '.join(sorted(asked))})"
+    if console.width < TABLE_MIN_WIDTH:
+        _render_blocks(checks, asked, console, title)
+        return
+    table = Table(title=title, show_lines=False)
     for col in ("", "check", "found", "kabe needs", "fix"):
         table.add_column(col, overflow="fold")
-    style = {"ok": "[green]ok[/]", "warn": "[yellow]warn[/]", "MISSING": "[red]MISSING[/]"}
     for c in checks:
         s = c.status(asked)
-        table.add_row(style[s], escape(c.name), escape(c.found), escape(c.needs), "" if s == "ok" else escape(c.fix))
+        table.add_row(_STYLE[s], escape(c.name), escape(c.found), escape(c.needs), "" if s == "ok" else escape(c.fix))
     console.print(table)
+
+
+def _render_blocks(checks: list[Check], asked: set[str], console: Console, title: str) -> None:
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, min_width=7)
+    grid.add_column(overflow="fold")
+    for c in checks:
+        s = c.status(asked)
+        body = f"[bold]{escape(c.name)}[/]: {escape(c.found)}"
+        if s != "ok":
+            body += f"\n  needs: {escape(c.needs)}\n  fix:   {escape(c.fix)}"
+        grid.add_row(_STYLE[s], body)
+    console.print(f"[bold]{escape(title)}[/]")
+    console.print(grid)
 
 
 def main(flow: str | None = None, board: str | None = None, deploy: bool = False,

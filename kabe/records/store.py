@@ -175,6 +175,7 @@ class PushReport:
     same: list[str] = field(default_factory=list)  # already there, same content
     differs: list[str] = field(default_factory=list)  # already there, different content: the archive's kept
     dirty: list[str] = field(default_factory=list)  # never pushed
+    invalid: list[tuple[str, str]] = field(default_factory=list)  # (unit, why): every pull would refuse it
     commit: str | None = None  # the archive commit pushed
     tries: int = 0
     signed_by: str | None = None  # the key file that signed the added units; None: pushed unsigned
@@ -185,6 +186,7 @@ class PushReport:
                + (f" after {self.tries} tries (other pushes came first)" if self.tries > 1 else "")]
         out += [f"  kept the archive's {u}: this checkout's build of it differs (append-only)" for u in self.differs]
         out += [f"  not pushed {u}: built from a dirty tree" for u in self.dirty]
+        out += [f"  not pushed {u}: {why} (every pull would refuse it)" for u, why in self.invalid]
         if self.added and self.signed_by is None:
             out.append(f"  pushed {len(self.added)} build(s) unsigned: other clones keep them apart as unverified "
                        f"(set {signing.SIGNING_KEY_ENV} to the signing key; docs/archive.md)")
@@ -224,18 +226,26 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
         if split:
             by_unit.setdefault(split[0], {})[split[1]] = oid
     fmt = gitref.object_format(root)
-    report.added, report.completed, report.same, report.differs = [], [], [], []
+    report.added, report.completed, report.same, report.differs, report.invalid = [], [], [], [], []
     new: dict[str, bytes] = {}
     with gitref.BlobReader(root) as reader:
         for unit, directory in units.items():
             there = by_unit.get(unit, {})
             ours = {}  # stored name -> (raw bytes, stored bytes)
             files = _files_of(directory, bitstreams)
-            for name, path in (_with_signature(unit, directory, files, key) if not there else files).items():
+            # signed when the archive has no signature for it yet: a new unit, or one pushed unsigned before
+            # (then the signature alone completes it, its files being the same)
+            if signing.SIGNATURE_FILE not in there:
+                files = _with_signature(unit, directory, files, key)
+            for name, path in files.items():
                 raw = path if isinstance(path, bytes) else path.read_bytes()
                 stored, data = stored_form(name, raw)
                 ours[stored] = (raw, data)
-            if not there:
+            why = next((f"{ap.shown(s)}: {w}" for s in ours
+                        if (w := ap.path_problem(ap.Entry("100644", "blob", "", 0, f"{unit}/{s}")))), None)
+            if why:
+                report.invalid.append((unit, why))
+            elif not there:
                 new.update({f"{unit}/{stored}": data for stored, (_raw, data) in ours.items()})
                 report.added.append(unit)
             elif any(not _same_content(reader, there[s], s, raw, fmt) for s, (raw, _d) in ours.items() if s in there):

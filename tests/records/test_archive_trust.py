@@ -172,3 +172,24 @@ def test_decompression_is_streamed_multi_member_and_capped(monkeypatch):
     bomb = c.compress(bytes(50 * 2**20)) + c.flush()
     with pytest.raises(store.Refused):
         _restore(bomb)
+
+
+def test_push_leaves_out_what_every_pull_would_refuse_and_signs_what_was_pushed_unsigned(world, monkeypatch):
+    sha = world["sha"]
+
+    def build(reports):
+        unit(reports, sha)
+        (unit(reports, sha, "stage3") / "my notes.txt").write_text("a space in a name\n")
+
+    push_from(world, None, monkeypatch, build)
+    tree = subprocess.run(["git", "ls-tree", "-r", "--name-only", REF], cwd=world["remote"], capture_output=True,
+                          text=True, check=True).stdout
+    assert f"{sha}/stage2/open/metrics.json" in tree and f"{sha}/stage3/" not in tree
+    pusher = sorted(world["remote"].parent.glob("pusher-*"))[-1]
+    monkeypatch.setenv("KABE_SIGNING_KEY", str(world["ci"]))
+    again = store.push("origin", pusher, pusher / "reports", ref=REF)
+    assert again.completed == [f"{sha}/stage2/open"]  # the same files, now with CI's signature
+    assert again.invalid == [(f"{sha}/stage3/open", "'my notes.txt': the name 'my notes.txt' (a unit's names are "
+                                                    "letters, digits and _ - . + = , @, not starting with a dot)")]
+    assert "not pushed " + f"{sha}/stage3/open" in "\n".join(again.lines())
+    assert pull(world).added == [f"{sha}/stage2/open"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ from rich.markup import escape
 
 from . import gate
 from .console import make_console
-from .errors import EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
+from .errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .parsers import ReportError
 
 _TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
@@ -262,12 +263,23 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"kabe {args.cmd}: interrupted; nothing archived", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `kabe parse r | head`: the reader has what it wanted; end quietly
+        return _reader_went_away()
     except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
         import traceback
 
         traceback.print_exc()
         print(f"kabe {args.cmd}: {bug_message()}", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
+
+
+def _reader_went_away() -> int:
+    """stdout's reader closed the pipe. Point stdout at /dev/null so the interpreter's final flush
+    cannot raise again, and exit as a tool killed by SIGPIPE does (128 + 13), which `set -o pipefail`
+    scripts already know; no traceback, no "internal error"."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ EXIT_PASS = 0  # everything checked passed
 EXIT_GATE_FAILED = 1  # the gate failed: timing, budget, regression or verification
 EXIT_COULD_NOT_RUN = 2  # a missing tool, bad input, a wrong report kind
 EXIT_INTERRUPTED = 130  # Ctrl-C
+EXIT_BROKEN_PIPE = 141  # stdout's reader went away (`kabe parse r | head`), as a tool killed by SIGPIPE
 
 
 def bounded(value: object, limit: int = 80) -> str:

@@ -73,3 +73,21 @@ def test_sweep_axes_may_follow_the_options(monkeypatch):
     with pytest.raises(SystemExit) as e:
         cli.main(["sweep", "stage4", "--workers", "2", "bogus"])
     assert e.value.code == 2
+
+
+def test_a_reader_that_goes_away_ends_kabe_parse_quietly():
+    """`kabe parse r | head`: the pipe's read end is closed before kabe writes (as head does once it has
+    its lines), so the write fails with EPIPE. kabe exits as a SIGPIPE'd tool does, with nothing on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kabe.cli", "parse", str(FIX / "timing_summary_7z020_2023.2_met.rpt")],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 141, proc.stderr
+    assert proc.stderr == ""

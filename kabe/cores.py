@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +25,7 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from kabe.errors import UserError
-from . import designs
+from . import designs, tool_group
 from .paths import BUILD, CORES, ROOT, SCRIPTS
 
 TARGETS = ("sim", "synth", "vivado")
@@ -207,7 +206,8 @@ def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
     env.setdefault("PYTHONUNBUFFERED", "1")
     # Generators are run with `interpreter: python3`: make that the venv's python.
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+    # FuseSoC and the generators it starts, in a process group tied to this build (kabe.tool_group)
+    proc = tool_group.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
     if proc.returncode == 0:
         return
     text = (proc.stderr + "\n" + proc.stdout).strip()

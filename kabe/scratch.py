@@ -4,7 +4,9 @@ Two `doit build:stage4` at once used to run Yosys in the same folder at the same
 harmless only while both had identical inputs. The second build now waits for the first (and says
 so): each flow run sees only its own files, and the two archives are written one after the other.
 The lock is an flock on a file beside the folder (a flow may empty its folder), released by the
-kernel when its holder exits, even on a crash: a stale lock cannot block anyone.
+kernel when its holder exits, even on a crash: a stale lock cannot block anyone. Every tool the build
+starts holds the lock too (kabe.tool_group.inherited), so after a kill -9 of the build the next one
+waits until the last of the old build's tools has exited, not only the build's own process.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import os
 import time
 from pathlib import Path
 from typing import Callable, Iterator
+
+from . import tool_group
 
 
 def lock_file(folder: Path) -> Path:
@@ -42,6 +46,7 @@ def exclusive(folder: Path, say: Callable[[str], None] = print) -> Iterator[Path
         f.write(f"{os.getpid()}\n")
         f.flush()
         try:
-            yield folder
+            with tool_group.inherited(f.fileno()):
+                yield folder
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)

@@ -25,8 +25,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("kabe.designs", "kabe.constraints"),  # design facts; the XDC
     ("kabe.perf",),  # the document's arithmetic: imports no pipeline
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
-     "kabe.deploy.bitfile", "kabe.deploy.ssh_policy"),  # foundation (bitfile: the USR_ACCESS encoding, shared
-    # with the board; ssh_policy: the ssh options settings may name, checked by kabe.config too)
+     "kabe.tool_group", "kabe.disk_space", "kabe.deploy.bitfile", "kabe.deploy.ssh_policy"),  # foundation
+    # (tool_group: tools die with their build; disk_space: a full TMPDIR named before and after a tool;
+    # bitfile: the USR_ACCESS encoding, shared with the board; ssh_policy: the ssh options settings may
+    # name, checked by kabe.config too)
     ("kabe.model",),  # numpy golden models: import nothing of kabe
 ]
 # Runs on the board alone, beside copies of kabe.model and bitfile: it may import no kabe module at all.

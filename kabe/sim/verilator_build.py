@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from kabe.errors import UserError
-from .. import cores, designs
+from .. import cores, designs, disk_space, tool_group
 from . import port_contract
 from ..paths import BUILD
 from ..records import safe_fs
@@ -163,8 +163,8 @@ def _make_argv(mdir: Path, jobs: int) -> list[str]:
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    try:
-        return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
+    try:  # make, g++ and cc1plus in a process group tied to this build (kabe.tool_group)
+        return tool_group.run(argv, cwd=cwd, capture_output=True, text=True, env=_env())
     except OSError as e:
         raise SimBuildError(f"{argv[0]} did not run ({e.strerror}); install it (Verilator's build needs make "
                             f"and a C++ compiler)") from None
@@ -221,7 +221,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
 
     safe_fs.make_dirs(design_dir, build_root)  # never through a symlinked build/sim/<design>
     lock_path = Path(build_root) / "sim" / ".compile.lock"
-    with _open_lock(lock_path) as lock:
+    with _open_lock(lock_path) as lock, tool_group.inherited(lock.fileno()):  # held by make and g++ too
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -244,6 +244,8 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         ]
         if log:
             log(f"verilating {d.name} ({edam.toplevel}, {len(edam.sources)} sources) into {out}")
+        places = [disk_space.tmp_place(), disk_space.build_place(out)]
+        disk_space.check_free("Verilator", places)  # g++'s temporary files go to TMPDIR, the model to out
         t0 = time.monotonic()
         proc = _run(cmd, out)
         make = _make_argv(out / "obj", jobs)
@@ -254,6 +256,9 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         seconds = time.monotonic() - t0
         (out / "build.log").write_text(log_text)
         if proc.returncode != 0 or not exe.exists():
+            full = disk_space.full_message(f"Verilator's compile of {d.name}", proc.stderr + "\n" + proc.stdout, places)
+            if full:
+                raise SimBuildError(f"{full} (full log: {out / 'build.log'})")
             # Verilator's own first errors name the file and line; the count line after them adds nothing.
             errs = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines()
                     if ("%Error" in ln or "error:" in ln) and "Exiting due to" not in ln]

@@ -4,10 +4,8 @@ running edalize's Makefile with a progress line and a timeout. Nothing here know
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -19,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import config
+from kabe import config, disk_space, tool_group
 from kabe.flows.base import FlowError
 
 STRATEGY_KEYS = config.VIVADO_STRATEGY_KEYS  # applied by scripts/vivado/apply_strategies.tcl
@@ -107,10 +105,14 @@ def run_make(project, console: Console, timeout_s: float) -> Path:
     log = project.work_root / "vivado_make.log"
     tail: deque[str] = deque(maxlen=400)
     phase = ["starting Vivado"]
+    places = [disk_space.tmp_place(), disk_space.build_place(project.work_root)]
+    disk_space.check_free("Vivado", places)
     t0 = time.monotonic()
     with open(log, "w") as lf:
-        proc = subprocess.Popen(["make"], cwd=project.work_root, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, errors="replace", start_new_session=True)
+        # make and every Vivado process in a group tied to this build (kabe.tool_group): a killed build,
+        # a timeout or Ctrl-C stops them all, and they hold the build folder's lock until they are gone
+        proc = tool_group.popen(["make"], cwd=project.work_root, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, errors="replace")
 
         def pump():
             for line in proc.stdout:  # type: ignore[union-attr]
@@ -124,36 +126,31 @@ def run_make(project, console: Console, timeout_s: float) -> Path:
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
         with console.status("") as status:
-            while True:
-                try:
-                    proc.wait(timeout=1.0)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                elapsed = time.monotonic() - t0
-                status.update(f"[bold]{project.name}[/]: Vivado, {phase[0]} ({elapsed / 60:.1f} min; log {log})")
-                if elapsed > timeout_s:
-                    _stop(proc)
-                    reader.join(timeout=5)
-                    raise FlowError(f"Vivado did not finish within {timeout_s:.0f} s (stopped during "
-                                     f"{phase[0]}); log: {log}. Fix: raise [tool.kabe] vivado_timeout_s")
+            try:
+                while True:
+                    try:
+                        proc.wait(timeout=1.0)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    elapsed = time.monotonic() - t0
+                    status.update(f"[bold]{project.name}[/]: Vivado, {phase[0]} ({elapsed / 60:.1f} min; log {log})")
+                    if elapsed > timeout_s:
+                        tool_group.stop(proc, grace_s=30)
+                        reader.join(timeout=5)
+                        raise FlowError(f"Vivado did not finish within {timeout_s:.0f} s (stopped during "
+                                        f"{phase[0]}); log: {log}. Fix: raise [tool.kabe] vivado_timeout_s")
+            except BaseException:  # Ctrl-C too: the group is in its own session, the terminal's signal missed it
+                tool_group.stop(proc, grace_s=30)
+                raise
         reader.join(timeout=10)
     if proc.returncode != 0:
+        full = disk_space.full_message("Vivado", "\n".join(tail), places)
+        if full:
+            raise FlowError(f"{full} (full log: {log})")
         errors = [ln for ln in tail if ln.startswith(("ERROR", "CRITICAL WARNING", "make:")) or "error" in ln[:20].lower()]
         shown = " | ".join((errors or list(tail))[-4:])
         raise FlowError(f"Vivado (make in {project.work_root}) failed with exit {proc.returncode}: {shown}. "
                          f"Full log: {log}")
     console.print(f"[bold]{project.name}[/]: Vivado finished in {(time.monotonic() - t0) / 60:.1f} min")
     return log
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()

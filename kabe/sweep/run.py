@@ -155,9 +155,11 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
 
 def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, commit: provenance.Commit,
              design: str, flow: str, worker_address: str | None) -> dict:
-    if fut.status != "finished":  # the task itself failed (after retries): a failed result, not a lost one
+    if fut.status == "error":  # the task itself failed (after retries): a failed result, not a lost one
         e = fut.exception()
         return results.row(v, worker=worker_address, error=f"{type(e).__name__}: {str(e)[:300]}")
+    if fut.status != "finished":
+        return results.row(v, worker=worker_address, error=f"the task was {fut.status}")
     try:
         value = fut.result()  # msgpack only (cluster.RESULT_DESERIALIZERS): bytes and str, or a refusal
     except Exception as e:  # noqa: BLE001 - whatever Dask could not read as data is refused, not run

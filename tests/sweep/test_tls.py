@@ -10,6 +10,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import psutil
 import pytest
 
 from kabe.sweep import cluster
@@ -18,6 +19,17 @@ from kabe.sweep.spec import SweepError
 from .conftest import outsider, write_certificates
 
 FARM = {"cores": 1, "memory": "1GB", "walltime": "00:10:00"}
+
+
+def _listening(proc) -> list[tuple[str, int]]:
+    """(address, port) of every listening TCP socket of proc and its descendants."""
+    out = []
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            out += [(c.laddr.ip, c.laddr.port) for c in p.net_connections(kind="tcp") if c.status == psutil.CONN_LISTEN]
+        except psutil.Error:
+            continue
+    return out
 
 
 def _refused(outcome: dict, marker: Path) -> None:
@@ -36,6 +48,10 @@ def test_the_local_cluster_is_tls_on_loopback_and_refuses_a_stranger(tmp_path):
         workers = list(client.scheduler_info()["workers"])
         assert address.startswith("tls://127.0.0.1:"), address
         assert workers and all(w.startswith("tls://127.0.0.1:") for w in workers), workers
+        # every socket the cluster listens on (scheduler, dashboard, nannies, workers) is on loopback
+        listening = _listening(psutil.Process())
+        assert listening and all(ip == "127.0.0.1" for ip, _ in listening), listening
+        assert len(listening) >= 3  # the scheduler, a nanny and its worker at least
         marker = tmp_path / "stranger"
         _refused(outsider(address, marker), marker)
         # the control: the same script with this cluster's (in-memory) certificates gets in and runs code
@@ -53,6 +69,8 @@ def test_a_farm_scheduler_takes_its_certificates_from_the_settings(tmp_path):
     try:
         address = c.scheduler_address
         assert address.startswith("tls://127.0.0.1:"), address
+        listening = _listening(psutil.Process())  # the scheduler and its HTTP server, nothing on 0.0.0.0
+        assert listening and all(ip == "127.0.0.1" for ip, _ in listening), listening
         worker = next(ln for ln in c.job_script().splitlines() if "distributed.cli.dask_worker" in ln)
         assert address in worker
         for flag, key in (("--tls-ca-file", "tls_ca_file"), ("--tls-cert", "tls_cert"), ("--tls-key", "tls_key")):

@@ -148,3 +148,19 @@ def test_the_insecure_opt_in_is_said_loudly_and_loopback_tcp_needs_none(tmp_path
     certs = write_certificates(tmp_path)
     security, warnings = cluster.scheduler_security("tls://10.0.0.7:8786", certs, insecure=False)
     assert security.require_encryption and warnings == []
+
+
+@pytest.mark.parametrize("sweep, says", [
+    ({"tls_crt": "x.pem"}, r"\[tool.kabe.sweep\] has an unknown key 'tls_crt'"),
+    ({"tls_key": ["k.pem"]}, r"\[tool.kabe.sweep\] tls_key = \[\"k.pem\"\]: expected the path of the private key"),
+    ({"cluster": "pbs"}, r"cluster = \"pbs\": expected \"local\", \"slurm\", \"lsf\" or \"sge\""),
+    ({"jobs": 0}, "jobs = 0: expected a positive integer"),
+    ({"slurm": "big"}, r"slurm = \"big\": expected a table"),
+])
+def test_sweep_settings_are_checked_key_by_key(sweep, says):
+    from kabe import config
+
+    with pytest.raises(config.ConfigError, match=says):
+        config.validate({"sweep": sweep})
+    assert config.validate({"sweep": {"cluster": "slurm", "jobs": 2, "slurm": {"memory": "1GB"},
+                                      "tls_ca_file": "ca.pem", "tls_cert": "c.pem", "tls_key": "k.pem"}})

@@ -524,8 +524,9 @@ def _pull_into_existing(reader: gitref.BlobReader, root: Path, reports_root: Pat
     """A unit this clone has already: same, kept (it differs), or completed with the files it lacks
     (bitstreams, the signature) once the remote's unit verifies."""
     local = _files_of(dest, bitstreams=True)
-    differ = [name for name, e in sorted(files.items())
-              if name in local and _stream_sha(reader, e, name) != signing.sha256_file(local[name])]
+    fmt = gitref.object_format(root)
+    differ = [name for name, e in sorted(files.items()) if name in local  # by blob id first: no read
+              and not _same_content(reader, e.oid, e.path.split("/", 3)[3], local[name].read_bytes(), fmt)]
     if differ:
         report.kept_local.append((unit, differ))
         return

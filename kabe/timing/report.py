@@ -92,9 +92,14 @@ def _wns_band(res: StaResult, b) -> tuple[float, float]:
 
 def missing_clocks_message(res: StaResult) -> str | None:
     """The gate's line for create_clock objects the netlist does not have, as Vivado would find no
-    clock on them: "no clock constrained: port clk not found in top counter (...)". None when every
-    clock was created. With several clocks, each missing one is named; the others are still timed."""
+    clock on them: "no clock constrained: port clk not found in top counter (...)"; else for
+    registers no created clock reaches (Vivado's check_timing no_clock). None when every clock was
+    created and reaches every register. With several clocks, each missing one is named; the others
+    are still timed (in the report)."""
     if not res.missing_clocks:
+        if res.unclocked_pins:
+            return (f"no clock on {res.unclocked_pins} register clock pin(s), so they are never timed: clocked from "
+                    f"{', '.join(res.unclocked_from)}, which no create_clock reaches; constrain that clock in the XDC")
         return None
     created = {c["name"] for c in res.clocks}
     lost = list(dict.fromkeys(m["clock"] for m in res.missing_clocks if m["clock"] not in created))
@@ -170,6 +175,9 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
     for m in res.missing_clocks:
         L.append(f"{m['clock']:<20} {NOT_FOUND} {KIND_WORD.get(m['kind'], m['kind'])} {m['target']} "
                  f"not found in top {res.top} ({m['source']})")
+    if res.unclocked_pins:  # registers no clock reaches: a row that cannot be read as a timed clock either
+        L.append(f"{'(no clock)':<20} {NOT_FOUND} {res.unclocked_pins} register clock pin(s) clocked from "
+                 f"{', '.join(res.unclocked_from)}")
     L += ["", f"== {BAND_SECTION} =="]
     bd = rec["band"]
     if bd is None:

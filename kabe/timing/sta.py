@@ -103,6 +103,8 @@ class StaResult:
     # created on them, so the estimate cannot pass (kabe.timing.report.missing_clocks_message)
     missing_clocks: list[dict] = field(default_factory=list)
     clock_inputs: list[str] = field(default_factory=list)  # top ports the registers' clocks come from
+    unclocked_pins: int = 0  # register clock pins no created clock reaches (never timed)
+    unclocked_from: list[str] = field(default_factory=list)  # where those pins' clocks come from
 
 
 def _top(netlist: dict) -> tuple[str, dict]:
@@ -212,15 +214,20 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
         conn = cells[cname]["connections"].get(clk_pin)
         return conn[0] if conn and isinstance(conn[0], int) else None
 
-    seq_clock_nets = set()
+    seq_clock_pins: dict[int, set[tuple[str, str]]] = defaultdict(set)  # clock net -> {(cell, clock pin)}
     for cname, ct in timings.items():
         for _, _, cp, _ in ct.launch + ct.setup:
             n = clk_net(cname, cp)
             if n is not None:
-                seq_clock_nets.add(n)
+                seq_clock_pins[n].add((cname, cp))
+    seq_clock_nets = set(seq_clock_pins)
     # Where the registers' clocks come from (a port, as a rule): named when a clock's target is missing.
     clock_inputs = sorted({r[1] for r in (_clock_root(n, driver, cells) for n in seq_clock_nets)
                            if isinstance(r, tuple) and r[0] == "$port"})
+    # Register clock pins no created clock reaches are never timed (Vivado's check_timing no_clock,
+    # which fails its gate): counted and traced to where their clock comes from, never left out quietly.
+    unclocked = {n: pins for n, pins in seq_clock_pins.items() if n not in clock_of_net}
+    unclocked_from = sorted({_root_name(_clock_root(n, driver, cells)) for n in unclocked})
 
     def edge(cname: str, ct: CellTiming, clk_pin: str):
         n = clk_net(cname, clk_pin)
@@ -372,7 +379,8 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
                      sorted(cross), model, len(cells), _rtl_labels(wanted, cells, top.get("netnames") or {}),
                      mapped={"dsp_registers": repacked, "narrow_cones": len(cones)},
-                     top=top_name, missing_clocks=missing, clock_inputs=clock_inputs)
+                     top=top_name, missing_clocks=missing, clock_inputs=clock_inputs,
+                     unclocked_pins=sum(len(p) for p in unclocked.values()), unclocked_from=unclocked_from)
 
 
 def _rtl_labels(wanted: set[str], cells: dict, netnames: dict) -> dict[str, str]:
@@ -397,6 +405,14 @@ def _rtl_labels(wanted: set[str], cells: dict, netnames: dict) -> dict[str, str]
                 width = len(info.get("bits") or [])
                 labels[cname] = name.replace("$flatten\\", "") if width == 1 else f"{name}[{i}]"
     return labels
+
+
+def _root_name(root) -> str:
+    """A clock root (_clock_root) as a person names it: port clk2, cell pin u_div/q_reg/Q, or a net."""
+    if isinstance(root, tuple):
+        cell, pin = root
+        return f"port {pin}" if cell == "$port" else f"{cell.removeprefix('$flatten' + chr(92))}/{pin}"
+    return f"net bit {root} (undriven)"
 
 
 def _clock_root(n: int, driver: dict, cells: dict):

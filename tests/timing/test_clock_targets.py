@@ -127,3 +127,39 @@ def test_a_virtual_clock_is_no_missing_object():
     xdc = "create_clock -period 7 -name k [get_ports clk]\ncreate_clock -period 3 -name v\n"
     rec, res = estimate(lut_chain(2), clocks(xdc), M)
     assert "error" not in rec and [c["name"] for c in res.clocks] == ["k", "v"]
+
+
+def two_domains():
+    """lut_chain(2) on port clk plus one register on port clk2 (bit 3)."""
+    net = lut_chain(2)
+    top = net["modules"]["top"]
+    top["ports"]["clk2"] = {"direction": "input", "bits": [3]}
+    top["cells"]["ff_other"] = {"type": "FDRE", "parameters": {}, "connections": {
+        "C": [3], "CE": ["1"], "R": ["0"], "D": [200], "Q": [201]},
+        "port_directions": {"C": "input", "CE": "input", "R": "input", "D": "input", "Q": "output"}}
+    return net
+
+
+def test_registers_no_clock_reaches_fail_naming_their_clock(tmp_path):
+    """Every clock domain is timed or named: a register on a port no create_clock names is never
+    timed (Vivado's check_timing no_clock), so the estimate cannot pass on the other domain's WNS."""
+    rpt = tmp_path / "t.rpt"
+    rec, res = estimate(two_domains(), clocks("create_clock -period 7 -name a [get_ports clk]"), M, report=rpt)
+    assert res.clocks[0]["total_endpoints"] == 1  # clk's own path is still timed (in the report)
+    assert rec["error"] == ("no clock on 1 register clock pin(s), so they are never timed: clocked from port clk2, "
+                            "which no create_clock reaches; constrain that clock in the XDC")
+    assert not evaluate(rec, UTIL).passed and not evaluate(reread(rpt), UTIL).passed
+    both = "create_clock -period 7 -name a [get_ports clk]\ncreate_clock -period 5 -name b [get_ports clk2]\n"
+    rec, _ = estimate(two_domains(), clocks(both), M)
+    assert "error" not in rec and [c["name"] for c in rec["clocks"]] == ["a", "b"]
+
+
+def test_a_register_clocked_by_logic_names_the_cell():
+    net = two_domains()
+    top = net["modules"]["top"]
+    del top["ports"]["clk2"]
+    top["cells"]["div"] = {"type": "FDRE", "parameters": {}, "connections": {
+        "C": [2], "CE": ["1"], "R": ["0"], "D": [300], "Q": [3]},
+        "port_directions": {"C": "input", "CE": "input", "R": "input", "D": "input", "Q": "output"}}
+    rec, _ = estimate(net, clocks("create_clock -period 7 -name a [get_ports clk]"), M)
+    assert "clocked from div/Q, which no create_clock reaches" in rec["error"]

@@ -29,9 +29,10 @@ from kabe.sweep import run, source, spec, worker  # noqa: E402
 def serial(design, variants, shipped) -> float:
     t0 = time.monotonic()
     for v in variants:
-        r = worker.build_variant(shipped.identity(), shipped.archive, design.name, run._rel(design.core_file),
-                                 run._rel(design.constraints), "open", v.id, v.settings)
-        assert r["files"], f"variant {v.id} produced no archive: {r['log_tail'][-3:]}"
+        tar, report = worker.build_variant(shipped.identity(), shipped.archive, design.name,
+                                           run._rel(design.core_file), run._rel(design.constraints), "open", v.id,
+                                           v.settings)
+        assert tar, f"variant {v.id} produced no archive: {json.loads(report)['log_tail'][-3:]}"
     return time.monotonic() - t0
 
 

@@ -73,6 +73,7 @@ def write_unit(dest: Path, files, reports_root: Path, key: str | None) -> Path:
 
 
 _MIN_FREE_BYTES = 16 << 20  # an archive of the open flow is ~1 MB; the Vivado flow's bitstream ~4 MB
+_PROBE_BYTES = 64 << 10
 
 
 def check_writable(reports_root: Path) -> None:
@@ -80,8 +81,10 @@ def check_writable(reports_root: Path) -> None:
     root = Path(reports_root)
     try:
         root.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=root, prefix=".kabe-write-check-"):
-            pass
+        with tempfile.NamedTemporaryFile(dir=root, prefix=".kabe-write-check-") as probe:
+            probe.write(bytes(_PROBE_BYTES))  # a disk with less room than this cannot take any archive
+            probe.flush()
+            os.fsync(probe.fileno())
         st = os.statvfs(root)
     except OSError as e:
         raise ArchiveWriteError(f"{_os_error_line(e, root)}; checked before any tool runs: fix it, then "

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from kabe.console import make_console
 from .. import designs, provenance
-from ..records import cache, metrics
+from ..records import cache, metrics, signing
 from ..records import load as record_load
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
@@ -102,11 +102,33 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
     for name, path in (("bit", bit), ("hwh", hwh), ("cells", cells)):
         if not path.exists() or provenance.sha256_file(path) != artifacts[name]:
             raise ssh.DeployError(f"{path} does not match the sha256 its build recorded; the archive was altered, rebuild")
+    _check_provenance(src, f"{commit.archive_name}/{design.name}/{flow}", record, (bit, hwh, cells))
     try:  # the runner checks them again on the board, against the .hwh; here a broken list stops before any push
         pl_names.load(cells, design.ports)
     except ValueError as e:
         raise ssh.DeployError(f"{src}: {e}") from None
     return record, src, bit, hwh
+
+
+def _check_provenance(src: Path, unit: str, record: dict, files: tuple[Path, ...]) -> None:
+    """Only a bitstream built on this machine (a unit without a signature) or one a trusted key signed:
+    a signed unit must verify (kabe.records.signing.verify_dir, the project's allowed signers) and list
+    each deployed file with the sha256 it has now, so a manifest and metrics rewritten together cannot
+    vouch for a bitstream. The commit the board must show is the record's, or its `reused_from` — which
+    a signed unit's signature covers (metrics.json is signed) and which must name a commit that exists."""
+    if (src / signing.SIGNATURE_FILE).exists() or (src / signing.SIGNATURE_FILE).is_symlink():
+        check = signing.verify_dir(src, unit)
+        if not check.ok:
+            raise ssh.DeployError(f"{src}: its signature does not verify ({check.reason}); kabe deploys only bitstreams "
+                                  f"built here or signed by a key in the allowed signers")
+        for path in files:
+            if check.file_hashes.get(path.name) != provenance.sha256_file(path):
+                raise ssh.DeployError(f"{path}: its sha256 is not the one the signed unit lists; the archive was "
+                                      f"altered, pull it again or rebuild")
+    origin = record.get("reused_from")
+    if origin and not cache.commit_exists(origin["commit"], ROOT):
+        raise ssh.DeployError(f"{src}: it says its bitstream was built at {origin['commit'][:12]}, a commit not in this "
+                              f"repository, so nothing says what the board must run; rebuild")
 
 
 def _missing_build(design: designs.Design, flow: str, commit: provenance.Commit, reports_root: Path) -> str:

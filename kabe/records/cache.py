@@ -277,7 +277,7 @@ def key_of_material(material: Any) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def _commit_exists(sha: str, git_root: Path) -> bool:
+def commit_exists(sha: str, git_root: Path = ROOT) -> bool:
     try:
         return subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=git_root,
                               capture_output=True, timeout=60).returncode == 0
@@ -298,7 +298,7 @@ def untrusted(archive: Path, rel: str, record: Mapping[str, Any], key: str, git_
         if not check.ok:
             return f"its signature does not verify: {check.reason}"
     sha = rel.split("/", 1)[0].removesuffix("-dirty")
-    if sha != "nogit" and not _commit_exists(sha, git_root):
+    if sha != "nogit" and not commit_exists(sha, git_root):
         return f"it names commit {sha[:12]}, which is not in this repository"
     try:
         material = json.loads((archive / KEY_FILE).read_text())

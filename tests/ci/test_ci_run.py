@@ -82,6 +82,43 @@ def test_a_timing_failure_exits_1_and_shows_the_wns(branch):
     assert code == 1 and lines[-2].startswith("kabe ci: FAIL stage2 (open), WNS -0.449 ns: timing gate")
 
 
+def test_a_forged_record_of_this_commit_fails_ci_with_the_recomputed_reasons(branch):
+    """Issue 21: kabe ci took an archived build of the current commit as it was. A record with a failed
+    simulation, no clock and gate {passed: true} passed CI; the verdict is recomputed now (kabe.verdict)."""
+    repo, base, head = branch
+    d = write_archive(repo / "reports", head, lut=232, wns=2.0)
+    rec = json.loads((d / "metrics.json").read_text())
+    rec["sim"] = {"passed": False}
+    rec["timing"]["clocks"] = []
+    rec["gate"] = {"passed": True, "failures": [], "checks": []}
+    (d / "metrics.json").write_text(json.dumps(rec))
+    code, lines, reports = _ci(repo, "stage2")
+    assert code == 1
+    assert lines[-2] == ("kabe ci: FAIL stage2 (open), WNS +2.000 ns: verification: the simulation did not pass; "
+                         "timing gate: no clock is constrained, so no path was timed; add create_clock to the "
+                         "design's XDC")
+    assert lines[-1] == "kabe ci: 1 of 1 design(s) failed: stage2"
+    assert ET.parse(reports / "j.xml").getroot().get("failures") != "0"
+
+
+def test_an_archived_build_of_this_commit_that_no_longer_verifies_is_rebuilt_not_believed(branch, monkeypatch):
+    """A signed unit edited since its pull is not this commit's build: kabe ci says so and builds."""
+    from kabe import build
+    from kabe.records import signing
+
+    repo, base, head = branch
+    d = write_archive(repo / "reports", head, lut=232, wns=2.0)
+    (d / signing.SIGNATURE_FILE).write_text("not a signature\n")
+    def no_tools_here(name, *a, **kw):  # the real build is test_poisoned_cache_e2e's; here: was it asked for?
+        raise build.BuildError(f"{name}: asked to build")
+
+    monkeypatch.setattr(build, "build", no_tools_here)
+    code, lines, _ = _ci(repo, "stage2")
+    said = next(ln for ln in lines if "archived build is not used" in ln)
+    assert said.startswith("stage2: this commit's archived build is not used (its signature does not verify (")
+    assert said.endswith("); building") and code == 2 and "stage2: asked to build" in lines[-2]
+
+
 def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch):
     repo, base, head = branch
     write_archive(repo / "reports", head, design="stage3_naive", wns=-0.449)

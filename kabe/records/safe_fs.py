@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 
 from kabe.errors import UserError
-from kabe.paths import BUILD, REPORTS
+from kabe.paths import BUILD, REPORTS, ROOT
 
 
 class UnsafePathError(UserError, OSError):
@@ -28,35 +28,42 @@ class UnsafePathError(UserError, OSError):
 ROOT_NAMES = ("reports", "build")
 
 
+def _holds_or_is_in_checkout(p: Path) -> bool:
+    """Is p the checkout, a folder above it, or a folder inside it other than reports/ and build/?"""
+    checkout = Path(os.path.abspath(ROOT))
+    inside_roots = any(p == r or p.is_relative_to(r) for r in (Path(os.path.abspath(REPORTS)), Path(os.path.abspath(BUILD))))
+    return checkout.is_relative_to(p) or (p.is_relative_to(checkout) and not inside_roots)
+
+
 def default_root(path: Path, *, else_parent: bool = False) -> Path:
     """The checkout's reports/ or build/ when path lies under one; else the nearest folder above path
-    named reports or build (another checkout's, a test's, a sweep worker's scratch build/). Anything
-    else is refused (UnsafePathError): a folder is never replaced or deleted under a root above
-    reports/ or build/, where a bad name (a pulled '../..') would reach the checkout itself.
-    else_parent: fall back to path's own parent instead (a single-file write, a Vivado project at a
-    path the caller chose), never used for archives."""
+    named reports or build (another checkout's, a test's, a sweep worker's scratch build/); else, for
+    a path outside this checkout (a temp folder), path's parent. Refused (UnsafePathError): any other
+    path in the checkout, and a path whose parent holds the checkout. A folder is never replaced or
+    deleted under a root above reports/ or build/, where a bad name (a pulled '../..') would reach the
+    checkout itself. else_parent: the parent in every case (a single-file write, a Vivado project at a
+    path the caller chose), never used for archive folders."""
     p = Path(os.path.abspath(path))
     for root in (REPORTS, BUILD):
         if p.is_relative_to(root) and p != root:
             return root
     for above in p.parents:
-        if above.name in ROOT_NAMES:
+        if above.name in ROOT_NAMES and not _holds_or_is_in_checkout(above):
             return above
-    if else_parent:
+    if else_parent or not _holds_or_is_in_checkout(p.parent):
         return p.parent
-    raise UnsafePathError(f"{path} is not inside a reports/ or build/ folder; kabe writes and replaces archive "
-                          f"folders only under {REPORTS} or {BUILD} (or a folder named reports or build)")
+    raise UnsafePathError(f"{path} is not inside {REPORTS} or {BUILD}; kabe writes and replaces archive folders "
+                          f"only there, never elsewhere in the checkout or above it")
 
 
 def checked_root(root: Path) -> Path:
-    """An explicit root for an archive write: reports/ or build/ (of this checkout or any folder so
-    named), or a folder below one. A root above them (the checkout, its parent, /) is refused."""
+    """An explicit root for an archive write: anything but the checkout, a folder above it, or a folder
+    in it other than reports/ and build/ (and what lies under them)."""
     r = Path(os.path.abspath(root))
-    if r.name in ROOT_NAMES or any(a.name in ROOT_NAMES for a in r.parents) or any(
-            r == x or r.is_relative_to(x) for x in (REPORTS, BUILD)):
-        return r
-    raise UnsafePathError(f"{root} is not a reports/ or build/ folder (nor inside one); kabe replaces archive "
-                          f"folders only under those")
+    if _holds_or_is_in_checkout(r):
+        raise UnsafePathError(f"{root} is not a reports/ or build/ folder; kabe replaces archive folders only "
+                              f"under {REPORTS} or {BUILD}, never under a root above them")
+    return r
 
 
 def confined(path: Path, root: Path) -> Path:

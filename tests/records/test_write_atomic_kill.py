@@ -149,13 +149,20 @@ def test_a_live_writers_temp_folder_is_left_alone(tmp_path):
 
 
 def test_an_archive_root_above_reports_or_build_is_refused(tmp_path):
+    """A pulled '<sha>/../..' once normalised to the checkout and its parent became the root; now every
+    destination or root that holds the checkout, or lies in it outside reports/ and build/, is refused
+    before anything is made."""
+    from kabe.paths import REPORTS
     from kabe.records import safe_fs
 
-    with pytest.raises(safe_fs.UnsafePathError, match="not inside a reports/ or build/"):
-        write_atomic(tmp_path / "checkout" / "somewhere", {"x": "y"})
-    with pytest.raises(safe_fs.UnsafePathError, match="is not a reports/ or build/ folder"):
-        write_atomic(tmp_path / "checkout" / "somewhere", {"x": "y"}, root=tmp_path / "checkout")
-    assert not (tmp_path / "checkout").exists()
+    # Names that exist nowhere: were the guard broken, this test would make folders, never replace any.
+    absent = "kabe-test-not-a-folder"
+    cases = ((ROOT / absent, None), (ROOT / "kabe" / absent, None), (ROOT.parent / absent, None),
+             (REPORTS / absent, ROOT), (REPORTS / absent, ROOT.parent), (ROOT / "docs" / absent, ROOT / "docs"))
+    for dest, root in cases:
+        with pytest.raises(safe_fs.UnsafePathError):
+            write_atomic(dest, {"x": "y"}, root=root)
+    assert not any(p.exists() for p, _ in cases)
 
 
 def test_leftovers_of_the_cache_index_and_of_older_kabes_are_removed(tmp_path):

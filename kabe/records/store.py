@@ -17,7 +17,7 @@ tree is laid out like reports/: <commit>/<design>/<flow|sim|board>/<file>.
 - Files over COMPRESS_OVER bytes are stored gzip-compressed under <name>.gz. Every stored name that
   ends in .gz is kabe's compression (a raw file already named .gz is stored as .gz.gz), so a pull
   knows what to decompress without a side table.
-- Bitstreams (.bit, .bin, .hwh) travel only when asked (--bitstreams): they are large and only a
+- Bitstreams (.bit, .bin, .hwh, .xsa, .pdi) travel only when asked (--bitstreams): they are large and only a
   deploy needs them.
 - A dirty tree's archive (<sha>-dirty) is never pushed: nobody else can reproduce it.
 
@@ -321,7 +321,7 @@ class PullReport:
                + (f", {len(self.refused)} refused" if self.refused else "")]
         out += [f"  kept local reports/{u}: it differs from the shared archive in {', '.join(files)}; "
                 f"delete it to take the shared one" for u, files in self.kept_local]
-        out += _capped([f"  refused {what}: {why}; nothing of it was written" for what, why in self.refused])
+        out += _capped([f"  refused {what}: {why}; nothing of it was kept" for what, why in self.refused])
         out += _capped([f"  unverified {u}: {why}; kept apart in reports/{UNVERIFIED}/{u} (never a cache entry, "
                         f"a base or deployable)" for u, why in self.unverified])
         return out

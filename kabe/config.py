@@ -86,6 +86,10 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("vivado_timeout_s", "a positive number of seconds", _positive_number, 6 * 3600),
     Setting("vivado_jobs", "a positive integer (parallel Vivado jobs)", _positive_int, 2),
     Setting("fail_on_unconstrained", _BOOL, _boolean, False),
+    # the open flow's band: the share of a new design's paths it is calibrated to hold (design-level
+    # conformal, scripts/calibrate_timing.py --write; docs/timing_model.md)
+    Setting("timing_band_coverage", "a share between 0.5 and 0.95, like 0.8",
+            lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0.5 <= v <= 0.95, 0.8),
     *(Setting(f"vivado_{k}", "a Vivado strategy or directive name (letters, digits, _ and -)",
               lambda v: isinstance(v, str) and _VIVADO_NAME.fullmatch(v) is not None, "")
       for k in VIVADO_STRATEGY_KEYS),

@@ -17,7 +17,8 @@ def _num(v, fmt="{:,}"):
 
 
 def wns_text(t: dict) -> str:
-    """`-0.450 ns (-0.800 .. -0.100)`, the band from the record's `band` when the estimate has one,
+    """`-0.450 ns (80 % band: -0.800 .. -0.100)`, the band from the record's `band` when the estimate
+    has one (with its nominal coverage when the record gives its quantiles),
     and `marginal: run Vivado` when the band straddles zero. The colour is the gate's: the point
     estimate decides, the band only says how far to trust it."""
     wns = t.get("wns_ns")
@@ -26,8 +27,10 @@ def wns_text(t: dict) -> str:
     out = f"[{'green' if wns >= 0 else 'red'}]{wns:+.3f} ns[/]"
     band = t.get("band") or {}
     lo_hi = band.get("wns_ns")
+    q = band.get("quantiles")
+    cov = f"{round((q[1] - q[0]) * 100)} % band: " if isinstance(q, list) and len(q) == 2 else ""
     if lo_hi:
-        out += f" ({lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f})"
+        out += f" ({cov}{lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f})"
     if band.get("marginal"):
         out += f" [bold yellow]{escape(band.get('note') or 'marginal: run Vivado')}[/]"
     return out

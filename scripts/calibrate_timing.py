@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Calibrate the open flow's pre-route timing estimate on real routed Vivado paths (issue 14).
 
-    python scripts/calibrate_timing.py                  fit on the corpus, print the validation
+    python scripts/calibrate_timing.py                  fit on the corpora, print the validation
                                                         (leave one design out); writes nothing
+    python scripts/calibrate_timing.py --corpus DIR     ... with DIR's reports too (repeatable)
     python scripts/calibrate_timing.py --write          ... and regenerate kabe/timing/fitted_constants.py
                                                         and docs/timing_model_fit.png
     python scripts/calibrate_timing.py --evaluate DIR   score the committed model on any folder of
@@ -10,9 +11,13 @@
     python scripts/calibrate_timing.py --evaluate DIR --hand-model
                                                         ... the hand-set model it replaced, for comparison
 
-The corpus defaults to ../shared/fixtures/vivado-routed-paths beside the repository (one `.rpt`
-per routed run; SOURCES.md, when present, names each file's repository, which is what a "design"
-is: the three LiteX builds are one design). When it is absent the script says so and exits 0.
+The corpora default to ../shared/fixtures/vivado-routed-paths beside the repository and, when
+present, ../shared/routed-more (more public -1 7-series designs, gathered for issue 25); --corpus
+adds folders. Each holds one `.rpt` per routed run; SOURCES.md, when present, names each file's
+repository, which is what a "design" is (the three LiteX builds are one design; a repository in two
+corpora is still one design, and a file found twice is read once). When the shared corpus is absent
+the script says so and exits 0. The band's nominal coverage is `[tool.kabe] timing_band_coverage`
+(default 0.8).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from kabe.timing.calibration_data import MODEL_SCOPE, dedupe, sample, scope_of  
 from kabe.timing.fit import fit  # noqa: E402
 
 DEFAULT_CORPUS = REPO.parent / "shared" / "fixtures" / "vivado-routed-paths"
+MORE_CORPUS = REPO.parent / "shared" / "routed-more"  # a default too, when present (issue 25)
 CONSTANTS = REPO / "kabe" / "timing" / "fitted_constants.py"
 PLOT = REPO / "docs" / "timing_model_fit.png"
 COMMAND = "python scripts/calibrate_timing.py --write"
@@ -50,8 +56,9 @@ def designs_from_sources(folder: Path) -> dict[str, str]:
             for m in re.finditer(r"^\|\s*`([^`]+\.rpt)`\s*\|\s*\[([^\]]+)\]", src.read_text(), re.M)}
 
 
-def read_corpus(folder: Path) -> tuple[list, Counter, dict[str, str], dict[str, str]]:
-    """(samples of every scope, reasons paths were left out, {file: sha256}, {file: why unreadable})."""
+def read_corpus(folder: Path, skip: set[str] = frozenset()) -> tuple[list, Counter, dict[str, str], dict[str, str]]:
+    """(samples of every scope, reasons paths were left out, {file: sha256}, {file: why unreadable});
+    a file whose digest is in `skip` is not read again."""
     repos = designs_from_sources(folder)
     samples, left_out, digests, bad = [], Counter(), {}, {}
     for f in sorted(folder.glob("*.rpt")):
@@ -60,8 +67,12 @@ def read_corpus(folder: Path) -> tuple[list, Counter, dict[str, str], dict[str, 
         except ReportError as e:
             bad[f.name] = str(e)
             continue
+        digest = hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+        if digest in skip:
+            left_out["file already read from another corpus"] += 1
+            continue
         blocks = path_blocks(rep.lines, source=f.name)
-        digests[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()[:16]
+        digests[f.name] = digest
         scope = scope_of(rep.header.get("device"), rep.header.get("speed_file"))
         design = repos.get(f.name) or f.stem.split("_")[0]
         for b in blocks:
@@ -74,6 +85,22 @@ def read_corpus(folder: Path) -> tuple[list, Counter, dict[str, str], dict[str, 
             else:
                 samples.append(s)
     return dedupe(samples), left_out, digests, bad
+
+
+def read_corpora(folders: list[Path]) -> tuple[list, Counter, dict[str, str], dict[str, str]]:
+    """read_corpus over several folders: a design (repository) in two of them is one design, and a
+    file whose bytes were already read (the same report copied into two corpora) is read once.
+    Digests are keyed `corpus/file`."""
+    samples, left_out, digests, bad, seen = [], Counter(), {}, {}, set()
+    for folder in folders:
+        s, lo, dg, bd = read_corpus(folder, skip=seen)
+        name = _corpus_name(folder)
+        samples += s
+        left_out.update(lo)
+        digests.update({f"{name}/{f}": h for f, h in dg.items()})
+        bad.update({f"{name}/{f}": w for f, w in bd.items()})
+        seen |= set(dg.values())
+    return samples, left_out, digests, bad
 
 
 def _print_intake(samples, left_out, bad) -> None:
@@ -118,22 +145,26 @@ def evaluate_folder(folder: Path, hand_model: bool = False) -> int:
     return 0
 
 
-def _generated_module(model, outcomes, corpus: Path, digests: dict, n_samples: int, n_designs: int) -> str:
+def _generated_module(model, outcomes, corpora: list[Path], digests: dict, n_samples: int, n_designs: int,
+                      n_all: int, n_all_designs: int) -> str:
     m = V.metrics(outcomes)
+    band = model.band.to_json()
+    band["meaning"] = ("a path's routed delay lies in logic + route x [lo, hi] (estimated logic and route, "
+                       "after timing pressure) for `coverage` of the paths of a new design: design-level split "
+                       "conformal on held-out route factors, each design one unit (kabe.timing.conformal); "
+                       "`classes` are calibrated apart, `outside` is for a path outside `data`")
     data = {
         "provenance": {
             "command": COMMAND,
-            "corpus": _corpus_name(corpus),
+            "corpora": [_corpus_name(c) for c in corpora],
             "files": digests,
             "scope": f"{MODEL_SCOPE}: setup (slow corner), register-to-register data paths, routed",
             "summary": f"{n_samples} paths of {n_designs} designs ({MODEL_SCOPE})",
-            "validation": {"method": "leave one design out; band from the training designs only (nested)",
+            "band_summary": f"band calibrated on {n_all} held-out paths of {n_all_designs} designs ({MODEL_SCOPE})",
+            "validation": {"method": "leave one design out; the band calibrated on the training designs only",
                            **m},
         },
-        "band": {"lo": model.band.lo, "hi": model.band.hi, "quantiles": list(model.band.quantiles),
-                 "meaning": "routed route delay / estimated route delay (after timing pressure), p10 and "
-                            "p90 over the paths of held-out designs, each design weighing the same; the "
-                            "band is logic + route x [lo, hi]"},
+        "band": band,
         "clock": {"value": round(model.clock_ps_value, 1),
                   "meaning": "median of Vivado's clock path skew - clock uncertainty, ps"},
         "pressure": model.pressure.to_json() if model.pressure is not None else None,
@@ -150,8 +181,9 @@ def _corpus_name(corpus: Path) -> str:
     """The shared corpus by its name relative to the checkout (where it was read from differs per
     machine and worktree; what it is does not)."""
     c = corpus.resolve()
-    if c.parent.name == "fixtures" and c.parent.parent.name == "shared":
-        return f"../shared/fixtures/{c.name}"
+    parts = c.parts
+    if "shared" in parts:  # ../shared/... beside the checkout, wherever that is
+        return "../" + "/".join(parts[len(parts) - 1 - parts[::-1].index("shared"):])
     return str(corpus)
 
 
@@ -179,9 +211,16 @@ def plot(outcomes, path: Path) -> None:
     plt.close(fig)
 
 
+def coverage_setting() -> float:
+    from kabe import config
+    return float(config.value(config.load(), "timing_band_coverage"))
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="folder of routed Vivado reports to fit on")
+    ap.add_argument("--corpus", type=Path, action="append", default=[],
+                    help="another folder of routed Vivado reports to fit on (repeatable; added to the defaults)")
+    ap.add_argument("--only", action="store_true", help="fit on the --corpus folders alone, not the defaults")
     ap.add_argument("--write", action="store_true", help="regenerate the constants module and the plot")
     ap.add_argument("--evaluate", type=Path, metavar="DIR", help="score the committed model on DIR's reports")
     ap.add_argument("--hand-model", action="store_true", help="with --evaluate: score the old hand-set model instead")
@@ -191,17 +230,30 @@ def main(argv=None) -> int:
             print(f"--evaluate {a.evaluate}: not a folder; give a folder of Vivado .rpt files", file=sys.stderr)
             return 2
         return evaluate_folder(a.evaluate, a.hand_model)
-    if not a.corpus.is_dir():
-        print(f"calibration corpus not found at {a.corpus}: nothing to fit (the committed model stays)")
+    corpora = default_corpora() if not a.only else []
+    for c in a.corpus:
+        if not c.is_dir():
+            print(f"calibration corpus not found at {c}: nothing to fit (the committed model stays)")
+            return 0
+        corpora.append(c)
+    if not corpora:
+        print(f"calibration corpus not found at {DEFAULT_CORPUS}: nothing to fit (the committed model stays)")
         return 0
     try:
-        text, outcomes, model = generate(a.corpus)
+        text, outcomes, model = generate(corpora)
     except ValueError as e:
         print(str(e), file=sys.stderr)
         return 2
     print()
     print(V.table(_rows(f"held-out, {MODEL_SCOPE} (leave one design out)", outcomes)))
-    print(f"\nband (route factor, p10..p90 over held-out paths): {model.band.lo:.3f} .. {model.band.hi:.3f}")
+    b = model.band
+    print(f"\nband: {b.coverage:.0%} of a new design's paths (design-level conformal over {b.data.get('designs')} "
+          f"designs); route factor {b.lo:.3f} .. {b.hi:.3f} pooled, by class:")
+    for name, c in b.classes.items():
+        print(f"  {name:<11} {c['lo']:.3f} .. {c['hi']:.3f}  ({c['paths']} paths of {c['designs']} designs)")
+    if b.outside is not None:
+        print(f"  {'outside':<11} {b.outside[0]:.3f} .. {b.outside[1]:.3f}  (more than {b.data['max_levels']} levels,"
+              f" or a requirement outside {b.data['requirement_ns'][0]:g} .. {b.data['requirement_ns'][1]:g} ns)")
     if model.pressure is not None:
         print(f"timing pressure: routing x max({model.pressure.floor:g}, x^-{model.pressure.k:g}) on paths over "
               f"their budget ({model.pressure.paths} such paths in {model.pressure.designs} designs)")
@@ -212,21 +264,43 @@ def main(argv=None) -> int:
     return 0
 
 
-def generate(corpus: Path, *, quiet: bool = False):
-    """Fit on a corpus: (the constants module's text, held-out outcomes, the model)."""
-    samples, left_out, digests, bad = read_corpus(corpus)
+def _files_of(folder: Path) -> set[str]:
+    return {f.name for f in folder.glob("*.rpt")}
+
+
+def default_corpora() -> list[Path]:
+    """The shared corpus, and ../shared/routed-more when it is there; [] without the shared corpus."""
+    if not DEFAULT_CORPUS.is_dir():
+        return []
+    return [DEFAULT_CORPUS] + ([MORE_CORPUS] if MORE_CORPUS.is_dir() else [])
+
+
+def generate(corpora: Path | list[Path], *, quiet: bool = False, coverage: float | None = None):
+    """Fit on corpora: (the constants module's text, held-out outcomes, the model)."""
+    corpora = [corpora] if isinstance(corpora, Path) else list(corpora)
+    coverage = coverage_setting() if coverage is None else coverage
+    samples, left_out, digests, bad = read_corpora(corpora)
     if not quiet:
         _print_intake(samples, left_out, bad)
+    # the point model is fitted on the first corpus (its net fit does not hold on the others yet:
+    # docs/timing_model.md); every corpus's designs calibrate and validate the band
     own = [s for s in samples if s.scope == MODEL_SCOPE]
+    files_first = {f for f in _files_of(corpora[0])}
+    base = [s for s in own if s.file in files_first]
+    base_designs = {s.design for s in base}
+    # a repository the first corpus has is that corpus's design: its other reports are not a new design
+    extra = [s for s in own if s.file not in files_first and s.design not in base_designs]
     designs = sorted({s.design for s in own})
+    where = ", ".join(str(c) for c in corpora)
     if len(designs) < 3:
-        raise ValueError(f"{corpus}: {len(designs)} designs in scope ({MODEL_SCOPE}); need 3 or more "
+        raise ValueError(f"{where}: {len(designs)} designs in scope ({MODEL_SCOPE}); need 3 or more "
                          f"to fit and validate by design")
-    outcomes = V.leave_one_design_out(own)
-    model = fit(own, band=V.band_from(V.leave_one_design_out(own, nested_band=False)))
+    outcomes, band = V.validate(base, extra=extra, coverage=coverage)
+    model = fit(base, band=band)
     if model.band is None:
-        raise ValueError(f"{corpus}: {len(outcomes)} held-out paths with routing; need 10 or more for a band")
-    return _generated_module(model, outcomes, corpus, digests, len(own), len(designs)), outcomes, model
+        raise ValueError(f"{where}: {len(outcomes)} held-out paths with routing; need 10 or more for a band")
+    return (_generated_module(model, outcomes, corpora, digests, len(base), len({s.design for s in base}),
+                              len(own), len(designs)), outcomes, model)
 
 
 if __name__ == "__main__":

@@ -238,13 +238,19 @@ def fit_setup(samples: list[PathSample]) -> dict:
 
 def fit(samples: list[PathSample], band: Band | None = None, scope: str = MODEL_SCOPE,
         pressure: bool = True) -> FittedModel:
-    """A model from samples (band given separately: it comes from a leave-one-design-out run).
-    Cells, setup and clock come from the model's scope only (a -2 LUT is not a -1 LUT); nets from
-    every scope, each design at its own pace (fit_nets). Timing pressure (kabe.timing.pressure)
-    is a calibration of that model: how far Vivado's routing came out under the model's estimate
-    on paths over their budget, in designs the model was not fitted on (held_out_points)."""
-    model = _fit_plain(samples, scope)
+    """A model from samples (band given separately: it comes from held-out scores,
+    kabe.timing.validation). Cells, setup and clock come from the model's scope only (a -2 LUT is
+    not a -1 LUT); nets from every scope, each design at its own pace (fit_nets). Timing pressure
+    (kabe.timing.pressure) is a calibration of that model: how far Vivado's routing came out under
+    the model's estimate on paths over their budget, in designs the model was not fitted on
+    (held_out_points)."""
+    model = _fit(samples, scope, pressure)
     model.band = band
+    return model
+
+
+def _fit(samples: list[PathSample], scope: str, pressure: bool) -> FittedModel:
+    model = _fit_plain(samples, scope)
     if pressure:
         pr = fit_pressure(held_out_points(samples, scope))
         model.pressure = pr if pr.floor < 1.0 else None

@@ -17,9 +17,10 @@ hand. What the model says (docs/timing_model.md):
     pressure   = a path estimated over its budget keeps max(floor, x^-k) of its routing
                  (kabe.timing.pressure: Vivado's timing-driven placement and routing)
 
-and the band: a routed path's delay lies within logic + route x [lo, hi] for 80 % of the paths of
-designs the model was not fitted on (p10 and p90, each design weighing the same, leave one design
-out; kabe.timing.validation).
+and the band: a routed path's delay lies within logic + route x [lo, hi] for the nominal coverage
+(`[tool.kabe] timing_band_coverage`, 80 %) of the paths of a new design: design-level conformal
+calibration on held-out scores, one set of factors per path class and a wider one for a path
+outside the data (kabe.timing.conformal; validated leaving whole designs out, kabe.timing.validation).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from kabe.timing.conformal import PathFeatures, path_class
 from kabe.timing.delay_classes import arc_key, cell_class, net_class, setup_key
 from kabe.timing.pressure import Pressure
 
@@ -34,13 +36,61 @@ from kabe.timing.pressure import Pressure
 @dataclass(frozen=True)
 class Band:
     """Routing factors: a path's routed delay lies in logic + route x [lo, hi] (logic and route as
-    estimated) for the share of held-out paths between the two quantiles."""
+    estimated) for `coverage` of the paths of a new design (kabe.timing.conformal: design-level
+    conformal, one set of factors per path class, a wider one for a path outside the data).
+    Without classes (a band built by hand) every path gets [lo, hi]."""
     lo: float
     hi: float
     quantiles: tuple[float, float] = (0.10, 0.90)
+    classes: dict = field(default_factory=dict, compare=False)
+    outside: tuple[float, float] | None = None
+    data: dict = field(default_factory=dict, compare=False)
 
-    def delay_ns(self, logic_ns: float, route_ns: float) -> tuple[float, float]:
-        return logic_ns + route_ns * self.lo, logic_ns + route_ns * self.hi
+    @property
+    def coverage(self) -> float:
+        return round(self.quantiles[1] - self.quantiles[0], 4)
+
+    @classmethod
+    def from_json(cls, b: dict) -> Band:
+        out = b.get("outside")
+        return cls(b["lo"], b["hi"], tuple(b.get("quantiles", (0.1, 0.9))), b.get("classes") or {},
+                   (out["lo"], out["hi"]) if out else None, b.get("data") or {})
+
+    def factors(self, f: PathFeatures | None = None) -> tuple[float, float, str, str]:
+        """(lo, hi, class, why) for a path with features f (None: the pooled band)."""
+        if f is None or not self.classes:
+            return self.lo, self.hi, "pooled", "every path alike"
+        why_out = self.outside_data(f)
+        if why_out and self.outside is not None:
+            return self.outside[0], self.outside[1], "outside-data", why_out
+        name = path_class(f)
+        c = self.classes.get(name)
+        if c is None:
+            return self.lo, self.hi, "pooled", "every path alike"
+        return c["lo"], c["hi"], name, c["why"]
+
+    def outside_data(self, f: PathFeatures) -> str | None:
+        """Why a path lies outside what the band was calibrated on (None: inside)."""
+        d = self.data
+        if not d:
+            return None
+        why = []
+        if f.levels > d.get("max_levels", 10 ** 9):
+            why.append(f"{f.levels} logic levels, the calibration designs' paths had at most {d['max_levels']}")
+        lo_req, hi_req = d.get("requirement_ns", (0.0, float("inf")))
+        if not lo_req <= f.requirement_ns <= hi_req:
+            why.append(f"a requirement of {f.requirement_ns:.3f} ns, the calibration designs' ran "
+                       f"{lo_req:g} .. {hi_req:g} ns")
+        return "; ".join(why) or None
+
+    def delay_ns(self, logic_ns: float, route_ns: float, f: PathFeatures | None = None) -> tuple[float, float]:
+        lo, hi, _, _ = self.factors(f)
+        return logic_ns + route_ns * lo, logic_ns + route_ns * hi
+
+    def to_json(self) -> dict:
+        return {"lo": self.lo, "hi": self.hi, "quantiles": list(self.quantiles), "coverage": self.coverage,
+                "classes": self.classes, "data": self.data,
+                "outside": None if self.outside is None else {"lo": self.outside[0], "hi": self.outside[1]}}
 
 
 @dataclass
@@ -60,7 +110,7 @@ class FittedModel:
         b = data.get("band")
         return cls(cells=data["cells"], nets=data["nets"], setup=data.get("setup", {}),
                    clock_ps_value=float(data.get("clock", {}).get("value", 0.0)),
-                   band=Band(b["lo"], b["hi"], tuple(b.get("quantiles", (0.1, 0.9)))) if b else None,
+                   band=Band.from_json(b) if b else None,
                    provenance=data.get("provenance", {}), pressure=Pressure.from_json(data.get("pressure")))
 
     # --- cells
@@ -113,7 +163,8 @@ class FittedModel:
 
     def describe(self) -> str:
         """One line for the text report: which model, fitted on what."""
-        b = "" if self.band is None else f"; band: route x {self.band.lo:.3f} .. {self.band.hi:.3f}"
+        b = "" if self.band is None else (f"; {self.band.coverage:.0%} band (design-level conformal): "
+                                          f"route x {self.band.lo:.3f} .. {self.band.hi:.3f} pooled")
         if self.pressure is not None:
             b += f"; timing pressure: route x max({self.pressure.floor:g}, x^-{self.pressure.k:g}) over budget"
         return (f"fitted on routed Vivado paths ({self.provenance.get('summary', 'no provenance')}; "

@@ -69,10 +69,12 @@ def band(res: StaResult) -> dict | None:
     if alt is not None and any(e.path for e in alt.endpoints):
         lo = min(lo, _wns_band(alt, b)[0])
     cp = next(e for e in res.endpoints if e.path)
-    d_lo, d_hi = b.delay_ns(sum(s.cell_ps for s in cp.path[:-1]) / 1000, sum(s.route_ps for s in cp.path) / 1000)
+    f_lo, f_hi = _factors(res, cp, b)[:2]
+    d_lo, d_hi = b.delay_ns(sum(s.cell_ps for s in cp.path[:-1]) / 1000, sum(s.route_ps for s in cp.path) / 1000,
+                            _features(res, cp))
     lo, hi = _ns(lo * 1000), _ns(hi * 1000)
     marginal = lo < 0 <= hi
-    return {"quantiles": list(b.quantiles), "route_factor": [b.lo, b.hi], "wns_ns": [lo, hi],
+    return {"quantiles": list(b.quantiles), "route_factor": [f_lo, f_hi], "wns_ns": [lo, hi],
             "critical_path_delay_ns": [_ns(d_lo * 1000), _ns(d_hi * 1000)],
             "marginal": marginal, "note": MARGINAL if marginal else None}
 
@@ -83,11 +85,26 @@ def _wns_band(res: StaResult, b) -> tuple[float, float]:
     for ep in (e for e in res.endpoints if e.path):
         logic = sum(s.cell_ps for s in ep.path[:-1])
         route = sum(s.route_ps for s in ep.path)
-        d_lo, d_hi = b.delay_ns(logic / 1000, route / 1000)
+        d_lo, d_hi = b.delay_ns(logic / 1000, route / 1000, _features(res, ep))
         d = ep.arrival_ps / 1000
         lows.append(ep.slack_ps / 1000 - (d_hi - d))
         highs.append(ep.slack_ps / 1000 + (d - d_lo))
     return min(lows), min(highs)
+
+
+def _features(res: StaResult, ep: Endpoint):
+    """What the band's classes look at (kabe.timing.conformal): levels, BRAM/DSP on the path, the
+    requirement (the endpoint's clock period; None-safe for a band without classes)."""
+    from kabe.timing.conformal import steps_features
+    period = next((c["period_ns"] for c in res.clocks if c["name"] == ep.clock), None)
+    return steps_features([s.type for s in ep.path], period if period is not None else 0.0)
+
+
+def _factors(res: StaResult, ep: Endpoint, b) -> tuple[float, float, str, str]:
+    """(lo, hi, class, why) of one path's band; a hand-made Band without classes is pooled."""
+    if not hasattr(b, "factors"):
+        return b.lo, b.hi, "pooled", "every path alike"
+    return b.factors(_features(res, ep))
 
 
 def missing_clocks_message(res: StaResult) -> str | None:
@@ -191,6 +208,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
               f"{bd['critical_path_delay_ns'][1]:.3f}",
               f"Marginal: {'yes, ' + MARGINAL if bd['marginal'] else 'no'}",
               "Gate: the point estimate (WNS above) decides; the band does not"]
+        L += _band_classes(res)
         if res.as_yosys_mapped is not None:
             L.append(f"The low end also covers the netlist exactly as Yosys mapped it (WNS "
                      f"{_f(_ns(res.as_yosys_mapped.endpoints[0].slack_ps) if res.as_yosys_mapped.endpoints else None)} ns)")
@@ -220,6 +238,21 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
                      f"{s.name} ({s.pin_in or 'clk'} -> {s.pin_out or 'setup'})")
     L += ["", END_MARKER]
     return "\n".join(L) + "\n"
+
+
+def _band_classes(res: StaResult) -> list[str]:
+    """Which band each traced path got and why (kabe.timing.conformal): a path the model knows to be
+    outside its data gets the widest band and says so."""
+    b = res.model.band
+    cov = getattr(b, "coverage", None)
+    out = [f"Coverage: {cov:.0%} of a new design's paths (design-level conformal over "
+           f"{b.data.get('designs', '?')} designs; docs/timing_model.md)"] if cov is not None and b.data else []
+    traced = [e for e in res.endpoints if e.path][:10]
+    for i, ep in enumerate(traced, 1):
+        lo, hi, name, why = _factors(res, ep, b)
+        if i == 1 or name == "outside-data":
+            out.append(f"Path {i} band: route x {lo:.3f} .. {hi:.3f}, {name}: {why}")
+    return out
 
 
 def _mapped(res: StaResult) -> str:

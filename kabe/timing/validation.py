@@ -4,8 +4,9 @@ and the validation table `scripts/calibrate_timing.py` prints (issue 14).
 Validation is split by design, never by row: a design's paths share its placement, congestion
 and tool version, so rows of one design on both sides of a split would flatter the model.
 `leave_one_design_out` fits on every design but one and predicts that one, in turn. The band a
-held-out design gets is itself computed from its training designs only (a nested run), so its
-coverage on the held-out design is an honest test of the band.
+held-out design gets is calibrated on its training designs only (kabe.timing.fit.fit_calibrated:
+design-level conformal on the training designs' own held-out scores), so its coverage on the
+held-out design is an honest test of the band's promise about a new design.
 
 Errors are signed as estimate - Vivado: negative means kabe is too low (optimistic, the side on
 which a gate passes a design that fails).
@@ -19,10 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from kabe.timing.calibration_data import PathSample
+from kabe.timing.conformal import sample_features
+from kabe.timing.conformal import calibrate
 from kabe.timing.fit import Prediction, Unmodelled, fit, predict
 from kabe.timing.fitted import Band, FittedModel
 
-QUANTILES = (0.10, 0.90)
+COVERAGE = 0.8  # the default of [tool.kabe] timing_band_coverage
 
 
 @dataclass
@@ -44,41 +47,17 @@ class Outcome:
         return (self.pred.delay_ns - self.sample.delay_ns) / self.sample.delay_ns
 
     @property
+    def limits(self) -> tuple[float, float] | None:
+        if self.band is None:
+            return None
+        return self.band.delay_ns(self.pred.logic_ns, self.pred.route_ns, sample_features(self.sample))
+
+    @property
     def inside(self) -> bool | None:
         if self.band is None:
             return None
-        lo, hi = self.band.delay_ns(self.pred.logic_ns, self.pred.route_ns)
+        lo, hi = self.limits
         return lo - 5e-4 <= self.sample.delay_ns <= hi + 5e-4
-
-
-def band_from(outcomes: list[Outcome], quantiles=QUANTILES) -> Band | None:
-    """The band: quantiles, across held-out paths, of what routing turned out to cost over what
-    the model estimated for it, (Vivado's delay - estimated logic) / estimated route. Cells are
-    near-exact at a known grade; routing is the placement-dependent part, so a path's band is
-    as wide as its routing: long, route-heavy paths get wide bands. Each design weighs the same
-    (as in the fit): pooled, the one design with 75 paths would set the quantiles, and the band
-    would describe that design rather than the next one (nested coverage 70 % pooled, 81 %
-    weighted; docs/timing_model.md)."""
-    rows = [((o.sample.delay_ns - o.pred.logic_ns) / o.pred.route_ns, o.sample.design)
-            for o in outcomes if o.pred.route_ns > 0]
-    if len(rows) < 10:
-        return None
-    n: dict[str, int] = defaultdict(int)
-    for _, d in rows:
-        n[d] += 1
-    r = np.array([x for x, _ in rows])
-    w = np.array([1.0 / n[d] for _, d in rows])
-    lo, hi = (weighted_quantile(r, w, q) for q in quantiles)
-    return Band(round(lo, 4), round(hi, 4), tuple(quantiles))
-
-
-def weighted_quantile(values: np.ndarray, weights: np.ndarray, q: float) -> float:
-    """The q-quantile of values, each counted with its weight (midpoints of the weight steps,
-    so equal weights give the usual interpolated quantile)."""
-    i = np.argsort(values)
-    v, w = values[i], weights[i]
-    cum = (np.cumsum(w) - 0.5 * w) / w.sum()
-    return float(np.interp(q, cum, v))
 
 
 def evaluate(model: FittedModel, samples: list[PathSample], band: Band | None = None) -> tuple[list[Outcome], int]:
@@ -94,17 +73,59 @@ def evaluate(model: FittedModel, samples: list[PathSample], band: Band | None = 
     return out, skipped
 
 
-def leave_one_design_out(samples: list[PathSample], *, nested_band: bool = True) -> list[Outcome]:
+def leave_one_design_out(samples: list[PathSample], *, nested_band: bool = True,
+                         extra: list[PathSample] = (), coverage: float = COVERAGE) -> list[Outcome]:
+    """Every design held out in turn. `samples` are the point model's data: each of their designs
+    is left out of the fit that predicts it. `extra` are designs the point model is never fitted on
+    (more routed data than the fit needs): the full model predicts them, already held out. With
+    `nested_band`, every held-out design's band is calibrated (kabe.timing.conformal) on the
+    held-out scores of the *other* designs only, each scored by a model fitted without it and
+    without the design being judged; without it, the outcomes carry no band."""
+    return validate(samples, extra=extra, coverage=coverage, nested_band=nested_band)[0]
+
+
+def validate(samples: list[PathSample], *, extra: list[PathSample] = (), coverage: float = COVERAGE,
+             nested_band: bool = True) -> tuple[list[Outcome], Band | None]:
+    """(held-out outcomes, the band for the model fitted on every sample): the band is calibrated on
+    the held-out scores of every design (samples' designs by leave one design out, extra designs
+    by the full model)."""
     designs = sorted({s.design for s in samples})
+    extra_designs = sorted({s.design for s in extra} - set(designs))
     out: list[Outcome] = []
+    base_rows: list = []
     for d in designs:
         train = [s for s in samples if s.design != d]
         test = [s for s in samples if s.design == d]
         if not train:
             continue
-        band = band_from(leave_one_design_out(train, nested_band=False)) if nested_band else None
-        out += evaluate(fit(train), test, band)[0]
-    return out
+        m = fit(train)
+        held = evaluate(m, test)[0]
+        base_rows += score_rows(held)
+        band = None
+        if nested_band:
+            inner = leave_one_design_out(train, nested_band=False)
+            band = _band(score_rows(inner) + score_rows(evaluate(m, extra)[0]), coverage)
+        out += [Outcome(o.sample, o.pred, band) for o in held]
+    if not extra_designs:
+        return out, _band(base_rows, coverage)
+    full = fit(samples)
+    extra_held = evaluate(full, [s for s in extra if s.design in extra_designs])[0]
+    extra_rows = score_rows(extra_held)
+    for d in extra_designs:
+        band = _band(base_rows + [r for r in extra_rows if r[1] != d], coverage) if nested_band else None
+        out += [Outcome(o.sample, o.pred, band) for o in extra_held if o.sample.design == d]
+    return out, _band(base_rows + extra_rows, coverage)
+
+
+def score_rows(outcomes: list[Outcome]) -> list[tuple]:
+    """(route factor, design, features) of every outcome with routing: the band's scores."""
+    return [((o.sample.delay_ns - o.pred.logic_ns) / o.pred.route_ns, o.sample.design, sample_features(o.sample))
+            for o in outcomes if o.pred.route_ns > 0]
+
+
+def _band(rows: list[tuple], coverage: float) -> Band | None:
+    b = calibrate(rows, coverage)
+    return Band.from_json(b) if b else None
 
 
 def metrics(outcomes: list[Outcome]) -> dict:
@@ -113,6 +134,11 @@ def metrics(outcomes: list[Outcome]) -> dict:
     e = np.array([o.error for o in outcomes])
     dns = np.array([o.delay_ns - o.sample.delay_ns for o in outcomes])
     inside = [o.inside for o in outcomes if o.inside is not None]
+    per_design: dict[str, list[bool]] = defaultdict(list)
+    for o in outcomes:
+        if o.inside is not None:
+            per_design[o.sample.design].append(o.inside)
+    widths = [o.limits[1] - o.limits[0] for o in outcomes if o.band is not None]
     sign = [(o.slack_ns >= 0) == (o.sample.slack_ns >= 0) for o in outcomes]
     return {
         "designs": len({o.sample.design for o in outcomes}),
@@ -124,6 +150,9 @@ def metrics(outcomes: list[Outcome]) -> dict:
         "p90_abs_error_ns": round(float(np.quantile(np.abs(dns), 0.9)), 3),
         "too_low_pct": round(float(np.mean(e < 0)) * 100, 1),
         "band_contains_pct": round(float(np.mean(inside)) * 100, 1) if inside else None,
+        "band_design_mean_pct": round(float(np.mean([np.mean(v) for v in per_design.values()])) * 100, 1)
+        if per_design else None,
+        "band_median_width_ns": round(float(np.median(widths)), 3) if widths else None,
         "slack_sign_right_pct": round(float(np.mean(sign)) * 100, 1),
     }
 
@@ -136,6 +165,8 @@ COLUMNS = (("designs", "designs", "{}"), ("paths", "paths", "{}"),
            ("p90_abs_error_ns", "p90 |error| ns", "{:.3f}"),
            ("too_low_pct", "kabe too low", "{:.0f} %"),
            ("band_contains_pct", "band contains Vivado", "{:.0f} %"),
+           ("band_design_mean_pct", "... design mean", "{:.0f} %"),
+           ("band_median_width_ns", "band median width ns", "{:.3f}"),
            ("slack_sign_right_pct", "slack sign right", "{:.0f} %"))
 
 

@@ -235,8 +235,10 @@ def test_leave_one_design_out_never_trains_on_the_design_it_scores(monkeypatch):
 
 
 def test_band_covers_about_its_share_of_held_out_paths():
-    paces = {c: p for c, p in zip("ABCDEFGH", (0.85, 0.9, 0.95, 1.0, 1.0, 1.05, 1.1, 1.15))}
-    samples = synthetic(np.random.default_rng(4), noise=0.25, per_design=40, paces=paces)
+    # 12 designs: each held-out design's band is calibrated on 11, enough (conformal.MIN_DESIGNS)
+    # for its class to have a band of its own rather than the pooled wide one
+    paces = {c: p for c, p in zip("ABCDEFGHIJKL", (0.85, 0.9, 0.92, 0.95, 0.98, 1.0, 1.0, 1.02, 1.05, 1.08, 1.1, 1.15))}
+    samples = synthetic(np.random.default_rng(4), noise=0.25, per_design=20, paces=paces)
     out = V.leave_one_design_out(samples)
     m = V.metrics(out)
     assert 65 <= m["band_contains_pct"] <= 92
@@ -320,13 +322,48 @@ def test_fit_on_a_stand_in_corpus_and_a_missing_one(tmp_path, capsys):
     assert "nothing to fit" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"shared fixtures not available: the calibration corpus {CORPUS} is absent")
+ROUTED_MORE = SHARED / "routed-more"
+
+
+@pytest.mark.skipif(not (CORPUS.is_dir() and ROUTED_MORE.is_dir()),
+                    reason=f"shared fixtures not available: the calibration corpus {CORPUS} or {ROUTED_MORE} is absent")
 def test_committed_model_is_what_the_corpus_gives():
-    """The constants module is generated, not edited: the script reproduces it byte for byte."""
-    text, outcomes, _ = script.generate(CORPUS, quiet=True)
+    """The constants module is generated, not edited: the script reproduces it byte for byte from
+    the corpora it names (the shared corpus and ../shared/routed-more; about a minute)."""
+    corpora = [CORPUS, ROUTED_MORE]
+    assert load().provenance["corpora"] == ["../shared/fixtures/vivado-routed-paths", "../shared/routed-more"]
+    text, outcomes, _ = script.generate(corpora, quiet=True)
     assert text == (REPO / "kabe" / "timing" / "fitted_constants.py").read_text()
     m = V.metrics(outcomes)
     assert m == {k: v for k, v in load().provenance["validation"].items() if k in m}
+
+
+def test_committed_band_is_at_the_configured_coverage():
+    """[tool.kabe] timing_band_coverage is the band's nominal coverage: changing it means
+    regenerating the constants (`--write`), which this catches when forgotten."""
+    from kabe import config
+    b = load().band
+    assert b.coverage == pytest.approx(config.value(config.load(), "timing_band_coverage"))
+    assert set(b.classes) == {"slow-clock", "bram-dsp", "long-chain", "default"} and b.outside is not None
+    assert b.outside[0] <= b.lo < 1.0 < b.hi <= b.outside[1]
+
+
+def test_a_repository_in_two_corpora_is_one_design_and_a_file_read_twice_counts_once(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    _stand_in_corpus(a)
+    for f in a.glob("*.rpt"):
+        (b / f"copy_{f.name}").write_bytes(f.read_bytes())  # the same bytes under another name
+    (b / "alpha_again.rpt").write_text(report(path_block(ROWS[:-1] + [("end", "SLICE_X9Y9", "FDRE", "u/q_reg/D")])))
+    src = "| file | repo |\n|---|---|\n| `{}` | [owner/alpha](https://github.com/owner/alpha) |\n"
+    (a / "SOURCES.md").write_text(src.format("alpha_run.rpt"))
+    (b / "SOURCES.md").write_text(src.format("alpha_again.rpt"))
+    samples, left_out, digests, _ = script.read_corpora([a, b])
+    assert left_out["file already read from another corpus"] == 5
+    assert {s.design for s in samples if s.file == "alpha_again.rpt"} == {"owner/alpha"}
+    assert len({s.design for s in samples if s.scope == "-1 Artix-class"}) == 4
+    assert all(k.startswith(str(a)) or k.startswith(str(b)) for k in digests)
 
 
 MORE = SHARED / "fixtures" / "vivado-reports-more"

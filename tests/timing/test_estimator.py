@@ -247,8 +247,14 @@ def test_band_in_the_record_and_the_report(tmp_path):
     rec, res = estimate(lut_chain(6), CLOCKS, report=rpt, design="chain", vivado_mapping=False)
     b = rec["band"]
     cp = rec["critical_path"]
-    lo, hi = res.model.band.lo, res.model.band.hi
+    # the critical path's own class (kabe.timing.conformal): a 6-LUT chain at 5 ns is "default"
+    c = res.model.band.classes["default"]
+    lo, hi = c["lo"], c["hi"]
     assert b["route_factor"] == [lo, hi]
+    assert b["quantiles"] == [0.1, 0.9]  # the nominal coverage, 80 %
+    text = rpt.read_text()
+    assert "Coverage: 80% of a new design's paths" in text
+    assert f"Path 1 band: route x {lo:.3f} .. {hi:.3f}, default: " in text
     assert b["critical_path_delay_ns"] == pytest.approx(
         [cp["logic_delay_ns"] + cp["route_delay_ns"] * lo, cp["logic_delay_ns"] + cp["route_delay_ns"] * hi], abs=2e-3)
     assert b["wns_ns"][0] <= rec["wns_ns"] <= b["wns_ns"][1]
@@ -317,3 +323,5 @@ def test_summary_shows_the_band_and_marginal():
     t = {"wns_ns": 0.2, "band": {"wns_ns": [0.05, 0.4], "marginal": False, "note": None}}
     assert wns_text(t) == "[green]+0.200 ns[/] (+0.050 .. +0.400)"
     assert wns_text({"wns_ns": -0.1}) == "[red]-0.100 ns[/]" and wns_text({"wns_ns": None}) == "-"
+    t = {"wns_ns": 0.2, "band": {"wns_ns": [0.05, 0.4], "quantiles": [0.1, 0.9], "marginal": False, "note": None}}
+    assert wns_text(t) == "[green]+0.200 ns[/] (80 % band: +0.050 .. +0.400)"  # the nominal coverage

@@ -256,37 +256,3 @@ def test_the_band_reaches_down_to_yosys_mapping_with_the_fitted_model(tmp_path):
     assert "The low end also covers the netlist exactly as Yosys mapped it" in text
     assert "Timing pressure: " in text
     assert kabe_timing.parse(rpt) == rec
-
-
-# --- the band's quantiles -------------------------------------------------------------------------
-
-def test_weighted_quantile():
-    v = np.array([3.0, 1.0, 2.0, 4.0])
-    for q in (0.1, 0.5, 0.9):
-        assert V.weighted_quantile(v, np.ones(4), q) == pytest.approx(
-            float(np.interp(q, (np.arange(4) + 0.5) / 4, np.sort(v))))
-    # a value with half the total weight pulls the median onto itself
-    assert V.weighted_quantile(np.array([1.0, 2.0, 9.0]), np.array([1.0, 1.0, 2.0]), 0.75) == 9.0
-
-
-def test_one_big_design_does_not_set_the_band():
-    """A design with 90 paths and 14 with 2 each: pooled, the big one sets p10 (and p50); weighted,
-    each design counts once and the big one is 1/15 of the weight, under p10."""
-    s0 = lambda d, r: V.Outcome(  # noqa: E731
-        dataclasses.replace(_SAMPLE, design=d, delay_ns=1.0 + r), _pred(1.0, 1.0), None)
-    big = [s0("big", 0.5) for _ in range(90)]
-    small = [s0(f"d{i}", r) for i in range(14) for r in (1.0, 1.2)]
-    b = V.band_from(big + small)
-    assert b.lo > 0.9  # pooled it would be 0.5, the big design's own routing
-    assert b.hi <= 1.2 + 1e-9
-
-
-def _pred(logic, route):
-    from kabe.timing.fit import Prediction
-    return Prediction(logic + route, 0.0, logic, route)
-
-
-from kabe.timing.calibration_data import PathSample  # noqa: E402
-
-_SAMPLE = PathSample(design="x", file="x.rpt", delay_ns=2.0, requirement_ns=10.0, slack_ns=8.0, clock_ns=0.0,
-                     setup_ns=0.05)

@@ -1,0 +1,138 @@
+"""The band's calibration: design-level split conformal prediction (issue 25).
+
+A path's score is its route factor, (Vivado's delay - estimated logic) / estimated route: cells are
+near-exact at a known grade, routing is the part placement decides. The band of a path is
+logic + route x [lo, hi]. lo and hi are conformal quantiles of the scores of *held-out* paths (each
+scored by a model fitted without its design), where **each design is one exchangeable unit**: every
+design weighs the same whatever its number of paths, and the finite-sample correction is over
+designs, not paths (K calibration designs: the score |log(factor / median factor)| at level
+coverage x (1 + 1/K) of the design-weighted distribution, without interpolation). So the promise is about a
+*new design*: on average over designs drawn like the calibration designs, the band holds the
+nominal share (`coverage`) of that design's paths. It says nothing about one design that is unlike
+all of them, which is why the band also knows where its data ends (below).
+
+Where the misses cluster (docs/timing_model.md) the band is calibrated apart (Mondrian conformal:
+one set of quantiles per class, each from that class's paths only, with the same correction over
+the designs the class has), so a class that misses more gets a wider band instead of widening
+everyone's:
+
+    slow-clock   requirement >= 20 ns: nothing pushed the nets short (cs202-CPU at 100 ns)
+    bram-dsp     a BRAM or DSP48E1 on the path: their sites are far apart, the nets to them long
+    long-chain   >= 8 logic levels: a chain of short nets, the fanout model's weakest case
+    default      everything else
+
+A class with fewer than MIN_DESIGNS designs takes the pooled band at a higher level (halfway from
+the coverage to 1) instead: too few designs cannot calibrate a band of their own. A path outside
+the data (more logic levels or a requirement outside what the calibration designs had) gets the
+widest band of any class, at that higher level, and says why.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from kabe.timing.delay_classes import cell_class
+
+SLOW_CLOCK_NS = 20.0
+LONG_CHAIN_LEVELS = 8
+MIN_DESIGNS = 8
+CLASSES = {
+    "slow-clock": f"a requirement of {SLOW_CLOCK_NS:g} ns or more: placement never pulled its nets in",
+    "bram-dsp": "a BRAM or DSP48E1 on the path: their sites lie far apart",
+    "long-chain": f"{LONG_CHAIN_LEVELS} or more logic levels: a long chain of short nets",
+    "default": "a register-to-register path like most of the calibration data",
+}
+
+
+@dataclass(frozen=True)
+class PathFeatures:
+    levels: int          # logic levels (combinational cells, as Vivado counts them)
+    bram_dsp: int        # BRAM / DSP48E1 cells on the path, start and end included
+    requirement_ns: float
+
+
+def path_class(f: PathFeatures) -> str:
+    if f.requirement_ns >= SLOW_CLOCK_NS:
+        return "slow-clock"
+    if f.bram_dsp:
+        return "bram-dsp"
+    if f.levels >= LONG_CHAIN_LEVELS:
+        return "long-chain"
+    return "default"
+
+
+def sample_features(s) -> PathFeatures:
+    """A calibration sample's features (kabe.timing.calibration_data.PathSample)."""
+    types = [c[0] for c in s.cells] + [s.end[0]]
+    return PathFeatures(max(0, len(s.cells) - 1), sum(cell_class(t) in ("BRAM", "DSP") for t in types),
+                        float(s.requirement_ns))
+
+
+def steps_features(types: list[str], requirement_ns: float) -> PathFeatures:
+    """An estimated path's features: the cell types from startpoint to endpoint (kabe.timing.sta)."""
+    return PathFeatures(max(0, len(types) - 2), sum(cell_class(t) in ("BRAM", "DSP") for t in types),
+                        float(requirement_ns))
+
+
+def conformal_quantiles(scores: np.ndarray, designs: list[str], coverage: float) -> tuple[float, float] | None:
+    """(lo, hi) holding `coverage` of a new design's scores, each design one unit (see the module
+    docstring): the score is |log(route factor / its design-weighted median)|, one conformal
+    quantile q of it at level coverage x (1 + 1/K), and the band median x e^-q .. median x e^q.
+    None when there are fewer than 2 designs."""
+    per: dict[str, int] = defaultdict(int)
+    for d in designs:
+        per[d] += 1
+    k = len(per)
+    if k < 2:
+        return None
+    w = np.array([1.0 / (per[d] * k) for d in designs])
+    logs = np.log(np.maximum(scores, 1e-3))
+    centre = _weighted_level(logs, w, 0.5)
+    q = _weighted_level(np.abs(logs - centre), w, min(1.0, coverage * (1.0 + 1.0 / k)))
+    return float(np.exp(centre - q)), float(np.exp(centre + q))
+
+
+def _weighted_level(values: np.ndarray, w: np.ndarray, level: float) -> float:
+    """The smallest value whose weight at or below it reaches `level` of the total (no interpolation)."""
+    i = np.argsort(values, kind="stable")
+    v, cw = values[i], np.cumsum(w[i]) / w.sum()
+    return float(v[min(len(v) - 1, int(np.searchsorted(cw, level - 1e-12)))])
+
+
+def calibrate(rows: list[tuple[float, str, PathFeatures]], coverage: float) -> dict | None:
+    """The band from held-out scores: rows of (route factor, design, features). A dict for
+    fitted_constants.py (kabe.timing.fitted.Band reads it); None with fewer than 10 scores."""
+    if len(rows) < 10:
+        return None
+    wide = (1.0 + coverage) / 2.0
+    r = np.array([x for x, _, _ in rows])
+    ds = [d for _, d, _ in rows]
+    lo, hi = conformal_quantiles(r, ds, coverage)
+    wlo, whi = conformal_quantiles(r, ds, wide)
+    classes = {}
+    for name, why in CLASSES.items():
+        idx = [k for k, (_, _, f) in enumerate(rows) if path_class(f) == name]
+        n_designs = len({ds[k] for k in idx})
+        if n_designs >= MIN_DESIGNS:
+            q = conformal_quantiles(r[idx], [ds[k] for k in idx], coverage)
+            classes[name] = {"lo": round(q[0], 4), "hi": round(q[1], 4), "designs": n_designs, "paths": len(idx),
+                             "why": why}
+        else:
+            classes[name] = {"lo": round(wlo, 4), "hi": round(whi, 4), "designs": n_designs, "paths": len(idx),
+                             "why": f"{why}; {n_designs} designs, fewer than {MIN_DESIGNS}: the pooled band "
+                                    f"at {wide:.0%}"}
+    feats = [f for _, _, f in rows]
+    return {
+        "coverage": coverage,
+        "quantiles": [round((1 - coverage) / 2, 4), round((1 + coverage) / 2, 4)],
+        "lo": round(lo, 4), "hi": round(hi, 4),
+        "outside": {"lo": round(min(wlo, *(c["lo"] for c in classes.values())), 4),
+                    "hi": round(max(whi, *(c["hi"] for c in classes.values())), 4)},
+        "classes": classes,
+        "data": {"designs": len(set(ds)), "paths": len(rows), "max_levels": max(f.levels for f in feats),
+                 "requirement_ns": [round(min(f.requirement_ns for f in feats), 3),
+                                    round(max(f.requirement_ns for f in feats), 3)]},
+    }

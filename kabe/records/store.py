@@ -324,6 +324,8 @@ class PullReport:
         out += _capped([f"  refused {what}: {why}; nothing of it was kept" for what, why in self.refused])
         out += _capped([f"  unverified {u}: {why}; kept apart in reports/{UNVERIFIED}/{u} (never a cache entry, "
                         f"a base or deployable)" for u, why in self.unverified])
+        if self.unverified:
+            out.append("  (which keys are trusted, and how CI signs: docs/archive.md)")
         return out
 
 

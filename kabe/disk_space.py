@@ -10,6 +10,7 @@ sandbox file) becomes one line naming the full file system and how to point TMPD
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -112,6 +113,16 @@ def _place_of(path: str, places: Sequence[Place]) -> Place | None:
 def _full(tool: str, place: Place, evidence: str) -> str:
     return (f"{tool} stopped because {place.label} ({place.path}) is full ({shown_size(free_bytes(place.path))} "
             f"free now): {evidence[:200]}; {place.fix}")
+
+
+def os_error_message(tool: str, e: OSError, place: Place, path: Path) -> str | None:
+    """An OSError from writing `path` into `place` as one full-disk line, when it is one: errno ENOSPC or
+    EDQUOT, or numpy's short write ("N requested and M written", in items of at least a byte, and no
+    errno) with the file system now holding less than the rest of the write."""
+    short = re.fullmatch(r"(\d+) requested and (\d+) written", str(e))
+    if e.errno in (errno.ENOSPC, errno.EDQUOT) or (short and free_bytes(place.path) < int(short[1]) - int(short[2])):
+        return _full(tool, place, f"writing {path} failed ({e.strerror or e})")
+    return None
 
 
 def full_message(tool: str, text: str, places: Sequence[Place], *, sandboxed: bool = False,

@@ -126,3 +126,24 @@ def test_no_sign_of_a_full_disk_is_no_message(places):
     assert disk_space.full_message("Yosys", "Running ABC: /tmp/yosys-abc-000000/abc.script", places,
                                    sandboxed=True) is None
     assert disk_space.full_message("make", "ERROR: File `/tmp/yosys-abc-1/x' not found", places) is None
+
+
+def test_a_short_write_of_the_simulation_streams_names_the_full_folder(tiny_tmpfs):
+    """numpy's tofile on a full disk says only "N requested and M written": the folder is named anyway."""
+    import numpy as np
+
+    place = disk_space.build_place(tiny_tmpfs)
+    target = tiny_tmpfs / "in0.bin"
+    with pytest.raises(OSError) as e:
+        np.zeros(100_000, dtype="<u8").tofile(target)
+    msg = disk_space.os_error_message("the stage4 simulation", e.value, place, target)
+    assert msg and msg.startswith(f"the stage4 simulation stopped because the build folder ({tiny_tmpfs}) is full"), msg
+    assert f"writing {target} failed" in msg
+
+
+def test_an_enospc_os_error_is_a_full_folder_and_others_are_not(places):
+    target = places[1].path / "in0.bin"
+    full = disk_space.os_error_message("sim", OSError(28, "No space left on device"), places[1], target)
+    assert full and "the build folder" in full and "No space left on device" in full
+    assert disk_space.os_error_message("sim", OSError(13, "Permission denied"), places[1], target) is None
+    assert disk_space.os_error_message("sim", OSError("5 requested and 4 written"), places[1], target) is None

@@ -178,7 +178,13 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                 stream, n_expected, finish = frames.build_deferred(d.kind, rng, rows_per_port, row_bytes,
                                                                    invalid_fraction)
                 in_path = workdir / f"in{port}.bin"
-                stream.tofile(in_path)
+                try:
+                    stream.tofile(in_path)
+                except OSError as e:  # a full disk: one line naming it, not a traceback
+                    full = disk_space.os_error_message(f"the {d.name} simulation", e, places[0], in_path)
+                    if full:
+                        raise SimError(full) from None
+                    raise
                 finishers.append(finish)
                 port_args += ["--port", str(in_path), str(n_expected), str(workdir / f"out{port}.bin")]
                 del stream

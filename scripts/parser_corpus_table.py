@@ -3,7 +3,7 @@
 
 Prints (Markdown):
   1. one row per file of ../shared/fixtures/vivado-reports and vivado-reports-more (and, with
-     --all, vivado-routed-paths): report kind x Vivado version x family, parsed or refused (why),
+     --all, vivado-routed-paths and vivado-versal): report kind x Vivado version x family, parsed or refused (why),
      and for a timing summary the gate's verdict with its reasons;
   2. kind x version x family counts;
   3. false passes: every timing-summary fixture (kabe's own in tests/fixtures/vivado and the real
@@ -110,10 +110,10 @@ def false_passes(files: list[Path]) -> dict[str, tuple[int, int, int]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--shared", default=os.environ.get("KABE_SHARED_DIR") or str(ROOT.parent / "shared"))
-    ap.add_argument("--all", action="store_true", help="also the vivado-routed-paths corpus")
+    ap.add_argument("--all", action="store_true", help="also the vivado-routed-paths and vivado-versal corpora")
     args = ap.parse_args()
     fx = Path(args.shared) / "fixtures"
-    folders = ["vivado-reports", "vivado-reports-more"] + (["vivado-routed-paths"] if args.all else [])
+    folders = ["vivado-reports", "vivado-reports-more"] + (["vivado-routed-paths", "vivado-versal"] if args.all else [])
     files = [p for d in folders for p in sorted((fx / d).rglob("*"))
              if p.is_file() and p.suffix in (".rpt", ".txt")]
     if not files:

@@ -193,14 +193,23 @@ def plot(outcomes, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.4, 6.0))
-    for k, d in enumerate(sorted({o.sample.design for o in outcomes})):
+    count = Counter(o.sample.design for o in outcomes)
+    named = sorted(d for d, _ in count.most_common(12))  # the legend names the 12 largest designs
+    rest = [o for o in outcomes if o.sample.design not in named]
+    if rest:
+        ax.scatter([o.delay_ns for o in rest], [o.sample.delay_ns for o in rest], s=10, alpha=0.5, color="0.6",
+                   label=f"{len(count) - len(named)} other designs")
+    for k, d in enumerate(named):
         pts = [(o.delay_ns, o.sample.delay_ns) for o in outcomes if o.sample.design == d]
         ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=16, alpha=0.75, marker="os^Dv<>P"[k % 8],
                    color=plt.get_cmap("tab20")(k % 20), label=d.split("/")[-1][:28])
-    top = max(max(o.delay_ns, o.sample.delay_ns) for o in outcomes) * 1.05
-    ax.plot([0, top], [0, top], "k-", lw=0.8, label="estimate = Vivado")
-    ax.set_xlim(0, top)
-    ax.set_ylim(0, top)
+    vals = [v for o in outcomes for v in (o.delay_ns, o.sample.delay_ns) if v > 0]
+    bottom, top = min(vals) * 0.9, max(vals) * 1.1
+    ax.plot([bottom, top], [bottom, top], "k-", lw=0.8, label="estimate = Vivado")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(bottom, top)
+    ax.set_ylim(bottom, top)
     ax.set_xlabel("kabe estimate, model fitted without this design (ns)")
     ax.set_ylabel("Vivado routed data path delay (ns)")
     ax.set_title("Held-out paths (leave one design out), -1 Artix-class", fontsize=10)
@@ -245,7 +254,15 @@ def main(argv=None) -> int:
         print(str(e), file=sys.stderr)
         return 2
     print()
-    print(V.table(_rows(f"held-out, {MODEL_SCOPE} (leave one design out)", outcomes)))
+    first = _files_of(corpora[0])
+    split = [(f"  designs of {_corpus_name(corpora[0])} (the point model's data)",
+              [o for o in outcomes if o.sample.file in first])]
+    if len(corpora) > 1:
+        split.append(("  designs of the other corpora (never in the point fit)",
+                      [o for o in outcomes if o.sample.file not in first]))
+    print(V.table(_rows(f"held-out, {MODEL_SCOPE} (leave one design out)", outcomes)[:1]
+                  + [(label, V.metrics(o)) for label, o in split if o]
+                  + _rows("", outcomes)[1:]))
     b = model.band
     print(f"\nband: {b.coverage:.0%} of a new design's paths (design-level conformal over {b.data.get('designs')} "
           f"designs); route factor {b.lo:.3f} .. {b.hi:.3f} pooled, by class:")

@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 from rich.console import Console
 
 from kabe import build_verdict, cli, designs, gate, provenance, verdict
@@ -189,3 +190,25 @@ def test_a_simulation_result_that_contradicts_its_own_passed_word_fails(checkout
     v = verdict.judge(rec, facts)
     assert not v.passed and v.failures[0].startswith("verification: 2 of 64 rows differ")
     assert not verdict.judge(_record(sha, sim={"passed": True}), facts).passed  # no counts: not a pass
+
+
+# --- properties, over many records ------------------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(wns=st.floats(-5, 5, allow_nan=False), lut=st.integers(0, 2000), dsp=st.integers(0, 3),
+       mismatches=st.integers(0, 3), clocked=st.booleans(), claimed=st.booleans())
+def test_the_claimed_verdict_never_matters_and_judging_twice_changes_nothing(wns, lut, dsp, mismatches, clocked,
+                                                                              claimed):
+    design = designs.get("stage2")  # budgets: lut < 700, dsp == 0
+    facts = verdict.DesignFacts.of(design, "open")
+    rec = _record("a" * 40, timing__wns_ns=wns, utilization__lut=lut, utilization__dsp=dsp,
+                  sim={"passed": mismatches == 0, "rows_checked": 64, "mismatches": mismatches,
+                       "first_mismatches": [], "problems": []})
+    if not clocked:
+        rec["timing"]["clocks"] = []
+    rec["gate"] = {"passed": claimed, "failures": [], "checks": []}  # a claim with no reasons
+    v = verdict.judge(rec, facts, gate.TimingRules())
+    honest = wns >= 0 and lut < 700 and dsp == 0 and mismatches == 0 and clocked
+    assert v.passed is (honest and claimed)  # a claimed pass is never believed; a bare claimed fail fails
+    again = verdict.judge({**rec, "gate": v.as_dict()}, facts, gate.TimingRules())
+    assert (again.passed, again.failures) == (v.passed, v.failures)

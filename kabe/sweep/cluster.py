@@ -28,6 +28,7 @@ where Vivado can run), and every build asks for it, so a 16 GB Vivado run never 
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
 import shutil
 import tempfile
@@ -236,9 +237,27 @@ def _remove_private(files: list, folder: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+class _RefusalInOneLine(logging.Filter):
+    """Dask logs data it refuses or cannot load from the cluster (a worker's result that is not msgpack,
+    the type a worker reports for one) with a traceback and the raw bytes; the sweep says it as the
+    variant's rejected row. The log keeps one line, without the worker's bytes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if str(record.msg).startswith("Failed to deserialize") and record.exc_info and record.exc_info[1] is not None:
+            e = record.exc_info[1]
+            record.msg, record.args = "refused data from the cluster (%s: %s)", (
+                type(e).__name__, (str(e).strip().splitlines() or [""])[0][:200])
+            record.exc_info = record.exc_text = None
+        return True
+
+
 def _client(address_or_cluster, **kwargs):
     from distributed import Client
 
+    for name in ("distributed.protocol.core", "distributed.protocol.pickle"):
+        log = logging.getLogger(name)
+        if not any(isinstance(f, _RefusalInOneLine) for f in log.filters):
+            log.addFilter(_RefusalInOneLine())
     return Client(address_or_cluster, deserializers=list(RESULT_DESERIALIZERS), **kwargs)
 
 

@@ -55,7 +55,8 @@ class ArchiveWriteError(UserError):
 
 def _os_error_line(e: OSError, where: Path) -> str:
     name = errno.errorcode.get(e.errno, str(e.errno)) if e.errno is not None else "error"
-    return f"{e.filename or where}: {name} ({e.strerror or e}): cannot write the build's archive"
+    # a failed copy names its source in filename and the file being written in filename2 (shutil)
+    return f"{e.filename2 or e.filename or where}: {name} ({e.strerror or e}): cannot write the build's archive"
 
 
 def write_unit(dest: Path, files, reports_root: Path, key: str | None) -> Path:

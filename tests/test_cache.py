@@ -75,6 +75,28 @@ def test_docs_only_commit_is_a_hit_that_starts_no_tool_and_archives_everything(c
     assert manifest["raw_files"] == json.loads((cold / "manifest.json").read_text())["raw_files"]
 
 
+def test_a_hit_is_refused_when_its_raw_reports_do_not_say_its_numbers(clone):
+    """Issue 21, build item 4: the numbers of a hit come from its raw reports (re-parsed as the flow
+    parses them), never from its metrics.json alone."""
+    import copy
+
+    from kabe import build_rederive
+
+    cold = _archive(clone, repo_clone.git(clone, "rev-list", "--max-parents=0", "HEAD"))
+    record = metrics.load(cold / "metrics.json")
+    design = designs.get("stage2")
+    assert build_rederive.disagreement(cache.Entry(cold, record, {}), design, "open") is None
+    lut, wns = record["utilization"]["lut"], record["timing"]["wns_ns"]
+    for section, key, forged, source in (("utilization", "lut", lut - 30, "yosys_stat.txt"),
+                                         ("timing", "wns_ns", wns + 1.0, "timing_estimate.rpt")):
+        tampered = copy.deepcopy(record)
+        tampered[section][key] = forged
+        why = build_rederive.disagreement(cache.Entry(cold, tampered, {}), design, "open")
+        real = lut if key == "lut" else wns
+        assert why == (f"its numbers disagree with its raw reports: {section}.{key} is {forged!r} in metrics.json "
+                       f"but {real!r} in {source}")
+
+
 def test_budget_edit_regates_from_the_cache_without_a_tool(clone, tmp_path):
     yaml_file = clone / "cores" / "stage2" / "design.yaml"
     key_before = _key(clone)
@@ -102,6 +124,44 @@ def _doit(clone: Path, *args: str):
 
     return subprocess.run([sys.executable, "-m", "doit", *args], cwd=clone, env=repo_clone.env(clone),
                           capture_output=True, text=True)
+
+
+def _kabe_with_file_limit(clone: Path, limit: int, log: Path, *args: str):
+    """`kabe ...` in the clone whose files may grow to `limit` bytes only (RLIMIT_FSIZE, SIGXFSZ ignored):
+    the kernel then fails a longer write with EFBIG, a real OSError as a full disk gives ENOSPC."""
+    import subprocess
+    import sys
+
+    limited = ("import resource, signal; signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "
+               f"resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))\n") + repo_clone._GUARD
+    return subprocess.run([sys.executable, "-c", limited, str(log), "1", json.dumps(list(args))], cwd=clone,
+                          env=repo_clone.env(clone), capture_output=True, text=True)
+
+
+def test_a_reports_folder_that_cannot_take_an_archive_is_said_before_any_tool_runs(clone, tmp_path):
+    log = tmp_path / "commands.log"
+    proc = _kabe_with_file_limit(clone, 32 << 10, log, "build", "stage2", "--flow", "open", "--no-cache")
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert not _tool_calls(log)  # forbid_tools is on: a started tool would have crashed it, not exit 2
+    out = " ".join((proc.stdout + proc.stderr).split())
+    print(out[-400:])
+    assert (f"{clone / 'reports'}: EFBIG (File too large): cannot write the build's archive; checked before any "
+            f"tool runs") in out
+    assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_an_os_error_while_archiving_is_one_line_naming_the_path_and_errno(clone, tmp_path):
+    """A cache hit (no tool) whose archive copy hits the limit: exit 2, one line, nothing half-written."""
+    (clone / "docs" / "efbig.md").write_text("docs only\n")
+    sha = repo_clone.commit_all(clone, "docs only, archived under a file-size limit")
+    proc = _kabe_with_file_limit(clone, 100 << 10, tmp_path / "commands.log", "build", "stage2", "--flow", "open")
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr[-2000:]
+    out = proc.stdout + proc.stderr
+    print(out[-600:])
+    assert "cache hit" not in out and "Traceback" not in out
+    (line,) = [ln for ln in out.splitlines() if "EFBIG" in ln]
+    assert f"{clone / 'reports' / sha / 'stage2'}" in line and "cannot write the build's archive" in line
+    assert not _archive(clone, sha).exists()  # write_atomic: nothing half-written looks complete
 
 
 def test_doit_is_a_no_op_until_the_key_or_the_budgets_change(clone):
@@ -322,6 +382,62 @@ def test_clean_builds_come_first_and_clean_only_skips_dirty_ones(history):
     assert _lookup(history, 13, clean_only=True) is None
     clean = _write(reports, other, 13, finished="2025-01-01T00:00:00+00:00")
     assert _lookup(history, 13).archive == clean  # older, but clean
+
+
+@pytest.fixture()
+def signer(tmp_path, monkeypatch):
+    """A real ssh-keygen key and this project's allowed-signers file naming it."""
+    import subprocess
+
+    from kabe.records import signing
+
+    key = tmp_path / "ci_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"ci@kabe {key.with_suffix('.pub').read_text()}")
+    monkeypatch.setattr(signing, "allowed_signers_file", lambda settings=None: allowed)
+
+    def sign(unit_dir: Path, rel: str, with_key: Path = key) -> None:
+        (unit_dir / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(rel, signing.hash_dir(unit_dir), with_key))
+    return sign, tmp_path
+
+
+def test_a_signed_entry_is_reused_only_while_its_signature_verifies(history, signer):
+    import subprocess
+
+    sign, keys = signer
+    git_root, reports, (sha, _) = history
+    d = _write(reports, sha, 20)
+    sign(d, f"{sha}/stage2/open")
+    assert _lookup(history, 20).archive == d  # a verified pull: an entry
+    (d / "yosys.log").write_bytes(b"edited after the pull\n")
+    found = cache.find(reports, "stage2", "open", _key_of(20), git_root=git_root)
+    assert found.entry is None
+    assert found.refused == [(d, "its signature does not verify: file 'yosys.log' changed since it was signed")]
+    other = keys / "other_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(other)], check=True)
+    (d / "yosys.log").write_bytes(b"log\n")
+    sign(d, f"{sha}/stage2/open", other)
+    found = cache.find(reports, "stage2", "open", _key_of(20), git_root=git_root)
+    assert found.entry is None and found.refused[0][1].startswith("its signature does not verify: signed by a key not in")
+
+
+def test_a_unit_kept_apart_as_unverified_is_never_an_entry(history):
+    git_root, reports, (sha, _) = history
+    _write(reports / ".unverified", sha, 21)  # where `kabe archive pull` keeps what does not verify
+    assert _lookup(history, 21) is None
+    assert cache.nearest(reports, "stage2", "open") is None  # nor the base a miss is explained against
+
+
+def test_a_hit_does_not_carry_the_entrys_signature_into_the_new_unit(history, signer):
+    from kabe.records import signing
+
+    sign, _ = signer
+    git_root, reports, (sha, _) = history
+    d = _write(reports, sha, 22)
+    sign(d, f"{sha}/stage2/open")
+    entry = _lookup(history, 22)
+    assert signing.SIGNATURE_FILE not in cache.reused_files(entry) and "yosys.log" in cache.reused_files(entry)
 
 
 def test_built_by_names_the_build_that_ran_the_tools():

@@ -49,6 +49,7 @@ TOC_TITLE = "Table of Contents"
 # be an entry of the table of contents or an item's title, or the section is refused
 _ITEMISH = re.compile(r"^[ \t]*\d+[ \t]*\.[ \t]*checking", re.M | re.I)
 _THERE = re.compile(r"^[ \t]*There (?:are|is) \d", re.M)
+_INDENTED = re.compile(r"^[ \t]+\S", re.M)
 _NOT_PROBLEMS = (" but ", "due to constant clock")  # old layout: sentences that are not counted
 
 
@@ -120,7 +121,7 @@ def read_section(lines: list[str], start: int, end: int, source: str) -> dict[st
             raise ReportError(f"{where} line {k + 1}: '{_show(lines[k])}' is not an item title "
                               f"'N. checking <name> [(count)]' over a dashed underline: the section is damaged")
         items.append((k, *e))
-    for n, (toc_e, item) in enumerate(zip(entries, items)):
+    for toc_e, item in zip(entries, items):
         if toc_e[1:3] != item[1:3]:
             raise ReportError(f"{where} line {item[0] + 1}: item '{item[1]}. {item[2]}' where the table of "
                               f"contents (line {toc_e[0] + 1}) lists '{toc_e[1]}. {toc_e[2]}': an item is "
@@ -140,19 +141,19 @@ def read_section(lines: list[str], start: int, end: int, source: str) -> dict[st
                           f"the first item: the section is damaged")
 
     counts: dict[str, int] = {}
-    for k, (i, num, name, count) in enumerate(items):
+    for k, (i, _num, name, count) in enumerate(items):
         stop = items[k + 1][0] if k + 1 < len(items) else end
         everything, problems, seen = 0, 0, False
-        for j in range(i + 2, stop):
-            line = lines[j]
-            if not line.strip():
-                continue
-            t = _there_are(line)
+        sentences = find_lines(lines, _THERE, i + 2, stop, literal="There ")
+        odd = sorted(set(find_lines(lines, _INDENTED, i + 2, stop)) - set(sentences))
+        if odd:  # Vivado indents its sentences only (pin names start at the margin)
+            raise ReportError(f"{where} line {odd[0] + 1}: '{_show(lines[odd[0]])}' in item {name} is not a "
+                              f"'There are N ...' sentence: the section is damaged")
+        for j in sentences:
+            t = _there_are(lines[j])
             if t is None:
-                if line[:1] in " \t":  # Vivado indents its sentences only
-                    raise ReportError(f"{where} line {j + 1}: '{_show(line)}' in item {name} is not a "
-                                      f"'There are N ...' sentence: the section is damaged")
-                continue
+                raise ReportError(f"{where} line {j + 1}: '{_show(lines[j])}' in item {name} is not a "
+                                  f"'There are N ...' sentence: the section is damaged")
             seen = True
             everything += t[0]
             if not any(w in t[1] for w in _NOT_PROBLEMS):

@@ -56,3 +56,73 @@ def test_the_same_counter_with_the_right_port_passes(synth, tmp_path):
     assert verdict.passed, verdict.failures
     assert timing["clocks"][0]["name"] == "clk_fpga_0" and timing["total_endpoints"] == 16
     assert timing["wns_ns"] > 0
+
+
+COUNTER_CORE = """\
+CAPI=2:
+name: test:design:counter:0.1.0
+filesets:
+  rtl:
+    files: [counter.v]
+    file_type: verilogSource
+targets:
+  default: &default
+    filesets: [rtl]
+    toplevel: counter
+  synth:
+    <<: *default
+    flow: generic
+    flow_options:
+      tool: yosys
+      arch: xilinx
+      output_format: json
+      yosys_synth_options: [-family, xc7]
+  sim:  # unused (no simulation here), but the cache key still resolves it (issue 23 names the quirk)
+    <<: *default
+    flow: sim
+    flow_options:
+      tool: verilator
+      mode: cc
+"""
+
+BUILD_IT = """\
+import json
+from kabe import build
+r = build.build("counter", "open", sim_check=False)
+print("RESULT " + json.dumps({"passed": r["gate"]["passed"], "failures": r["gate"]["failures"],
+                              "archive": r["_archive"]}))
+"""
+
+
+def test_a_build_of_the_counter_fails_then_passes_with_the_right_port(tmp_path):
+    """The issue's case through kabe.build (synthesis, estimate, gate, archive) in a throwaway project:
+    the design's own counter.xdc (found in its folder, issue 23's paths item) names port clk, the top
+    has clk_i: FAIL with the line; the XDC fixed: PASS. No simulation (a counter has no golden model)."""
+    import json
+
+    import repo_copy
+
+    copy = repo_copy.make(tmp_path / "project")
+    d = copy / "cores" / "counter"
+    d.mkdir()
+    (d / "counter.v").write_text(COUNTER)
+    (d / "counter.core").write_text(COUNTER_CORE)
+    (d / "design.yaml").write_text("core: test:design:counter:0.1.0\nkind: probe\nports: 1\n"
+                                   "constraints: ./counter.xdc\n")
+    xdc = d / "counter.xdc"
+
+    def build() -> dict:
+        rc, out = repo_copy.run(copy, "kabe_build_counter", timeout=900)
+        assert rc == 0, out[-3000:]
+        return json.loads(next(ln for ln in out.splitlines() if ln.startswith("RESULT "))[7:])
+
+    (copy / "kabe_build_counter.py").write_text(BUILD_IT)
+    xdc.write_text("create_clock -period 7.000 -name clk_fpga_0 [get_ports clk]\n")
+    r = build()
+    assert not r["passed"] and r["failures"] == [
+        f"timing gate: no clock constrained: port clk not found in top counter (create_clock -name clk_fpga_0 at "
+        f"{xdc}:1; the registers are clocked from port clk_i)"], r
+    assert "NOT-FOUND port clk" in (Path(r["archive"]) / "timing_estimate.rpt").read_text()
+    xdc.write_text("create_clock -period 7.000 -name clk_fpga_0 [get_ports clk_i]\n")
+    r = build()
+    assert r["passed"] and r["failures"] == [], r

@@ -78,3 +78,12 @@ def test_features_of_a_sample_and_of_an_estimated_path_agree():
         C.PathFeatures(levels=1, bram_dsp=2, requirement_ns=8.0)
     assert C.path_class(C.sample_features(s)) == "bram-dsp"
     assert C.path_class(C.PathFeatures(1, 1, 50.0)) == "slow-clock"
+
+
+def test_the_coverage_setting_is_a_share_between_one_half_and_0_95():
+    from kabe import config
+    assert config.value({}, "timing_band_coverage") == 0.8
+    assert config.validate({"timing_band_coverage": 0.9})["timing_band_coverage"] == 0.9
+    for bad in (1.5, 0.3, "0.8", True):
+        with pytest.raises(config.ConfigError, match="timing_band_coverage"):
+            config.validate({"timing_band_coverage": bad})

@@ -20,6 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
+from kabe import tool_group
+
 DOC = "docs/streams.md, \"Top-level ports\""
 # The result word's width per golden-model kind (the runner compares 64-bit probe words and 32-bit
 # engine results; a test keeps the keys equal to kabe.designs.KINDS).
@@ -117,8 +119,9 @@ def read_ports(verilator_argv: Sequence[str], toplevel: str, env: Mapping[str, s
     with tempfile.TemporaryDirectory(prefix="kabe-ports-") as tmp:
         argv = [*verilator_argv, "--json-only", "-Mdir", tmp]
         try:
-            proc = subprocess.run(argv, capture_output=True, text=True, env=dict(env), cwd=tmp)
-        except OSError:
+            # in a process group tied to the build, as every tool kabe starts (kabe.tool_group)
+            proc = tool_group.run(argv, capture_output=True, text=True, env=dict(env), cwd=tmp, timeout=300)
+        except (OSError, subprocess.TimeoutExpired):
             return None
         trees = sorted(Path(tmp).glob("*.tree.json"))
         if proc.returncode != 0 or not trees:

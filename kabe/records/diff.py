@@ -2,7 +2,12 @@
 ready for a pull-request comment. A and B are git refs (HEAD~1, a branch, a tag, a sha). B defaults
 to HEAD's build; A, per design, to the nearest ancestor of B with a clean archive, and the table
 says which. A dirty build (uncommitted changes) is compared only when asked for: `<ref>-dirty`,
-or `--dirty` for the working tree's build as B."""
+or `--dirty` for the working tree's build as B.
+
+A unit `kabe archive pull` kept apart (reports/.unverified: unsigned, badly signed, ...) is never the
+default of either side. It is shown only for a commit named on the command line (or HEAD as B) that
+has no trusted build of that design and flow, and then every one of its cells says "(unverified)"
+and its gate row "(unverified: <reason>)"; the lines under the table name each one with its reason."""
 
 from __future__ import annotations
 
@@ -54,6 +59,31 @@ def _invalid_lines(invalid: list[Invalid], commits: set[str], reports_root: Path
     return lines
 
 
+def _unverified_lines(shown: list[history.Unverified]) -> list[str]:
+    """Every unverified unit the table shows, with why it is not trusted."""
+    if not shown:
+        return []
+    lines = ["", "Unverified builds in this table (kept apart in reports/.unverified by `kabe archive pull`; "
+                 "shown only where the commit has no trusted build; never a cache entry, a base or deployable):"]
+    lines += [f"- `{_md(u.unit)}`: unverified: {_md(u.reason, 300)}" for u in shown[:_MAX_LISTED_INVALID]]
+    if len(shown) > _MAX_LISTED_INVALID:
+        lines.append(f"- ... and {len(shown) - _MAX_LISTED_INVALID} more")
+    return lines
+
+
+def _side(entries: list[history.Entry], unverified: list[history.Unverified], commit: str
+          ) -> tuple[dict[tuple[str, str], history.Entry], dict[tuple[str, str], history.Unverified]]:
+    """(trusted builds of commit by (design, flow), unverified ones of the keys it has no trusted build of)."""
+    trusted = {(e.design, e.flow): e for e in entries if e.commit == commit}
+    apart = {(u.entry.design, u.entry.flow): u for u in unverified
+             if u.entry.commit == commit and (u.entry.design, u.entry.flow) not in trusted}
+    return trusted, apart
+
+
+def _cell(text: str, untrusted: bool) -> str:
+    return f"{text} (unverified)" if untrusted and text != "-" else text
+
+
 def pick(ref: str, archived: set[str], root: Path = ROOT, reports_root: Path = REPORTS) -> str:
     """The archive name (sha or sha-dirty) for a ref as typed: HEAD~1, a branch, a tag, a sha.
     A dirty build is only ever picked when asked for by name: `<ref>-dirty`."""
@@ -77,8 +107,9 @@ def pick(ref: str, archived: set[str], root: Path = ROOT, reports_root: Path = R
     return name
 
 
-def _default_b(archived: set[str], root: Path, dirty: bool) -> tuple[str, str]:
-    """(archive, how it was chosen): HEAD's clean build, else the nearest built ancestor of HEAD."""
+def _default_b(archived: set[str], root: Path, dirty: bool, untrusted: set[str] = frozenset()) -> tuple[str, str]:
+    """(archive, how it was chosen): HEAD's clean build, else the nearest built ancestor of HEAD. HEAD's
+    unverified build is taken (labelled) only when HEAD has no trusted build at all."""
     head = gitrefs.head(root)
     if head is None:
         raise DiffError(f"{root} is not a git checkout with commits; name both builds: kabe diff <A> <B>")
@@ -89,6 +120,8 @@ def _default_b(archived: set[str], root: Path, dirty: bool) -> tuple[str, str]:
         return f"{head}-dirty", "the working tree's build (HEAD with uncommitted changes)"
     if head in archived:
         return head, "HEAD"
+    if head in untrusted:
+        return head, "HEAD, which has only unverified builds"
     for n, sha in enumerate(gitrefs.ancestors(head, root), start=1):
         if sha in archived:
             return sha, f"the nearest built commit, {n} before HEAD (HEAD itself has no clean archive)"
@@ -104,21 +137,23 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
     Raises DiffError / gitrefs.RefError (UserErrors) when there is nothing to compare."""
     scanned = history.scan(reports_root, root, cores_root)
     entries = scanned.entries
-    archived = {e.commit for e in entries}
-    if not archived:
+    unverified = [u for u in history.scan_unverified(reports_root, root, cores_root) if u.entry is not None]
+    archived, untrusted = {e.commit for e in entries}, {u.entry.commit for u in unverified}
+    if not archived and not untrusted:
         raise DiffError("\n".join([f"no valid archived builds under {reports_root} yet; run `doit build` first",
                                     *_invalid_lines(scanned.invalid, set(), Path(reports_root))]))
     if b is None:
-        b, b_how = _default_b(archived, root, dirty)
+        b, b_how = _default_b(archived, root, dirty, untrusted)
     else:
         b_how = b
-        b = pick(b, archived, root, reports_root)
-    after = {(e.design, e.flow): e for e in entries if e.commit == b}
+        b = pick(b, archived | untrusted, root, reports_root)
+    after, after_apart = _side(entries, unverified, b)
     before: dict[tuple[str, str], history.Entry] = {}
+    before_apart: dict[tuple[str, str], history.Unverified] = {}
     distance: dict[tuple[str, str], int] = {}
     if a is not None:
-        a = pick(a, archived, root, reports_root)
-        before = {(e.design, e.flow): e for e in entries if e.commit == a}
+        a = pick(a, archived | untrusted, root, reports_root)
+        before, before_apart = _side(entries, unverified, a)
         title = _short(a)
     else:
         by_commit: dict[str, dict] = {}
@@ -132,7 +167,7 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
                             f"name the build to compare with: kabe diff <A> {_short(b)}") from None
         if b.endswith("-dirty"):  # the working tree's base commit is its nearest clean ancestor
             older.insert(0, b.removesuffix("-dirty"))
-        for key in after:
+        for key in [*after, *after_apart]:  # the base is only ever a trusted build
             for n, sha in enumerate(older, start=0 if b.endswith("-dirty") else 1):
                 if key in by_commit.get(sha, {}):
                     before[key], distance[key] = by_commit[sha][key], n
@@ -140,8 +175,10 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
         title = "the nearest ancestor with a clean archive"
     lines = [f"### kabe: {_short(b)} vs {title}", "", f"After: {_short(b)} ({b_how}).", ""]
     lines += ["| design | flow | metric | before | after | delta | |", "|---|---|---|---|---|---|---|"]
-    for key in sorted(after):
-        new, old = after[key], before.get(key)
+    for key in sorted({*after, *after_apart}):
+        new_apart, old_apart = key not in after, key not in before and key in before_apart
+        new = after[key] if not new_apart else after_apart[key].entry
+        old = before.get(key) or (before_apart[key].entry if old_apart else None)
         failed_budgets = {c["name"].split(".", 1)[1] for c in new.verdict.checks  # recomputed, not recorded
                           if not c["passed"] and c["name"].startswith("budget.")}
         for metric, label in history.METRICS:
@@ -153,19 +190,26 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
                 flag = "**timing fails**"
             if metric == "wns_ns" and new.record["timing"].get("estimated"):
                 label = "WNS ns (estimate)"
-            cells = [key[0], key[1], label, _fmt(ov, metric), _fmt(nv, metric), _delta(ov, nv, metric), flag]
+            cells = [key[0], key[1], label, _cell(_fmt(ov, metric), old_apart), _cell(_fmt(nv, metric), new_apart),
+                     _delta(ov, nv, metric), flag]
             lines.append("| " + " | ".join(cells) + " |")
         verdict = "pass" if new.passed else "FAIL"
         was = ("pass" if old.passed else "FAIL") if old else "-"
-        lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | {'**gate fails**' if verdict == 'FAIL' else ''} |")
+        if old_apart:
+            was += f" (unverified: {_md(before_apart[key].reason, 120)})"
+        if new_apart:
+            verdict += f" (unverified: {_md(after_apart[key].reason, 120)})"
+        lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | "
+                     f"{'**gate fails**' if verdict.startswith('FAIL') else ''} |")
     if a is None:
         lines.append("")
         if before:
             lines.append("Compared with the nearest ancestor that has a clean archive of each design: " + "; ".join(
                 f"{k[0]} {k[1]} {_short(e.commit)} ({_ago(distance[k])})" for k, e in sorted(before.items())))
-        unbuilt = sorted(set(after) - set(before))
+        unbuilt = sorted({*after, *after_apart} - set(before))
         if unbuilt:
             lines.append("No clean archive on any ancestor: " + ", ".join(f"{d} {f}" for d, f in unbuilt))
     compared = {b} | ({a} if a else set()) | {e.commit for e in before.values()}
+    lines += _unverified_lines([*after_apart.values(), *(u for k, u in sorted(before_apart.items()) if k in after or k in after_apart)])
     lines += _invalid_lines(scanned.invalid, compared, Path(reports_root))
     return "\n".join(lines) + "\n"

@@ -165,6 +165,7 @@ _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
 th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
 .note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+tr.unverified td{color:#888;background:#f7f7f7;font-style:italic}td.unverified-why{max-width:40em}
 .cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",sans-serif}"""
 
 # The page checks itself: every plot must have drawn, and CJK text must have a font that draws it
@@ -224,6 +225,44 @@ def _invalid_section(invalid: list[Invalid], reports_root: Path) -> str:
             f"given no verdict: kabe shows only what it can check.</p><ul class=\"invalid\">{items}</ul>")
 
 
+UNVERIFIED_NOTE = ("Kept apart in reports/.unverified/ by <code>kabe archive pull</code>: not signed by a key in the "
+                   "project's allowed signers, or naming a commit this clone lacks, or with a cache key not its own. "
+                   "Shown for reference only: in no table, line or verdict above, never a cache entry, never a "
+                   "regression base, never deployable. Grey hollow diamonds in the plots.")
+
+
+def _unverified_links(u: history.Unverified) -> str:
+    names = sorted(p.name for p in u.path.iterdir() if p.is_file() and not p.is_symlink())
+    folder = u.path.relative_to(u.path.parents[3]).as_posix()  # .unverified/<commit>/<design>/<kind>
+    return " ".join(f'<a class="raw" href="{html.escape(f"{folder}/{n}")}">{html.escape(n)}</a>' for n in names)
+
+
+def unverified_section(unverified: list[history.Unverified], head: str | None) -> str:
+    """Units the pull did not trust, apart from the verified history: each labelled "unverified:
+    <reason>", its numbers greyed, its gate only what its numbers would say."""
+    if not unverified:
+        return ""
+    rows = []
+    for u in unverified:
+        commit, design, kind = u.unit.split("/")
+        e = u.entry
+        if e is not None:
+            wns = e.record["timing"].get("wns_ns")
+            nums = [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
+            nums += ["-" if wns is None else f"{wns:+.3f}", "pass" if e.passed else "FAIL"]
+        else:
+            nums = ["-"] * 5 + [html.escape(f"no record: {u.invalid}") if u.invalid else "no metrics record"]
+        cells = [html.escape(design), html.escape(kind), _commit_cell(commit, head), *nums]
+        rows.append(f'<tr class="unverified" data-unit="{html.escape(u.unit)}">' + "".join(f"<td>{c}</td>" for c in cells)
+                    + f'<td class="unverified-why">unverified: {html.escape(u.reason)}</td>'
+                    + f"<td>{_unverified_links(u)}</td></tr>")
+    return (f'<h2 id="unverified">Unverified history: pulled, not trusted ({len(unverified)})</h2>'
+            f'<p class="note">{UNVERIFIED_NOTE}</p><table class="unverified"><tr><th>design</th><th>kind</th>'
+            "<th>commit</th><th>LUT</th><th>FF</th><th>DSP</th><th>BRAM36</th><th>WNS ns</th>"
+            "<th>gate on its numbers (not trusted)</th><th>why it is not trusted</th><th>raw reports</th></tr>"
+            + "".join(rows) + "</table>")
+
+
 def _sweeps_section(reports_root: Path) -> str:
     """The newest sweep of each design and flow (kabe.sweep writes sweep.json and pareto.png beside its
     variants): its Pareto plot and its best variant. Read as files: records never import the sweep."""
@@ -253,6 +292,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     reports_root = Path(reports_root)
     scanned = history.scan(reports_root, root, cores_root)  # validated, verdicts recomputed
     entries = scanned.entries
+    unverified = history.scan_unverified(reports_root, root, cores_root)  # shown apart, labelled, never trusted
     head = gitrefs.head(root)
     base_branch = lineage.base_branch(root)
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
@@ -263,18 +303,21 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
         work = Path(work)
         sections = []
         for design in sorted({e.design for e in entries}):
+            apart = [u.entry for u in unverified if u.entry and u.entry.design == design]
             svg = plot_design(design, [e for e in entries if e.design == design], work / f"history_{design}.svg",
-                              cores_root, on_base)
+                              cores_root, on_base, unverified=apart, order_key=history.order_key(root))
             files[svg.name] = svg.read_text()
             sections.append(f"<h3>{html.escape(design)}</h3>{inline_svg(svg)}")
         wall_png = plots.plot_wall(work / "wall.png")
         budget_png = plots.plot_token_budget(work / "token_budget.png")
         files.update({"wall.png": wall_png.read_bytes(), "token_budget.png": budget_png.read_bytes()})
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        apart_note = (f'; {len(unverified)} pulled unit(s) that did not verify are kept apart as '
+                      f'<a href="#unverified">unverified history</a>' if unverified else "")
         page = f"""<!doctype html><html><head><meta charset="utf-8"><title>kabe report</title><style>{_STYLE}</style></head>
 <body><h1>kabe: builds, the wall and the token budget</h1>
 <p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
-is recomputed from the numbers. Open-flow timing is a
+is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
 <h2>Latest build per design</h2>{_latest_table(entries, head, reports_root) if entries else '<p>No builds archived yet.</p>'}
@@ -282,6 +325,7 @@ pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
 <h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch) if entries else ''}
 {_sweeps_section(reports_root)}
+{unverified_section(unverified, head)}
 {_invalid_section(scanned.invalid, reports_root)}
 <h2>The bandwidth wall (Figure 1)</h2>{_img(wall_png, 'bandwidth wall per stage')}
 {markdown_table_to_html(wall.render_markdown(wall.figure1()))}

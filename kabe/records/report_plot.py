@@ -65,11 +65,28 @@ def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: 
     return line
 
 
+def plot_unverified(ax, pts: list[tuple], gid: str) -> None:
+    """Units `kabe archive pull` did not trust, as grey hollow diamonds: never joined to a flow's line,
+    never marked with a verdict, named in the legend as unverified."""
+    dots = ax.scatter([p[0] for p in pts], [p[1] for p in pts], marker="D", s=50, zorder=3, facecolors="none",
+                      edgecolors="grey", linewidths=1.2, label=UNVERIFIED_LABEL)
+    dots.set_gid(gid)
+
+
+UNVERIFIED_LABEL = "unverified: pulled, not trusted (see the unverified table)"
+
+
 def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES,
-                on_base: set[str] | None = None) -> Path:
+                on_base: set[str] | None = None, unverified: list[history.Entry] = (), order_key=None) -> Path:
     """Metrics over commits in git order; estimated and sign-off timing as different series; a failing
-    gate is a red cross; budgets dashed. Writes SVG (or PNG if path says so)."""
-    commits = list(dict.fromkeys(e.commit for e in entries))
+    gate is a red cross; budgets dashed. Units kept apart as unverified (history.scan_unverified) are
+    grey hollow diamonds beside the series, their commits marked '?' when no trusted build has them;
+    order_key (history.order_key) places them in git order. Writes SVG (or PNG if path says so)."""
+    trusted_commits = {e.commit for e in entries}
+    both = [*entries, *unverified]
+    if order_key is not None:
+        both.sort(key=order_key)
+    commits = list(dict.fromkeys(e.commit for e in both))
     x_of = {c: i for i, c in enumerate(commits)}
     flows = sorted({e.flow for e in entries})
     budgets = budgets_by_flow(design, flows, cores_root)
@@ -101,6 +118,10 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
                             xycoords=("axes fraction", "data"), textcoords="offset points", xytext=(2, 2),
                             fontsize=7, color=style.get("color", "gray"))
                 marks.append(float(limit))
+        apart = [(x_of[e.commit], e.value(key)) for e in unverified if e.value(key) is not None]
+        if apart:
+            plot_unverified(ax, apart, f"{design}-unverified-{key}")
+            values += [p[1] for p in apart]
         if key == "wns_ns":
             z = ax.axhline(0, color="red", lw=0.8, label="WNS 0: timing fails below")
             z.set_gid(f"{design}-budget-wns_ns-zero")
@@ -111,13 +132,15 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
         if len(commits) == 1:
             ax.set_xlim(-1, 1)
         ax.set_title(label, fontsize=10)
-        ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "") for c in commits],
+        ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "")
+                                            + ("" if c in trusted_commits else "?") for c in commits],
                       rotation=45, fontsize=7)
     handles, labels = legend_entries(axes)
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
     # A '$' would start matplotlib's math text (history passes valid design names only; this is for any caller).
-    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; * = dirty tree; dotted: budgets)",
+    marks = "* = dirty tree; ? = unverified only; " if unverified else "* = dirty tree; "
+    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; {marks}dotted: budgets)",
                  fontsize=11)
     fig.tight_layout(rect=(0, 0.12, 1, 0.95))
     fig.savefig(path, dpi=90)

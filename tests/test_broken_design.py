@@ -84,6 +84,11 @@ def test_another_designs_build_and_kabe_ci_go_on(project):
     assert rc == 0, out[-3000:]
     assert re.search(r"^kabe build stage2 \(open flow, [0-9a-f]{12}-dirty\): gate PASS", out, re.M), out[-3000:]
     assert "design broken" not in out  # a task asked for by name hears nothing of the other designs
+    rc, out = repo_copy.run(project, "doit", "build", "flow=open")  # every design: stage2 is up to date
+    assert rc == 2, out[-3000:]  # one of them could not run
+    assert TRACEBACK not in out and "kabe: design broken cannot be read" in out
+    rows = {ln.split()[0]: ln for ln in out.splitlines() if ln.split() and ln.split()[0] in ("stage2", "broken")}
+    assert "up to date" in rows["stage2"] and "could not run" in rows["broken"], out[-3000:]
     rc, out = repo_copy.run(project, "kabe.cli", "ci", "--list-designs")
     assert rc == 0 and json.loads(out.strip().splitlines()[-1]) == ["broken", "stage2"], out
     rc, out = repo_copy.run(project, "kabe.cli", "ci", "--no-pull", "--no-push", "--flow", "open")

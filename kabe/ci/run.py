@@ -8,6 +8,7 @@ run. The last lines printed name each failing design and why.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from dataclasses import dataclass, field
@@ -213,7 +214,13 @@ def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, repo
         t = time.monotonic()
         outcomes.append(_one(name, flow, commit, base.commit, opts, console, reports_root))
         build_seconds += time.monotonic() - t
-    _write_reports(outcomes, commit, lineage.current_branch(root), base, opts, console)
+    try:
+        _write_reports(outcomes, commit, lineage.current_branch(root), base, opts, console)
+    except OSError as e:  # a read-only or full disk: one line naming the file and the errno, exit 2
+        why = str(e) if isinstance(e, UserError) else (f"{e.filename2 or e.filename or opts.summary}: "
+                                                        f"{errno.errorcode.get(e.errno, e.errno)} ({e.strerror or e})")
+        _say(console, f"[red]kabe ci: cannot write the summary: {escape(why)}[/]")
+        return max(EXIT_COULD_NOT_RUN, _verdict_lines(outcomes, console))
     clock["reported"] = time.monotonic()
     status = _push(opts, has_remote, commit, root, reports_root, console)
     clock["pushed"] = time.monotonic()

@@ -9,6 +9,7 @@ is re-derived here (kabe.deploy.verdict) and archived, failed runs included.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import shlex
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 
 from kabe.console import make_console
+from kabe.errors import UserError
 from .. import designs, provenance
 from ..records import cache, metrics, signing
 from ..records import load as record_load
@@ -223,8 +225,15 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         "design": design.name, "commit": record["commit"], "dirty": record["dirty"], "board": target.display,
         "bit_sha256": provenance.sha256_file(bit), "archive": str(src),
     })
-    dest = write_atomic(archive_dir(commit, design.name, "board", reports_root),
-                        {"result.json": to_json(result), "runner.log": proc.stderr, "runner.stdout": proc.stdout,
-                         "command.txt": " ".join(shlex.quote(a) for a in argv) + "\n"})
+    try:
+        dest = write_atomic(archive_dir(commit, design.name, "board", reports_root),
+                            {"result.json": to_json(result), "runner.log": proc.stderr, "runner.stdout": proc.stdout,
+                             "command.txt": " ".join(shlex.quote(a) for a in argv) + "\n"})
+    except OSError as e:  # the board ran; its result cannot be kept: one line (path, errno), exit 2
+        if isinstance(e, UserError):
+            raise
+        raise ssh.DeployError(f"{e.filename2 or e.filename or reports_root}: {errno.errorcode.get(e.errno, e.errno)} "
+                              f"({e.strerror or e}): the board's result cannot be archived "
+                              f"(passed: {result['passed']}); free space or fix permissions and deploy again") from None
     result["_archive"] = str(dest)
     return result

@@ -119,6 +119,20 @@ def test_an_archived_build_of_this_commit_that_no_longer_verifies_is_rebuilt_not
     assert said.endswith("); building") and code == 2 and "stage2: asked to build" in lines[-2]
 
 
+def test_a_summary_that_cannot_be_written_is_one_line_and_exit_2(branch, tmp_path):
+    repo, base, head = branch
+    write_archive(repo / "reports", head, lut=240, wns=1.9)
+    (tmp_path / "not-a-folder").write_text("a file where the summary's folder should be\n")
+    out = io.StringIO()
+    opts = CiOptions(designs=["stage2"], flow="open", summary=tmp_path / "not-a-folder" / "s.md",
+                     junit=tmp_path / "j.xml")
+    code = run(opts, Console(file=out, width=100, color_system=None), root=repo, reports_root=repo / "reports")
+    lines = out.getvalue().strip().splitlines()
+    said = [ln for ln in lines if ln.startswith("kabe ci: cannot write the summary: ")]
+    assert code == 2 and len(said) == 1 and "not-a-folder" in said[0], lines
+    assert lines[-1] == "kabe ci: all 1 design(s) passed"  # the verdict is still said
+
+
 def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch):
     repo, base, head = branch
     write_archive(repo / "reports", head, design="stage3_naive", wns=-0.449)

@@ -156,3 +156,23 @@ def test_diff_of_a_commit_with_only_unverified_builds_as_a(pulled):
     assert "| stage4 | vivado | LUT | 9,700 (unverified) | 9,000 | -700 (-7.2%) |  |" in md
     assert re.search(r"\| stage4 \| vivado \| gate \| pass \(unverified: signed by a key not in .*\) \| pass \|", md)
     assert f"- `{shas[1]}/stage4/vivado`: unverified: signed by a key not in" in md
+
+
+def test_the_unverified_history_in_headless_chromium(pulled, tmp_path):
+    """The page as a browser draws it: the unverified rows are there, labelled, and the grey diamonds
+    are drawn in the LUT panel (paths with coordinates), beside the trusted series."""
+    from test_report import CHROMIUM, _console_errors, _load_in_chromium
+
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    puller, reports, cores, shas, _ = pulled
+    dom, log = _load_in_chromium(report.build_report(reports, puller, cores), tmp_path)
+    assert 'data-plots-ok="yes"' in dom and _console_errors(log) == [], log[-2000:]
+    rows = re.findall(r'<tr class="unverified" data-unit="([^"]+)">.*?<td class="unverified-why">([^<]*)</td>', dom, re.S)
+    assert [(u, why.split(" /")[0]) for u, why in rows] == [
+        (f"{shas[1]}/stage4/open", "unverified: unsigned"), (f"{shas[1]}/stage4/vivado", "unverified: signed by a key not in")]
+    lut = dom[dom.index('id="stage4-panel-lut"'):dom.index('id="stage4-panel-ff"')]
+    dots = re.search(r'<g id="stage4-unverified-lut">(.*?)</g>', lut, re.S)
+    drawn = re.findall(r'<path d="M [-\d.]+ [-\d.]+\s+L [^"]*"[^>]*style="fill: none; stroke: #808080', dots.group(1)) \
+        if dots else []
+    assert len(drawn) == 2, lut[:3000]  # two hollow grey diamonds: the unsigned open and the badly signed vivado

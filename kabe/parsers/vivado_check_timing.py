@@ -45,11 +45,15 @@ from kabe.parsers.report_file import NEAR, find_lines
 
 TITLE = "check_timing report"
 TOC_TITLE = "Table of Contents"
-# any line that starts like an item ("3. checking", "3 . Checking", "  3.checking"): each one must
-# be an entry of the table of contents or an item's title, or the section is refused
-_ITEMISH = re.compile(r"^[ \t]*\d+[ \t]*\.[ \t]*checking", re.M | re.I)
-_THERE = re.compile(r"^[ \t]*There (?:are|is) \d", re.M)
-_INDENTED = re.compile(r"^[ \t]+\S", re.M)
+# Patterns over "\n" + lines joined + "\n": each starts at a newline, so the regex engine jumps from
+# newline to newline (a verbose item lists thousands of pin names; a damaged one may list millions).
+# Any line that starts like an item ("3. checking", "3 . Checking", "  3.checking") must be an entry
+# of the table of contents or an item's title, or the section is refused.
+_ITEMISH = re.compile(r"\n[ \t]*\d+[ \t]*\.[ \t]*checking", re.I)
+_THERE = re.compile(r"\n[ \t]*There (?:are|is) \d")  # a line that means to be a sentence
+_SENTENCE = re.compile(r"\n[ \t]*There (?:are|is) (\d+)(?:[ \t]([^\n]*))?(?=\n)")  # one that is: (N, rest)
+_INDENTED = re.compile(r"\n[ \t]+\S")
+_INDENTED_SENTENCE = re.compile(r"\n[ \t]+There (?:are|is) \d+(?:[ \t][^\n]*)?(?=\n)")
 _NOT_PROBLEMS = (" but ", "due to constant clock")  # old layout: sentences that are not counted
 
 
@@ -74,12 +78,31 @@ def _entry(line: str):
     return int(num), name, count
 
 
-def _there_are(line: str):
-    """(n, rest) of " There are N ..." / " There is N ...", else None."""
-    words = line.split(None, 3)
-    if len(words) >= 3 and words[0] == "There" and words[1] in ("are", "is") and words[2].isdigit():
-        return int(words[2]), (words[3] if len(words) > 3 else "")
-    return None
+def _joined(lines: list[str], start: int, end: int) -> str:
+    return "\n" + "\n".join(lines[start:end]) + "\n"
+
+
+def _matching(lines: list[str], pattern: re.Pattern, start: int, end: int) -> list[int]:
+    """Indices of the lines in lines[start:end] that `pattern` (one of the newline-led ones) matches."""
+    text, out, pos, line = _joined(lines, start, end), [], 0, start
+    for m in pattern.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        out.append(line)
+    return out
+
+
+def _refuse_odd_line(lines: list[str], start: int, stop: int, name: str, where: str) -> None:
+    """Name the first line of an item's body that is neither a sentence nor a pin name: an indented
+    line that is not a sentence (Vivado indents its sentences only; pin names start at the margin),
+    or a line that starts like a sentence and is not one."""
+    for j in range(start, stop):
+        line = lines[j]
+        indented = line[:1] in (" ", "\t") and line.strip()
+        one = f"\n{line}\n"
+        if (indented or _THERE.match(one)) and not _SENTENCE.match(one):
+            raise ReportError(f"{where} line {j + 1}: '{_show(line)}' in item {name} is not a "
+                              f"'There are N ...' sentence: the section is damaged")
 
 
 def _underlined(lines: list[str], i: int, end: int) -> bool:
@@ -115,7 +138,7 @@ def read_section(lines: list[str], start: int, end: int, source: str) -> dict[st
                           f"damaged or cut")
     first_body = i
     items = []  # (line, number, name, count)
-    for k in find_lines(lines, _ITEMISH, first_body, end):
+    for k in _matching(lines, _ITEMISH, first_body, end):
         e = _entry(lines[k])
         if e is None or not _underlined(lines, k, end):
             raise ReportError(f"{where} line {k + 1}: '{_show(lines[k])}' is not an item title "
@@ -143,21 +166,14 @@ def read_section(lines: list[str], start: int, end: int, source: str) -> dict[st
     counts: dict[str, int] = {}
     for k, (i, _num, name, count) in enumerate(items):
         stop = items[k + 1][0] if k + 1 < len(items) else end
-        everything, problems, seen = 0, 0, False
-        sentences = find_lines(lines, _THERE, i + 2, stop, literal="There ")
-        odd = sorted(set(find_lines(lines, _INDENTED, i + 2, stop)) - set(sentences))
-        if odd:  # Vivado indents its sentences only (pin names start at the margin)
-            raise ReportError(f"{where} line {odd[0] + 1}: '{_show(lines[odd[0]])}' in item {name} is not a "
-                              f"'There are N ...' sentence: the section is damaged")
-        for j in sentences:
-            t = _there_are(lines[j])
-            if t is None:
-                raise ReportError(f"{where} line {j + 1}: '{_show(lines[j])}' in item {name} is not a "
-                                  f"'There are N ...' sentence: the section is damaged")
-            seen = True
-            everything += t[0]
-            if not any(w in t[1] for w in _NOT_PROBLEMS):
-                problems += t[0]
+        body = _joined(lines, i + 2, stop)
+        sentences = _SENTENCE.findall(body)  # at C speed: a verbose item lists thousands of pins
+        if len(_THERE.findall(body)) != len(sentences) or \
+                len(_INDENTED.findall(body)) != len(_INDENTED_SENTENCE.findall(body)):
+            _refuse_odd_line(lines, i + 2, stop, name, where)
+        seen = bool(sentences)
+        everything = sum(int(n) for n, _ in sentences)
+        problems = sum(int(n) for n, rest in sentences if not any(w in rest for w in _NOT_PROBLEMS))
         if not seen:
             raise ReportError(f"{where} item '{name}' (line {i + 1}) has no 'There are N ...' sentence, so no "
                               f"count: the section is damaged or cut")
@@ -185,7 +201,7 @@ def find_title(lines: list[str], start: int, end: int) -> int | None:
 
 def toc_promises(lines: list[str], start: int, end: int) -> int | None:
     """A table of contents of check_timing items without its title: the line of its first entry."""
-    for i in find_lines(lines, _ITEMISH, start, end):
+    for i in _matching(lines, _ITEMISH, start, end):
         if _entry(lines[i]) and not _underlined(lines, i, end):
             return i
     return None

@@ -133,6 +133,14 @@ def test_diff_shows_an_unverified_side_only_labelled(pulled):
             assert after == "-" or after.endswith("(unverified)"), line
 
 
+def test_diff_of_a_head_with_only_unverified_builds_says_so_and_compares_with_a_trusted_base(pulled):
+    puller, reports, cores, shas, _ = pulled
+    md = diff.render(None, None, reports, puller, cores)  # the puller's HEAD is commit 1
+    assert f"After: {shas[1][:12]} (HEAD, which has only unverified builds)." in md
+    assert "| stage4 | open | LUT | 9,000 | 9,300 (unverified) | +300 (+3.3%) |  |" in md
+    assert f"stage4 open {shas[0][:12]} (1 commit before)" in md
+
+
 def test_diff_never_takes_an_unverified_build_as_the_default_base(pulled):
     """HEAD (commit 1) has a trusted open build; its parent only an unverified vivado one and a
     trusted open one: the default A is the trusted build, and the vivado row has no base."""

@@ -64,6 +64,9 @@ class Subject:
     sole_counts: set[int]  # check_timing sentences under an item title without a count (pre-2019)
     passed: bool
 
+    def __repr__(self) -> str:  # a failing example names the report, not its megabytes
+        return f"Subject({self.name!r}, {'passes' if self.passed else 'fails'})"
+
     @classmethod
     def load(cls, path: Path, name: str | None = None) -> "Subject":
         text = path.read_text(errors="replace")

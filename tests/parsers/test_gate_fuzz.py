@@ -16,7 +16,7 @@ import gate_fuzz as gf
 
 _CACHE: dict[str, gf.Subject] = {}
 PATHS = gf.timing_summaries(SHARED)
-EXAMPLES = 600
+EXAMPLES = 1000
 
 
 def subject(path) -> gf.Subject:

@@ -18,11 +18,11 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.console import make_console
-from kabe import build, config, designs, provenance, regressions, summary
+from kabe import build, build_rederive as rederive, config, designs, provenance, regressions, summary
 from kabe.verdict import DesignFacts, judge
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
-from kabe.records import junit, lineage, signing, store
+from kabe.records import cache, junit, lineage, signing, store
 from kabe.records import load as record_load
 from kabe.records.archive import archive_dir, write_text_atomic
 
@@ -73,15 +73,24 @@ def _fetch_base_branch(root: Path, remote: str) -> None:
 def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> record_load.Checked | str:
     """This archive's record validated and re-gated (kabe.records.load, so kabe.verdict.judge), or why it
     cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
-    one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted."""
+    one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
+    the numbers its raw reports give (kabe.build_rederive), as a cache hit must."""
     unit = path.parent
-    if (unit / signing.SIGNATURE_FILE).exists():
+    signed = (unit / signing.SIGNATURE_FILE).exists()
+    if signed:
         check = signing.verify_dir(unit, f"{commit.archive_name}/{design}/{flow}")
         if not check.ok:
             return f"its signature does not verify ({check.reason})"
     checked = record_load.checked(path, where=(commit.archive_name, design, flow))
     if isinstance(checked, record_load.Invalid):
         return checked.reason
+    if signed:  # from elsewhere: its numbers must be what its raw reports say, as for a cache hit
+        try:
+            why = rederive.disagreement(cache.Entry(unit, checked.record, {}), designs.get(design), flow)
+        except UserError as e:
+            why = str(e)
+        if why:
+            return why
     return checked
 
 

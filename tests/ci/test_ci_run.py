@@ -119,6 +119,34 @@ def test_an_archived_build_of_this_commit_that_no_longer_verifies_is_rebuilt_not
     assert said.endswith("); building") and code == 2 and "stage2: asked to build" in lines[-2]
 
 
+def test_a_signed_archive_of_this_commit_must_say_what_its_raw_reports_say(branch, monkeypatch, tmp_path):
+    """Signed by the allowed key and intact, but its numbers have no report behind them: not believed."""
+    import subprocess
+
+    from kabe import build
+    from kabe.records import signing
+
+    repo, base, head = branch
+    d = write_archive(repo / "reports", head, lut=240, wns=1.9)
+    key = tmp_path / "ci_key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"ci@kabe {key.with_suffix('.pub').read_text()}")
+    monkeypatch.setattr(signing, "allowed_signers_file", lambda settings=None: allowed)
+    unit = f"{head}/stage2/open"
+    (d / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(unit, signing.hash_dir(d), key))
+    assert signing.verify_dir(d, unit).ok
+
+    def no_tools_here(name, *a, **kw):
+        raise build.BuildError(f"{name}: asked to build")
+
+    monkeypatch.setattr(build, "build", no_tools_here)
+    code, lines, _ = _ci(repo, "stage2")
+    said = next(ln for ln in lines if "archived build is not used" in ln)
+    assert said == ("stage2: this commit's archived build is not used (its numbers disagree with its raw reports: "
+                    "timing: timing_estimate.rpt cannot be read, but metrics.json has numbers); building")
+
+
 def test_a_summary_that_cannot_be_written_is_one_line_and_exit_2(branch, tmp_path):
     repo, base, head = branch
     write_archive(repo / "reports", head, lut=240, wns=1.9)

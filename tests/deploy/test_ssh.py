@@ -290,3 +290,14 @@ def test_doit_deploy_refuses_a_proxycommand_board_before_ssh_runs(stub_ssh, tmp_
     assert "is not a host name" in out and "Traceback" not in out, out
     assert not stub_ssh.exists(), stub_ssh.read_text()
     assert not witness.exists()
+
+
+def test_docs_list_exactly_the_allowed_options():
+    """docs/deploy.md's table is the allow-list: an option added to or removed from the code without the
+    page (or the other way round) fails here."""
+    import re
+
+    page = (ROOT / "docs" / "deploy.md").read_text()
+    table = page.split("## ssh options from settings: the allow-list", 1)[1].split("\n\n", 2)[2].split("\n\n")[0]
+    documented = {name.lower() for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)`", row.split("|")[1])}
+    assert documented == set(ssh_policy.ALLOWED)

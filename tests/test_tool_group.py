@@ -152,3 +152,28 @@ def test_output_and_status_pass_through():
 def test_a_missing_tool_is_file_not_found():
     with pytest.raises(FileNotFoundError):
         tool_group.run(["kabe-no-such-tool"])
+
+
+def test_ctrl_c_in_kabe_stops_the_tool_it_waits_for(tmp_path):
+    """The tool's own session never sees the terminal's Ctrl-C: kabe's KeyboardInterrupt stops its group."""
+    marker = tmp_path / "tool.pid"
+    # kabe lives on after the interrupt (doit reports, the build says "interrupted"): the tool must not
+    script = ("import time\nfrom kabe import tool_group\ntry:\n"
+              f"    tool_group.run(['sh', '-c', 'echo $$ > {marker}; sleep 300 & wait'])\n"
+              "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n    time.sleep(30)\n")
+    kabe = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            stdout=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 10
+    while not marker.exists() or not marker.read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    pgid = os.getpgid(int(marker.read_text()))
+    started.append(pgid)
+    kabe.send_signal(signal.SIGINT)  # what the terminal sends kabe's own process group
+    try:
+        assert kabe.stdout.readline() == "interrupted\n"
+        assert _wait_gone(pgid, 3) < 3 and not _group_members(pgid)
+        assert kabe.poll() is None  # gone while kabe still runs: stopped by kabe, not by its death
+    finally:
+        kabe.kill()
+        kabe.wait()

@@ -212,10 +212,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                         del frame
                     finishers.clear()
                     model_seconds = time.monotonic() - t1
-                except BaseException:
+                    out, err = sim_proc.communicate()
+                except BaseException:  # Ctrl-C too: the simulation's own session never sees the terminal's
                     tool_group.stop(sim_proc)
                     raise
-                out, err = sim_proc.communicate()
             proc = subprocess.CompletedProcess(cmd, sim_proc.returncode, out, err)
         simulate_seconds = time.monotonic() - t0
         frame_seconds += model_seconds

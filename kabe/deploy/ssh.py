@@ -61,7 +61,7 @@ _USER_RE = ssh_policy.USER_RE
 _ZONE_RE = re.compile(r"[A-Za-z0-9_.-]+")  # an IPv6 scope (fe80::1%eth0): an interface name
 # kabe's own options: the first two are fixed (never prompt, never accept an unknown host key); the
 # others are defaults that ssh_options may change. ssh keeps the first value it is given for an
-# option, so the user's value must come before kabe's default, never after it (where it was ignored).
+# option, so a default the user set is not passed at all (before the user's, it silently won).
 _FIXED = {"BatchMode": "yes", "StrictHostKeyChecking": "yes"}
 _DEFAULTS = {"ServerAliveInterval": "15", "ServerAliveCountMax": "4"}
 _MAX_SHOWN = 60

@@ -16,6 +16,8 @@ one set of quantiles per class, each from that class's paths only, with the same
 the designs the class has), so a class that misses more gets a wider band instead of widening
 everyone's:
 
+    high-fanout  a net of fanout >= 256 on the path: Vivado spreads its sinks over the device, and
+                 the nets come out several ns long (6-15 ns in the corpora), past any fanout bucket
     slow-clock   requirement >= 20 ns: nothing pushed the nets short (cs202-CPU at 100 ns)
     bram-dsp     a BRAM or DSP48E1 on the path: their sites are far apart, the nets to them long
     long-chain   >= 8 logic levels: a chain of short nets, the fanout model's weakest case
@@ -37,9 +39,11 @@ import numpy as np
 from kabe.timing.delay_classes import cell_class
 
 SLOW_CLOCK_NS = 20.0
+HIGH_FANOUT = 256
 LONG_CHAIN_LEVELS = 8
 MIN_DESIGNS = 8
 CLASSES = {
+    "high-fanout": f"a net of fanout {HIGH_FANOUT} or more on the path: its sinks lie spread over the device",
     "slow-clock": f"a requirement of {SLOW_CLOCK_NS:g} ns or more: placement never pulled its nets in",
     "bram-dsp": "a BRAM or DSP48E1 on the path: their sites lie far apart",
     "long-chain": f"{LONG_CHAIN_LEVELS} or more logic levels: a long chain of short nets",
@@ -52,9 +56,12 @@ class PathFeatures:
     levels: int          # logic levels (combinational cells, as Vivado counts them)
     bram_dsp: int        # BRAM / DSP48E1 cells on the path, start and end included
     requirement_ns: float
+    max_fanout: int = 0  # the largest fanout of a net on the path
 
 
 def path_class(f: PathFeatures) -> str:
+    if f.max_fanout >= HIGH_FANOUT:
+        return "high-fanout"
     if f.requirement_ns >= SLOW_CLOCK_NS:
         return "slow-clock"
     if f.bram_dsp:
@@ -68,13 +75,14 @@ def sample_features(s) -> PathFeatures:
     """A calibration sample's features (kabe.timing.calibration_data.PathSample)."""
     types = [c[0] for c in s.cells] + [s.end[0]]
     return PathFeatures(max(0, len(s.cells) - 1), sum(cell_class(t) in ("BRAM", "DSP") for t in types),
-                        float(s.requirement_ns))
+                        float(s.requirement_ns), max((n[4] for n in s.nets), default=0))
 
 
-def steps_features(types: list[str], requirement_ns: float) -> PathFeatures:
-    """An estimated path's features: the cell types from startpoint to endpoint (kabe.timing.sta)."""
+def steps_features(types: list[str], requirement_ns: float, fanouts: list[int] = ()) -> PathFeatures:
+    """An estimated path's features: the cell types from startpoint to endpoint and the fanouts of
+    the nets between them (kabe.timing.sta)."""
     return PathFeatures(max(0, len(types) - 2), sum(cell_class(t) in ("BRAM", "DSP") for t in types),
-                        float(requirement_ns))
+                        float(requirement_ns), max(fanouts, default=0))
 
 
 def conformal_quantiles(scores: np.ndarray, designs: list[str], coverage: float) -> tuple[float, float] | None:

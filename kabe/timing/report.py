@@ -94,10 +94,11 @@ def _wns_band(res: StaResult, b) -> tuple[float, float]:
 
 def _features(res: StaResult, ep: Endpoint):
     """What the band's classes look at (kabe.timing.conformal): levels, BRAM/DSP on the path, the
-    requirement (the endpoint's clock period; None-safe for a band without classes)."""
+    requirement (the endpoint's clock period) and the largest fanout of a net on the path."""
     from kabe.timing.conformal import steps_features
     period = next((c["period_ns"] for c in res.clocks if c["name"] == ep.clock), None)
-    return steps_features([s.type for s in ep.path], period if period is not None else 0.0)
+    return steps_features([s.type for s in ep.path], period if period is not None else 0.0,
+                          [getattr(s, "fanout", 0) for s in ep.path])
 
 
 def _factors(res: StaResult, ep: Endpoint, b) -> tuple[float, float, str, str]:

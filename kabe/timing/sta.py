@@ -65,6 +65,7 @@ class PathStep:
     pin_out: str | None
     cell_ps: float
     route_ps: float  # net delay into this cell's input (0 for the startpoint)
+    fanout: int = 0  # the fanout of that net (0 for the startpoint): the band's classes look at it
 
 
 @dataclass
@@ -363,7 +364,7 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     for ep in endpoints:
         if traced[ep.clock] < TRACE_WORST:
             x, pred, r, cname, ip, setup, g = ep._trace_args
-            ep.path = _trace(x, pred, cells, r, cname, ip, setup, g)
+            ep.path = _trace(x, pred, cells, r, cname, ip, setup, g, fanout)
             traced[ep.clock] += 1
         del ep._trace_args
     clk_rows = []
@@ -486,7 +487,7 @@ def pred_launch_time(x: int, pred: dict) -> float:
 
 
 def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin: str, setup: float,
-           pressure: float = 1.0) -> list[PathStep]:
+           pressure: float = 1.0, fanout: dict | None = None) -> list[PathStep]:
     """The path into `x` as steps; each net as the endpoint's timing pressure left it."""
     steps: list[PathStep] = []
     route_into_next = r_end * pressure
@@ -496,10 +497,11 @@ def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin
         kind = cells[cname]["type"]
         if ip.startswith("cone"):  # a narrow cone, as Vivado would map it (kabe.timing.lut_cones)
             kind = "+".join(SHAPES[max(6, int(ip[4:]))])
-        steps.append(PathStep(cname, kind, ip, op, ps, r * pressure))
+        steps.append(PathStep(cname, kind, ip, op, ps, r * pressure, (fanout or {}).get(prev, 1)))
         p = pred[prev]
     _, cname, op, ps, _ = p
     steps.append(PathStep(cname, cells[cname]["type"], None, op, ps, 0.0))
     steps.reverse()
-    steps.append(PathStep(end_cell, cells[end_cell]["type"], end_pin, None, setup, route_into_next))
+    steps.append(PathStep(end_cell, cells[end_cell]["type"], end_pin, None, setup, route_into_next,
+                          (fanout or {}).get(x, 1)))
     return steps

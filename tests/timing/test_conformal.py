@@ -78,6 +78,9 @@ def test_features_of_a_sample_and_of_an_estimated_path_agree():
         C.PathFeatures(levels=1, bram_dsp=2, requirement_ns=8.0)
     assert C.path_class(C.sample_features(s)) == "bram-dsp"
     assert C.path_class(C.PathFeatures(1, 1, 50.0)) == "slow-clock"
+    s.nets.append(("FDRE", "Q", "LUT6", "I0", 300, 7.5))  # a reset-like net spread over the device
+    assert C.sample_features(s).max_fanout == 300 and C.path_class(C.sample_features(s)) == "high-fanout"
+    assert C.path_class(C.steps_features(["FDRE", "LUT6", "FDRE"], 8.0, [0, 300, 1])) == "high-fanout"
 
 
 def test_the_coverage_setting_is_a_share_between_one_half_and_0_95():

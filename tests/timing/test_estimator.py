@@ -325,3 +325,25 @@ def test_summary_shows_the_band_and_marginal():
     assert wns_text({"wns_ns": -0.1}) == "[red]-0.100 ns[/]" and wns_text({"wns_ns": None}) == "-"
     t = {"wns_ns": 0.2, "band": {"wns_ns": [0.05, 0.4], "quantiles": [0.1, 0.9], "marginal": False, "note": None}}
     assert wns_text(t) == "[green]+0.200 ns[/] (80 % band: +0.050 .. +0.400)"  # the nominal coverage
+
+
+def test_a_high_fanout_net_on_the_worst_path_gets_its_class_band_and_says_why(tmp_path):
+    """A register driving 300 LUTs (a reset or enable spread over the device): the traced path knows
+    the net's fanout, and the band is the high-fanout class's (kabe.timing.conformal), wider than
+    the default one, with the reason in timing_estimate.rpt."""
+    net = Net()
+    q = net.bit()
+    net.ff("ff_start", net.bit(), q)
+    for i in range(300):
+        y = net.bit()
+        net.cell(f"lut{i}", "LUT1", I0=("input", q), O=("output", y))
+        net.ff(f"ff_end{i}", y, net.bit())
+    rpt = tmp_path / "t.rpt"
+    rec, res = estimate(net.json(), CLOCKS, report=rpt, design="fan", vivado_mapping=False)
+    cp = next(e for e in res.endpoints if e.path)
+    assert [s.fanout for s in cp.path][1] == 300
+    b = res.model.band
+    assert rec["band"]["route_factor"] == [b.classes["high-fanout"]["lo"], b.classes["high-fanout"]["hi"]]
+    assert b.classes["high-fanout"]["hi"] > b.classes["default"]["hi"]
+    assert "Path 1 band: route x" in rpt.read_text() and ", high-fanout: a net of fanout 256 or more" in rpt.read_text()
+    assert kabe_timing.parse(rpt) == rec

@@ -10,10 +10,11 @@ increment of step i: the net into it plus its own arc (the startpoint's clk->out
 entry is the last net only), so the cells' delays add up to delay_ns. Setup appears in the
 report and in slack, not in delay_ns.
 
-`band` is how far to trust the numbers (kabe.timing.fitted.Band): the model's routing factors
-applied to the traced worst paths. WNS lies in `band.wns_ns` when each path's routing comes out
-between the p10 and p90 of what held-out designs showed; `marginal` when that range straddles
-zero. The gate's verdict stays with the point estimate `wns_ns` (docs/timing_model.md).
+`band` is how far to trust the numbers (kabe.timing.fitted.Band): each traced worst path's routing
+factors, by its class (kabe.timing.conformal: calibrated to hold the nominal coverage, 80 %, of a
+new design's paths; a path outside the data gets the widest). WNS lies in `band.wns_ns` when each
+path's routing comes out inside its band; `marginal` when that range straddles zero. The gate's
+verdict stays with the point estimate `wns_ns` (docs/timing_model.md).
 """
 
 from __future__ import annotations

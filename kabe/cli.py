@@ -10,6 +10,8 @@
     kabe ci [DESIGN ...]                pull the archive, build, gate, compare with the base, report, push (CI's one command)
     kabe archive push|pull|du [REMOTE]  the per-commit archive shared through a ref of the project's own git remote
     kabe doctor [--flow F] [--deploy]   what this machine has against what kabe needs, each problem with its fix
+    kabe init                           make this git repository a kabe project ([tool.kabe], dodo.py, .gitignore, CI)
+    kabe new <design>                   a design folder under cores/ to start from (refuses to overwrite)
 
 Exit codes (the same as doit's, see the README): 0 pass; 1 the gate failed; 2 could not run (missing
 tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
@@ -26,7 +28,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from . import gate
+from . import gate, paths
 from .console import make_console
 from .errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .parsers import ReportError
@@ -171,6 +173,26 @@ def _archive(args) -> int:
     return 0
 
 
+def _init(args) -> int:
+    from .project_init import init
+
+    for line in init():
+        print(line)
+    return 0
+
+
+def _new(args) -> int:
+    from .project_init import new
+
+    for line in new(args.design):
+        print(line)
+    return 0
+
+
+# Verbs that read or write a project's designs, reports or builds: outside one they say so (exit 2).
+_NEED_PROJECT = ("build", "sim", "diff", "sweep", "ci", "archive")
+
+
 def _add_ci_commands(sub) -> None:
     p = sub.add_parser("ci", help="pull the archive, build and gate, compare with the base, report, push")
     p.add_argument("designs", nargs="*", help="designs to build (default: all)")
@@ -249,6 +271,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
     p.set_defaults(fn=_doctor)
     _add_ci_commands(sub)
+    p = sub.add_parser("init", help="make this git repository a kabe project (settings, dodo.py, .gitignore, CI)")
+    p.set_defaults(fn=_init)
+    p = sub.add_parser("new", help="a new design under cores/: design.yaml, a core file, an RTL stub, an XDC")
+    p.add_argument("design")
+    p.set_defaults(fn=_new)
     args, extra = parser.parse_known_args(argv)
     if args.cmd == "sweep":  # argparse cannot take KEY=V axes after an option; gather those it left over
         args.overrides += [a for a in extra if _OVERRIDE.match(a)]
@@ -256,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
+        if args.cmd in _NEED_PROJECT:
+            paths.require_project(args.cmd)
         return args.fn(args)
     except UserError as e:  # bad input, a missing tool, an unknown ref: one line, no traceback
         print(f"kabe {args.cmd}: {e}", file=sys.stderr)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping
 
 from kabe.errors import UserError, bounded
 from .deploy import ssh_policy
-from .paths import ROOT
+from .paths import DIR_KEYS, ROOT
 
 FLOWS = ("open", "vivado", "auto")
 VERSION_POLICIES = ("warn", "fail")
@@ -66,6 +66,10 @@ def _port(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 65535
 
 
+def _project_folder(v: Any) -> bool:
+    return _text(v) and not Path(v).is_absolute() and ".." not in Path(v).parts
+
+
 def _string_table(v: Any) -> bool:
     return isinstance(v, dict) and all(_text(k) and _text(x) for k, x in v.items())
 
@@ -104,6 +108,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',
             lambda v: isinstance(v, dict), {}),
+    # the project's folders (kabe.paths reads them when kabe starts): relative to the project's root
+    *(Setting(key, f'a folder inside the project, relative to its root, like "{default}"', _project_folder, default)
+      for key, default in DIR_KEYS.items()),
 )}
 
 BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (

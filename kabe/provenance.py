@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import ROOT
+from .paths import PACKAGE, ROOT
 
 
 @dataclass(frozen=True)
@@ -66,12 +66,15 @@ def sha256_file(path: Path) -> str:
 
 
 def input_hashes(paths, root: Path = ROOT) -> dict[str, str]:
-    """{path relative to the repo (or absolute if outside): sha256} for a build's inputs."""
+    """{path relative to the repo (kabe's own files: to the package's folder, kabe/...; else absolute):
+    sha256} for a build's inputs. kabe's files are named alike wherever kabe is installed."""
     out = {}
     for p in sorted({Path(p).resolve() for p in paths}):
-        try:
+        if p.is_relative_to(root):
             key = str(p.relative_to(root))
-        except ValueError:
+        elif p.is_relative_to(PACKAGE):
+            key = str(p.relative_to(PACKAGE.parent))
+        else:
             key = str(p)
         out[key] = sha256_file(p)
     return out

@@ -139,7 +139,7 @@ def _git(*args: str, cwd: Path = ROOT) -> str:
 
 def _build_in(checkout: Path, design: str, flow: str, console: Console) -> None:
     cmd = [sys.executable, "-m", "kabe.cli", "build", design, "--flow", flow, "--no-cache"]
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    env = {**os.environ, "PYTHONPATH": str(checkout), "KABE_PROJECT": str(checkout)}  # the checkout is the project
     console.print(f"[dim]repro {design}: building in {checkout}[/]")
     proc = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
     (checkout / "build").mkdir(exist_ok=True)

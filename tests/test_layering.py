@@ -13,9 +13,9 @@ import pytest
 # Top first. A module may import its own layer and any layer below it, never one above.
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.cli",),  # verbs
-    ("kabe.tasks", "kabe.task_results", "kabe.verdict_reporter", "kabe.sweep", "kabe.ci"),  # what runs where (doit tasks, their verdicts, Dask, kabe ci)
+    ("kabe.doit_tasks", "kabe.tasks", "kabe.task_results", "kabe.verdict_reporter", "kabe.sweep", "kabe.ci"),  # what runs where (doit tasks, their verdicts, Dask, kabe ci)
     ("kabe.build", "kabe.build_reuse", "kabe.build_rederive", "kabe.build_verdict", "kabe.summary", "kabe.outcome",
-     "kabe.deploy", "kabe.repro", "kabe.doctor"),  # the pipeline; deploy: host side of the board run; repro; doctor
+     "kabe.deploy", "kabe.repro", "kabe.doctor", "kabe.project_init"),  # the pipeline; deploy: host side of the board run; repro; doctor
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)

@@ -1,6 +1,6 @@
 """The cells the board runner looks up in the PYNQ overlay, as the block design named them.
 
-PYNQ names an overlay's attributes after the block design's cells (`overlay.dma0`). ip/kabe_bd.tcl
+PYNQ names an overlay's attributes after the block design's cells (`overlay.dma0`). kabe/flows/vivado/tcl/kabe_bd.tcl
 spells those names once, creates the cells under them, and writes the same names to
 `kabe_<design>.cells.json` beside the .bit and .hwh (archived with them, sha256 in the manifest).
 The runner reads that file, never a cell name of its own, and checks each name against the .hwh
@@ -68,7 +68,7 @@ def load(path: Path, ports: int) -> PlNames:
             by_role.setdefault(role, {})[port] = Gpio(name, channels) if role != "dma" else name
     except FileNotFoundError:
         raise ValueError(f"{path.name} is missing beside the bitstream; it is written by the vivado flow "
-                         f"(ip/kabe_bd.tcl) with the .bit and .hwh: rebuild with flow=vivado") from None
+                         f"(kabe/flows/vivado/tcl/kabe_bd.tcl) with the .bit and .hwh: rebuild with flow=vivado") from None
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"{path.name} is not the block design's cell list ({e}); rebuild with flow=vivado") from None
     dmas, stats, ua = by_role.get("dma", {}), by_role.get("stat", {}), by_role.get("usr_access", {})
@@ -76,7 +76,7 @@ def load(path: Path, ports: int) -> PlNames:
                + [f"status GPIO for port {p}" for p in range(ports) if p not in stats]
                + ([] if None in ua else ["the USR_ACCESS GPIO"]))
     if missing:
-        raise ValueError(f"{path.name} names no {', no '.join(missing)}; the block design (ip/kabe_bd.tcl) and this "
+        raise ValueError(f"{path.name} names no {', no '.join(missing)}; the block design (kabe/flows/vivado/tcl/kabe_bd.tcl) and this "
                          f"runner disagree: rebuild with flow=vivado")
     names = PlNames(tuple(dmas[p] for p in range(ports)), tuple(stats[p] for p in range(ports)), ua[None])
     cells_named = [cell for cell, _ in names.roles()]

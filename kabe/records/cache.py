@@ -36,8 +36,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from kabe import designs
 from kabe.boards import PYNQ_Z1
-from kabe.paths import ROOT
+from kabe.paths import PACKAGE, ROOT
 from kabe.records.archive import write_json_atomic
 
 KEY_FORMAT = 1  # bump when the material's shape or meaning changes: every old entry becomes a miss
@@ -45,11 +46,13 @@ INDEX_NAME = ".cache-index.json"
 KEY_FILE = "cache_key.json"  # the material of the key, beside metrics.json in every archive
 _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the new commit on a hit
 
-# kabe's own code that shapes a build's result: editing it is a miss, like editing RTL.
+# kabe's own code that shapes a build's result: editing it is a miss, like editing RTL. Named from the
+# package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
+KABE_HOME = PACKAGE.parent
 FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
              "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards.py",
              "kabe/deploy/bitfile.py")
-VIVADO_SCRIPT_DIRS = ("ip", "scripts/vivado")  # the block design and the Tcl hooks
+VIVADO_SCRIPT_DIRS = ("kabe/flows/vivado/tcl",)  # the block design and the Tcl hooks (package data)
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class Entry:
 
 # The key.
 
-def kabe_code(root: Path = ROOT) -> list[Path]:
+def kabe_code(root: Path = KABE_HOME) -> list[Path]:
     out: list[Path] = []
     for entry in FLOW_CODE:
         p = root / entry
@@ -80,7 +83,7 @@ def kabe_code(root: Path = ROOT) -> list[Path]:
     return out
 
 
-def vivado_scripts(root: Path = ROOT) -> list[Path]:
+def vivado_scripts(root: Path = KABE_HOME) -> list[Path]:
     return [f for d in VIVADO_SCRIPT_DIRS for f in sorted((root / d).glob("*.tcl"))]
 
 
@@ -181,20 +184,22 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(Path(p) for p in edam.input_files)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
-    files.update(kabe_code(root))
-    if flow == "vivado":
-        files.update(vivado_scripts(root))
+    files.update(designs.verify_sources(design, root))
+    own = kabe_code() + (vivado_scripts() if flow == "vivado" else [])
     material = {
         "format": KEY_FORMAT,
         "flow": flow,
         "part": PYNQ_Z1.part,
-        "design": {"name": design.name, "core": design.core, "kind": design.kind, "ports": design.ports,
+        # how the design is verified, and the model's or testbench's source below in "files"
+        "design": {"name": design.name, "core": design.core, "verify": design.verify.as_dict(),
+                   "streams": design.streams.as_dict(), "ports": design.ports,
                    "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root)},
         "sim_check_rows": sim_check_rows,
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
         "tools": dict(tools if tools is not None else tool_versions(flow)),
         "settings": dict(settings or {}),
-        "files": {rel: _sha(p) for rel, p in sorted({_rel(p, root): Path(p) for p in files}.items())},
+        "files": {rel: _sha(p) for rel, p in sorted({**{_rel(p, root): Path(p) for p in files},
+                                                      **{_rel(p, KABE_HOME): p for p in own}}.items())},
     }
     blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
     return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob))

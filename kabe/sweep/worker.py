@@ -77,7 +77,7 @@ def _build(identity: dict, archive: bytes, design: str, core_file: str, xdc_file
             variant.apply(work, core_file, xdc_file, settings)
         except Exception as e:  # a setting the design cannot take: a failed variant
             return unit.answer(b"", held, variant_id, 2, [str(e)], time.monotonic() - t0)
-        env = {**os.environ, "PYTHONPATH": str(work), "COLUMNS": "200",
+        env = {**os.environ, "PYTHONPATH": str(work), "KABE_PROJECT": str(work), "COLUMNS": "200",  # work is the project
                "KABE_VARIANT": json.dumps({"id": variant_id, "settings": settings})}
         log = work / "sweep-build.log"
         with open(log, "w") as lf:

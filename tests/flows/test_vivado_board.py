@@ -4,7 +4,7 @@
   their source).
 * FCLK0's achieved frequency is read after validate_bd_design (the STAND-IN models derived PS7
   parameters as stale until validation, so the old order fails here).
-* The cells the board runner looks up come from one place: ip/kabe_bd.tcl creates them and writes
+* The cells the board runner looks up come from one place: kabe/flows/vivado/tcl/kabe_bd.tcl creates them and writes
   their names to kabe_<design>.cells.json; the STAND-IN vivado writes a .hwh from the cells the
   block design created, and pynq's own .hwh parser (pynqmetadata, what pynq.Overlay uses) must
   resolve every name the runner asks for, to the right IP.
@@ -29,7 +29,8 @@ from pynqmetadata.views.runtime import RuntimeMetadataParser
 from kabe import designs, provenance
 from kabe.deploy import pl_names
 from kabe.flows.vivado import project, tool
-from kabe.paths import IP, ROOT
+from kabe.flows.vivado.project import BD_HDL, TCL_DIR
+from kabe.paths import ROOT
 
 from test_vivado_flow import DESIGNS, FIXTURES, TCLSH, Projects, calls, run_tcl  # same folder (rootdir import)
 
@@ -101,8 +102,8 @@ PYNQ_V31_BASE_TCL_MEMORY_TYPE = "DDR 3"
 
 
 def ps7_preset() -> dict[str, str]:
-    """ip/pynq_z1_ps7.tcl's preset, as Tcl itself reads it."""
-    out = subprocess.run([TCLSH], input=f"source {{{IP / 'pynq_z1_ps7.tcl'}}}\n"
+    """kabe/flows/vivado/tcl/pynq_z1_ps7.tcl's preset, as Tcl itself reads it."""
+    out = subprocess.run([TCLSH], input=f"source {{{TCL_DIR / 'pynq_z1_ps7.tcl'}}}\n"
                          "foreach {k v} [::kabe_ps7::pynq_z1_preset] { puts \"$k\\t$v\" }\n",
                          text=True, capture_output=True, check=True).stdout
     return {k.removeprefix("CONFIG."): v for k, v in (ln.split("\t", 1) for ln in out.splitlines())}
@@ -120,7 +121,7 @@ def test_every_ps7_setting_is_the_board_files():
     assert len(preset) >= 50
     differ = {k: (v, BOARD_FILE_PRESET.get(k, "<not in the board file>")) for k, v in preset.items()
               if BOARD_FILE_PRESET.get(k) != v}
-    assert not differ, f"ip/pynq_z1_ps7.tcl differs from pynq-z1/1.0/preset.xml: {differ}"
+    assert not differ, f"kabe/flows/vivado/tcl/pynq_z1_ps7.tcl differs from pynq-z1/1.0/preset.xml: {differ}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -148,11 +149,11 @@ def test_the_standin_would_catch_a_read_before_validation(projects, tmp_path):
     """The stand-in's PS7 keeps derived parameters stale until validation, so the old order (read
     straight after set_property) stops with the false error the issue describes."""
     p = projects["stage4"]
-    bd = (IP / "kabe_bd.tcl").read_text()
+    bd = (TCL_DIR / "kabe_bd.tcl").read_text()
     early = bd.replace("  ::kabe_bd::request_fclk0 $ps7\n", "  ::kabe_bd::request_fclk0 $ps7\n  ::kabe_bd::check_fclk0 $ps7\n")
     assert early != bd
     (tmp_path / "kabe_bd_early.tcl").write_text(early)
-    tcl = p.project_tcl.read_text().replace(str(IP / "kabe_bd.tcl"), str(tmp_path / "kabe_bd_early.tcl"))
+    tcl = p.project_tcl.read_text().replace(str(TCL_DIR / "kabe_bd.tcl"), str(tmp_path / "kabe_bd_early.tcl"))
     (tmp_path / "project.tcl").write_text(tcl)
     r = run_tcl(f"source {{{tmp_path / 'project.tcl'}}}", p.work_root, tmp_path / "rec.txt")
     assert r.returncode == 1 and "FCLK0 achieves 50.000000 MHz" in r.stderr, r.stdout + r.stderr
@@ -184,7 +185,7 @@ def test_pynqs_hwh_parser_resolves_every_cell_the_runner_asks_for(projects, name
 
 def test_the_cell_names_are_the_documented_overlay_attributes(projects):
     """The overlay's attribute names are an interface (notebooks and docs/vivado_flow.md use them):
-    renaming a cell in ip/kabe_bd.tcl is a visible change, here, even though the runner follows it."""
+    renaming a cell in kabe/flows/vivado/tcl/kabe_bd.tcl is a visible change, here, even though the runner follows it."""
     names = pl_names.load(_created(projects, "stage4").cells, 2)
     assert names.roles() == [("dma0", "dma"), ("dma1", "dma"), ("stat0", "stat"), ("stat1", "stat"),
                              ("usr_access", "usr_access")]
@@ -209,7 +210,7 @@ def test_the_commit_reaches_only_the_bitstream(tmp_path):
         built[label] = project.generate_project(designs.get("stage4"), tmp_path / label / "edalize", commit=commit,
                                                 flow_settings=tool.settings({}))
     a, b = built["a"], built["b"]
-    assert a.inputs == b.inputs and IP / "kabe_usr_access.v" in a.inputs
+    assert a.inputs == b.inputs and BD_HDL[0] in a.inputs
     assert a.settings_tcl not in a.inputs
     files_a = {f.relative_to(a.work_root): f for f in a.work_root.rglob("*") if f.is_file()}
     files_b = {f.relative_to(b.work_root): f for f in b.work_root.rglob("*") if f.is_file()}

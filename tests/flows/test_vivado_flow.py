@@ -24,7 +24,8 @@ from kabe import build, designs, provenance
 from kabe.config import ConfigError
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import bd_wrapper, project, tool
-from kabe.paths import CORES, IP, ROOT, SCRIPTS
+from kabe.flows.vivado.project import TCL_DIR
+from kabe.paths import CORES, ROOT
 
 STANDIN = ROOT / "tests" / "standin"
 RECORDER = STANDIN / "vivado_commands.tcl"
@@ -129,9 +130,9 @@ def test_generated_project_has_makefile_and_tcl(projects, name):
     assert "link_design" not in tcl  # synth: vivado, not the yosys netlist flow
     sources = [ln for ln in tcl.splitlines() if ln.startswith("source ")]
     assert [s.split("{")[1].rstrip("}") for s in sources] == [
-        str(p.settings_tcl), str(SCRIPTS / "vivado" / "check_vivado_version.tcl"),
-        str(IP / "pynq_z1_ps7.tcl"), str(IP / "kabe_bd.tcl"), str(SCRIPTS / "vivado" / "attach_hooks.tcl"),
-        str(SCRIPTS / "vivado" / "apply_strategies.tcl")]
+        str(p.settings_tcl), str(TCL_DIR / "check_vivado_version.tcl"),
+        str(TCL_DIR / "pynq_z1_ps7.tcl"), str(TCL_DIR / "kabe_bd.tcl"), str(TCL_DIR / "attach_hooks.tcl"),
+        str(TCL_DIR / "apply_strategies.tcl")]
     # every HDL file of the core's synth target is read, the wrapper last
     reads = [ln for ln in tcl.splitlines() if ln.startswith("read_verilog")]
     assert reads[-1].endswith(f"{{{p.wrapper}}}")
@@ -170,7 +171,7 @@ def test_generated_tcl_check_catches_a_wrong_top(projects, tmp_path):
 
 
 def all_tcl_files(projects) -> list[Path]:
-    mine = sorted(IP.glob("*.tcl")) + sorted((SCRIPTS / "vivado").glob("*.tcl")) + [RECORDER]
+    mine = sorted(TCL_DIR.glob("*.tcl")) + [RECORDER]
     projects["stage4"]
     generated = sorted(f for p in projects.values() for f in p.work_root.glob("*.tcl"))
     return mine + generated
@@ -298,7 +299,7 @@ def test_version_pin_check_in_tcl(projects, tmp_path, policy):
     p = projects["stage4"]
     setup = (f"source {{{p.settings_tcl}}}\nset ::kabe(vivado_version) 2022.1\n"
              f"set ::kabe(vivado_version_mismatch) {policy}")
-    r = run_tcl(f"source {{{SCRIPTS / 'vivado' / 'check_vivado_version.tcl'}}}", tmp_path, tmp_path / "r.txt", setup)
+    r = run_tcl(f"source {{{TCL_DIR / 'check_vivado_version.tcl'}}}", tmp_path, tmp_path / "r.txt", setup)
     if policy == "fail":
         assert r.returncode == 1 and "pins 2022.1" in r.stderr
     else:
@@ -392,7 +393,8 @@ def test_stage4_builds_and_archives_with_the_standin(standin_path, tmp_path, mon
     assert project.read_usr_access(bit) == project.usr_access_word(commit)
     header = bitfile.parse_header(bit.read_bytes())  # and the .bit header's UserID says the same
     assert header["part"] == "7z020clg400" and header["UserID"] == f"0X{project.usr_access_word(commit):08X}"
-    assert "ip/kabe_bd.tcl" in on_disk["inputs"] and "scripts/vivado/report_timing_summary.tcl" in on_disk["inputs"]
+    assert "kabe/flows/vivado/tcl/kabe_bd.tcl" in on_disk["inputs"]
+    assert "kabe/flows/vivado/tcl/report_timing_summary.tcl" in on_disk["inputs"]
 
 
 def test_violated_timing_fails_the_gate(standin_path, tmp_path, monkeypatch):

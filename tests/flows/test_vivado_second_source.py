@@ -1,4 +1,4 @@
-"""The Vivado flow's second source: scripts/vivado/timing_verdict.tcl asks Vivado itself (here the
+"""The Vivado flow's second source: kabe/flows/vivado/tcl/timing_verdict.tcl asks Vivado itself (here the
 STAND-IN of tests/standin, which answers from tests/fixtures/vivado/flow_slacks*.txt) for the
 worst setup, hold, recovery and removal slack, pulse-width violators and unsafe crossings; the
 gate requires that answer to agree with the parsed report_timing_summary, or fails showing both.
@@ -17,11 +17,12 @@ import pytest
 from kabe import build, provenance
 from kabe.flows.vivado import collect, project, tool
 from kabe.parsers import ReportError, vivado_timing_verdict
-from kabe.paths import ROOT, SCRIPTS
+from kabe.flows.vivado.project import TCL_DIR
+from kabe.paths import ROOT
 
 STANDIN = ROOT / "tests" / "standin"
 FIXTURES = ROOT / "tests" / "fixtures" / "vivado"
-HOOK = SCRIPTS / "vivado" / "timing_verdict.tcl"
+HOOK = TCL_DIR / "timing_verdict.tcl"
 
 
 @pytest.fixture()

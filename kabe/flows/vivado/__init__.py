@@ -9,7 +9,7 @@ How it runs (docs/vivado_flow.md has the long form):
    relying on name inference), `kabe_settings.tcl` (every per-build value the Tcl needs, as
    `::kabe(...)`), and the hook dispatcher `kabe_hooks_write_bitstream_pre.tcl`.
 3. The EDAM lists the HDL, the wrapper and the project-creation Tcl (settings, version pin check,
-   ip/pynq_z1_ps7.tcl, ip/kabe_bd.tcl, scripts/vivado/attach_hooks.tcl) as tclSource; edalize's
+   kabe/flows/vivado/tcl/pynq_z1_ps7.tcl, kabe/flows/vivado/tcl/kabe_bd.tcl, kabe/flows/vivado/tcl/attach_hooks.tcl) as tclSource; edalize's
    vivado flow (`edalize.flows.vivado.Vivado`) writes the Makefile and project Tcl from it.
 4. kabe checks the generated Tcl (top name, every tclSource sourced), runs `make` with a progress
    line and a timeout, then parses the reports the hooks wrote (kabe.parsers) and returns a

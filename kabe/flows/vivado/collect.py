@@ -19,7 +19,7 @@ REPORTS = {
     "utilization_hier.rpt": "utilization_hier.rpt",
     "clock_interaction.rpt": "clock_interaction.rpt",
     "logic_levels.rpt": "logic_levels.rpt",
-    "timing_verdict.json": "timing_verdict.json",  # the second source (scripts/vivado/timing_verdict.tcl)
+    "timing_verdict.json": "timing_verdict.json",  # the second source (kabe/flows/vivado/tcl/timing_verdict.tcl)
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from kabe import constraints, cores, provenance
 from kabe.boards import PYNQ_Z1
 from kabe.deploy import bitfile
 from kabe.flows.base import FlowError
-from kabe.paths import IP, ROOT, SCRIPTS
+from kabe.paths import ROOT
 from kabe.records import safe_fs
 from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
 from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
@@ -21,10 +22,13 @@ from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 PART = PYNQ_Z1.part
 BD_NAME = "kabe_bd"
 BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
-HOOK_DIR = SCRIPTS / "vivado"
-TCL_IP = (IP / "pynq_z1_ps7.tcl", IP / "kabe_bd.tcl")
+# kabe's own Vivado files are package data (they ship in the wheel): a project has none of them.
+# A regular package's resources are files on disk, which is what Vivado needs.
+TCL_DIR = Path(str(resources.files("kabe.flows.vivado") / "tcl"))
+HOOK_DIR = TCL_DIR
+TCL_IP = (TCL_DIR / "pynq_z1_ps7.tcl", TCL_DIR / "kabe_bd.tcl")
 # HDL the block design instantiates by module reference (not part of any core: Vivado only).
-BD_HDL = (IP / "kabe_usr_access.v",)
+BD_HDL = (Path(str(resources.files("kabe.flows.vivado") / "hdl" / "kabe_usr_access.v")),)
 # Sourced at project creation, in this order, after the HDL (edalize keeps the EDAM's order).
 CREATION_TCL = ("check_vivado_version.tcl",)
 ATTACH_TCL = "attach_hooks.tcl"
@@ -68,7 +72,7 @@ class Project:
     clock_name: str
     clock_period_ns: float
     inputs: tuple[Path, ...]
-    # the cell names the board runner looks up, written by ip/kabe_bd.tcl beside the .bit/.hwh
+    # the cell names the board runner looks up, written by tcl/kabe_bd.tcl beside the .bit/.hwh
     cells: Path | None = None
 
     @property
@@ -126,7 +130,7 @@ def _check_xdc_only_clock(design) -> None:
     if others:
         raise FlowError(f"{design.constraints}: the vivado flow takes only create_clock from the design's XDC "
                          f"(the PS7 drives the clock); it would drop {others[0]!r}. Fix: move such constraints "
-                         f"into the block design (ip/kabe_bd.tcl) or teach kabe.flows.vivado to scope them")
+                         f"into the block design (kabe/flows/vivado/tcl/kabe_bd.tcl) or teach kabe.flows.vivado to scope them")
 
 
 def generate_project(design, work_root: Path, *, edam=None, commit: provenance.Commit | None = None,

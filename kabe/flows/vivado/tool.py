@@ -20,7 +20,7 @@ from rich.markup import escape
 from kabe import config, disk_space, tool_group
 from kabe.flows.base import FlowError
 
-STRATEGY_KEYS = config.VIVADO_STRATEGY_KEYS  # applied by scripts/vivado/apply_strategies.tcl
+STRATEGY_KEYS = config.VIVADO_STRATEGY_KEYS  # applied by kabe/flows/vivado/tcl/apply_strategies.tcl
 
 _VERSION_RE = re.compile(r"\bv?(\d{4}\.\d+(?:\.\d+)?)\b")
 # Markers in Vivado's batch output (the run logs are echoed by wait_on_run) -> the phase shown.

@@ -10,7 +10,7 @@
 # Voltage)" part) would hang the board there. The board carries a 1.5 V DDR3 (IS43TR16256A-125KBL);
 # the board file names Micron's equivalent MT41J256M16 RE-125 from Vivado's list.
 #
-# The PL clock and the AXI ports are not here: they are the design's business (ip/kabe_bd.tcl),
+# The PL clock and the AXI ports are not here: they are the design's business (tcl/kabe_bd.tcl),
 # set from the XDC's period and design.yaml's port count.
 #
 # Source: the PYNQ-Z1 board files, pynq-z1/1.0/preset.xml (board.xml file_version 1.0, vendor

@@ -9,7 +9,7 @@
 #   dma{p} (AXI DMA, simple mode, 26-bit length) M_AXIS_MM2S -> engine/s{p}_axis
 #                                                S_AXIS_S2MM <- engine/m{p}_axis
 #   engine: module reference to the generated wrapper (kabe_engine_bd) around the design's top
-#   usr_access_src: module reference to ip/kabe_usr_access.v (USR_ACCESSE2) -> usr_access GPIO
+#   usr_access_src: module reference to hdl/kabe_usr_access.v (USR_ACCESSE2) -> usr_access GPIO
 #   rst: proc_sys_reset from FCLK_RESET0_N; engine rst = peripheral_reset (active high)
 #
 # Ends with the wrapper as a project source, generate_target, the .hwh copied to ::kabe(hwh_dest)
@@ -177,7 +177,7 @@ proc ::kabe_bd::build {} {
     lappend ic_resetn_pins $hp/ARESETN
   }
 
-  # --- the commit of the running bitstream: USR_ACCESSE2 (ip/kabe_usr_access.v) on a GPIO's
+  # --- the commit of the running bitstream: USR_ACCESSE2 (hdl/kabe_usr_access.v) on a GPIO's
   # channel 1, so the board runner can read back what is configured, not only what it pushed
   set ua [::kabe_bd::usr_access_cell]
   create_bd_cell -type module -reference kabe_usr_access usr_access_src
@@ -232,7 +232,7 @@ proc ::kabe_bd::write_cells_json {path} {
   set tmp $path.tmp
   set f [open $tmp w]
   puts $f "{"
-  puts $f "  \"generated_by\": \"ip/kabe_bd.tcl: the block design's cells the board runner looks up; do not edit\","
+  puts $f "  \"generated_by\": \"kabe/flows/vivado/tcl/kabe_bd.tcl: the block design's cells the board runner looks up; do not edit\","
   puts $f "  \"bd_name\": [::kabe_bd::json_str $::kabe(bd_name)],"
   puts $f "  \"ports\": $::kabe(ports),"
   puts $f "  \"cells\": \["

@@ -1,0 +1,98 @@
+"""kabe's doit tasks, for any project: a project's dodo.py is the one line `from kabe.doit_tasks import *`
+(`kabe init` writes it; kabe's own dodo.py is the same line). doit imports the dodo.py from the
+project's folder, so the designs and settings read here are that project's (kabe.paths).
+
+    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive (cache=off: run every tool)
+    doit build  (or just `doit`; `-n 2` in parallel) every design; a table of every verdict at the end
+    doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
+    doit sim:stage5 ctx=512                       the attention engine at one context length
+    doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
+    doit sweep:stage4 [clock_period_ns=7,8]       build variants on Dask (cores/stage4/sweep.yaml)
+    doit repro:stage4 [flow=open]                 build HEAD twice from clean checkouts, compare byte for byte
+    doit list                                     every task, with what it does
+"""
+
+import sys
+
+from doit import get_var
+
+from kabe import config, tasks
+from kabe.task_results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
+from kabe.verdict_reporter import VerdictReporter
+
+# A wrong setting: one line, exit 2, before any task. The designs are read once, here; a broken
+# design.yaml is said in one line and stops only its own tasks (BROKEN), never `doit list` or the others.
+DESIGNS, BROKEN = tasks.preflight(get_var("flow"), sys.argv[1:])
+install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
+refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
+
+# `doit` alone is `doit build`: every design, each judged against its design.yaml's expect_gate
+# (stage3_naive's gate failing is its expected verdict). `continue`: one design's failure never
+# stops the others, with or without -n N. The reporter prints kabe's verdict lines and the table.
+DOIT_CONFIG = {
+    "default_tasks": ["build"],
+    "continue": True,
+    "reporter": VerdictReporter,
+    "verbosity": 2,
+}
+
+
+def _int_var(name):
+    value = get_var(name)
+    if value is None:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise config.ConfigError(f"{name}={value!r} is not a whole number; e.g. {name}=1024") from None
+
+
+@exit_on_user_error
+def task_build():
+    """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=get_var("cache", "on") != "off")
+    yield from tasks.broken_tasks(BROKEN, "build")
+
+
+@exit_on_user_error
+def task_sim():
+    """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
+    for design in DESIGNS.values():
+        yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
+    yield from tasks.broken_tasks(BROKEN, "sim")
+
+
+@exit_on_user_error
+def task_deploy():
+    """push the archived bitstream to the board and verify every row there (board=user@host rows=N)"""
+    for design in DESIGNS.values():
+        yield tasks.deploy_task(design, get_var("board"), _int_var("rows"), _int_var("seed") or 1)
+    yield from tasks.broken_tasks(BROKEN, "deploy")
+
+
+@exit_on_user_error
+def task_sweep():
+    """build a design's variants on Dask (sweep.yaml beside the design; key=v1,v2; scheduler=...; workers=N)"""
+    from doit import doit_cmd
+
+    overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
+    for design in DESIGNS.values():
+        yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))
+    yield from tasks.broken_tasks(BROKEN, "sweep")
+
+
+@exit_on_user_error
+def task_report():
+    """reports/index.html: metrics over commits, the bandwidth wall, the token budget (self-contained)"""
+    return tasks.report_task()
+
+
+@exit_on_user_error
+def task_repro():
+    """build a design twice from clean checkouts of HEAD, without the cache, and compare every artifact"""
+    for design in DESIGNS.values():
+        yield tasks.repro_task(design, get_var("flow"))
+    yield from tasks.broken_tasks(BROKEN, "repro")
+
+
+__all__ = ["DOIT_CONFIG", "task_build", "task_sim", "task_deploy", "task_sweep", "task_report", "task_repro"]

@@ -1,0 +1,132 @@
+"""The project is found from the working directory (kabe.paths), and `kabe init` / `kabe new` write a
+project's skeleton without ever overwriting a file. Each case runs kabe in a fresh process with its
+own working directory, as a user's shell would (kabe.paths resolves the project once, at import)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kabe import config, paths
+
+REPO = Path(__file__).resolve().parent.parent
+_SHOW = "import json, kabe.paths as p; print(json.dumps([str(p.ROOT), p.FOUND, str(p.CORES), str(p.REPORTS), str(p.BUILD)]))"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "KABE_PROJECT"}
+    env["PYTHONPATH"] = str(REPO)  # this checkout's kabe, whatever the working directory
+    return {**env, **extra}
+
+
+def _where(cwd: Path, **extra: str) -> list:
+    out = subprocess.run([sys.executable, "-c", _SHOW], cwd=cwd, env=_env(**extra), capture_output=True, text=True,
+                         check=True).stdout
+    return json.loads(out)
+
+
+def _kabe(cwd: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kabe.cli", *args], cwd=cwd, env=_env(), capture_output=True,
+                          text=True)
+
+
+def _git_repo(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "init", "-q", "-b", "main"], cwd=path, check=True)
+    return path
+
+
+def test_the_nearest_pyproject_with_a_tool_kabe_table_is_the_project(tmp_path):
+    outer = tmp_path / "outer"
+    (outer / "hw" / "cores" / "x" / "rtl").mkdir(parents=True)
+    (outer / "pyproject.toml").write_text("[project]\nname = 'not-kabe'\n")  # no [tool.kabe]: not a project
+    (outer / "hw" / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\nreports_dir = "out/reports"\n')
+    root, found, cores, reports, build = _where(outer / "hw" / "cores" / "x" / "rtl")
+    assert (root, found) == (str(outer / "hw"), True)
+    assert cores == str(outer / "hw" / "cores") and build == str(outer / "hw" / "build")
+    assert reports == str(outer / "hw" / "out" / "reports")  # [tool.kabe] reports_dir
+    # above the project: nothing found, and the working directory is named, never kabe's own checkout
+    assert _where(outer)[:2] == [str(outer), False]
+
+
+def test_a_dodo_that_imports_kabe_marks_the_project_and_kabe_project_overrides(tmp_path):
+    (tmp_path / "p" / "sub").mkdir(parents=True)
+    (tmp_path / "p" / "dodo.py").write_text("from kabe.doit_tasks import *\n")
+    assert _where(tmp_path / "p" / "sub")[:2] == [str(tmp_path / "p"), True]
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "dodo.py").write_text("def task_x():\n    return {'actions': []}\n")  # not kabe's
+    assert _where(tmp_path / "q")[1] is False
+    assert _where(tmp_path / "q", KABE_PROJECT=str(tmp_path / "p"))[:2] == [str(tmp_path / "p"), True]
+
+
+def test_this_checkout_is_a_project_like_any_other():
+    assert paths.find_root(REPO / "kabe" / "flows", environ={}) == (REPO, True)
+    assert paths.PACKAGE == REPO / "kabe"
+
+
+def test_a_folder_setting_must_stay_inside_the_project():
+    assert config.validate({"cores_dir": "hw/cores", "reports_dir": "out"})["cores_dir"] == "hw/cores"
+    for bad in ("/abs/cores", "../elsewhere", "", 3):
+        with pytest.raises(config.ConfigError, match="cores_dir"):
+            config.validate({"cores_dir": bad})
+
+
+def test_verbs_that_need_a_project_say_so_outside_one(tmp_path):
+    r = _kabe(tmp_path, "build", "anything")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()]  # one line
+    assert "not inside a kabe project" in r.stderr and "kabe init" in r.stderr
+    assert not (tmp_path / "reports").exists() and not (tmp_path / "build").exists()
+
+
+def test_init_writes_the_skeleton_and_new_a_design_neither_overwrites(tmp_path):
+    repo = _git_repo(tmp_path / "mine")
+    (repo / "pyproject.toml").write_text('[project]\nname = "mine"\nversion = "1"')  # no final newline
+    (repo / ".gitignore").write_text("*.o\n/build/\n")
+    r = _kabe(repo, "init")
+    assert r.returncode == 0, r.stderr
+    assert "appended [tool.kabe]" in r.stdout
+    text = (repo / "pyproject.toml").read_text()
+    assert text.startswith('[project]\nname = "mine"\nversion = "1"\n') and paths._tool_kabe(repo / "pyproject.toml") == {
+        "flow": "auto"}
+    assert (repo / "dodo.py").read_text().startswith("from kabe.doit_tasks import *")
+    assert (repo / ".gitignore").read_text().splitlines() == ["*.o", "/build/", "/reports/", ".doit.db*"]
+    for ci in (".github/workflows/kabe.yml", ".gitlab-ci.yml"):
+        assert "kabe ci" in (repo / ci).read_text() and "pip install -e ." not in (repo / ci).read_text()
+    # a second init: refused, nothing changed
+    before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts}
+    r = _kabe(repo, "init")
+    assert r.returncode == 2 and "[tool.kabe] table already" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert before == {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts}
+
+    r = _kabe(repo / "cores", "new", "blinky")  # from a subfolder: the project is found above
+    assert r.returncode == 0, r.stderr
+    folder = repo / "cores" / "blinky"
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == [
+        "blinky.core", "blinky.xdc", "design.yaml", "rtl/blinky_top.v"]
+    assert "name: user:design:blinky:0.1.0" in (folder / "blinky.core").read_text()
+    assert 'verify: {none: "add a golden model: see docs/your_design.md"}' in (folder / "design.yaml").read_text()
+    assert "module blinky_top" in (folder / "rtl" / "blinky_top.v").read_text()
+    (folder / "design.yaml").write_text("mine\n")
+    r = _kabe(repo, "new", "blinky")
+    assert r.returncode == 2 and "already exists" in r.stderr and (folder / "design.yaml").read_text() == "mine\n"
+    r = _kabe(repo, "new", "-x")
+    assert r.returncode == 2 and not (repo / "cores" / "-x").exists()
+
+
+def test_init_refuses_a_file_it_would_overwrite_and_writes_nothing(tmp_path):
+    repo = _git_repo(tmp_path / "mine")
+    (repo / "dodo.py").write_text("def task_mine():\n    return {'actions': ['true']}\n")
+    r = _kabe(repo, "init")
+    assert r.returncode == 2 and "dodo.py already exists" in r.stderr
+    assert sorted(p.name for p in repo.iterdir()) == [".git", "dodo.py"]  # no pyproject.toml, no CI files
+
+
+def test_init_outside_git_says_so(tmp_path):
+    r = _kabe(tmp_path, "init")
+    assert r.returncode == 2 and "not inside a git repository" in r.stderr and not (tmp_path / "pyproject.toml").exists()

@@ -58,18 +58,37 @@ def _sweep_variant() -> dict | None:
         raise BuildError("KABE_VARIANT is set but is not {\"id\": ..., \"settings\": {...}}; unset it") from None
 
 
-def _sim_check(design: designs.Design, console: Console) -> dict:
+def _sim_check(design: designs.Design, console: Console, reports_root: Path) -> tuple[dict | None, dict]:
+    """The design's own verification (design.yaml's `verify:`): (the sim result or None for
+    `verify: {none: ...}`, files to archive with the build: a cocotb run's junit.xml)."""
     from .sim import runner
 
-    rows = SIM_CHECK_ROWS_PER_PORT * design.ports
-    with console.status(f"[bold]{design.name}[/]: simulation check, {rows} rows against the numpy model"):
-        return runner.run_sim(design, rows, console=console)
+    if design.verify.kind == "none":
+        return None, {}
+    if design.verify.kind == "cocotb":
+        with console.status(f"[bold]{design.name}[/]: simulation check, cocotb {design.verify.value}"):
+            result = runner.run_sim(design, console=console)
+        runner.write_result(result, reports_root)  # reports/<commit>/<design>/sim/: result.json and junit.xml
+        xml_text = result.pop("junit_xml")
+        return {**result, "junit": "junit.xml"}, {"junit.xml": xml_text}
+    # kabe's own models: a few rows per port; any other model: the size it picks (size None)
+    rows = SIM_CHECK_ROWS_PER_PORT * design.ports if design.kind else None
+    with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
+        return runner.run_sim(design, rows, console=console), {}
+
+
+def _verification(design: designs.Design, sim_check: bool) -> dict:
+    """metrics.json's `verification`: how the design is verified, or why this build is not."""
+    if not sim_check and design.verify.kind != "none":
+        return {"kind": "none", "reason": "built without its simulation check (sim_check=False)"}
+    return design.verify.as_dict()
 
 
 def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None) -> cache.CacheKey:
     """The content key of this build (kabe.records.cache): never the commit."""
     return cache.key_for(design, flow_name, synth=edam,
-                         sim_check_rows=SIM_CHECK_ROWS_PER_PORT * design.ports if sim_check else 0)
+                         sim_check_rows=SIM_CHECK_ROWS_PER_PORT * design.ports
+                         if sim_check and design.verify.kind != "none" else 0)
 
 
 def build(design_name: str, flow_request: str | None = None, *, console: Console | None = None,
@@ -109,12 +128,12 @@ def build(design_name: str, flow_request: str | None = None, *, console: Console
         why = cache.difference(last, key.material) if last else None
         console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}"
                       f"{f'; since the last build, {escape(why)}' if why else ''})[/]")
-    sim = _sim_check(design, console) if sim_check else None
+    sim, sim_files = _sim_check(design, console, reports_root) if sim_check else (None, {})
     workdir = BUILD / design.name / flow_name
     safe_fs.make_dirs(workdir, BUILD)  # a symlinked build/<design> is refused, not written through
     with scratch.exclusive(workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
         return _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console,
-                                  reports_root, key, sim_check)
+                                  reports_root, key, sim_check, sim_files)
 
 
 def _check_inputs(design: designs.Design) -> None:
@@ -130,7 +149,7 @@ def _check_inputs(design: designs.Design) -> None:
 
 
 def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console, reports_root,
-                       key: cache.CacheKey, sim_check: bool) -> dict:
+                       key: cache.CacheKey, sim_check: bool, sim_files: dict | None = None) -> dict:
     try:
         result = flow.run_build(design, edam, workdir, console=console)
     except (ReportError, ConstraintError) as e:
@@ -138,7 +157,8 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
         # is a failing gate, archived like any other so the history shows it.
         result = FlowResult(flow_name, PYNQ_Z1.part, None, unreadable_timing(str(e), estimated=flow.ESTIMATED), None)
 
-    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim)
+    verification = _verification(design, sim_check)
+    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification)
 
     try:
         inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
@@ -161,6 +181,7 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
         "inputs": inputs,
         "artifacts": artifacts,
         "sim": sim,
+        "verification": verification,
         "started": started,
         "finished": _now(),
         "seconds": round(time.monotonic() - t0, 3),
@@ -183,6 +204,7 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
     if "cache_key" in record:
         files[cache.KEY_FILE] = to_json(key.material)
     files.update(result.raw_files)
+    files.update(sim_files or {})
     files.update({Path(p).name: p for p in result.artifacts.values()})
     dest = write_unit(archive_dir(commit, design.name, flow_name, reports_root), files, reports_root,
                       record.get("cache_key"))

@@ -29,7 +29,8 @@ def reuse(entry: cache.Entry, design: designs.Design, flow_name: str, commit: pr
     """Archive the hit `entry` under `commit`, re-gated; returns the new metrics record."""
     old = entry.record
     utilization = None if old["utilization"].get("missing") else old["utilization"]
-    verdict = build_verdict(design, flow_name, old["timing"], utilization, old.get("sim"), old.get("gate"))
+    verdict = build_verdict(design, flow_name, old["timing"], utilization, old.get("sim"), old.get("gate"),
+                            old.get("verification"))
     recorded = {Path(k) if Path(k).is_absolute() else ROOT / k: v for k, v in old["inputs"].items()}
     inputs = {**old["inputs"], **provenance.input_hashes(p for p in recorded if p.is_file())}
     origin, origin_dirty = cache.built_by(old)  # a reuse of a reuse names the build that ran the tools

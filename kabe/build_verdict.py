@@ -9,8 +9,10 @@ from kabe import designs, gate, verdict
 
 
 def build_verdict(design: designs.Design, flow_name: str, timing: dict, utilization: dict | None,
-                  sim: dict | None, recorded_gate: dict | None = None) -> gate.Verdict:
+                  sim: dict | None, recorded_gate: dict | None = None,
+                  verification: dict | None = None) -> gate.Verdict:
     """recorded_gate: the gate of the record a cache hit reuses (what it recorded and today's facts
     cannot re-derive is carried over); None for a fresh build."""
-    record = {"timing": timing, "utilization": utilization, "sim": sim, "gate": recorded_gate}
+    record = {"timing": timing, "utilization": utilization, "sim": sim, "gate": recorded_gate,
+              "verification": verification}
     return verdict.judge(record, verdict.DesignFacts.of(design, flow_name))

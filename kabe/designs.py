@@ -1,11 +1,16 @@
 """The designs kabe knows: one `cores/<design>/design.yaml` each, loaded into a `Design` record.
 
-design.yaml says what a design *is* (its core, its golden-model kind, how many HP ports, its
-budgets); the file list stays in the core file (see kabe.cores).
+design.yaml says what a design *is* (its core, how it is verified, its streams, how many HP ports,
+its budgets); the file list stays in the core file (see kabe.cores). docs/your_design.md is the
+reference for `verify:` and `streams:`.
 
     core: kabe:design:stage4:0.1.0
-    kind: ternary        # a frame builder in kabe.model.frames: probe | int8 | ternary | ...
-    ports: 2
+    verify: {model: "kabe.model.frames:ternary_stimulus"}   # or {cocotb: "test_module"} or {none: "why"}
+    streams:             # the top's AXI-Stream ports (tdata bits, 8..512) and status outputs kabe reads
+      in: {s0_axis: 64, s1_axis: 64}
+      out: {m0_axis: 32, m1_axis: 32}
+      status: {stat0_invalid: 32, stat0_overflow: 1, stat1_invalid: 32, stat1_overflow: 1}
+    ports: 2             # HP ports (the board's DMA pairs)
     row_bytes: 512
     constraints: pynq_z1.xdc   # looked up in the design's folder, then in the project's constraints/
     expect_gate: pass
@@ -17,6 +22,7 @@ budgets); the file list stays in the core file (see kabe.cores).
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,9 +32,24 @@ import yaml
 from kabe.errors import UserError, bounded
 from .paths import CONSTRAINTS, CORES
 
-# One golden model + frame builder per kind (kabe.model.frames.BUILDERS; a test keeps the two equal).
-# Named here rather than imported so that reading the designs (every `doit` start) loads no numpy.
-KINDS = ("probe", "int8", "ternary", "attention")
+# The three ways a design is verified (docs/your_design.md): a golden model function, a cocotb
+# testbench module, or none with the written reason.
+VERIFY_KINDS = ("model", "cocotb", "none")
+# kabe's own golden models -> the frame builder the board runner streams (kabe.model.frames.BOARD_KINDS,
+# a test keeps the two equal). Named here so that reading the designs (every `doit` start) loads no numpy.
+KABE_MODELS = {"kabe.model.frames:probe_stimulus": "probe", "kabe.model.frames:int8_stimulus": "int8",
+               "kabe.model.frames:ternary_stimulus": "ternary",
+               "kabe.model.frames:attention_stimulus": "attention"}
+# Deprecated `kind:` (before `verify:`): read as kabe's model of that name, with the old fixed widths.
+KINDS = tuple(KABE_MODELS.values())
+_KIND_RESULT_BITS = {"probe": 64, "int8": 32, "ternary": 32, "attention": 32}
+_MODEL_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+_MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+# A stream or status port's name becomes a C++ member name in the harness: an identifier.
+_PORT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+STREAM_BITS = (8, 512)
+_MAX_REASON = 300
+_deprecation_said: set[Path] = set()
 GATE_EXPECTATIONS = ("pass", "fail")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
 # Regressions are relative to the base commit's archived build (kabe.regressions judges them).
@@ -43,9 +64,9 @@ YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
-_FIELDS = ("core", "kind", "ports", "row_bytes", "constraints", "expect_gate", "budgets", "budgets_vivado",
-           "regressions", "waivers")
-_REQUIRED = ("core", "kind", "ports")
+_FIELDS = ("core", "verify", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
+           "budgets_vivado", "regressions", "waivers", "kind")
+_REQUIRED = ("core",)
 # Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.gate applies them)
 WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)"}
 
@@ -55,10 +76,40 @@ class DesignError(UserError, ValueError):
 
 
 @dataclass(frozen=True)
+class Verify:
+    """How a design is verified: design.yaml's `verify: {<kind>: <value>}`."""
+
+    kind: str  # model | cocotb | none
+    value: str  # "package.module:function" | the cocotb test module | the written reason
+
+    def as_dict(self) -> dict[str, str]:
+        """What metrics.json's `verification` and the cache key carry."""
+        return {"kind": self.kind, "reason": self.value} if self.kind == "none" else {"kind": self.kind,
+                                                                                       self.kind: self.value}
+
+    @property
+    def label(self) -> str:
+        return f"unverified: {self.value}" if self.kind == "none" else f"{self.kind} {self.value}"
+
+
+@dataclass(frozen=True)
+class Streams:
+    """The top's AXI-Stream ports (name -> tdata bits) and the status outputs read at the end of a run."""
+
+    inputs: dict[str, int]
+    outputs: dict[str, int]
+    status: dict[str, int]
+
+    def as_dict(self) -> dict[str, dict[str, int]]:
+        return {"in": dict(self.inputs), "out": dict(self.outputs), "status": dict(self.status)}
+
+
+@dataclass(frozen=True)
 class Design:
     name: str  # the directory name under cores/
     core: str  # VLNV, e.g. kabe:design:stage4:0.1.0
-    kind: str  # probe | int8 | ternary
+    verify: Verify = field(hash=False)
+    streams: Streams = field(hash=False, compare=False)
     ports: int  # 1 or 2 HP ports
     row_bytes: int
     constraints: Path  # absolute path of the XDC
@@ -74,6 +125,12 @@ class Design:
     # Gate rules this design may break on purpose, each with the written reason (WAIVABLE);
     # the reason is printed in the build summary and archived in metrics.json's gate section.
     waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+
+    @property
+    def kind(self) -> str | None:
+        """The frame builder kabe's board runner streams, for a design verified by one of kabe's own
+        models (kabe.deploy runs only those on the board); None for any other design."""
+        return KABE_MODELS.get(self.verify.value) if self.verify.kind == "model" else None
 
     def budgets_for(self, flow: str) -> dict[str, dict[str, float]]:
         return {**self.budgets, **self.budgets_vivado} if flow == "vivado" else dict(self.budgets)
@@ -213,6 +270,100 @@ def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:
     return out
 
 
+def _check_verify(path: Path, data: dict) -> tuple[Verify, str | None]:
+    """verify: from design.yaml; (the Verify, the deprecated kind it came from or None)."""
+    if "kind" in data:
+        kind = data["kind"]
+        if "verify" in data:
+            raise _fail(path, "has both `kind:` and `verify:`; remove `kind:` (deprecated: `verify:` says it)")
+        if kind not in KINDS:
+            raise _fail(path, f"kind {bounded(kind)} is not one of {', '.join(KINDS)} (deprecated: write "
+                              f'`verify: {{model: "package.module:function"}}`, docs/your_design.md)')
+        if path not in _deprecation_said:
+            _deprecation_said.add(path)
+            print(f'{path}: `kind: {kind}` is deprecated; write `verify: {{model: "kabe.model.frames:{kind}_stimulus"}}`',
+                  file=sys.stderr)
+        return Verify("model", f"kabe.model.frames:{kind}_stimulus"), kind
+    if "verify" not in data:
+        raise _fail(path, 'missing `verify:`; say how the design is verified: verify: {model: "package.module:function"}, '
+                          'verify: {cocotb: "test_module"} or verify: {none: "the reason"} (docs/your_design.md)')
+    spec = data["verify"]
+    if not isinstance(spec, dict) or len(spec) != 1 or next(iter(spec)) not in VERIFY_KINDS:
+        raise _fail(path, f'verify must be exactly one of {{model: "package.module:function"}}, {{cocotb: "test_module"}} '
+                          f'or {{none: "the reason"}}, got {bounded(spec)}')
+    (kind, value), = spec.items()
+    if kind == "model" and not (isinstance(value, str) and _MODEL_SPEC.fullmatch(value)):
+        raise _fail(path, f'verify.model must name a function as "package.module:function" (importable from the '
+                          f'project), got {bounded(value)}')
+    if kind == "cocotb" and not (isinstance(value, str) and _MODULE_NAME.fullmatch(value)):
+        raise _fail(path, f"verify.cocotb must name the testbench's Python module (e.g. test_fifo, in the design's "
+                          f"folder), got {bounded(value)}")
+    if kind == "none":
+        if not isinstance(value, str) or not value.strip() or len(value) > _MAX_REASON or not value.isprintable():
+            raise _fail(path, f"verify.none needs the written reason the design is not simulated (one line, at most "
+                              f"{_MAX_REASON} characters), got {bounded(value)}")
+        value = value.strip()
+    return Verify(kind, value), None
+
+
+def _port_table(path: Path, spec: Any, what: str, bits: tuple[int, int]) -> dict[str, int]:
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        raise _fail(path, f"streams.{what} must map port names to widths in bits, like {{s_axis: 64}}, got {bounded(spec)}")
+    out = {}
+    for name, width in spec.items():
+        if not isinstance(name, str) or not _PORT_NAME.fullmatch(name):
+            raise _fail(path, f"streams.{what}: {bounded(name)} is not a port name (a Verilog identifier)")
+        if isinstance(width, bool) or not isinstance(width, int) or not bits[0] <= width <= bits[1] \
+                or (what != "status" and width % 8):
+            raise _fail(path, f"streams.{what}.{name} must be a width in bits, {bits[0]} to {bits[1]}"
+                              f"{' and a multiple of 8' if what != 'status' else ''}, got {bounded(width)}")
+        out[name] = width
+    return out
+
+
+def _check_streams(path: Path, spec: Any, ports: int, kind: str | None) -> Streams:
+    """streams: from design.yaml; absent, kabe's own contract for `ports` HP ports (docs/streams.md)."""
+    if spec is None:
+        out_bits = _KIND_RESULT_BITS.get(kind or "", 64)
+        return Streams({f"s{p}_axis": 64 for p in range(ports)}, {f"m{p}_axis": out_bits for p in range(ports)},
+                       {n: w for p in range(ports) for n, w in ((f"stat{p}_invalid", 32), (f"stat{p}_overflow", 1))})
+    if not isinstance(spec, dict) or set(spec) - {"in", "out", "status"}:
+        raise _fail(path, f"streams must be a mapping with keys in, out and status, like {{in: {{s_axis: 64}}, "
+                          f"out: {{m_axis: 64}}}}, got {bounded(spec)}")
+    s = Streams(_port_table(path, spec.get("in"), "in", STREAM_BITS),
+                _port_table(path, spec.get("out"), "out", STREAM_BITS),
+                _port_table(path, spec.get("status"), "status", (1, 64)))
+    if not s.inputs or not s.outputs:
+        raise _fail(path, "streams needs at least one `in` and one `out` AXI-Stream port")
+    names = [*s.inputs, *s.outputs, *s.status]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise _fail(path, f"streams names {', '.join(twice)} more than once")
+    return s
+
+
+def verify_sources(design: "Design", root: Path | None = None) -> list[Path]:
+    """The files a design's verification runs from, found without importing them (every `doit` start
+    computes cache keys): the model's module (from the project root, or kabe's own package), or the
+    cocotb testbench module (the design's folder first, then the project root)."""
+    from .paths import PACKAGE, ROOT
+
+    root = ROOT if root is None else root
+    v = design.verify
+    if v.kind == "none":
+        return []
+    module = v.value.split(":")[0]
+    parts = module.split(".")
+    bases = [design.directory, root] if v.kind == "cocotb" else [root, PACKAGE.parent]
+    for base in bases:
+        for cand in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
+            if cand.is_file():
+                return [cand.resolve()]
+    return []
+
+
 def search_path(yaml_file: Path, name: str) -> list[Path]:
     """Where a file named in design.yaml is looked for: the design's own folder first, then the
     project's constraints/ (an absolute path is only itself)."""
@@ -251,10 +402,8 @@ def load(yaml_file: Path) -> Design:
     core = data["core"]
     if not isinstance(core, str) or not _VLNV.match(core):
         raise _fail(yaml_file, f"core must be a VLNV vendor:library:name:version, got {bounded(core)}")
-    kind = data["kind"]
-    if kind not in KINDS:
-        raise _fail(yaml_file, f"kind {bounded(kind)} is not one of {', '.join(KINDS)} (the golden models in kabe.model)")
-    ports = data["ports"]
+    verify, kind = _check_verify(yaml_file, data)
+    ports = data.get("ports", 1)
     if isinstance(ports, bool) or not isinstance(ports, int) or ports not in (1, 2):
         raise _fail(yaml_file, f"ports must be 1 or 2 (HP ports used), got {bounded(ports)}")
     row_bytes = data.get("row_bytes", 512)
@@ -272,9 +421,10 @@ def load(yaml_file: Path) -> Design:
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
     regressions = _check_regressions(yaml_file, data.get("regressions"))
     waivers = _check_waivers(yaml_file, data.get("waivers"))
+    streams = _check_streams(yaml_file, data.get("streams"), ports, kind)
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
     return Design(
-        name=yaml_file.parent.name, core=core, kind=kind, ports=ports, row_bytes=row_bytes,
+        name=yaml_file.parent.name, core=core, verify=verify, streams=streams, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
         yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
     )

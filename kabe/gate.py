@@ -369,6 +369,9 @@ class Verdict:
     checks: list[dict] = field(default_factory=list)
     waivers: dict[str, str] = field(default_factory=dict)  # the waivers that were applied, with their reasons
     warnings: list[str] = field(default_factory=list)  # unreadable path details etc.: shown, never a pass/fail
+    # Why no simulation verdict stands behind this gate (design.yaml's `verify: {none: reason}`, or no
+    # simulation result in the record): every place that shows the verdict says "unverified: <reason>".
+    unverified: str | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)

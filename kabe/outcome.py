@@ -47,8 +47,10 @@ def from_record(record: dict, expected: str) -> Outcome:
     if len(failures) > 1:
         reason += f" (and {len(failures) - 1} more)"
     head = f"{design} ({flow} flow, {record['commit'][:12]}{'-dirty' if record['dirty'] else ''}): gate"
+    unverified = gate.get("unverified")
     if verdict == expected == PASS:
-        line = f"{head} PASS"
+        # no simulation verdict behind it (verify: {none: ...}): never a bare pass
+        line = f"{head} PASS (unverified: {unverified})" if unverified else f"{head} PASS"
     elif verdict == expected:
         line = f"{head} FAIL, as design.yaml expects (expect_gate: fail): {reason}"
     elif verdict == PASS:

@@ -143,4 +143,5 @@ def combined_verdict(gate_verdict: Mapping[str, Any], judgement: Judgement) -> d
     checks = list(gate_verdict.get("checks", [])) + [
         {"name": c.name, "expected": c.expected, "got": c.got, "passed": c.passed} for c in judgement.checks]
     failures = list(gate_verdict.get("failures", [])) + [c.message or c.line() for c in judgement.checks if not c.passed]
-    return {"passed": bool(gate_verdict.get("passed")) and judgement.passed, "failures": failures, "checks": checks}
+    return {"passed": bool(gate_verdict.get("passed")) and judgement.passed, "failures": failures, "checks": checks,
+            "unverified": gate_verdict.get("unverified")}  # shown beside the verdict (kabe.verdict)

@@ -64,7 +64,10 @@ def render(record: dict, console: Console) -> None:
     if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
         table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "
                                 f"(same inputs, key {origin['key'][:12]}); no tool ran")
-    table.add_row("gate", "[green]PASS[/]" if g["passed"] else "[red]FAIL[/]")
+    if g.get("unverified"):  # no simulation verdict behind the gate (verify: {none: ...})
+        table.add_row("simulation check", f"[yellow]unverified: {escape(str(g['unverified']))}[/]")
+    table.add_row("gate", ("[green]PASS[/]" + (f" [yellow](unverified: {escape(str(g['unverified']))})[/]"
+                                                if g.get("unverified") else "")) if g["passed"] else "[red]FAIL[/]")
     console.print(table)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
         console.print(f"  critical path: {escape(str(path.get('startpoint')))} -> {escape(str(path.get('endpoint')))}",

@@ -64,12 +64,24 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     sim = record.get("sim")
     if sim is not None:
         _judge_sim(verdict, sim)
+    else:
+        verdict.unverified = unverified_reason(record)
     carried = [f for f in carried_failures(record.get("gate"), verdict, sim_judged=sim is not None)
                if f not in verdict.failures]
     if carried:
         verdict.passed = False
         verdict.failures += carried
     return verdict
+
+
+def unverified_reason(record: Mapping[str, Any]) -> str:
+    """Why a record without a simulation result is unverified: its `verification: {kind: none, reason}`
+    (design.yaml's `verify: {none: ...}`), else that it has none. Shown, never a verdict of its own."""
+    v = record.get("verification")
+    reason = v.get("reason") if isinstance(v, Mapping) and v.get("kind") == "none" else None
+    if isinstance(reason, str) and reason.strip():
+        return " ".join(reason.split())[:_MAX_LINE]
+    return "no simulation result in this record"
 
 
 def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     # (tool_group: tools die with their build; disk_space: a full TMPDIR named before and after a tool;
     # bitfile: the USR_ACCESS encoding, shared with the board; ssh_policy: the ssh options settings may
     # name, checked by kabe.config too)
-    ("kabe.model",),  # numpy golden models: import nothing of kabe
+    ("kabe.model", "kabe.verify"),  # numpy golden models: import nothing of kabe; verify: their API for users
 ]
 # Runs on the board alone, beside copies of kabe.model and bitfile: it may import no kabe module at all.
 STANDALONE = ("kabe.deploy.board_runner",)

@@ -34,7 +34,14 @@ class DesignOutcome:
             return "could not run"
         if self.expect_gate == "fail":
             return "fails as expected" if self.ok else "FAIL (expected its gate to fail)"
+        if self.ok and self.unverified:  # no simulation verdict behind the gate: never a bare pass
+            return f"pass (unverified: {self.unverified})"
         return "pass" if self.ok else "FAIL"
+
+    @property
+    def unverified(self) -> str | None:
+        """Why no simulation verdict stands behind this design's gate (kabe.verdict), or None."""
+        return (self.verdict or {}).get("unverified") if not self.error else None
 
     def reasons(self) -> list[str]:
         """Why it failed, one sentence each; for a negative example, why its gate failed (as it must)."""
@@ -62,6 +69,8 @@ class DesignOutcome:
             suite.output = detail
             return suite
         failures = self.verdict["failures"]
+        if self.unverified:
+            suite.cases.append(junit.Case("sim.verification", "skipped", f"unverified: {self.unverified}"))
         messages = {c.name: c.message for c in self.judgement.checks}
         for check in self.verdict["checks"]:
             if check["passed"]:

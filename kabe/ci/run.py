@@ -193,12 +193,17 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
     for o in outcomes:
         if o.ok and o.expect_gate == "fail":
             _say(console, f"kabe ci: {o.design} ({o.flow}) failed its gate as it must (negative example)")
+        elif o.ok and o.unverified:  # no simulation verdict behind its gate: said, never a bare pass
+            _say(console, f"[yellow]kabe ci: {o.design} ({o.flow}) passed its gate, unverified: "
+                          f"{escape(o.unverified)}[/]")
     for o in failed:
         wns = o.wns()
         _say(console, f"[red]kabe ci: FAIL {o.design} ({o.flow})"
                       + (f", WNS {wns:+.3f} ns" if wns is not None else "") + f": {escape('; '.join(o.reasons()))}[/]")
     if not failed:
-        _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) passed[/]")
+        unverified = [o.design for o in outcomes if o.unverified]
+        _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) passed[/]"
+                      + (f" [yellow]({len(unverified)} unverified: {', '.join(unverified)})[/]" if unverified else ""))
         return EXIT_PASS
     _say(console, f"[red]kabe ci: {len(failed)} of {len(outcomes)} design(s) failed: {', '.join(o.design for o in failed)}[/]")
     return EXIT_COULD_NOT_RUN if any(o.error for o in failed) else EXIT_GATE_FAILED

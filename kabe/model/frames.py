@@ -9,6 +9,7 @@ import numpy as np
 
 from . import attention, int8, probe, ternary
 from .frame import Frame
+from .stimulus import Stimulus
 
 BEAT_BYTES = 8
 DEFAULT_ROW_BYTES = 512
@@ -140,3 +141,93 @@ def fingerprint_update(h, chunk) -> None:
     """Add one chunk (a frame per port) to a hash, in the order host and board both use."""
     for frame in chunk:
         h.update(frame.stream)
+
+
+# ---- kabe's six designs through the golden-model API (kabe.model.stimulus, docs/your_design.md) ----
+# Each design.yaml names one: `verify: {model: "kabe.model.frames:ternary_stimulus"}`.
+
+# Full-scale rows per port (size None): the document's 65,535-row frame; the ternary engine's frame
+# is as many 512 B rows as fit with x in 128 MiB (2**27 - 2,560 B) / 512 B = 262,139. For the
+# attention engine a "row" is one K (and one V) row: the longest context it is built for (NMAX 2048).
+FULL_ROWS_PER_PORT = {"probe": 65_535, "int8": 65_535, "ternary": 262_139, "attention": 2048}
+# Default share of invalid ternary bytes (243..255) so stat_invalid is exercised on every run.
+DEFAULT_INVALID_FRACTION = 1e-4
+# Result word width per kind: the probe's 64-bit counts, the engines' int32 results.
+RESULT_BITS = {"probe": 64, "int8": 32, "ternary": 32, "attention": 32}
+
+
+def _split(size: int, ports: int) -> int:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+        raise ValueError(f"rows must be a positive integer (total over {ports} port(s)), got {size!r}")
+    if size % ports:
+        raise ValueError(f"the design has {ports} HP ports and rows is the total over them: {size} does not "
+                         f"divide by {ports}; use {size - size % ports} or {size + ports - size % ports}")
+    return int(size) // ports
+
+
+def _kabe_stimulus(kind: str, seed: int, size, context) -> Stimulus:
+    ins, outs = list(context.inputs), list(context.outputs)
+    if len(ins) != len(outs) or not ins:
+        raise ValueError(f"kabe's {kind} model pairs input and output ports one to one; the design declares "
+                         f"{len(ins)} input(s) and {len(outs)} output(s)")
+    ports = len(ins)
+    rows = FULL_ROWS_PER_PORT[kind] * ports if size is None else size
+    per_port = _split(rows, ports)
+    row_bytes = int(context.options.get("row_bytes", DEFAULT_ROW_BYTES))
+    fraction = context.options.get("invalid_fraction")
+    fraction = (DEFAULT_INVALID_FRACTION if kind == "ternary" else 0.0) if fraction is None else float(fraction)
+    inputs, finishers, counts = {}, [], {}
+    for p in range(ports):
+        stream, n_expected, finish = build_deferred(kind, np.random.default_rng([seed, p]), per_port, row_bytes,
+                                                    fraction)
+        inputs[ins[p]] = stream.view("<u8")  # 8-byte little-endian beats
+        finishers.append(finish)
+        counts[outs[p]] = int(n_expected)
+    done: list[Frame] = []
+
+    def frames_now() -> list[Frame]:  # the model's words, computed once (expected, then status)
+        if not done:
+            done.extend(f() for f in finishers)
+            finishers.clear()
+        return done
+
+    def expected():
+        return {outs[p]: (f.expected.astype(np.uint64) if kind == "probe" else f.expected.astype(np.int32))
+                for p, f in enumerate(frames_now())}
+
+    def status():
+        out = {}
+        for p, f in enumerate(frames_now()):
+            if f"stat{p}_invalid" in context.status:
+                out[f"stat{p}_invalid"] = int(f.invalid)
+            if f"stat{p}_overflow" in context.status:
+                out[f"stat{p}_overflow"] = 0  # sticky: a result dropped with m_tready held high
+        return out
+
+    return Stimulus(inputs=inputs, expected=expected, status=status, expected_beats=counts, stall_free=True,
+                    checked=rows if kind == "probe" else None)
+
+
+def probe_stimulus(seed: int, size, context) -> Stimulus:
+    """stage2's probe: random bytes in, three 64-bit counts per port out."""
+    return _kabe_stimulus("probe", seed, size, context)
+
+
+def int8_stimulus(seed: int, size, context) -> Stimulus:
+    """stage3's INT8 matrix-vector engine: size rows over all ports, int32 results."""
+    return _kabe_stimulus("int8", seed, size, context)
+
+
+def ternary_stimulus(seed: int, size, context) -> Stimulus:
+    """stage4's ternary engine: size rows over all ports, invalid_fraction of the bytes 243..255."""
+    return _kabe_stimulus("ternary", seed, size, context)
+
+
+def attention_stimulus(seed: int, size, context) -> Stimulus:
+    """stage5's attention engine: size = the context length summed over ports, one frame each."""
+    return _kabe_stimulus("attention", seed, size, context)
+
+
+# model function -> the frame-builder kind the board runner streams (kabe.deploy): kabe's own models only
+BOARD_KINDS = {"kabe.model.frames:probe_stimulus": "probe", "kabe.model.frames:int8_stimulus": "int8",
+               "kabe.model.frames:ternary_stimulus": "ternary", "kabe.model.frames:attention_stimulus": "attention"}

@@ -59,6 +59,14 @@ def _invalid_lines(invalid: list[Invalid], commits: set[str], reports_root: Path
     return lines
 
 
+def _pass_word(entry) -> str:
+    """pass / FAIL from the recomputed verdict; a pass with no simulation verdict behind it says why."""
+    if not entry.passed:
+        return "FAIL"
+    why = getattr(entry.verdict, "unverified", None)
+    return f"pass (unverified: {_md(why, 120)})" if why else "pass"
+
+
 def _unverified_lines(shown: list[history.Unverified]) -> list[str]:
     """Every unverified unit the table shows, with why it is not trusted."""
     if not shown:
@@ -193,8 +201,8 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
             cells = [key[0], key[1], label, _cell(_fmt(ov, metric), old_apart), _cell(_fmt(nv, metric), new_apart),
                      _delta(ov, nv, metric), flag]
             lines.append("| " + " | ".join(cells) + " |")
-        verdict = "pass" if new.passed else "FAIL"
-        was = ("pass" if old.passed else "FAIL") if old else "-"
+        verdict = _pass_word(new)
+        was = _pass_word(old) if old else "-"
         if old_apart:
             was += f" (unverified: {_md(before_apart[key].reason, 120)})"
         if new_apart:

@@ -74,6 +74,9 @@ def gate_suite(verdict, suite: str, classname: str | None = None, timing: dict |
         message = c.get("message") or f"{c['name']}: expected {c['expected']}, got {c['got']}"
         cases.append(Case(c["name"], "passed" if c["passed"] else "failed", "" if c["passed"] else message,
                           "" if c["passed"] else f"expected: {c['expected']}\ngot: {c['got']}"))
+    unverified = getattr(verdict, "unverified", None)
+    if unverified:  # no simulation verdict behind this gate: a skipped case saying why, never a bare pass
+        cases.insert(0, Case("sim.verification", "skipped", f"unverified: {unverified}"))
     own = {c.get("message") for c in verdict.checks}
     for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):
         cases.append(Case(f"recorded.{i}", "failed", msg, msg))

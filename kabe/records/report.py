@@ -95,6 +95,9 @@ def _raw_links(e: history.Entry, reports_root: Path) -> str:
 def _gate_cells(e: history.Entry) -> str:
     """pass, or FAIL with the reason beside it (every reason on hover)."""
     if e.passed:  # the verdict recomputed from the numbers (kabe.records.load), never the record's own
+        why = getattr(e.verdict, "unverified", None)
+        if why:  # no simulation verdict behind the gate (verify: {none: ...}): never a bare pass
+            return f'<td class="pass">pass</td><td class="why">unverified: {html.escape(why)}</td>'
         return '<td class="pass">pass</td><td></td>'
     failures = list(e.verdict.failures) or ["the gate failed (no reason recorded)"]
     more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""

@@ -1,17 +1,24 @@
-// kabe's streaming test bench: one C++ harness for every design (docs/streams.md port contract).
+// kabe's streaming test bench: one C++ harness for every design verified by a golden model
+// (docs/your_design.md; kabe's own designs: docs/streams.md).
 //
-// Built by kabe/sim/verilator_build.py with a generated kabe_design.h that defines
-//   KABE_NPORTS, KABE_DESIGN (a string), KABE_TOP_CLASS, KABE_TOP_HEADER.
+// Built by kabe/sim/verilator_build.py with two generated files: kabe_design.h (KABE_DESIGN, a
+// string; KABE_TOP_CLASS, KABE_TOP_HEADER) and kabe_bind.inc, which binds design.yaml's `streams:`
+// by name: each input stream's <name>_tdata/_tvalid/_tready/_tlast, each output stream's, and
+// each status output. tdata may be 8 to 512 bits: ports over 64 bits are Verilator's VlWide<N>
+// (N 32-bit words), read and written through their word array.
 //
-// Per port p: streams the raw bytes of an input file as 8-byte little-endian beats into
-// s{p}_axis (tvalid held high every cycle, tlast on the final beat), holds m{p}_axis_tready = 1,
-// and captures every m{p}_axis word (zero-extended to uint64) with its tlast. Stops once every
-// port has sent all of its beats and produced its expected word count, plus a short drain to
-// catch extra words; a cycle limit turns a hung design into an error instead of a hang.
+// Per input stream: streams the words of its file (ceil(bits/64) little-endian uint64 words per
+// beat) with tvalid high whenever a beat is left, tlast on the final beat; a beat is held until
+// tready takes it. Per output stream: tready held 1, every beat captured (same word layout) with
+// its tlast. Stops once every input has sent all of its beats and every output produced its
+// expected beat count, plus a short drain to catch extra beats; a cycle limit turns a hung design
+// into an error instead of a hang. Status outputs are read after the last cycle.
 //
 // Usage:
 //   harness --summary S.json --max-cycles N [--reset-cycles R] [--drain D] [--usr-access WORD]
-//           --port IN.bin EXPECTED_WORDS OUT.bin   (once per port, in port order)
+//           --in IN.bin ...                   (once per input stream, in design.yaml's order)
+//           --out OUT.bin EXPECTED_BEATS ...  (once per output stream, in design.yaml's order)
+//   --port IN.bin EXPECTED OUT.bin is `--in IN.bin --out OUT.bin EXPECTED` (kabe's paired HP ports).
 // --usr-access: the simulated PL's USR_ACCESS register (on the board: USR_ACCESSE2, the configured
 // bitstream's commit word, read over a GPIO); reported back in the summary as "usr_access" (null
 // when not given). The deploy tests' simulated board sets it from the .bit it "programs".
@@ -37,18 +44,29 @@
 
 namespace {
 
-// A top-level port of width <= 64 bits, whatever C type Verilator chose for it.
+// A top-level port, whatever C type Verilator chose for it: CData..QData up to 64 bits, VlWide<N>
+// (N 32-bit words, least significant first) above.
 struct Sig {
     void* p = nullptr;
-    unsigned bytes = 0;
+    unsigned bytes = 0;  // of the C type (4 x N for VlWide<N>)
+    bool wide = false;
     template <class T>
     static Sig of(T* x) {
-        static_assert(sizeof(T) <= 8, "ports wider than 64 bits are not part of the stream contract");
+        static_assert(sizeof(T) <= 8, "a port over 64 bits is a VlWide");
         Sig s;
         s.p = x;
         s.bytes = sizeof(T);
         return s;
     }
+    template <std::size_t N>
+    static Sig of(VlWide<N>* x) {
+        Sig s;
+        s.p = x->data();
+        s.bytes = 4 * N;
+        s.wide = true;
+        return s;
+    }
+    unsigned words() const { return wide ? (bytes + 7) / 8 : 1; }  // uint64 words per beat in the files
     inline uint64_t get() const {
         switch (bytes) {
             case 1: return *static_cast<uint8_t*>(p);
@@ -65,51 +83,47 @@ struct Sig {
             default: *static_cast<uint64_t*>(p) = v; break;
         }
     }
+    // A wide port from/to little-endian uint64 words (x86 and ARM are little endian: the EData
+    // words of a VlWide are the same bytes in the same order).
+    inline void set_words(const uint64_t* w) const { std::memcpy(p, w, bytes); }
+    inline void get_words(uint64_t* w) const {
+        w[words() - 1] = 0;
+        std::memcpy(w, p, bytes);
+    }
 };
 
-struct Port {
-    Sig s_tdata, s_tvalid, s_tready, s_tlast;
-    Sig m_tdata, m_tvalid, m_tready, m_tlast;
-    Sig stat_invalid, stat_overflow;
-
-    std::string in_path, out_path;
-    const uint64_t* beats = nullptr;  // mmap'ed input (little-endian beats == host order on x86/ARM LE)
+struct In {
+    const char* name = "";
+    Sig tdata, tvalid, tready, tlast;
+    std::string path;
+    const uint64_t* beats = nullptr;  // mmap'ed input, words() uint64 per beat
     size_t nbeats = 0;
     size_t map_bytes = 0;
-    uint64_t expected_words = 0;
-
     size_t pos = 0;  // next beat to offer
     int64_t first_accept = -1, last_accept = -1;
-    int64_t first_out = -1, last_out = -1;
     uint64_t tready_low = 0;  // cycles with tvalid high and tready low
-    std::vector<uint64_t> words;
-    std::vector<uint64_t> tlast_at;  // word indices carrying tlast
 };
 
-// KABE_BIND(top, ports, p): connect port p's signals (token pasting builds the member names).
-#define KABE_BIND(top, ports, i)                                          \
-    do {                                                                  \
-        Port& q = (ports)[i];                                             \
-        q.s_tdata = Sig::of(&(top)->s##i##_axis_tdata);                   \
-        q.s_tvalid = Sig::of(&(top)->s##i##_axis_tvalid);                 \
-        q.s_tready = Sig::of(&(top)->s##i##_axis_tready);                 \
-        q.s_tlast = Sig::of(&(top)->s##i##_axis_tlast);                   \
-        q.m_tdata = Sig::of(&(top)->m##i##_axis_tdata);                   \
-        q.m_tvalid = Sig::of(&(top)->m##i##_axis_tvalid);                 \
-        q.m_tready = Sig::of(&(top)->m##i##_axis_tready);                 \
-        q.m_tlast = Sig::of(&(top)->m##i##_axis_tlast);                   \
-        q.stat_invalid = Sig::of(&(top)->stat##i##_invalid);              \
-        q.stat_overflow = Sig::of(&(top)->stat##i##_overflow);            \
-    } while (0)
+struct Out {
+    const char* name = "";
+    Sig tdata, tvalid, tready, tlast;
+    std::string path;
+    uint64_t expected = 0;  // beats
+    int64_t first_out = -1, last_out = -1;
+    std::vector<uint64_t> words;
+    size_t nbeats = 0;
+    std::vector<uint64_t> tlast_at;  // beat indices carrying tlast
+};
 
-void bind_ports(KABE_TOP_CLASS* top, Port* ports) {
-    KABE_BIND(top, ports, 0);
-#if KABE_NPORTS > 1
-    KABE_BIND(top, ports, 1);
-#endif
-#if KABE_NPORTS > 2
-#error "the harness binds at most 2 ports (the PYNQ-Z1 designs use 1 or 2 HP ports)"
-#endif
+struct Status {
+    const char* name = "";
+    Sig sig;
+};
+
+// The generated kabe_bind.inc: one line per signal, e.g.
+//   ins[0].name = "s0_axis"; ins[0].tdata = Sig::of(&top->s0_axis_tdata); ...
+void bind_ports(KABE_TOP_CLASS* top, std::vector<In>& ins, std::vector<Out>& outs, std::vector<Status>& status) {
+#include "kabe_bind.inc"
 }
 
 [[noreturn]] void die(const char* fmt, const char* arg) {
@@ -119,28 +133,29 @@ void bind_ports(KABE_TOP_CLASS* top, Port* ports) {
     std::exit(2);
 }
 
-void map_input(Port& p) {
-    int fd = ::open(p.in_path.c_str(), O_RDONLY);
-    if (fd < 0) die("cannot open input %s", p.in_path.c_str());
+void map_input(In& p) {
+    int fd = ::open(p.path.c_str(), O_RDONLY);
+    if (fd < 0) die("cannot open input %s", p.path.c_str());
     struct stat st {};
-    if (::fstat(fd, &st) != 0) die("cannot stat %s", p.in_path.c_str());
-    if (st.st_size % 8) die("input %s is not whole 8-byte beats", p.in_path.c_str());
-    p.nbeats = static_cast<size_t>(st.st_size) / 8;
+    if (::fstat(fd, &st) != 0) die("cannot stat %s", p.path.c_str());
+    const size_t beat_bytes = 8 * p.tdata.words();
+    if (static_cast<size_t>(st.st_size) % beat_bytes) die("input %s is not whole beats", p.path.c_str());
+    p.nbeats = static_cast<size_t>(st.st_size) / beat_bytes;
     p.map_bytes = static_cast<size_t>(st.st_size);
     if (p.map_bytes) {
         void* m = ::mmap(nullptr, p.map_bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (m == MAP_FAILED) die("cannot mmap %s", p.in_path.c_str());
+        if (m == MAP_FAILED) die("cannot mmap %s", p.path.c_str());
         ::madvise(m, p.map_bytes, MADV_SEQUENTIAL);
         p.beats = static_cast<const uint64_t*>(m);
     }
     ::close(fd);
 }
 
-void write_words(const Port& p) {
-    FILE* f = std::fopen(p.out_path.c_str(), "wb");
-    if (!f) die("cannot write %s", p.out_path.c_str());
+void write_words(const Out& p) {
+    FILE* f = std::fopen(p.path.c_str(), "wb");
+    if (!f) die("cannot write %s", p.path.c_str());
     if (!p.words.empty() && std::fwrite(p.words.data(), 8, p.words.size(), f) != p.words.size())
-        die("short write to %s", p.out_path.c_str());
+        die("short write to %s", p.path.c_str());
     std::fclose(f);
 }
 
@@ -153,13 +168,20 @@ std::string json_escape(const std::string& s) {
     return o;
 }
 
+uint64_t status_value(const std::vector<Status>& status, const std::string& name) {
+    for (const auto& st : status)
+        if (name == st.name) return st.sig.get();
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     std::string summary_path;
     uint64_t max_cycles = 0, reset_cycles = 4, drain = 32;
     long long usr_access = -1;  // -1: not given
-    std::vector<Port> ports;
+    std::vector<std::string> in_paths;
+    std::vector<std::pair<std::string, uint64_t>> out_args;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         auto need = [&](int n) {
@@ -176,38 +198,53 @@ int main(int argc, char** argv) {
             if (!end || *end || v > 0xFFFFFFFFull) die("--usr-access %s is not a 32-bit word", argv[i]);
             usr_access = static_cast<long long>(v);
         }
+        else if (a == "--in") { need(1); in_paths.push_back(argv[++i]); }
+        else if (a == "--out") {
+            need(2);
+            std::string path = argv[++i];
+            out_args.emplace_back(path, std::strtoull(argv[++i], nullptr, 10));
+        }
         else if (a == "--port") {
             need(3);
-            Port p;
-            p.in_path = argv[++i];
-            p.expected_words = std::strtoull(argv[++i], nullptr, 10);
-            p.out_path = argv[++i];
-            ports.push_back(std::move(p));
+            in_paths.push_back(argv[++i]);
+            const uint64_t expected = std::strtoull(argv[++i], nullptr, 10);
+            out_args.emplace_back(argv[++i], expected);
         } else die("unknown argument %s", a.c_str());
     }
     if (summary_path.empty() || max_cycles == 0) die("%s", "need --summary and --max-cycles");
-    if (ports.size() != KABE_NPORTS)
-        die("this design has " "%s" " port(s); pass one --port per port", std::to_string(KABE_NPORTS).c_str());
-
-    for (auto& p : ports) {
-        map_input(p);
-        p.words.reserve(p.expected_words + 16);
-    }
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(1, argv);
     auto top = std::make_unique<KABE_TOP_CLASS>(ctx.get());
-    bind_ports(top.get(), ports.data());
+    std::vector<In> ins;
+    std::vector<Out> outs;
+    std::vector<Status> status;
+    bind_ports(top.get(), ins, outs, status);
+    if (in_paths.size() != ins.size())
+        die("this design has %s input stream(s); pass one --in per stream", std::to_string(ins.size()).c_str());
+    if (out_args.size() != outs.size())
+        die("this design has %s output stream(s); pass one --out per stream", std::to_string(outs.size()).c_str());
+    for (size_t k = 0; k < ins.size(); ++k) {
+        ins[k].path = in_paths[k];
+        map_input(ins[k]);
+    }
+    for (size_t k = 0; k < outs.size(); ++k) {
+        outs[k].path = out_args[k].first;
+        outs[k].expected = out_args[k].second;
+        outs[k].words.reserve((outs[k].expected + 16) * outs[k].tdata.words());
+    }
 
     // Reset: rst high with nothing offered, m_tready high throughout.
     top->clk = 0;
     top->rst = 1;
-    for (auto& p : ports) {
-        p.s_tvalid.set(0);
-        p.s_tlast.set(0);
-        p.s_tdata.set(0);
-        p.m_tready.set(1);
+    std::vector<uint64_t> zeros(8, 0);  // 512 bits
+    for (auto& p : ins) {
+        p.tvalid.set(0);
+        p.tlast.set(0);
+        if (p.tdata.wide) p.tdata.set_words(zeros.data());
+        else p.tdata.set(0);
     }
+    for (auto& q : outs) q.tready.set(1);
     top->eval();
     for (uint64_t c = 0; c < reset_cycles; ++c) {
         top->clk = 1; top->eval();
@@ -220,27 +257,29 @@ int main(int argc, char** argv) {
     int64_t cycle = 0;  // counts rising edges after reset
     int64_t done_at = -1;
     bool timeout = false;
-    const int nports = static_cast<int>(ports.size());
+    const int nin = static_cast<int>(ins.size()), nout = static_cast<int>(outs.size());
+    uint64_t wide_buf[8];
     for (;;) {
         // Low phase: present this cycle's inputs and let combinational outputs settle.
-        for (int i = 0; i < nports; ++i) {
-            Port& p = ports[i];
+        for (int i = 0; i < nin; ++i) {
+            In& p = ins[i];
             if (p.pos < p.nbeats) {
-                p.s_tdata.set(p.beats[p.pos]);
-                p.s_tvalid.set(1);
-                p.s_tlast.set(p.pos + 1 == p.nbeats);
+                if (p.tdata.wide) p.tdata.set_words(p.beats + p.pos * p.tdata.words());
+                else p.tdata.set(p.beats[p.pos]);
+                p.tvalid.set(1);
+                p.tlast.set(p.pos + 1 == p.nbeats);
             } else {
-                p.s_tvalid.set(0);
-                p.s_tlast.set(0);
+                p.tvalid.set(0);
+                p.tlast.set(0);
             }
         }
         top->clk = 0;
         top->eval();
         // What the rising edge will transfer (valid && ready sampled before the edge).
-        for (int i = 0; i < nports; ++i) {
-            Port& p = ports[i];
+        for (int i = 0; i < nin; ++i) {
+            In& p = ins[i];
             if (p.pos < p.nbeats) {
-                if (p.s_tready.get()) {
+                if (p.tready.get()) {
                     if (p.first_accept < 0) p.first_accept = cycle;
                     p.last_accept = cycle;
                     ++p.pos;
@@ -248,11 +287,20 @@ int main(int argc, char** argv) {
                     ++p.tready_low;
                 }
             }
-            if (p.m_tvalid.get()) {  // m_tready is held at 1
-                if (p.m_tlast.get()) p.tlast_at.push_back(p.words.size());
-                p.words.push_back(p.m_tdata.get());
-                if (p.first_out < 0) p.first_out = cycle;
-                p.last_out = cycle;
+        }
+        for (int i = 0; i < nout; ++i) {
+            Out& q = outs[i];
+            if (q.tvalid.get()) {  // tready is held at 1
+                if (q.tlast.get()) q.tlast_at.push_back(q.nbeats);
+                if (q.tdata.wide) {
+                    q.tdata.get_words(wide_buf);
+                    q.words.insert(q.words.end(), wide_buf, wide_buf + q.tdata.words());
+                } else {
+                    q.words.push_back(q.tdata.get());
+                }
+                ++q.nbeats;
+                if (q.first_out < 0) q.first_out = cycle;
+                q.last_out = cycle;
             }
         }
         top->clk = 1;
@@ -261,8 +309,8 @@ int main(int argc, char** argv) {
 
         if (done_at < 0) {
             bool done = true;
-            for (int i = 0; i < nports; ++i)
-                done = done && ports[i].pos == ports[i].nbeats && ports[i].words.size() >= ports[i].expected_words;
+            for (int i = 0; i < nin; ++i) done = done && ins[i].pos == ins[i].nbeats;
+            for (int i = 0; i < nout; ++i) done = done && outs[i].nbeats >= outs[i].expected;
             if (done) done_at = cycle;
         }
         if (done_at >= 0 && static_cast<uint64_t>(cycle - done_at) >= drain) break;
@@ -276,35 +324,48 @@ int main(int argc, char** argv) {
 
     FILE* s = std::fopen(summary_path.c_str(), "w");
     if (!s) die("cannot write %s", summary_path.c_str());
-    std::fprintf(s, "{\n  \"design\": \"%s\",\n  \"nports\": %d,\n  \"total_cycles\": %lld,\n", KABE_DESIGN, nports,
+    std::fprintf(s, "{\n  \"design\": \"%s\",\n  \"total_cycles\": %lld,\n", KABE_DESIGN,
                  static_cast<long long>(cycle));
     if (usr_access < 0) std::fprintf(s, "  \"usr_access\": null,\n");
     else std::fprintf(s, "  \"usr_access\": %lld,\n", usr_access);
-    std::fprintf(s, "  \"timeout\": %s,\n  \"max_cycles\": %llu,\n  \"sim_seconds\": %.6f,\n  \"ports\": [\n",
+    std::fprintf(s, "  \"timeout\": %s,\n  \"max_cycles\": %llu,\n  \"sim_seconds\": %.6f,\n  \"inputs\": [\n",
                  timeout ? "true" : "false", static_cast<unsigned long long>(max_cycles), sim_seconds);
-    for (int i = 0; i < nports; ++i) {
-        Port& p = ports[i];
-        write_words(p);
+    for (int i = 0; i < nin; ++i) {
+        In& p = ins[i];
         const long long cycles = p.first_accept < 0 ? 0 : p.last_accept - p.first_accept + 1;
-        std::fprintf(s, "    {\"port\": %d, \"input\": \"%s\", \"output\": \"%s\", ", i, json_escape(p.in_path).c_str(),
-                     json_escape(p.out_path).c_str());
-        std::fprintf(s, "\"beats_in\": %zu, \"beats_accepted\": %zu, \"cycles\": %lld, \"tready_low_cycles\": %llu, ",
-                     p.nbeats, p.pos, cycles, static_cast<unsigned long long>(p.tready_low));
-        std::fprintf(s, "\"first_accept_cycle\": %lld, \"last_accept_cycle\": %lld, ",
-                     static_cast<long long>(p.first_accept), static_cast<long long>(p.last_accept));
-        std::fprintf(s, "\"first_out_cycle\": %lld, \"last_out_cycle\": %lld, ", static_cast<long long>(p.first_out),
-                     static_cast<long long>(p.last_out));
-        std::fprintf(s, "\"words\": %zu, \"expected_words\": %llu, \"m_tdata_bits\": %u, ", p.words.size(),
-                     static_cast<unsigned long long>(p.expected_words), p.m_tdata.bytes * 8);
-        std::fprintf(s, "\"stat_invalid\": %llu, \"stat_overflow\": %llu, \"tlast_at\": [",
-                     static_cast<unsigned long long>(p.stat_invalid.get()),
-                     static_cast<unsigned long long>(p.stat_overflow.get()));
-        for (size_t k = 0; k < p.tlast_at.size(); ++k)
-            std::fprintf(s, "%s%llu", k ? ", " : "", static_cast<unsigned long long>(p.tlast_at[k]));
-        std::fprintf(s, "]}%s\n", i + 1 < nports ? "," : "");
+        std::fprintf(s, "    {\"name\": \"%s\", \"input\": \"%s\", \"beats_in\": %zu, \"beats_accepted\": %zu, ",
+                     p.name, json_escape(p.path).c_str(), p.nbeats, p.pos);
+        std::fprintf(s, "\"cycles\": %lld, \"tready_low_cycles\": %llu, \"first_accept_cycle\": %lld, "
+                        "\"last_accept_cycle\": %lld}%s\n", cycles, static_cast<unsigned long long>(p.tready_low),
+                     static_cast<long long>(p.first_accept), static_cast<long long>(p.last_accept),
+                     i + 1 < nin ? "," : "");
         if (p.beats) ::munmap(const_cast<uint64_t*>(p.beats), p.map_bytes);
     }
-    std::fprintf(s, "  ]\n}\n");
+    std::fprintf(s, "  ],\n  \"outputs\": [\n");
+    for (int i = 0; i < nout; ++i) {
+        Out& q = outs[i];
+        write_words(q);
+        std::fprintf(s, "    {\"name\": \"%s\", \"output\": \"%s\", \"beats\": %zu, \"expected_beats\": %llu, ",
+                     q.name, json_escape(q.path).c_str(), q.nbeats, static_cast<unsigned long long>(q.expected));
+        std::fprintf(s, "\"tdata_bytes\": %u, \"first_out_cycle\": %lld, \"last_out_cycle\": %lld, \"tlast_at\": [",
+                     q.tdata.bytes, static_cast<long long>(q.first_out), static_cast<long long>(q.last_out));
+        for (size_t k = 0; k < q.tlast_at.size(); ++k)
+            std::fprintf(s, "%s%llu", k ? ", " : "", static_cast<unsigned long long>(q.tlast_at[k]));
+        std::fprintf(s, "]}%s\n", i + 1 < nout ? "," : "");
+    }
+    std::fprintf(s, "  ],\n  \"status\": {");
+    for (size_t k = 0; k < status.size(); ++k)
+        std::fprintf(s, "%s\"%s\": %llu", k ? ", " : "", status[k].name,
+                     static_cast<unsigned long long>(status[k].sig.get()));
+    // kabe's paired HP ports (the board runner's simulated PL reads these): port p's counters
+    std::fprintf(s, "},\n  \"ports\": [");
+    for (int i = 0; i < nin && i < nout; ++i) {
+        const std::string n = std::to_string(i);
+        std::fprintf(s, "%s{\"port\": %d, \"stat_invalid\": %llu, \"stat_overflow\": %llu}", i ? ", " : "", i,
+                     static_cast<unsigned long long>(status_value(status, "stat" + n + "_invalid")),
+                     static_cast<unsigned long long>(status_value(status, "stat" + n + "_overflow")));
+    }
+    std::fprintf(s, "]\n}\n");
     std::fclose(s);
     return timeout ? 3 : 0;
 }

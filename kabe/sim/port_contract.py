@@ -23,24 +23,20 @@ from typing import Iterator, Mapping, Sequence
 from kabe import tool_group
 
 DOC = "docs/streams.md, \"Top-level ports\""
-# The result word's width per golden-model kind (the runner compares 64-bit probe words and 32-bit
-# engine results; a test keeps the keys equal to kabe.designs.KINDS).
-RESULT_BITS = {"probe": 64, "int8": 32, "ternary": 32, "attention": 32}
-BEAT_BITS = 64  # the DMA's beat: 8 bytes (kabe.designs.BEAT_BYTES)
 _WIDTH_KEYWORDS = {"logic", "bit", "wire", "reg", "uwire", "tri", "wand", "wor"}  # 1 bit without a range
 
 
-def expected_ports(nports: int, result_bits: int) -> dict[str, tuple[str, int]]:
-    """Port name -> (direction, width in bits) the harness binds, for `nports` HP ports."""
+def expected_ports(streams) -> dict[str, tuple[str, int]]:
+    """Port name -> (direction, width in bits) the harness binds for design.yaml's `streams:`
+    (a kabe.designs.Streams): clk, rst, four AXI-Stream signals per stream, the status outputs."""
     want = {"clk": ("input", 1), "rst": ("input", 1)}
-    for p in range(nports):
-        want.update({
-            f"s{p}_axis_tdata": ("input", BEAT_BITS), f"s{p}_axis_tvalid": ("input", 1),
-            f"s{p}_axis_tready": ("output", 1), f"s{p}_axis_tlast": ("input", 1),
-            f"m{p}_axis_tdata": ("output", result_bits), f"m{p}_axis_tvalid": ("output", 1),
-            f"m{p}_axis_tready": ("input", 1), f"m{p}_axis_tlast": ("output", 1),
-            f"stat{p}_invalid": ("output", 32), f"stat{p}_overflow": ("output", 1),
-        })
+    for name, bits in streams.inputs.items():
+        want.update({f"{name}_tdata": ("input", bits), f"{name}_tvalid": ("input", 1),
+                     f"{name}_tready": ("output", 1), f"{name}_tlast": ("input", 1)})
+    for name, bits in streams.outputs.items():
+        want.update({f"{name}_tdata": ("output", bits), f"{name}_tvalid": ("output", 1),
+                     f"{name}_tready": ("input", 1), f"{name}_tlast": ("output", 1)})
+    want.update({name: ("output", bits) for name, bits in streams.status.items()})
     return want
 
 
@@ -140,11 +136,9 @@ def violation(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping
     found = read_ports(verilator_argv, toplevel, env)
     if found is None:
         return None
-    bits = RESULT_BITS.get(design.kind)
-    if bits is None:
-        return f"{design.yaml_file}: kind {design.kind} has no result width in kabe.sim.port_contract.RESULT_BITS"
-    bad = problems(found, expected_ports(design.ports, bits))
+    bad = problems(found, expected_ports(design.streams))
     if not bad:
         return None
-    return (f"top {toplevel} of design {design.name} breaks the port contract ({DOC}; {design.ports} HP port(s), "
-            f"{design.kind} results are {bits} bits): " + "; ".join(bad))
+    declared = ", ".join(f"{n} {b}" for n, b in {**design.streams.inputs, **design.streams.outputs}.items())
+    return (f"top {toplevel} of design {design.name} breaks the port contract ({DOC}; design.yaml's streams: "
+            f"{declared} bits): " + "; ".join(bad))

@@ -26,20 +26,16 @@ from rich.errors import LiveError
 from kabe.console import make_console
 from kabe.errors import UserError
 from .. import designs, disk_space, provenance, tool_group
-from ..records.archive import archive_dir, write_json_atomic
+from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
 from ..model import frames
+from ..model.stimulus import Context, resolve, words_per_beat
 from ..paths import BUILD, REPORTS
-from . import verilator_build
+from . import golden, verilator_build
 from .verilator_build import SimBuildError
 
-# Full-scale rows per port: the document's 65,535-row frame; the ternary engine's frame is as
-# many 512 B rows as fit with x in 128 MiB (2**27 - 2,560 B) / 512 B = 262,139.
-# For the attention engine a "row" is one K (and one V) row: rows per port = the context length,
-# and full scale is the longest context the engine is built for (NMAX 2048).
-FULL_ROWS_PER_PORT = {"probe": 65_535, "int8": 65_535, "ternary": 262_139, "attention": 2048}
-# Default share of invalid ternary bytes (243..255) so stat_invalid is exercised on every run.
-DEFAULT_INVALID_FRACTION = 1e-4
+FULL_ROWS_PER_PORT = frames.FULL_ROWS_PER_PORT  # kabe's own models' full scale (size None)
+DEFAULT_INVALID_FRACTION = frames.DEFAULT_INVALID_FRACTION
 MAX_SHOWN_MISMATCHES = 10
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
 
@@ -49,10 +45,11 @@ class SimError(UserError, RuntimeError):
 
 
 def full_scale_rows(design: str | designs.Design) -> int:
+    """kabe's own models: the full-scale row count over all ports (a user's model picks its own for size None)."""
     d = designs.get(design)
     if d.kind not in FULL_ROWS_PER_PORT:
-        raise SimError(f"{d.name} ({d.kind}) has no full-scale row count in kabe.sim.runner.FULL_ROWS_PER_PORT; "
-                       f"pass rows explicitly")
+        raise SimError(f"{d.name} is not verified by one of kabe's own models; its full scale is its model's "
+                       f"(size None); pass rows explicitly")
     return FULL_ROWS_PER_PORT[d.kind] * d.ports
 
 
@@ -71,90 +68,104 @@ def _stage(console: Console, text: str):
             status.stop()
 
 
-def _split_rows(d: designs.Design, rows: int) -> int:
-    if isinstance(rows, bool) or not isinstance(rows, (int, np.integer)) or rows <= 0:
-        raise SimError(f"rows must be a positive integer (total over {d.ports} port(s)), got {rows!r}")
-    if rows % d.ports:
-        raise SimError(f"{d.name} has {d.ports} HP ports and rows is the total over them: {rows} does not divide "
-                       f"by {d.ports}; use {rows - rows % d.ports} or {rows + d.ports - rows % d.ports}")
-    return int(rows) // d.ports
+def _show(word, signed: bool, bits: int):
+    """A beat as a person reads it: signed when the model's array is, hex over 64 bits."""
+    if np.ndim(word):
+        return "0x" + "".join(f"{int(w):016x}" for w in reversed(word)).lstrip("0").rjust(1, "0")
+    w = int(word)
+    return w - (1 << bits) if signed and w >= 1 << (bits - 1) else w
 
 
-def _as_words(kind: str, expected: np.ndarray) -> np.ndarray:
-    """Expected result words as the harness writes them (uint64, 32-bit results zero-extended)."""
-    if kind == "probe":
-        return expected.astype(np.uint64)
-    return expected.astype(np.int32).view(np.uint32).astype(np.uint64)
+def _mask_top(words: np.ndarray, bits: int) -> np.ndarray:
+    """Bits above the port's width are not the design's (a wide port's last word is zero-filled)."""
+    if bits % 64 == 0:
+        return words
+    mask = np.uint64((1 << (bits % 64)) - 1)
+    if words.ndim == 1:
+        return words & mask
+    out = words.copy()
+    out[:, -1] &= mask
+    return out
 
 
-def _show(kind: str, word: int) -> int:
-    """A result word as a person reads it: int32 for engines, unsigned for the probe."""
-    if kind == "probe":
-        return int(word)
-    w = int(word) & 0xFFFFFFFF
-    return w - (1 << 32) if w >= 1 << 31 else w
-
-
-def _compare_port(kind: str, port: int, expected_words: np.ndarray, got: np.ndarray, summary: dict,
-                  expected_invalid: int, first: list, problems: list) -> int:
-    """Mismatching rows on one port (value differences + missing + extra words); fills first/problems."""
-    n = min(expected_words.size, got.size)
-    if kind != "probe":
-        # The result port is 32 bits wide; any higher bit would be a harness fault, not the design's.
-        got_cmp = got[:n] & np.uint64(0xFFFFFFFF)
-    else:
-        got_cmp = got[:n]
-    bad = np.flatnonzero(got_cmp != expected_words[:n])
+def compare_output(name: str, bits: int, expected: np.ndarray, signed: bool, got: np.ndarray, summary: dict,
+                   first: list, problems: list) -> int:
+    """Mismatching beats on one output stream (value differences + missing + extra); fills first/problems."""
+    n = min(expected.shape[0], got.shape[0])
+    got_cmp = _mask_top(got[:n], bits)
+    diff = got_cmp != expected[:n]
+    bad = np.flatnonzero(diff if diff.ndim == 1 else diff.any(axis=1))
     for i in bad[: max(0, MAX_SHOWN_MISMATCHES - len(first))]:
-        first.append({"port": port, "row": int(i), "expected": _show(kind, expected_words[i]),
-                      "got": _show(kind, got[i])})
-    missing = max(0, expected_words.size - got.size)
-    extra = max(0, got.size - expected_words.size)
+        first.append({"port": name, "row": int(i), "expected": _show(expected[i], signed, bits),
+                      "got": _show(got[i], signed, bits)})
+    missing = max(0, expected.shape[0] - got.shape[0])
+    extra = max(0, got.shape[0] - expected.shape[0])
     if missing:
-        problems.append(f"port {port}: {missing} of {expected_words.size} result words never came out")
+        problems.append(f"{name}: {missing} of {expected.shape[0]} result beats never came out")
         if len(first) < MAX_SHOWN_MISMATCHES:
-            first.append({"port": port, "row": int(got.size), "expected": _show(kind, expected_words[got.size]),
-                          "got": None})
+            first.append({"port": name, "row": int(got.shape[0]),
+                          "expected": _show(expected[got.shape[0]], signed, bits), "got": None})
     if extra:
-        problems.append(f"port {port}: {extra} extra result word(s) after the expected {expected_words.size}")
-    want_tlast = [int(expected_words.size) - 1] if expected_words.size else []
+        problems.append(f"{name}: {extra} extra result beat(s) after the expected {expected.shape[0]}")
+    want_tlast = [int(expected.shape[0]) - 1] if expected.shape[0] else []
     if summary["tlast_at"] != want_tlast:
         shown = summary["tlast_at"][:5]
-        problems.append(f"port {port}: tlast on word(s) {shown}{' ...' if len(summary['tlast_at']) > 5 else ''}, "
-                        f"expected exactly on word {want_tlast} (the frame's last result)")
-    if summary["stat_invalid"] != expected_invalid:
-        problems.append(f"port {port}: stat_invalid = {summary['stat_invalid']}, the model counts {expected_invalid} "
-                        f"invalid weight bytes")
-    if summary["stat_overflow"]:
-        problems.append(f"port {port}: stat_overflow is set (the output FIFO dropped a result with m_tready held high)")
-    if summary["tready_low_cycles"]:
-        problems.append(f"port {port}: s_axis_tready was low on {summary['tready_low_cycles']} cycle(s) with tvalid "
-                        f"high; the contract says tready is constant 1")
-    if summary["beats_accepted"] != summary["beats_in"]:
-        problems.append(f"port {port}: only {summary['beats_accepted']} of {summary['beats_in']} beats were accepted")
+        problems.append(f"{name}: tlast on beat(s) {shown}{' ...' if len(summary['tlast_at']) > 5 else ''}, "
+                        f"expected exactly on beat {want_tlast} (the last result)")
     return int(bad.size) + missing + extra
+
+
+def check_inputs(summary_inputs: list, stall_free: bool, problems: list) -> None:
+    for s in summary_inputs:
+        if stall_free and s["tready_low_cycles"]:
+            problems.append(f"{s['name']}: tready was low on {s['tready_low_cycles']} cycle(s) with tvalid high; "
+                            f"the model says the design never stalls its input (tready constant 1)")
+        if s["beats_accepted"] != s["beats_in"]:
+            problems.append(f"{s['name']}: only {s['beats_accepted']} of {s['beats_in']} beats were accepted")
+
+
+def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list) -> None:
+    for name, value in want.items():
+        if got.get(name) != value:
+            problems.append(f"{name} = {got.get(name)} at the end of the run, the model expects {value}")
 
 
 def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1, row_bytes: int | None = None, *,
             params: Mapping[str, Any] | None = None, flags: Iterable[str] = (),
             invalid_fraction: float | None = None, console: Console | None = None,
             build_root: Path = BUILD, keep_files: bool = False) -> dict:
-    """Simulate `rows` rows (total over ports; None = full scale) and compare every word with the model.
+    """Simulate the design against its verification and return the result (also see write_result / main).
 
+    A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
+    output stream compared; a cocotb testbench runs in cocotb's own runner (kabe.sim.cocotb_run).
+    rows: the model's size (kabe's own models: rows over all ports; None = the model's full scale).
     params override core parameters (e.g. a deliberately broken variant); flags are FuseSoC use flags.
-    Raises SimError / SimBuildError / CoreError / DesignError when the run cannot happen; a run that
-    happens but disagrees with the model returns normally with mismatches > 0 or problems listed.
+    Raises SimError / SimBuildError / CoreError / DesignError / ModelError when the run cannot happen;
+    a run that happens but disagrees with the model returns normally with mismatches > 0 or problems.
     """
     t_start = time.monotonic()
     console = console or make_console(stderr=True)
     d = designs.get(design)
-    rows = full_scale_rows(d) if rows is None else rows
-    rows_per_port = _split_rows(d, rows)
+    if d.verify.kind == "none":
+        raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")
+    if d.verify.kind == "cocotb":
+        from . import cocotb_run
+
+        return cocotb_run.run(d, seed=seed, params=params, flags=flags, console=console, build_root=build_root)
+    if rows is None and d.kind is not None:
+        rows = full_scale_rows(d)
     row_bytes = d.row_bytes if row_bytes is None else int(row_bytes)
-    invalid_fraction = (DEFAULT_INVALID_FRACTION if d.kind == "ternary" else 0.0) \
-        if invalid_fraction is None else float(invalid_fraction)
     params = dict(params or {})
     commit = provenance.current_commit()
+    streams = d.streams
+    context = Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
+                      options={"row_bytes": row_bytes, "invalid_fraction": invalid_fraction})
+    fn = golden.load(d)
+    t0 = time.monotonic()
+    # the model first: a size it refuses is said before minutes of compiling
+    with _stage(console, f"[bold]{d.name}[/]: building the streams ({d.verify.value})"):
+        stim = golden.stimulus(d, fn, seed, rows, context)
+    stim_seconds = time.monotonic() - t0
 
     with _stage(console, f"[bold]{d.name}[/]: resolving and compiling (Verilator)"):
         sb = verilator_build.build(d, params, flags=flags, build_root=build_root)
@@ -167,50 +178,57 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     disk_space.check_free(f"the {d.name} simulation", places)  # its streams and outputs go to run_root
     workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
     try:
-        # Streams: one per port, written to disk; the golden model's words are computed while the
-        # simulation runs (the harness is one process on one core, numpy takes the other).
+        # Streams: one file per input stream; the golden model's expected beats are computed while
+        # the simulation runs when the model gives them as a function (the harness is one process on
+        # one core, numpy takes the other).
         t0 = time.monotonic()
-        finishers = []
-        port_args: list[str] = []
-        with _stage(console, f"[bold]{d.name}[/]: building {d.ports} x {rows_per_port:,} rows ({d.kind}) with numpy"):
-            for port in range(d.ports):
-                rng = np.random.default_rng([seed, port])
-                stream, n_expected, finish = frames.build_deferred(d.kind, rng, rows_per_port, row_bytes,
-                                                                   invalid_fraction)
-                in_path = workdir / f"in{port}.bin"
+        with _stage(console, f"[bold]{d.name}[/]: writing the streams"):
+            argv: list[str] = []
+            beats_in = 0
+            for name, bits in streams.inputs.items():
+                words = golden.words(d, name, stim.inputs[name], bits)
+                in_path = workdir / f"in.{name}.bin"
                 try:
-                    stream.tofile(in_path)
+                    words.tofile(in_path)
                 except OSError as e:  # a full disk: one line naming it, not a traceback
                     full = disk_space.os_error_message(f"the {d.name} simulation", e, places[0], in_path)
                     if full:
                         raise SimError(full) from None
                     raise
-                finishers.append(finish)
-                port_args += ["--port", str(in_path), str(n_expected), str(workdir / f"out{port}.bin")]
-                del stream
-        frame_seconds = time.monotonic() - t0
-        beats_per_port = [(workdir / f"in{p}.bin").stat().st_size // frames.BEAT_BYTES for p in range(d.ports)]
+                beats_in = max(beats_in, words.shape[0])
+                argv += ["--in", str(in_path)]
+                del words
+            expected_now = None if callable(stim.expected) else stim.expected
+            counts = stim.expected_beats or {n: int(np.asarray(a).shape[0]) for n, a in expected_now.items()}
+            for name in streams.outputs:
+                argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
+        frame_seconds = stim_seconds + time.monotonic() - t0
         console.print(f"[dim]{d.name}[/]: streams written in {frame_seconds:.1f} s "
-                      f"({sum(beats_per_port):,} beats, {sum(beats_per_port) * 8 / 1e6:,.0f} MB)")
+                      f"({beats_in:,} beats on the longest input)")
 
         # Simulate, and meanwhile compute what must come back.
-        max_cycles = 4 * max(beats_per_port) + 100_000
+        max_cycles = 4 * beats_in + 100_000
         cmd = [str(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
-               "--drain", str(_DRAIN_CYCLES), *port_args]
+               "--drain", str(_DRAIN_CYCLES), *argv]
         t0 = time.monotonic()
-        with _stage(console, f"[bold]{d.name}[/]: simulating {max(beats_per_port):,} cycles per port"):
+        with _stage(console, f"[bold]{d.name}[/]: simulating {beats_in:,} cycles per input"):
             # in a process group tied to this run: a killed build takes the simulation with it
             with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sim_proc:
                 try:
                     t1 = time.monotonic()
-                    expected: list[np.ndarray] = []
-                    invalid: list[int] = []
-                    for finish in finishers:
-                        frame = finish()
-                        expected.append(_as_words(d.kind, frame.expected))
-                        invalid.append(int(frame.invalid))
-                        del frame
-                    finishers.clear()
+                    expected_raw = expected_now if expected_now is not None else resolve(stim.expected)
+                    golden.check_outputs(d, expected_raw, context)
+                    expected = {n: golden.words(d, n, expected_raw[n], streams.outputs[n]) for n in streams.outputs}
+                    signed = {n: np.asarray(expected_raw[n]).ndim == 1
+                              and np.issubdtype(np.asarray(expected_raw[n]).dtype, np.signedinteger)
+                              for n in streams.outputs}
+                    for n in streams.outputs:
+                        if expected[n].shape[0] != int(counts[n]):
+                            raise golden.ModelError(f"the golden model {d.verify.value} of {d.name}: expected_beats "
+                                                    f"says {counts[n]} on {n}, its expected array has "
+                                                    f"{expected[n].shape[0]}")
+                    want_status = golden.check_status(d, resolve(stim.status), context)
+                    del expected_raw
                     model_seconds = time.monotonic() - t1
                     out, err = sim_proc.communicate()
                 except BaseException:  # Ctrl-C too: the simulation's own session never sees the terminal's
@@ -237,49 +255,62 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         t0 = time.monotonic()
         first: list[dict] = []
         mismatches = 0
-        port_results = []
-        with _stage(console, f"[bold]{d.name}[/]: comparing against the numpy model"):
-            for port, ps in enumerate(summary["ports"]):
-                got = np.fromfile(workdir / f"out{port}.bin", dtype="<u8")
-                mismatches += _compare_port(d.kind, port, expected[port], got, ps, invalid[port], first, problems)
-                port_results.append({
-                    "port": port, "rows": rows_per_port, "beats": ps["beats_accepted"], "cycles": ps["cycles"],
-                    "beats_per_cycle": round(ps["beats_accepted"] / ps["cycles"], 6) if ps["cycles"] else 0.0,
-                    "tready_low_cycles": ps["tready_low_cycles"], "words": ps["words"],
-                    "expected_words": int(expected[port].size), "stat_invalid": ps["stat_invalid"],
-                    "expected_invalid": invalid[port], "stat_overflow": ps["stat_overflow"],
-                    "tlast_at": ps["tlast_at"][:10],
-                    "latency_cycles": (ps["last_out_cycle"] - ps["last_accept_cycle"])
-                    if ps["last_out_cycle"] >= 0 and ps["last_accept_cycle"] >= 0 else None,
-                })
+        with _stage(console, f"[bold]{d.name}[/]: comparing against the golden model"):
+            check_inputs(summary["inputs"], stim.stall_free, problems)
+            for os_ in summary["outputs"]:
+                name, bits = os_["name"], streams.outputs[os_["name"]]
+                got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
+                w = words_per_beat(bits)
+                got = got if w == 1 else got.reshape(-1, w)
+                mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
+            check_status(summary["status"], want_status, problems)
         compare_seconds = time.monotonic() - t0
     finally:
         if not keep_files:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    beats = sum(p["beats"] for p in port_results)
-    port_cycles = sum(p["cycles"] for p in port_results)
+    ins, outs, status = summary["inputs"], summary["outputs"], summary["status"]
+    beats = sum(s["beats_accepted"] for s in ins)
+    port_cycles = sum(s["cycles"] for s in ins)
+    words_checked = sum(int(e.shape[0]) for e in expected.values())
+    per_port = []  # kabe's paired HP ports: input p with output p and its counters
+    for p, (i, o) in enumerate(zip(ins, outs)):
+        per_port.append({
+            "port": p, "input": i["name"], "output": o["name"], "beats": i["beats_accepted"], "cycles": i["cycles"],
+            "beats_per_cycle": round(i["beats_accepted"] / i["cycles"], 6) if i["cycles"] else 0.0,
+            "tready_low_cycles": i["tready_low_cycles"], "words": o["beats"], "expected_words": o["expected_beats"],
+            "stat_invalid": status.get(f"stat{p}_invalid"), "expected_invalid": want_status.get(f"stat{p}_invalid"),
+            "stat_overflow": status.get(f"stat{p}_overflow"), "tlast_at": o["tlast_at"][:10],
+            "latency_cycles": (o["last_out_cycle"] - i["last_accept_cycle"])
+            if o["last_out_cycle"] >= 0 and i["last_accept_cycle"] >= 0 else None,
+        })
     result = {
         "design": d.name,
         "kind": d.kind,
+        "verification": d.verify.as_dict(),
+        "streams": streams.as_dict(),
         "ports": d.ports,
-        "rows": rows,
-        "rows_per_port": rows_per_port,
+        "rows": rows if rows is not None else words_checked,
+        "rows_per_port": rows // d.ports if rows is not None and d.kind is not None else None,
         "row_bytes": row_bytes,
-        # Engines: one result word per row (attention: per output element); the probe: the rows it counted.
-        "rows_checked": sum(int(e.size) for e in expected) if d.kind != "probe" else rows,
-        "words_checked": sum(int(e.size) for e in expected),
+        # kabe's engines: one result word per row (attention: per output element); the probe: the rows
+        # it counted (the model's `checked`); any other model: the beats compared
+        "rows_checked": stim.checked if stim.checked is not None else words_checked,
+        "words_checked": words_checked,
         "mismatches": mismatches,
         "first_mismatches": first,
         "problems": problems,
         "passed": mismatches == 0 and not problems,
         "beats": beats,
-        "cycles": max((p["cycles"] for p in port_results), default=0),
+        "cycles": max((s["cycles"] for s in ins), default=0),
         "total_cycles": summary["total_cycles"],
         "beats_per_cycle": round(beats / port_cycles, 6) if port_cycles else 0.0,
-        "per_port": port_results,
-        "stat_invalid": sum(p["stat_invalid"] for p in port_results),
-        "invalid_fraction": invalid_fraction,
+        "per_port": per_port,
+        "status": status,
+        "expected_status": want_status,
+        "stat_invalid": sum(v for k, v in status.items() if k.endswith("_invalid")),
+        "invalid_fraction": invalid_fraction if invalid_fraction is not None else
+        (DEFAULT_INVALID_FRACTION if d.kind == "ternary" else 0.0),
         "seed": seed,
         "parameters": {k: v for k, v in sb.parameters.items()},
         "overrides": params,
@@ -308,12 +339,22 @@ def result_path(result: Mapping[str, Any], root: Path = REPORTS) -> Path:
 
 
 def write_result(result: Mapping[str, Any], root: Path = REPORTS) -> Path:
-    """reports/<commit>/<design>/sim/result.json, written atomically."""
-    return write_json_atomic(result_path(result, root), dict(result))
+    """reports/<commit>/<design>/sim/result.json, written atomically; a cocotb run's JUnit XML beside it
+    (junit.xml), so the result names it rather than carrying it."""
+    result = dict(result)
+    xml_text = result.pop("junit_xml", None)
+    path = result_path(result, root)
+    if xml_text is not None:
+        write_text_atomic(path.with_name("junit.xml"), xml_text)
+        result["junit"] = "junit.xml"
+    return write_json_atomic(path, result)
 
 
 def describe(result: Mapping[str, Any]) -> str:
     verdict = "[green]PASS[/]" if result["passed"] else "[red]FAIL[/]"
+    if result.get("simulator") == "cocotb":
+        return (f"{verdict} {result['design']}: cocotb {result['module']}, {result['tests']} test(s), "
+                f"{result['failed']} failed, {result['seconds']:.1f} s wall")
     return (f"{verdict} {result['design']}: {result['rows_checked']:,} rows, {result['mismatches']} mismatches, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
             f"(beats/cycle {result['beats_per_cycle']:.3f}), {result['seconds']:.1f} s wall "
@@ -328,7 +369,7 @@ def main(design: str, rows: int | None = None, seed: int = 1, *, console: Consol
     console = console or make_console()
     try:
         result = run_sim(design, rows, seed=seed, console=console, params=params)
-    except (designs.DesignError, CoreError, SimBuildError, SimError) as e:
+    except UserError as e:  # a design, core, model, build or testbench mistake: one line, exit 2
         console.print(f"[red]sim {design}: {escape(str(e))}[/]")
         return 2
     path = write_result(result)

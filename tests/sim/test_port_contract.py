@@ -58,7 +58,9 @@ def write_design(cores: Path, name: str, verilog: str) -> Path:
               tool: verilator
               mode: cc
         """))
-    (d / "design.yaml").write_text(f"core: test:design:{name}:0.1.0\nkind: probe\nports: 1\n")
+    (d / "design.yaml").write_text(f'core: test:design:{name}:0.1.0\nverify: {{model: "kabe.model.frames:probe_stimulus"}}\n'
+                                   f"streams: {{in: {{s0_axis: 64}}, out: {{m0_axis: 64}}, "
+                                   f"status: {{stat0_invalid: 32, stat0_overflow: 1}}}}\nports: 1\n")
     return d / "design.yaml"
 
 
@@ -67,8 +69,24 @@ def verilator_argv(src: Path, top: str, *extra: str) -> list[str]:
             *extra, str(src)]
 
 
-def test_every_kind_has_a_result_width():
-    assert set(port_contract.RESULT_BITS) == set(designs.KINDS)
+ONE_PROBE = designs.Streams({"s0_axis": 64}, {"m0_axis": 64}, {"stat0_invalid": 32, "stat0_overflow": 1})
+
+
+def test_kabes_own_models_are_named_alike_in_designs_and_frames():
+    """designs.KABE_MODELS is written out (no numpy at `doit` start); it must name exactly frames.BOARD_KINDS."""
+    from kabe.model import frames
+
+    assert designs.KABE_MODELS == frames.BOARD_KINDS
+    assert all(callable(getattr(frames, spec.split(":")[1])) for spec in frames.BOARD_KINDS)
+
+
+def test_declared_streams_are_the_contract():
+    s = designs.Streams({"s_axis": 32}, {"m_axis": 512}, {"count": 16})
+    assert port_contract.expected_ports(s) == {
+        "clk": ("input", 1), "rst": ("input", 1), "s_axis_tdata": ("input", 32), "s_axis_tvalid": ("input", 1),
+        "s_axis_tready": ("output", 1), "s_axis_tlast": ("input", 1), "m_axis_tdata": ("output", 512),
+        "m_axis_tvalid": ("output", 1), "m_axis_tready": ("input", 1), "m_axis_tlast": ("output", 1),
+        "count": ("output", 16)}
 
 
 def test_verilators_view_of_widths_directions_parameters_and_typedefs(tmp_path):
@@ -101,7 +119,7 @@ def test_what_is_off_the_contract_is_named(tmp_path, drop, replace, line):
     src = tmp_path / "t.v"
     src.write_text(top_verilog("t", drop, replace))
     found = port_contract.read_ports(verilator_argv(src, "t"), "t", verilator_build._env())
-    assert port_contract.problems(found, port_contract.expected_ports(1, 64)) == [line]
+    assert port_contract.problems(found, port_contract.expected_ports(ONE_PROBE)) == [line]
 
 
 def test_the_generated_tops_of_every_design_keep_the_contract(tmp_path):
@@ -117,8 +135,7 @@ def test_the_generated_tops_of_every_design_keep_the_contract(tmp_path):
                 *[verilator_build._param_arg(k, v, {}) for k, v in values.items()], *map(str, edam.sources)]
         found = port_contract.read_ports(argv, edam.toplevel, verilator_build._env())
         assert found is not None, name
-        assert port_contract.problems(found, port_contract.expected_ports(d.ports, port_contract.RESULT_BITS[d.kind])) \
-            == [], name
+        assert port_contract.problems(found, port_contract.expected_ports(d.streams)) == [], name
 
 
 def test_the_build_refuses_before_verilating(tmp_path, monkeypatch):
@@ -131,7 +148,7 @@ def test_the_build_refuses_before_verilating(tmp_path, monkeypatch):
     assert isinstance(e.value, UserError) and isinstance(e.value, verilator_build.SimBuildError)
     msg = str(e.value)
     assert msg == ('top noport_top of design noport breaks the port contract (docs/streams.md, "Top-level ports"; '
-                   "1 HP port(s), probe results are 64 bits): m0_axis_tvalid is missing (expected a 1-bit output)")
+                   "design.yaml's streams: s0_axis 64, m0_axis 64 bits): m0_axis_tvalid is missing (expected a 1-bit output)")
     assert ran == [] and not list((tmp_path / "build").rglob("obj"))
 
 

@@ -11,10 +11,14 @@ import json
 import numpy as np
 import pytest
 
+from pathlib import Path
+
 from kabe import designs
+from kabe.errors import UserError
+from kabe.model import frames
+from kabe.model.stimulus import Context, as_words
 from kabe.paths import CORES
 from kabe.sim import runner, verilator_build
-from kabe.sim.runner import SimError
 
 # The designs the project plans, plus any other design.yaml in the tree.
 DESIGNS = sorted({"stage2", "stage2_2hp", "stage3", "stage3_naive", "stage4"}
@@ -30,15 +34,14 @@ def _design(name: str) -> designs.Design:
 
 # ---- comparison logic, no simulator -------------------------------------------------------------
 
-def _summary(words: int, tlast_at=None, invalid=0, overflow=0, tready_low=0):
-    return {"tlast_at": [words - 1] if tlast_at is None else tlast_at, "stat_invalid": invalid,
-            "stat_overflow": overflow, "tready_low_cycles": tready_low, "beats_accepted": 10, "beats_in": 10}
+def _summary(words: int, tlast_at=None):
+    return {"tlast_at": [words - 1] if tlast_at is None else tlast_at}
 
 
-def _compare(expected, got, summary, invalid=0):
+def _compare(expected, got, summary):
     first, problems = [], []
-    n = runner._compare_port("int8", 0, runner._as_words("int8", np.asarray(expected, dtype=np.int32)),
-                             np.asarray(got, dtype=np.uint64), summary, invalid, first, problems)
+    exp = as_words("m0_axis", np.asarray(expected, dtype=np.int32), 32)
+    n = runner.compare_output("m0_axis", 32, exp, True, np.asarray(got, dtype=np.uint64), summary, first, problems)
     return n, first, problems
 
 
@@ -52,10 +55,10 @@ def test_compare_catches_a_flipped_word_and_reports_it_signed():
     got = exp.copy()
     got[1] = -4
     n, first, problems = _compare(exp, got.view(np.uint32).astype(np.uint64), _summary(3))
-    assert n == 1 and first == [{"port": 0, "row": 1, "expected": -3, "got": -4}] and not problems
+    assert n == 1 and first == [{"port": "m0_axis", "row": 1, "expected": -3, "got": -4}] and not problems
 
 
-def test_compare_catches_missing_extra_tlast_and_stats():
+def test_compare_catches_missing_extra_tlast_stats_and_stalls():
     exp = np.arange(4, dtype=np.int32)
     n, first, problems = _compare(exp, exp[:3].astype(np.uint64), _summary(3))
     assert n == 1 and any("never came out" in p for p in problems) and first[0]["got"] is None
@@ -63,20 +66,37 @@ def test_compare_catches_missing_extra_tlast_and_stats():
     assert n == 1 and any("extra" in p for p in problems)
     _, _, problems = _compare(exp, exp.astype(np.uint64), _summary(4, tlast_at=[1, 3]))
     assert any("tlast" in p for p in problems)
-    _, _, problems = _compare(exp, exp.astype(np.uint64), _summary(4, invalid=2), invalid=3)
-    assert any("stat_invalid = 2" in p for p in problems)
-    _, _, problems = _compare(exp, exp.astype(np.uint64), _summary(4, overflow=1, tready_low=7))
-    assert any("stat_overflow" in p for p in problems) and any("tready was low on 7" in p for p in problems)
+    problems = []
+    runner.check_status({"stat0_invalid": 2, "stat0_overflow": 1}, {"stat0_invalid": 3, "stat0_overflow": 0}, problems)
+    assert problems == ["stat0_invalid = 2 at the end of the run, the model expects 3",
+                        "stat0_overflow = 1 at the end of the run, the model expects 0"]
+    problems = []
+    ins = [{"name": "s0_axis", "tready_low_cycles": 7, "beats_accepted": 10, "beats_in": 10}]
+    runner.check_inputs(ins, True, problems)
+    assert any("tready was low on 7" in p for p in problems)
+    problems = []
+    runner.check_inputs(ins, False, problems)  # a design that may stall its input (not kabe's contract)
+    assert problems == []
+
+
+def test_wide_beats_compare_by_whole_beat():
+    """A 128-bit output: a beat differing only in its top word is one mismatch, shown in hex."""
+    exp_bytes = np.arange(32, dtype=np.uint8).reshape(2, 16)
+    exp = as_words("m_axis", exp_bytes, 128)
+    got = exp.copy()
+    got[1, 1] ^= np.uint64(1 << 63)
+    first, problems = [], []
+    n = runner.compare_output("m_axis", 128, exp, False, got, _summary(2), first, problems)
+    assert n == 1 and first[0]["row"] == 1 and first[0]["expected"] == "0x1f1e1d1c1b1a19181716151413121110"
+    assert first[0]["got"] == "0x9f1e1d1c1b1a19181716151413121110"
 
 
 def test_rows_must_divide_by_ports():
-    d = designs.Design(name="two", core="kabe:design:two:0.1.0", kind="int8", ports=2, row_bytes=512,
-                       constraints=CORES, expect_gate="pass", budgets={}, core_file=CORES, yaml_file=CORES)
-    assert runner._split_rows(d, 131_070) == 65_535
-    with pytest.raises(SimError, match=r"2 HP ports.*131071 does not divide by 2; use 131070 or 131072"):
-        runner._split_rows(d, 131_071)
-    with pytest.raises(SimError, match="positive integer"):
-        runner._split_rows(d, 0)
+    ctx = Context(inputs={"s0_axis": 64, "s1_axis": 64}, outputs={"m0_axis": 32, "m1_axis": 32})
+    with pytest.raises(ValueError, match=r"2 HP ports.*131071 does not divide by 2; use 131070 or 131072"):
+        frames.int8_stimulus(1, 131_071, ctx)
+    with pytest.raises(ValueError, match="positive integer"):
+        frames.int8_stimulus(1, 0, ctx)
 
 
 def test_write_result_path(tmp_path):
@@ -111,8 +131,8 @@ def test_full_scale_rows():
 
 def test_rows_not_divisible_is_refused_before_anything_runs():
     d = _design("stage4")
-    with pytest.raises(SimError, match="does not divide by 2"):
-        runner.run_sim(d, 1001)
+    with pytest.raises(UserError, match="does not divide by 2"):
+        runner.run_sim(d, 1001, build_root=Path("/nonexistent/never-built"))
 
 
 def test_second_build_is_reused():

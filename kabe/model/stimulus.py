@@ -1,0 +1,104 @@
+"""The golden-model API (docs/your_design.md): what a design's `verify: {model: "pkg.mod:function"}`
+function returns, and how its beats become the words kabe's harness streams and compares.
+
+    def stimulus(seed: int, size: int | None, context: Context) -> Stimulus
+
+numpy only, like every golden model: the board runner copies kabe.model and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Union
+
+import numpy as np
+
+MIN_BITS, MAX_BITS = 8, 512
+
+Beats = np.ndarray
+# expected and status may be given now or as a zero-argument function kabe calls while the
+# simulation runs (the other core computes the model's answer meanwhile)
+Later = Union[Mapping[str, Any], Callable[[], Mapping[str, Any]]]
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the design declares, handed to the model: port name -> tdata bits, and options
+    (design.yaml's row_bytes, and what a `doit sim` run overrides, e.g. invalid_fraction)."""
+
+    inputs: Mapping[str, int]
+    outputs: Mapping[str, int]
+    status: Mapping[str, int] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Stimulus:
+    """One run: the beats offered on every input port (tlast on each port's last beat), the beats
+    every output port must produce (tlast exactly on the last), and optionally the final value of
+    status outputs (e.g. how many bytes were invalid on purpose: {"stat0_invalid": 13}).
+
+    A beat array is either 1-D integers, one beat per element (ports up to 64 bits; signed values
+    are two's complement at the port's width), or 2-D uint8 of shape (beats, bits / 8), byte i being
+    tdata[8i+7:8i] (any width, 8 to 512 bits)."""
+
+    inputs: Mapping[str, Beats]
+    expected: Later
+    status: Later = field(default_factory=dict)
+    expected_beats: Mapping[str, int] | None = None  # needed when expected is a function: beats per output
+    stall_free: bool = False  # the design must hold every input's tready high (kabe's own contract)
+    checked: int | None = None  # what the model counts as checked (kabe's: rows); default: expected beats
+
+
+class StimulusError(ValueError):
+    """A model's beats do not fit the ports design.yaml declares."""
+
+
+def words_per_beat(bits: int) -> int:
+    return (bits + 63) // 64
+
+
+def as_words(port: str, beats: Any, bits: int) -> np.ndarray:
+    """The beats as the harness reads them: uint64 words, little-endian, words_per_beat(bits) per beat;
+    1-D for ports up to 64 bits, else (beats, words). Values wider than the port are refused."""
+    a = np.asarray(beats)
+    w = words_per_beat(bits)
+    if a.ndim == 2:
+        nbytes = (bits + 7) // 8
+        if a.dtype != np.uint8 or a.shape[1] != nbytes:
+            raise StimulusError(f"{port}: a 2-D beat array must be uint8 of shape (beats, {nbytes}) for a "
+                                f"{bits}-bit port, got {a.dtype} {a.shape}")
+        if bits % 8:
+            top = a[:, -1] >> np.uint8(bits % 8)
+            if top.any():
+                raise StimulusError(f"{port}: beat {int(np.flatnonzero(top)[0])} has bits above bit {bits - 1}")
+        padded = np.zeros((a.shape[0], 8 * w), dtype=np.uint8)
+        padded[:, :nbytes] = a
+        words = padded.view("<u8")
+        return words.reshape(-1) if w == 1 else words
+    if a.ndim != 1 or not np.issubdtype(a.dtype, np.integer):
+        raise StimulusError(f"{port}: beats must be a 1-D integer array (one beat per element) or 2-D uint8 "
+                            f"(beats, bytes), got {a.dtype} of shape {a.shape}")
+    if bits > 64:
+        raise StimulusError(f"{port} is {bits} bits: give its beats as 2-D uint8 (beats, {(bits + 7) // 8})")
+    signed = np.issubdtype(a.dtype, np.signedinteger)
+    if a.dtype == np.uint64 or (a.dtype.itemsize == 8 and signed):
+        words = a.view(np.uint64)
+    else:
+        words = a.astype(np.int64 if signed else np.uint64, copy=False).view(np.uint64)
+    if bits < 64:
+        mask = np.uint64((1 << bits) - 1)
+        if signed:
+            lo = a.min(initial=0)
+            hi = a.max(initial=0)
+            if lo < -(1 << (bits - 1)) or hi >= 1 << (bits - 1):
+                raise StimulusError(f"{port}: a signed beat does not fit {bits} bits (min {lo}, max {hi})")
+            words = words & mask
+        elif a.size and int(a.max()) >> bits:
+            raise StimulusError(f"{port}: beat {int(np.flatnonzero(words > mask)[0])} has bits above bit {bits - 1}")
+    return words
+
+
+def resolve(value: Later) -> Mapping[str, Any]:
+    """expected / status: the mapping itself, or what its function returns."""
+    return value() if callable(value) else value

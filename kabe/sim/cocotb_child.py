@@ -1,0 +1,29 @@
+"""Run one cocotb testbench with cocotb's own runner on Verilator, in a process of its own.
+
+kabe.sim.cocotb_run starts this file as `python cocotb_child.py <job.json>` under kabe.tool_group
+(so Verilator, make, g++ and the simulation die with the build). It imports nothing of kabe; its
+only output kabe believes is the JUnit XML, which kabe.sim.cocotb_run reads as data.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main(job_file: str) -> int:
+    from cocotb_tools.runner import get_runner
+
+    job = json.loads(open(job_file, encoding="utf-8").read())
+    sys.path[:0] = job["pythonpath"]  # cocotb hands its own sys.path to the simulation as PYTHONPATH
+    runner = get_runner("verilator")
+    runner.build(sources=job["sources"], includes=job["includes"], defines=job["defines"],
+                 parameters=job["parameters"], hdl_toplevel=job["toplevel"], build_dir=job["build_dir"],
+                 build_args=job["build_args"], always=False)
+    runner.test(test_module=job["module"], hdl_toplevel=job["toplevel"], test_dir=job["test_dir"],
+                build_dir=job["build_dir"], results_xml=job["results_xml"], seed=job["seed"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,133 @@
+"""A design verified by a cocotb testbench (`verify: {cocotb: "test_module"}`, docs/your_design.md).
+
+The testbench runs in cocotb's own runner on Verilator (cocotb_tools.runner), in a child process
+under kabe.tool_group, on the files of the design's `sim` target as FuseSoC resolves them. Its
+JUnit XML is the simulation verdict: read here as data (size-capped, no DTD), every test case
+counted, and passed only when at least one test ran and none failed or errored. The XML is kept
+with the result and archived beside it (reports/<commit>/<design>/sim/junit.xml).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from rich.console import Console
+
+from kabe.errors import UserError, bounded
+from .. import cores, designs, disk_space, provenance, tool_group
+from ..paths import BUILD, ROOT
+from . import verilator_build
+
+CHILD = Path(__file__).with_name("cocotb_child.py")
+MAX_XML_BYTES = 16 << 20
+_TIMEOUT_S = 3600
+
+
+class CocotbError(UserError, RuntimeError):
+    """The cocotb testbench could not run, or its JUnit result cannot be read."""
+
+
+def parse_junit(text: str, where: str) -> dict[str, Any]:
+    """tests, failed, skipped and the failing cases' names and messages of a JUnit XML text."""
+    if len(text) > MAX_XML_BYTES:
+        raise CocotbError(f"{where}: the JUnit result is larger than {MAX_XML_BYTES >> 20} MiB")
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise CocotbError(f"{where}: the JUnit result declares a DTD or entities, which a test result never needs")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as e:
+        raise CocotbError(f"{where}: the JUnit result is not XML ({e})") from None
+    cases = list(root.iter("testcase"))
+    failed, skipped = [], 0
+    for c in cases:
+        bad = c.find("failure")
+        bad = bad if bad is not None else c.find("error")
+        if bad is not None:
+            msg = " ".join((bad.get("message") or bad.text or "").split())
+            failed.append(f"cocotb test {bounded(c.get('name'), 80)} failed" + (f": {msg[:200]}" if msg else ""))
+        elif c.find("skipped") is not None:
+            skipped += 1
+    return {"tests": len(cases), "failed": len(failed), "skipped": skipped, "failures": failed}
+
+
+def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = None, flags: Iterable[str] = (),
+        console: Console | None = None, build_root: Path = BUILD) -> dict:
+    """Run the design's cocotb testbench; the result has runner.run_sim's verdict keys (passed,
+    mismatches, problems, rows_checked) and the JUnit XML text under "junit_xml"."""
+    t_start = time.monotonic()
+    module = d.verify.value
+    found = designs.verify_sources(d)
+    if not found:
+        raise CocotbError(f"{d.yaml_file}: verify.cocotb {module}: no {module.replace('.', '/')}.py in the design's "
+                          f"folder ({d.directory}) or the project root ({ROOT}); create it or correct verify.cocotb")
+    edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
+    values = {k: v for k, v in edam.parameters.items()
+              if edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") == "vlogparam" and v is not None}
+    values.update(params or {})
+    defines = {k: v for k, v in edam.parameters.items()
+               if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
+    commit = provenance.current_commit()
+    run_root = Path(build_root) / "sim" / d.name / "cocotb"
+    run_root.mkdir(parents=True, exist_ok=True)
+    disk_space.check_free(f"the {d.name} cocotb run", [disk_space.tmp_place(), disk_space.build_place(run_root)])
+    work = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
+    try:
+        results = work / "results.xml"
+        job = {"sources": [str(p) for p in edam.sources], "includes": [str(p) for p in edam.include_dirs],
+               "defines": {k: v for k, v in defines.items()}, "parameters": values, "toplevel": edam.toplevel,
+               "build_dir": str(run_root / "build"), "test_dir": str(work), "results_xml": str(results),
+               "module": module, "seed": seed, "pythonpath": [str(found[0].parent), str(ROOT)],
+               "build_args": ["-Wno-fatal", "-Wno-lint", "-Wno-style",
+                              *[str(o) for o in edam.tool_options.get("verilator_options", [])]]}
+        (work / "job.json").write_text(json.dumps(job, default=str))
+        env = verilator_build._env()
+        env["PATH"] = f"{verilator_build.verilator_root() / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+        if console:
+            console.print(f"[dim]{d.name}[/]: cocotb {module} on Verilator (cocotb's runner)")
+        t0 = time.monotonic()
+        proc = tool_group.run([sys.executable, str(CHILD), str(work / "job.json")], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=_TIMEOUT_S)
+        seconds = time.monotonic() - t0
+        (run_root / "last.log").write_text(proc.stdout + "\n" + proc.stderr)
+        if not results.is_file():
+            errs = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines()
+                    if "%Error" in ln or "error:" in ln.lower() or "Error" in ln][:3]
+            raise CocotbError(f"the cocotb testbench {module} of {d.name} wrote no JUnit result (exit "
+                              f"{proc.returncode}): {' | '.join(errs) or (proc.stderr or proc.stdout).strip()[-300:]} "
+                              f"(log: {run_root / 'last.log'})")
+        xml_text = results.read_text(errors="replace")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    junit = parse_junit(xml_text, f"{d.name} (cocotb {module})")
+    problems = list(junit["failures"])
+    if junit["tests"] - junit["skipped"] == 0:
+        problems.append(f"cocotb {module} ran no test (a testbench with no @cocotb.test, or every test skipped)")
+    return {
+        "design": d.name, "kind": None, "verification": d.verify.as_dict(), "ports": d.ports,
+        "module": module, "tests": junit["tests"], "failed": junit["failed"], "skipped": junit["skipped"],
+        "rows": junit["tests"], "rows_checked": junit["tests"], "words_checked": 0,
+        "mismatches": 0, "first_mismatches": [], "problems": problems, "passed": not problems,
+        "beats": 0, "cycles": 0, "beats_per_cycle": 0.0, "seed": seed,
+        "parameters": values, "overrides": dict(params or {}), "flags": list(flags),
+        "seconds": round(time.monotonic() - t_start, 3), "frame_seconds": 0.0, "model_seconds": 0.0,
+        "compile_seconds": 0.0, "simulate_seconds": round(seconds, 3), "compare_seconds": 0.0,
+        "simulator": "cocotb", "version": _cocotb_version(), "junit_xml": xml_text,
+        "commit": commit.sha, "dirty": commit.dirty,
+    }
+
+
+def _cocotb_version() -> str:
+    from importlib import metadata
+
+    try:
+        return f"cocotb {metadata.version('cocotb')}, verilator {verilator_build.verilator_version()}"
+    except metadata.PackageNotFoundError:
+        return "cocotb (version unknown)"

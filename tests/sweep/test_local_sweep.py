@@ -41,7 +41,12 @@ def test_local_cluster_sweep_records_every_variant_and_diffs_them(repo, tmp_path
     assert tight["status"] == "failed" and tight["wns_ns"] < 0 and any("WNS" in f for f in tight["failures"])
     assert bad["status"] == "error" and "declares no parameter NOPE" in bad["failures"][0]  # failed, not lost
     assert not (sweep_dir / bad["id"]).exists()
-    assert json.loads((sweep_dir / ok["id"] / "metrics.json").read_text())["clock_period_ns"] == 7.0
+    ok_record = json.loads((sweep_dir / ok["id"] / "metrics.json").read_text())
+    assert ok_record["clock_period_ns"] == 7.0
+    # one critical path: the sweep names the build's own (the data-path delay), and period - WNS by its own name
+    path_ns = ok_record["timing"]["critical_path"]["delay_ns"]
+    assert ok["critical_path_ns"] == path_ns
+    assert f"minimum period {7.0 - ok['wns_ns']:.3f} ns" in r.stdout and f"critical path {path_ns:.3f} ns" in r.stdout
     d = subprocess.run(kabe_cmd("sweep", "stage2", "--diff", ok["id"], tight["id"][:6]), cwd=repo, env=env,
                        capture_output=True, text=True, timeout=120)
     assert d.returncode == 0, d.stdout + d.stderr

@@ -12,6 +12,7 @@ the target or the overrides changed since the last setup.
 
 from __future__ import annotations
 
+import configparser
 import fcntl
 import hashlib
 import json
@@ -141,9 +142,41 @@ def work_root_for(design: str, target: str, params: Mapping[str, Any] | None = N
     return Path(build_root) / "fusesoc" / design / (f"{target}-{key}" if key else target)
 
 
-def _resolve_inputs(cores_root: Path) -> list[Path]:
-    """Files whose change may change FuseSoC's answer: core files and generator scripts/data."""
+def project_fusesoc_conf() -> Path | None:
+    """The project's own FuseSoC configuration (what `fusesoc library add` writes in the project's
+    folder): its libraries are searched beside the project's cores/. The user's and the system's
+    configuration are never read, so a build means the same on every machine."""
+    conf = ROOT / "fusesoc.conf"
+    return conf if conf.is_file() else None
+
+
+def _library_roots() -> list[Path]:
+    """The library locations the project's fusesoc.conf names (relative ones from the file's folder,
+    as FuseSoC reads them)."""
+    conf = project_fusesoc_conf()
+    if conf is None:
+        return []
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(conf)
+    except configparser.Error as e:
+        raise CoreError(f"{conf}: not a FuseSoC configuration ({' '.join(str(e).split())}). "
+                        f"Fix: the file `fusesoc library add` writes, [library.<name>] sections") from None
     out = []
+    for section in parser.sections():
+        if section.startswith("library."):
+            location = parser.get(section, "location", fallback=str(Path("fusesoc_libraries") / section[8:]))
+            out.append((conf.parent / Path(location).expanduser()).resolve())
+    return out
+
+
+def _resolve_inputs(cores_root: Path) -> list[Path]:
+    """Files whose change may change FuseSoC's answer: core files and generator scripts/data, the
+    project's fusesoc.conf and the core files of the libraries it names."""
+    conf = project_fusesoc_conf()
+    out = [conf] if conf else []
+    for lib in _library_roots():
+        out += sorted(p for p in lib.rglob("*.core") if p.is_file() and ".git" not in p.parts)
     for root in (Path(cores_root), SCRIPTS):
         if not root.is_dir():
             continue
@@ -332,8 +365,10 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
                 pass
         stamp.unlink(missing_ok=True)
         eda_file.unlink(missing_ok=True)
-        conf = work_root / "fusesoc.conf"  # empty: no user or system config leaks into the build
-        conf.write_text("[main]\n")
+        conf = project_fusesoc_conf()  # the project's libraries; no user or system config leaks in
+        if conf is None:
+            conf = work_root / "fusesoc.conf"
+            conf.write_text("[main]\n")
         cmd = _fusesoc_cmd() + ["--config", str(conf), "--cores-root", str(cores_root)]
         cmd += ["run", "--setup", "--no-export", "--work-root", str(work_root), "--target", target]
         for fl in flags:

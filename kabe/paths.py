@@ -63,7 +63,8 @@ def find_root(start: Path | None = None, environ=os.environ) -> tuple[Path, bool
     """(project root, found). KABE_PROJECT wins; else the nearest marked folder from start upward."""
     named = environ.get("KABE_PROJECT")
     if named:
-        return Path(named).expanduser().resolve(), True
+        folder = Path(named).expanduser().resolve()
+        return folder, folder.is_dir()  # a folder that is not there is no project (require_project says so)
     here = Path(start or os.getcwd()).resolve()
     for folder in (here, *here.parents):
         if is_project(folder):
@@ -87,8 +88,9 @@ def require_project(verb: str) -> Path:
     if not FOUND:
         raise ProjectNotFound(
             f"{ROOT}: not inside a kabe project (no pyproject.toml with a [tool.kabe] table, and no dodo.py "
-            f"importing kabe's tasks, here or above); `kabe {verb}` needs one. Fix: run `kabe init` at your "
-            f"repository's top, or set KABE_PROJECT to the project's folder")
+            f"importing kabe, here or above{'; KABE_PROJECT names no folder' if os.environ.get('KABE_PROJECT') else ''}); "
+            f"`kabe {verb}` needs one. Fix: run `kabe init` at your repository's top, or set KABE_PROJECT "
+            f"to the project's folder")
     return ROOT
 
 

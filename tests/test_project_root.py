@@ -62,6 +62,7 @@ def test_a_dodo_that_imports_kabe_marks_the_project_and_kabe_project_overrides(t
     (tmp_path / "q" / "dodo.py").write_text("def task_x():\n    return {'actions': []}\n")  # not kabe's
     assert _where(tmp_path / "q")[1] is False
     assert _where(tmp_path / "q", KABE_PROJECT=str(tmp_path / "p"))[:2] == [str(tmp_path / "p"), True]
+    assert _where(tmp_path / "p", KABE_PROJECT=str(tmp_path / "gone"))[:2] == [str(tmp_path / "gone"), False]
 
 
 def test_this_checkout_is_a_project_like_any_other():

@@ -9,7 +9,7 @@ import importlib
 import sys
 from typing import Any, Callable
 
-from kabe.errors import UserError, bounded
+from kabe.errors import UserError
 from kabe.model.stimulus import Context, Stimulus, StimulusError, as_words
 from .. import designs
 from ..paths import ROOT
@@ -17,6 +17,12 @@ from ..paths import ROOT
 
 class ModelError(UserError, RuntimeError):
     """The design's golden model cannot be imported, fails, or returns what the design does not declare."""
+
+
+def _line(e: BaseException, limit: int) -> str:
+    """An exception's text on one line, bounded (a model's message is the user's, shown as written)."""
+    text = " ".join(str(e).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def load(d: designs.Design) -> Callable[..., Any]:
@@ -29,7 +35,7 @@ def load(d: designs.Design) -> Callable[..., Any]:
     try:
         module = importlib.import_module(module_name)
     except Exception as e:  # noqa: BLE001 - the user's module: any failure is said in one line
-        raise ModelError(f"{where}: cannot import {module_name} ({type(e).__name__}: {bounded(str(e), 200)}); "
+        raise ModelError(f"{where}: cannot import {module_name} ({type(e).__name__}: {_line(e, 200)}); "
                          f"it must be importable from the project root {ROOT}") from None
     fn = getattr(module, func_name, None)
     if not callable(fn):
@@ -44,7 +50,7 @@ def stimulus(d: designs.Design, fn: Callable[..., Any], seed: int, size: int | N
     try:
         stim = fn(seed, size, context)
     except Exception as e:  # noqa: BLE001 - a model's bug or refusal is the user's to fix: one line
-        raise ModelError(f"{where} raised {type(e).__name__}: {bounded(str(e), 300)}") from None
+        raise ModelError(f"{where} raised {type(e).__name__}: {_line(e, 300)}") from None
     if not isinstance(stim, Stimulus):
         raise ModelError(f"{where} returned {type(stim).__name__}, not a kabe.verify.Stimulus")
     if set(stim.inputs) != set(context.inputs):

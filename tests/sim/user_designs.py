@@ -101,6 +101,7 @@ def stimulus(seed, size, context):
 
 WIDTH_YAML = """\
 core: user:design:width:0.1.0
+constraints: width.xdc
 verify: {model: "width_model:stimulus"}
 streams:
   in: {s_axis: 32, s_wide_axis: 128}
@@ -129,10 +130,16 @@ def core_file(name: str, vlnv: str, top: str, files: list[str]) -> str:
               mode: cc
           synth:
             <<: *default
-            flow: vivado
+            flow: generic
             flow_options:
-              part: xc7z020clg400-1
+              tool: yosys
+              arch: xilinx
+              output_format: json
+              yosys_synth_options: [-family, xc7]
         """)
+
+
+XDC = "create_clock -period 7.000 -name clk_fpga_0 [get_ports clk]\n"
 
 
 def write_width(project: Path, top: str = WIDTH_TOP, model: str = WIDTH_MODEL, yaml_text: str = WIDTH_YAML) -> Path:
@@ -142,6 +149,7 @@ def write_width(project: Path, top: str = WIDTH_TOP, model: str = WIDTH_MODEL, y
     (d / "width_top.v").write_text(top)
     (d / "width.core").write_text(core_file("width", "user:design:width:0.1.0", "width_top", ["width_top.v"]))
     (d / "design.yaml").write_text(yaml_text)
+    (d / "width.xdc").write_text(XDC)
     (project / "width_model.py").write_text(model)
     return d / "design.yaml"
 
@@ -209,6 +217,28 @@ def write_acc(project: Path, test: str = ACC_TEST) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     (d / "acc_top.v").write_text(ACC_TOP)
     (d / "acc.core").write_text(core_file("acc", "user:design:acc:0.1.0", "acc_top", ["acc_top.v"]))
-    (d / "design.yaml").write_text('core: user:design:acc:0.1.0\nverify: {cocotb: "test_acc"}\n')
+    (d / "design.yaml").write_text('core: user:design:acc:0.1.0\nverify: {cocotb: "test_acc"}\nconstraints: acc.xdc\n')
+    (d / "acc.xdc").write_text(XDC)
     (d / "test_acc.py").write_text(test)
+    return d / "design.yaml"
+
+
+# A design nobody simulates here: `verify: {none: ...}`.
+COUNTER_TOP = """\
+module counter_top (input wire clk, input wire rst, output reg [15:0] count);
+  always @(posedge clk) count <= rst ? 16'd0 : count + 16'd1;
+endmodule
+"""
+NONE_REASON = "a free-running counter; its testbench lives upstream"
+
+
+def write_counter(project: Path) -> Path:
+    d = project / "cores" / "counter"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "counter_top.v").write_text(COUNTER_TOP)
+    (d / "counter.core").write_text(core_file("counter", "user:design:counter:0.1.0", "counter_top",
+                                              ["counter_top.v"]))
+    (d / "design.yaml").write_text(f'core: user:design:counter:0.1.0\nverify: {{none: "{NONE_REASON}"}}\n'
+                                   f"constraints: counter.xdc\n")
+    (d / "counter.xdc").write_text(XDC)
     return d / "design.yaml"

@@ -1,0 +1,143 @@
+"""A design that is not kabe's, verified its own way (issue 23): a golden model through kabe.verify on
+streams design.yaml declares (32- and 128-bit, names of its own, backpressure), and a cocotb testbench
+in cocotb's own runner. Real Verilator and real cocotb; the designs live in temporary projects."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+
+import pytest
+
+from . import user_designs as u
+from kabe import designs
+from kabe.errors import UserError
+from kabe.sim import cocotb_run, golden, runner
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    return tmp_path_factory.mktemp("project")
+
+
+@pytest.fixture
+def project(shared, monkeypatch):
+    """A project folder whose root is importable (as kabe puts the project root on sys.path), shared
+    by the tests of the unchanged top (one Verilator compile), with a model module name of its own
+    per test (Python caches a module by name)."""
+    monkeypatch.syspath_prepend(str(shared))
+    monkeypatch.setattr(golden, "ROOT", shared)
+    return shared
+
+
+def _width(project: Path, top: str = u.WIDTH_TOP, model: str = u.WIDTH_MODEL) -> designs.Design:
+    name = f"width_model_{uuid.uuid4().hex[:8]}"
+    y = u.write_width(project, top, model, u.WIDTH_YAML.replace("width_model:", f"{name}:"))
+    (project / f"{name}.py").write_text(model)
+    return designs.load(y)
+
+
+def test_a_user_model_checks_100k_wide_beats_bit_exact(project):
+    d = _width(project)
+    r = runner.run_sim(d, None, seed=5, build_root=project / "build")  # size None: the model's 100,000
+    assert r["passed"], (r["problems"], r["first_mismatches"])
+    assert r["mismatches"] == 0 and r["problems"] == []
+    assert r["words_checked"] == 100_000 + 400_000  # 128-bit m_axis beats + 32-bit m_narrow_axis beats
+    assert r["status"] == {"beats_seen": 400_000} and r["expected_status"] == {"beats_seen": 400_000}
+    assert r["beats"] == 500_000 and r["beats_per_cycle"] < 1.0  # s_wide_axis waits while it unpacks
+    assert r["verification"] == {"kind": "model", "model": d.verify.value}
+    assert r["streams"]["out"] == {"m_axis": 128, "m_narrow_axis": 32}
+
+
+def test_a_broken_user_design_fails_on_the_beats_it_gets_wrong(tmp_path, monkeypatch):
+    """The packer with its words in the wrong order: every 128-bit beat differs, shown in hex; the
+    unpacker is right and agrees."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    top = u.WIDTH_TOP.replace("m_axis_tdata <= {s_axis_tdata, acc};", "m_axis_tdata <= {acc, s_axis_tdata};")
+    d = _width(tmp_path, top)
+    r = runner.run_sim(d, 1000, seed=2, build_root=tmp_path / "build")
+    assert not r["passed"] and r["mismatches"] == 1000
+    assert {m["port"] for m in r["first_mismatches"]} == {"m_axis"}
+    first = r["first_mismatches"][0]
+    assert first["row"] == 0 and first["expected"].startswith("0x") and first["expected"] != first["got"]
+
+
+def test_a_wrong_status_prediction_fails(project):
+    model = u.WIDTH_MODEL.replace('status={"beats_seen": 4 * n}', 'status={"beats_seen": 4 * n + 1}')
+    r = runner.run_sim(_width(project, model=model), 200, build_root=project / "build")
+    assert not r["passed"] and r["mismatches"] == 0
+    assert r["problems"] == ["beats_seen = 800 at the end of the run, the model expects 801"]
+
+
+@pytest.mark.parametrize("change, message", [
+    (('"s_wide_axis": wide}', '"s_wyde_axis": wide}'),
+     r"gives beats for \['s_axis', 's_wyde_axis'\]; design.yaml's streams.in declares \['s_axis', 's_wide_axis'\]"),
+    (('inputs={"s_axis": words,', 'inputs={"s_axis": words.astype(np.uint64) << 1,'),
+     r"s_axis: beat \d+ has bits above bit 31"),
+    (("wide = rng.integers(0, 256, size=(n, 16), dtype=np.uint8)",
+      "wide = rng.integers(0, 256, size=(n, 8), dtype=np.uint8)"),
+     r"s_wide_axis: a 2-D beat array must be uint8 of shape \(beats, 16\) for a 128-bit port"),
+    (("n = 100_000 if size is None else size", "raise ValueError('size must be even')"),
+     r"raised ValueError: size must be even"),
+    (('status={"beats_seen": 4 * n}', 'status={"beats_sen": 4 * n}'),
+     r"expects status outputs \['beats_sen'\] that design.yaml's streams.status does not declare"),
+])
+def test_a_model_mistake_is_one_line_naming_the_model(project, change, message):
+    d = _width(project, model=u.WIDTH_MODEL.replace(*change))
+    with pytest.raises(UserError, match=message) as e:
+        runner.run_sim(d, 16, build_root=project / "build")
+    assert d.verify.value in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_model_that_cannot_be_imported_says_where_it_looked(tmp_path):
+    d = designs.load(u.write_width(tmp_path, yaml_text=u.WIDTH_YAML.replace("width_model:", "no_such_model:")))
+    with pytest.raises(golden.ModelError, match=r"cannot import no_such_model \(ModuleNotFoundError.*project root"):
+        runner.run_sim(d, 16, build_root=tmp_path / "build")
+    assert not (tmp_path / "build" / "sim" / "width").exists()  # said before any Verilator build
+
+
+# ---- cocotb -------------------------------------------------------------------------------------
+
+def test_a_cocotb_testbench_is_the_verdict_and_its_junit_is_archived(tmp_path):
+    d = designs.load(u.write_acc(tmp_path))
+    r = runner.run_sim(d, build_root=tmp_path / "build")
+    assert r["passed"] and r["tests"] == 2 and r["failed"] == 0 and r["problems"] == [], r["problems"]
+    assert r["simulator"] == "cocotb" and r["verification"] == {"kind": "cocotb", "cocotb": "test_acc"}
+    path = runner.write_result(r, tmp_path / "reports")
+    junit = path.with_name("junit.xml")
+    assert path.parent.name == "sim" and junit.is_file()
+    assert cocotb_run.parse_junit(junit.read_text(), "archived")["tests"] == 2
+    assert "junit_xml" not in path.read_text()  # the result names the file, it does not carry it
+
+
+def test_a_failing_cocotb_test_fails_the_design(tmp_path):
+    broken = u.ACC_TEST.replace("total = (total + b) & 0xFFFF", "total = (total + b + 1) & 0xFFFF")
+    d = designs.load(u.write_acc(tmp_path, broken))
+    r = runner.run_sim(d, build_root=tmp_path / "build")
+    assert not r["passed"] and r["tests"] == 2 and r["failed"] == 1
+    assert len(r["problems"]) == 1 and r["problems"][0].startswith("cocotb test 'sums_bytes' failed: ("), r
+    assert "assert" in r["problems"][0]  # cocotb's own assertion message, carried from the JUnit
+
+
+def test_junit_is_read_as_data():
+    ok = '<testsuites><testsuite><testcase name="a"/><testcase name="b"><failure message="x != y"/></testcase>' \
+         '<testcase name="c"><skipped/></testcase></testsuite></testsuites>'
+    assert cocotb_run.parse_junit(ok, "t") == {"tests": 3, "failed": 1, "skipped": 1,
+                                               "failures": ["cocotb test 'b' failed: x != y"]}
+    with pytest.raises(cocotb_run.CocotbError, match="DTD or entities"):
+        cocotb_run.parse_junit('<!DOCTYPE x [<!ENTITY a "b">]><testsuites/>', "t")
+    with pytest.raises(cocotb_run.CocotbError, match="not XML"):
+        cocotb_run.parse_junit("<testsuites><testcase", "t")
+
+
+def test_a_testbench_module_that_is_not_there_is_one_line(tmp_path):
+    y = u.write_acc(tmp_path)
+    (y.parent / "test_acc.py").unlink()
+    with pytest.raises(cocotb_run.CocotbError, match=r"verify.cocotb test_acc: no test_acc.py in the design's folder"):
+        runner.run_sim(designs.load(y), build_root=tmp_path / "build")
+
+
+def test_a_none_design_is_not_simulated(tmp_path):
+    d = designs.load(u.write_counter(tmp_path))
+    with pytest.raises(runner.SimError, match=f"counter is not simulated .*verify: none: {u.NONE_REASON}"):
+        runner.run_sim(d)

@@ -168,6 +168,7 @@ def _generated_module(model, outcomes, corpora: list[Path], digests: dict, n_sam
         "clock": {"value": round(model.clock_ps_value, 1),
                   "meaning": "median of Vivado's clock path skew - clock uncertainty, ps"},
         "pressure": model.pressure.to_json() if model.pressure is not None else None,
+        "clock_law": model.clock_law.to_json() if model.clock_law is not None else None,
         "cells": model.cells, "nets": model.nets, "setup": model.setup,
     }
     body = pprint.pformat(data, width=100, sort_dicts=True)
@@ -274,6 +275,10 @@ def main(argv=None) -> int:
     if model.pressure is not None:
         print(f"timing pressure: routing x max({model.pressure.floor:g}, x^-{model.pressure.k:g}) on paths over "
               f"their budget ({model.pressure.paths} such paths in {model.pressure.designs} designs)")
+    if model.clock_law is not None:
+        law = model.clock_law
+        print(f"clock law: routing x min(1, e^{law.a:.4f} B^{law.b:.4f}) at a budget of B ns (1 from "
+              f"{law.full_at_ns:.2f} ns; Theil-Sen over {law.designs} designs), never under the pressure floor")
     if a.write:
         CONSTANTS.write_text(text)
         plot(outcomes, PLOT)
@@ -299,8 +304,9 @@ def generate(corpora: Path | list[Path], *, quiet: bool = False, coverage: float
     samples, left_out, digests, bad = read_corpora(corpora)
     if not quiet:
         _print_intake(samples, left_out, bad)
-    # the point model is fitted on the first corpus (its net fit does not hold on the others yet:
-    # docs/timing_model.md); every corpus's designs calibrate and validate the band
+    # the net and cell fit takes the first corpus (it does not hold on the others yet:
+    # docs/timing_model.md); every corpus's designs calibrate timing pressure, the clock law and
+    # the band, and validate all of them
     own = [s for s in samples if s.scope == MODEL_SCOPE]
     files_first = {f for f in _files_of(corpora[0])}
     base = [s for s in own if s.file in files_first]
@@ -313,7 +319,7 @@ def generate(corpora: Path | list[Path], *, quiet: bool = False, coverage: float
         raise ValueError(f"{where}: {len(designs)} designs in scope ({MODEL_SCOPE}); need 3 or more "
                          f"to fit and validate by design")
     outcomes, band = V.validate(base, extra=extra, coverage=coverage)
-    model = fit(base, band=band)
+    model = fit(base, band=band, extra=extra)
     if model.band is None:
         raise ValueError(f"{where}: {len(outcomes)} held-out paths with routing; need 10 or more for a band")
     return (_generated_module(model, outcomes, corpora, digests, len(base), len({s.design for s in base}),

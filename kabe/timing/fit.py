@@ -20,6 +20,9 @@ least-squares problem, each constant with the number of rows and designs behind 
   estimates (each design's paths estimated by the model fitted without it): how far Vivado's
   routing came out under the estimate on paths over their budget. k is kept <= 1, so pressure
   never turns an estimated failure into a pass.
+* the clock law (fit_clock_law, kabe.timing.fitted.ClockLaw): on the same held-out estimates, how
+  much shorter Vivado routes a design at a tight clock, one point per design, by Theil-Sen. The
+  designs of the other corpora (`extra`), which the net fit does not take, count here too.
 
 RIDGE = 5 rows, the pace, and pressure fitted held out with k <= 1 were chosen on the
 leave-one-design-out validation (docs/timing_model.md lists the alternatives tried and what they
@@ -39,7 +42,7 @@ from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
 from kabe.timing.cells import FF_SETUP_PS, cell_timing
 from kabe.timing.delay_classes import (BUCKET_NAMES, arc_key, cell_class, net_class, pin_base, pin_bit,
                                       setup_key)
-from kabe.timing.fitted import Band, FittedModel
+from kabe.timing.fitted import Band, ClockLaw, FittedModel
 from kabe.timing.pressure import fit as fit_pressure
 
 MIN_ROWS = 5
@@ -237,52 +240,95 @@ def fit_setup(samples: list[PathSample]) -> dict:
 
 
 def fit(samples: list[PathSample], band: Band | None = None, scope: str = MODEL_SCOPE,
-        pressure: bool = True) -> FittedModel:
+        pressure: bool = True, extra: list[PathSample] = ()) -> FittedModel:
     """A model from samples (band given separately: it comes from held-out scores,
     kabe.timing.validation). Cells, setup and clock come from the model's scope only (a -2 LUT is
     not a -1 LUT); nets from every scope, each design at its own pace (fit_nets). Timing pressure
-    (kabe.timing.pressure) is a calibration of that model: how far Vivado's routing came out under
-    the model's estimate on paths over their budget, in designs the model was not fitted on
-    (held_out_points)."""
-    model = _fit(samples, scope, pressure)
+    (kabe.timing.pressure) and the clock law (fit_clock_law) are a calibration of that model: how
+    far Vivado's routing came out from the model's estimate, on designs the model was not fitted
+    on: the samples' designs each held out in turn (held_out_points) and `extra`, designs the
+    net and cell fit never sees (more routed data than that fit takes: docs/timing_model.md)."""
+    model = fit_plain(samples, scope)
+    if pressure:
+        calibrate_routing(model, held_out_points(samples, scope) + points(model, extra, scope))
     model.band = band
     return model
 
 
-def _fit(samples: list[PathSample], scope: str, pressure: bool) -> FittedModel:
-    model = _fit_plain(samples, scope)
-    if pressure:
-        pr = fit_pressure(held_out_points(samples, scope))
-        model.pressure = pr if pr.floor < 1.0 else None
+def calibrate_routing(model: FittedModel, pts: list[tuple]) -> FittedModel:
+    """Set the model's clock law and timing pressure from held-out points (points()): the law
+    first, from paths within their budget; pressure then on every point with the law applied.
+    Without pressure (too few designs over budget) the law is dropped too: the estimator times a
+    net at no weight under the pressure floor (kabe.timing.sta.pressure_levels)."""
+    law = fit_clock_law(pts)
+    scaled = [(x, lg, r * (law.factor(b) if law else 1.0), v, d, b) for x, lg, r, v, d, b in pts]
+    pr = fit_pressure(scaled)
+    model.pressure = pr if pr.floor < 1.0 else None
+    model.clock_law = law if model.pressure is not None else None
     return model
 
 
-def _fit_plain(samples: list[PathSample], scope: str) -> FittedModel:
+MIN_LAW_DESIGNS = 20  # a slope across designs from fewer is noise (11 designs gave -0.03)
+
+
+def fit_clock_law(pts: list[tuple]) -> ClockLaw | None:
+    """ClockLaw from held-out points: per design, the median route factor (Vivado - logic) / route
+    of its paths within their budget (x <= 1: pressure did not act) and their median budget; the
+    Theil-Sen line of log factor on log budget over those designs. None with fewer than
+    MIN_LAW_DESIGNS designs, or when routing does not come out shorter at tighter clocks (b <= 0)."""
+    by: dict[str, list] = defaultdict(list)
+    for x, lg, r, v, d, b in pts:
+        if x <= 1.0 and r > 0 and b > 0:
+            by[d].append(((v - lg) / r, b))
+    if len(by) < MIN_LAW_DESIGNS:
+        return None
+    xs = np.array([np.log(np.median([q[1] for q in rows])) for _, rows in sorted(by.items())])
+    ys = np.array([np.log(max(float(np.median([q[0] for q in rows])), 1e-3)) for _, rows in sorted(by.items())])
+    i, j = np.triu_indices(len(xs), 1)
+    dx = xs[j] - xs[i]
+    keep = np.abs(dx) > 1e-9
+    if not keep.any():
+        return None
+    b = float(np.median((ys[j] - ys[i])[keep] / dx[keep]))
+    if b <= 0:
+        return None
+    a = float(np.median(ys - b * xs))
+    return ClockLaw(a, b, len(by))
+
+
+def fit_plain(samples: list[PathSample], scope: str) -> FittedModel:
     own = [s for s in samples if s.scope == scope]
     clock = [s.clock_ns * 1000 for s in own]
     return FittedModel(cells=fit_cells(own), nets=fit_nets(samples, scope), setup=fit_setup(own),
                        clock_ps_value=float(np.median(clock)) if clock else 0.0)
 
 
+def points(model: FittedModel, samples: list[PathSample], scope: str = MODEL_SCOPE) -> list[tuple]:
+    """(x, logic, route, Vivado's delay, design, budget ns) of every in-scope sample as `model`
+    estimates it; x = estimated delay / budget (budget = requirement - setup + clock)."""
+    out = []
+    for s in samples:
+        if s.scope != scope:
+            continue
+        try:
+            p = predict(model, s)
+        except Unmodelled:
+            continue
+        budget = p.delay_ns + p.slack_ns
+        out.append((p.delay_ns / budget if budget > 0 else float("inf"), p.logic_ns, p.route_ns,
+                    s.delay_ns, s.design, budget))
+    return out
+
+
 def held_out_points(samples: list[PathSample], scope: str = MODEL_SCOPE) -> list[tuple]:
-    """(x, logic, route, Vivado's delay, design) of every in-scope path, estimated by the model
-    without pressure fitted on the other designs (pace 1: what the estimator sees in a netlist it
-    was not fitted on); x = estimated delay / budget."""
+    """points() of every in-scope design, each estimated by the model without pressure fitted on
+    the other designs (what the estimator sees in a netlist it was not fitted on)."""
     designs = sorted({s.design for s in samples if s.scope == scope})
-    points = []
+    out = []
     for d in designs:
-        m = _fit_plain([s for s in samples if s.design != d], scope)
-        for s in samples:
-            if s.design != d or s.scope != scope:
-                continue
-            try:
-                p = predict(m, s)
-            except Unmodelled:
-                continue
-            budget = p.delay_ns + p.slack_ns
-            points.append((p.delay_ns / budget if budget > 0 else float("inf"), p.logic_ns, p.route_ns,
-                           s.delay_ns, s.design))
-    return points
+        m = fit_plain([s for s in samples if s.design != d], scope)
+        out += points(m, [s for s in samples if s.design == d], scope)
+    return out
 
 
 class Unmodelled(ValueError):

@@ -16,6 +16,8 @@ hand. What the model says (docs/timing_model.md):
     clock      = fitted median of (clock skew - clock uncertainty) Vivado books on a path
     pressure   = a path estimated over its budget keeps max(floor, x^-k) of its routing
                  (kabe.timing.pressure: Vivado's timing-driven placement and routing)
+    clock law  = at a budget B under the corpus's typical one, routing x min(1, e^a B^b), at least
+                 the pressure floor (ClockLaw: placement pulls nets in harder for a tight clock)
 
 and the band: a routed path's delay lies within logic + route x [lo, hi] for the nominal coverage
 (`[tool.kabe] timing_band_coverage`, 80 %) of the paths of a new design: design-level conformal
@@ -25,6 +27,7 @@ outside the data (kabe.timing.conformal; validated leaving whole designs out, ka
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -93,6 +96,42 @@ class Band:
                 "outside": None if self.outside is None else {"lo": self.outside[0], "hi": self.outside[1]}}
 
 
+@dataclass(frozen=True)
+class ClockLaw:
+    """How much shorter Vivado routes the nets of a design at a tight clock: routing x
+    min(1, e^a x B^b) at a budget of B ns (requirement - setup + clock), b > 0. Fitted
+    (kabe.timing.fit.fit_clock_law) across designs, one point per design: the log of the median
+    held-out route factor of its paths within their budget against the log of their median budget,
+    by Theil-Sen (the median of the pairwise slopes: one odd design does not tilt it). Capped at 1:
+    a slow clock's longer nets are the band's (its slow-clock class), not the point estimate's,
+    since the estimator's routing weights never exceed 1 (kabe.timing.sta.pressure_levels)."""
+    a: float
+    b: float
+    designs: int = 0
+
+    def factor(self, budget_ns: float) -> float:
+        if budget_ns <= 0:
+            return 1.0
+        return min(1.0, math.exp(self.a + self.b * math.log(budget_ns)))
+
+    @property
+    def full_at_ns(self) -> float:
+        """The budget from which routing is as the net model has it (factor 1)."""
+        return math.exp(-self.a / self.b)
+
+    def to_json(self) -> dict:
+        return {"a": round(self.a, 4), "b": round(self.b, 4), "designs": self.designs,
+                "full_at_ns": round(self.full_at_ns, 3),
+                "meaning": "routing x min(1, e^a * budget_ns^b), at least the pressure floor "
+                           "(budget = requirement - setup + clock)"}
+
+    @classmethod
+    def from_json(cls, d: dict | None) -> ClockLaw | None:
+        if not d:
+            return None
+        return cls(float(d["a"]), float(d["b"]), int(d.get("designs", 0)))
+
+
 @dataclass
 class FittedModel:
     """The same interface as RoutingModel (net_ps, cell_ps, setup_ps, clock_ps, band,
@@ -104,6 +143,7 @@ class FittedModel:
     band: Band | None = None
     provenance: dict = field(default_factory=dict)
     pressure: Pressure | None = None
+    clock_law: ClockLaw | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> FittedModel:
@@ -111,7 +151,8 @@ class FittedModel:
         return cls(cells=data["cells"], nets=data["nets"], setup=data.get("setup", {}),
                    clock_ps_value=float(data.get("clock", {}).get("value", 0.0)),
                    band=Band.from_json(b) if b else None,
-                   provenance=data.get("provenance", {}), pressure=Pressure.from_json(data.get("pressure")))
+                   provenance=data.get("provenance", {}), pressure=Pressure.from_json(data.get("pressure")),
+                   clock_law=ClockLaw.from_json(data.get("clock_law")))
 
     # --- cells
     def cell_ps(self, cell_type: str, in_pin: str | None, out_pin: str | None, prjxray_ps: float) -> float:
@@ -142,10 +183,14 @@ class FittedModel:
     def pressure_factor(self, delay_ps: float, budget_ps: float) -> float:
         """The share of its estimated routing a path of `delay_ps` against a budget of
         `budget_ps` (requirement - setup + clock) comes out at after Vivado's timing-driven
-        placement and routing: 1 for a path that fits."""
+        placement and routing: 1 for a path that fits, times the clock law's factor for its
+        budget, never under the pressure floor (the lowest weight kabe.timing.sta times a net at)."""
         if self.pressure is None:
             return 1.0
-        return self.pressure.factor(delay_ps / budget_ps if budget_ps > 0 else float("inf"))
+        g = self.pressure.factor(delay_ps / budget_ps if budget_ps > 0 else float("inf"))
+        if self.clock_law is not None:
+            g = max(self.pressure.floor, g * self.clock_law.factor(budget_ps / 1000.0))
+        return g
 
     # --- endpoint and clock
     def setup_ps(self, cell_type: str, pin: str, prjxray_ps: float) -> float:
@@ -167,6 +212,8 @@ class FittedModel:
                                           f"route x {self.band.lo:.3f} .. {self.band.hi:.3f} pooled")
         if self.pressure is not None:
             b += f"; timing pressure: route x max({self.pressure.floor:g}, x^-{self.pressure.k:g}) over budget"
+            if self.clock_law is not None:
+                b += f"; clock law: route x min(1, {math.exp(self.clock_law.a):.3f} B^{self.clock_law.b:.3f})"
         return (f"fitted on routed Vivado paths ({self.provenance.get('summary', 'no provenance')}; "
                 f"kabe/timing/fitted_constants.py){b}")
 

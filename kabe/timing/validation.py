@@ -14,15 +14,15 @@ which a gate passes a design that fails).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
 
-from kabe.timing.calibration_data import PathSample
-from kabe.timing.conformal import sample_features
-from kabe.timing.conformal import calibrate
-from kabe.timing.fit import Prediction, Unmodelled, fit, predict
+from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
+from kabe.timing.conformal import calibrate, sample_features
+from kabe.timing.fit import Prediction, Unmodelled, calibrate_routing, fit_plain, points, predict
 from kabe.timing.fitted import Band, FittedModel
 
 COVERAGE = 0.8  # the default of [tool.kabe] timing_band_coverage
@@ -76,45 +76,76 @@ def evaluate(model: FittedModel, samples: list[PathSample], band: Band | None = 
 def leave_one_design_out(samples: list[PathSample], *, nested_band: bool = True,
                          extra: list[PathSample] = (), coverage: float = COVERAGE) -> list[Outcome]:
     """Every design held out in turn. `samples` are the point model's data: each of their designs
-    is left out of the fit that predicts it. `extra` are designs the point model is never fitted on
-    (more routed data than the fit needs): the full model predicts them, already held out. With
-    `nested_band`, every held-out design's band is calibrated (kabe.timing.conformal) on the
-    held-out scores of the *other* designs only, each scored by a model fitted without it and
-    without the design being judged; without it, the outcomes carry no band."""
+    is left out of the fit that predicts it. `extra` are designs the net and cell fit never takes
+    (more routed data than that fit needs): they calibrate timing pressure and the clock law
+    (kabe.timing.fit.fit), and each is predicted by the model whose calibration did not see it.
+    With `nested_band`, every held-out design's band is calibrated (kabe.timing.conformal) on the
+    held-out scores of the *other* designs only, each scored by the whole fit (nets, pressure, law)
+    done without it and without the design being judged; without it, the outcomes carry no band."""
     return validate(samples, extra=extra, coverage=coverage, nested_band=nested_band)[0]
+
+
+class _Folds:
+    """The fit of kabe.timing.fit.fit on every subset of designs left out, sharing its parts: a
+    net/cell fit depends only on which of the samples' designs are out, a held-out estimate only
+    on that fit, so each is computed once (a nested validation asks for thousands of them)."""
+
+    def __init__(self, samples: list[PathSample], extra: list[PathSample]):
+        self.samples, self.extra = samples, extra
+        self.base = frozenset(s.design for s in samples)
+        self.by_design: dict[str, list[PathSample]] = defaultdict(list)
+        for s in list(samples) + list(extra):
+            self.by_design[s.design].append(s)
+        self._plain: dict[frozenset, FittedModel] = {}
+        self._points: dict[tuple, list] = {}
+        self._models: dict[frozenset, FittedModel] = {}
+
+    def plain(self, out: frozenset) -> FittedModel:
+        key = out & self.base
+        if key not in self._plain:
+            self._plain[key] = fit_plain([s for s in self.samples if s.design not in key], MODEL_SCOPE)
+        return self._plain[key]
+
+    def held_points(self, design: str, out: frozenset) -> list:
+        """`design` as estimated by the net/cell fit without it and without `out`."""
+        key = (design, (out | {design}) & self.base)
+        if key not in self._points:
+            self._points[key] = points(self.plain(key[1]), self.by_design[design])
+        return self._points[key]
+
+    def model(self, out: frozenset) -> FittedModel:
+        """fit(samples - out, extra=extra - out): nets and cells, then pressure and the law."""
+        if out not in self._models:
+            m = dataclasses.replace(self.plain(out))
+            pts = [p for d in sorted(self.by_design) if d not in out for p in self.held_points(d, out)]
+            self._models[out] = calibrate_routing(m, pts)
+        return self._models[out]
 
 
 def validate(samples: list[PathSample], *, extra: list[PathSample] = (), coverage: float = COVERAGE,
              nested_band: bool = True) -> tuple[list[Outcome], Band | None]:
     """(held-out outcomes, the band for the model fitted on every sample): the band is calibrated on
-    the held-out scores of every design (samples' designs by leave one design out, extra designs
-    by the full model)."""
+    the held-out scores of every design, each predicted by the fit that did not see it."""
     designs = sorted({s.design for s in samples})
-    extra_designs = sorted({s.design for s in extra} - set(designs))
-    out: list[Outcome] = []
-    base_rows: list = []
-    for d in designs:
-        train = [s for s in samples if s.design != d]
-        test = [s for s in samples if s.design == d]
-        if not train:
+    extra = [s for s in extra if s.design not in set(designs)]
+    every = designs + sorted({s.design for s in extra})
+    folds = _Folds(samples, extra)
+    held: dict[str, list[Outcome]] = {}
+    for d in every:
+        if d in designs and len(designs) < 2:
             continue
-        m = fit(train)
-        held = evaluate(m, test)[0]
-        base_rows += score_rows(held)
+        held[d] = evaluate(folds.model(frozenset({d})), folds.by_design[d])[0]
+    out: list[Outcome] = []
+    for d in held:
         band = None
         if nested_band:
-            inner = leave_one_design_out(train, nested_band=False)
-            band = _band(score_rows(inner) + score_rows(evaluate(m, extra)[0]), coverage)
-        out += [Outcome(o.sample, o.pred, band) for o in held]
-    if not extra_designs:
-        return out, _band(base_rows, coverage)
-    full = fit(samples)
-    extra_held = evaluate(full, [s for s in extra if s.design in extra_designs])[0]
-    extra_rows = score_rows(extra_held)
-    for d in extra_designs:
-        band = _band(base_rows + [r for r in extra_rows if r[1] != d], coverage) if nested_band else None
-        out += [Outcome(o.sample, o.pred, band) for o in extra_held if o.sample.design == d]
-    return out, _band(base_rows + extra_rows, coverage)
+            rows = []
+            for e in held:
+                if e != d:
+                    rows += score_rows(evaluate(folds.model(frozenset({d, e})), folds.by_design[e])[0])
+            band = _band(rows, coverage)
+        out += [Outcome(o.sample, o.pred, band) for o in held[d]]
+    return out, _band([r for d in held for r in score_rows(held[d])], coverage)
 
 
 def score_rows(outcomes: list[Outcome]) -> list[tuple]:

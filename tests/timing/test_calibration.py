@@ -10,6 +10,7 @@ on these machines). The real corpus is ../shared/fixtures/vivado-routed-paths be
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import sys
 from pathlib import Path
@@ -26,7 +27,8 @@ from kabe.timing import fit as F  # noqa: E402
 from kabe.timing import validation as V  # noqa: E402
 from kabe.timing.calibration_data import PathSample, sample, scope_of  # noqa: E402
 from kabe.timing.delay_classes import arc_key, dedicated, fanout_bucket, net_class  # noqa: E402
-from kabe.timing.fitted import Band, FittedModel, load  # noqa: E402
+from kabe.timing.fitted import Band, ClockLaw, FittedModel, load  # noqa: E402
+from kabe.timing.pressure import Pressure  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("KABE_SHARED_DIR") or os.environ.get("KABE_SHARED") or REPO.parent / "shared")
@@ -216,22 +218,83 @@ def test_fanout_buckets_come_out_monotone():
 def test_leave_one_design_out_never_trains_on_the_design_it_scores(monkeypatch):
     samples = synthetic(np.random.default_rng(3), per_design=15)
     seen = []
-    real_fit = V.fit
+    real_fit = V.fit_plain
 
     def spy(train, *a, **k):
-        seen.append({s.design for s in train})
+        seen.append(frozenset(s.design for s in train))
         return real_fit(train, *a, **k)
 
-    monkeypatch.setattr(V, "fit", spy)
+    monkeypatch.setattr(V, "fit_plain", spy)
     out = V.leave_one_design_out(samples, nested_band=False)
     assert len(out) == len(samples)
-    assert sorted(seen, key=sorted) == sorted(({*TRUE_PACE} - {d} for d in TRUE_PACE), key=sorted)
-    # the held-out design's own delays cannot move its estimate
+    # every design's own fit, and (for pressure's held-out points) every fit without it and one more
+    everyone = frozenset(TRUE_PACE)
+    assert {everyone - {d} for d in TRUE_PACE} <= set(seen)
+    assert all(1 <= len(everyone - t) <= 2 for t in seen) and len(seen) == len(set(seen))  # each once
+    # the held-out design's own delays cannot move its estimate (nets, pressure and clock law alike)
     slowed = [PathSample(**{**s.__dict__, "nets": [(*n[:5], n[5] * 3) for n in s.nets]}) if s.design == "E"
               else s for s in samples]
     a = {id(o.sample): o.delay_ns for o in out if o.sample.design == "E"}
     b = [o.delay_ns for o in V.leave_one_design_out(slowed, nested_band=False) if o.sample.design == "E"]
     assert sorted(a.values()) == pytest.approx(sorted(b))
+
+
+def test_an_extra_design_never_calibrates_its_own_estimate():
+    """A design of the other corpora (never in the net fit) still calibrates pressure and the clock
+    law: its own estimate comes from the calibration without it."""
+    samples = synthetic(np.random.default_rng(3), per_design=15)
+    base = [s for s in samples if s.design not in ("D", "E")]
+
+    def tight(ss, slow=0.6):  # over budget, routed short: they make timing pressure when they are seen
+        return [PathSample(**{**s.__dict__, "nets": [(*n[:5], n[5] * slow) for n in s.nets],
+                              "requirement_ns": s.delay_ns * 0.6,
+                              "delay_ns": s.delay_ns - (1 - slow) * sum(n[5] for n in s.nets)}) for s in ss]
+
+    def held_e(e_samples):
+        extra = e_samples + tight([s for s in samples if s.design == "D"])  # pressure needs 2 designs
+        out = V.leave_one_design_out(base, nested_band=False, extra=extra)
+        return sorted(o.delay_ns for o in out if o.sample.design == "E")
+
+    e = [s for s in samples if s.design == "E"]
+    assert held_e(tight(e, slow=0.4)) == pytest.approx(held_e(tight(e, slow=0.8)))
+
+
+def _law_points(law_a: float, law_b: float, budgets, rng, odd=None):
+    """Held-out points (x, logic, route, Vivado, design, budget) of designs whose routing comes
+    out at e^a B^b of the estimate (x <= 1: within budget)."""
+    pts = []
+    for k, b in enumerate(budgets):
+        f = math.exp(law_a + law_b * math.log(b)) * (odd if k == 0 and odd else 1.0)
+        for _ in range(4):
+            route = rng.uniform(1.0, 3.0)
+            pts.append((0.5, 1.0, route, 1.0 + route * f * rng.uniform(0.97, 1.03), f"D{k}", b))
+    return pts
+
+
+def test_clock_law_recovers_a_known_law_and_one_odd_design_does_not_tilt_it():
+    rng = np.random.default_rng(7)
+    budgets = np.geomspace(2.5, 100, 30)
+    law = F.fit_clock_law(_law_points(-0.45, 0.2, budgets, rng, odd=5.0))  # one design 5x slower
+    assert law.designs == 30 and law.b == pytest.approx(0.2, abs=0.03) and law.a == pytest.approx(-0.45, abs=0.1)
+    assert law.factor(2.5) == pytest.approx(math.exp(-0.45 + 0.2 * math.log(2.5)), rel=0.05)
+    assert law.factor(50.0) == 1.0 and law.factor(-1.0) == 1.0  # capped: slow clocks are the band's
+    # too few designs to tell a slope from noise, or routing not shorter at tighter clocks: no law
+    assert F.fit_clock_law(_law_points(-0.45, 0.2, budgets[:F.MIN_LAW_DESIGNS - 1], rng)) is None
+    assert F.fit_clock_law(_law_points(0.3, -0.1, budgets, rng)) is None
+
+
+def test_clock_law_shortens_routing_at_a_tight_clock_never_under_the_floor():
+    law = ClockLaw(-0.44, 0.184)
+    m = FittedModel(pressure=Pressure(1.0, 0.76), clock_law=law)
+    assert law.full_at_ns == pytest.approx(math.exp(0.44 / 0.184))
+    assert m.pressure_factor(5000, 7000) == pytest.approx(law.factor(7.0)) and law.factor(7.0) < 1
+    assert m.pressure_factor(5000, 20000) == 1.0  # a path that fits a slow clock: as estimated
+    assert m.pressure_factor(9000, 7000) == pytest.approx(max(0.76, law.factor(7.0) * 7 / 9))
+    assert m.pressure_factor(30000, 3000) == 0.76  # far over a tight budget: the floor, as sta times it
+    assert FittedModel(clock_law=law).pressure_factor(5000, 7000) == 1.0  # without pressure, no law either
+    assert FittedModel.from_json({"cells": {}, "nets": {}, "clock_law": law.to_json(),
+                                  "pressure": Pressure(1.0, 0.76).to_json()}).clock_law == \
+        ClockLaw(round(law.a, 4), round(law.b, 4))
 
 
 def test_band_covers_about_its_share_of_held_out_paths():

@@ -266,11 +266,12 @@ def _mapped(res: StaResult) -> str:
 
 
 def _pressure(ep: Endpoint) -> str:
-    """How the endpoint's routing was scaled (kabe.timing.pressure): nets above are as scaled."""
+    """How the endpoint's routing was scaled (kabe.timing.pressure, and the fitted model's clock
+    law for a tight clock: kabe.timing.fitted.ClockLaw): nets above are as scaled."""
     if ep.pressure >= 1.0:
         return "none (the path fits its clock as estimated)"
-    return (f"routing x {ep.pressure:.2f} (the path's estimate is over its budget: Vivado's "
-            f"timing-driven placement shortens it; docs/timing_model.md)")
+    return (f"routing x {ep.pressure:.2f} (Vivado's timing-driven placement shortens a path over its "
+            f"budget, and the nets of a tight clock; docs/timing_model.md)")
 
 
 def _label(cell: str, labels: dict[str, str] | None) -> str:

@@ -38,7 +38,7 @@ from rich.markup import escape
 from kabe.console import make_console
 from . import config, designs, provenance
 from .errors import UserError
-from .paths import REPORTS, ROOT
+from .paths import REPORTS, ROOT, project_dirs
 from .records.archive import archive_dir, write_json_atomic
 
 FORMAT = "kabe.repro/1"
@@ -142,8 +142,9 @@ def _build_in(checkout: Path, design: str, flow: str, console: Console) -> None:
     env = {**os.environ, "PYTHONPATH": str(checkout), "KABE_PROJECT": str(checkout)}  # the checkout is the project
     console.print(f"[dim]repro {design}: building in {checkout}[/]")
     proc = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
-    (checkout / "build").mkdir(exist_ok=True)
-    (checkout / "build" / "repro_build.log").write_text(proc.stdout + proc.stderr)
+    build = project_dirs(checkout)["build_dir"]  # the checkout's own [tool.kabe] says where
+    build.mkdir(parents=True, exist_ok=True)
+    (build / "repro_build.log").write_text(proc.stdout + proc.stderr)
     if proc.returncode not in (0, 1):  # 1: the gate failed, which is a result like any other
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-6:])
         raise ReproError(f"the build of {design} in {checkout} could not run (exit {proc.returncode}):\n{tail}")
@@ -152,9 +153,10 @@ def _build_in(checkout: Path, design: str, flow: str, console: Console) -> None:
 def artifacts(checkout: Path, commit: provenance.Commit, design: str, flow: str) -> dict[str, Path]:
     """name -> file, in comparison order (generated sources, the flow's work directory, the archive)."""
     out: dict[str, Path] = {}
-    groups = [sorted((checkout / "build" / "fusesoc" / design).glob("*/generator_cache/**/*")),
-              sorted((checkout / "build" / design / flow).rglob("*")),
-              sorted(archive_dir(commit, design, flow, checkout / "reports").rglob("*"))]
+    build, reports = project_dirs(checkout)["build_dir"], project_dirs(checkout)["reports_dir"]
+    groups = [sorted((build / "fusesoc" / design).glob("*/generator_cache/**/*")),
+              sorted((build / design / flow).rglob("*")),
+              sorted(archive_dir(commit, design, flow, reports).rglob("*"))]
     for files in groups:
         for f in files:
             if f.is_file():

@@ -131,3 +131,15 @@ def test_init_refuses_a_file_it_would_overwrite_and_writes_nothing(tmp_path):
 def test_init_outside_git_says_so(tmp_path):
     r = _kabe(tmp_path, "init")
     assert r.returncode == 2 and "not inside a git repository" in r.stderr and not (tmp_path / "pyproject.toml").exists()
+
+
+def test_the_ci_files_init_writes_pass_actionlint_and_the_gitlab_schema(tmp_path):
+    from tests.ci.test_templates import actionlint, gitlab_schema
+
+    repo = _git_repo(tmp_path / "mine")
+    assert _kabe(repo, "init").returncode == 0
+    workflow, gitlab = repo / ".github" / "workflows" / "kabe.yml", repo / ".gitlab-ci.yml"
+    for proc in (actionlint(workflow), gitlab_schema(gitlab)):
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    gitlab.write_text(gitlab.read_text().replace("when: always", "when: sometimes", 1))  # the check can fail
+    assert gitlab_schema(gitlab).returncode != 0

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping
 
 from kabe import designs
 from kabe.boards import PYNQ_Z1
-from kabe.paths import PACKAGE, ROOT
+from kabe.paths import BUILD, PACKAGE, ROOT
 from kabe.records.archive import write_json_atomic
 
 KEY_FORMAT = 1  # bump when the material's shape or meaning changes: every old entry becomes a miss
@@ -124,7 +124,7 @@ def vivado_version_line(exe: str | None = None) -> str:
     if not exe:
         return "missing"
     st = Path(exe).stat()
-    memo = ROOT / "build" / "cache" / "vivado_version.json"
+    memo = BUILD / "cache" / "vivado_version.json"
     stamp = f"{Path(exe).resolve()}:{st.st_size}:{st.st_mtime_ns}"
     try:
         saved = json.loads(memo.read_text())

@@ -25,7 +25,7 @@ class UnsafePathError(UserError, OSError):
     """A write or delete would go through a symlink or outside its root."""
 
 
-ROOT_NAMES = ("reports", "build")
+ROOT_NAMES = tuple(dict.fromkeys(("reports", "build", REPORTS.name, BUILD.name)))  # [tool.kabe] may rename them
 
 
 def _holds_or_is_in_checkout(p: Path) -> bool:

@@ -23,6 +23,7 @@ from collections import deque
 from pathlib import Path
 
 from kabe import tool_group
+from kabe.paths import project_dirs
 from kabe.sweep import source, unit, variant
 
 POLL_S = 1.0
@@ -97,7 +98,7 @@ def _build(identity: dict, archive: bytes, design: str, core_file: str, xdc_file
                     tail.append(f"stopped after {timeout_s:.0f} s")
                     break
         tail.extend(log.read_text(errors="replace").splitlines()[-40:])
-        archive_dir = work / "reports" / held["commit"] / design / flow
+        archive_dir = project_dirs(work)["reports_dir"] / held["commit"] / design / flow  # the tree's own [tool.kabe]
         packed = unit.pack(archive_dir) if (archive_dir / "metrics.json").is_file() else b""
         return unit.answer(packed, held, variant_id, proc.returncode, list(tail), time.monotonic() - t0)
     finally:

@@ -1,0 +1,107 @@
+"""design.yaml's `verify:` (exactly one of model / cocotb / none) and `streams:` (the top's AXI-Stream
+ports, 8..512 bits, and its status outputs): what loads, what is refused in one line, the deprecated
+`kind:`, and that the cache key follows the verify declaration and the model's source (issue 23)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kabe import designs
+from kabe.model import frames
+from kabe.records import cache
+
+CORE = "CAPI=2:\nname: user:design:d:0.1.0\n"
+
+
+def _write(tmp_path, body: str):
+    d = tmp_path / "cores" / "d"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / "d.core").write_text(CORE)
+    (d / "d.xdc").write_text("create_clock -period 7 [get_ports clk]\n")
+    (d / "design.yaml").write_text("core: user:design:d:0.1.0\nconstraints: d.xdc\n" + body)
+    return d / "design.yaml"
+
+
+def test_the_three_spellings_load(tmp_path):
+    d = designs.load(_write(tmp_path, 'verify: {model: "pkg.mod:fn"}\nstreams: {in: {s_axis: 8}, out: {m_axis: 512}}\n'))
+    assert d.verify == designs.Verify("model", "pkg.mod:fn") and d.kind is None
+    assert d.streams == designs.Streams({"s_axis": 8}, {"m_axis": 512}, {})
+    assert d.verify.as_dict() == {"kind": "model", "model": "pkg.mod:fn"}
+    d = designs.load(_write(tmp_path, 'verify: {cocotb: "test_d"}\n'))
+    assert d.verify.as_dict() == {"kind": "cocotb", "cocotb": "test_d"}
+    d = designs.load(_write(tmp_path, 'verify: {none: "  vendor IP, tested upstream "}\n'))
+    assert d.verify.as_dict() == {"kind": "none", "reason": "vendor IP, tested upstream"}
+    assert d.verify.label == "unverified: vendor IP, tested upstream"
+
+
+@pytest.mark.parametrize("body, message", [
+    ("ports: 1\n", r"missing `verify:`; say how the design is verified"),
+    ('verify: {model: "a:b", none: "x"}\n', r"verify must be exactly one of"),
+    ('verify: {golden: "a:b"}\n', r"verify must be exactly one of"),
+    ('verify: "a:b"\n', r"verify must be exactly one of"),
+    ('verify: {model: "just_a_module"}\n', r'verify.model must name a function as "package.module:function"'),
+    ('verify: {model: "a;rm -rf:b"}\n', r"verify.model must name a function"),
+    ('verify: {cocotb: "tests/test_d.py"}\n', r"verify.cocotb must name the testbench's Python module"),
+    ('verify: {none: ""}\n', r"verify.none needs the written reason"),
+    ('verify: {none: 3}\n', r"verify.none needs the written reason"),
+    ('verify: {none: "two\\nlines"}\n', r"verify.none needs the written reason"),
+    ('verify: {none: "x"}\nkind: probe\n', r"has both `kind:` and `verify:`"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 4}, out: {m_axis: 8}}\n',
+     r"streams.in.s_axis must be a width in bits, 8 to 512 and a multiple of 8, got 4"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 8}, out: {m_axis: 1024}}\n', r"streams.out.m_axis must be a width"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 12}, out: {m_axis: 8}}\n', r"multiple of 8, got 12"),
+    ('verify: {model: "a:b"}\nstreams: {in: {"s-axis": 8}, out: {m_axis: 8}}\n', r"is not a port name"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 8}}\n', r"at least one `in` and one `out`"),
+    ('verify: {model: "a:b"}\nstreams: {in: {x: 8}, out: {x: 8}}\n', r"streams names x more than once"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s: 8}, out: {m: 8}, extra: {}}\n', r"keys in, out and status"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s: 8}, out: {m: 8}, status: {n: 65}}\n', r"streams.status.n"),
+])
+def test_a_bad_verify_or_streams_is_one_line(tmp_path, body, message):
+    with pytest.raises(designs.DesignError, match=message) as e:
+        designs.load(_write(tmp_path, body))
+    assert str(e.value).startswith(str(tmp_path)) and "\n" not in str(e.value)
+
+
+def test_the_old_kind_reads_as_kabes_model_with_one_deprecation_line(tmp_path, capsys):
+    y = _write(tmp_path, "kind: ternary\nports: 2\n")
+    designs._deprecation_said.discard(y.resolve())
+    d = designs.load(y)
+    designs.load(y)
+    assert d.verify == designs.Verify("model", "kabe.model.frames:ternary_stimulus") and d.kind == "ternary"
+    assert d.streams.outputs == {"m0_axis": 32, "m1_axis": 32} and d.streams.inputs == {"s0_axis": 64, "s1_axis": 64}
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f'{y.resolve()}: `kind: ternary` is deprecated; write '
+                   f'`verify: {{model: "kabe.model.frames:ternary_stimulus"}}`']  # once per file
+
+
+def test_kabes_six_designs_name_their_models_in_design_yaml():
+    for name, d in designs.all_designs().items():
+        assert d.verify.kind == "model" and d.verify.value in frames.BOARD_KINDS, name
+        assert "kind:" not in d.yaml_file.read_text(), f"{name}: the deprecated kind: is still written"
+        assert designs.verify_sources(d) == [Path(frames.__file__).resolve()], name
+
+
+def test_the_cache_key_follows_the_verify_declaration_and_the_models_source(tmp_path):
+    proj = tmp_path
+    (proj / "pkg").mkdir()
+    (proj / "pkg" / "__init__.py").write_text("")
+    model = proj / "pkg" / "golden.py"
+    model.write_text("def fn(seed, size, context): ...\n")
+    y = _write(tmp_path, 'verify: {model: "pkg.golden:fn"}\nstreams: {in: {s: 8}, out: {m: 8}}\n')
+
+    def key(design):
+        return cache.compute(design, "open", {}, sim_check_rows=None, tools={}, root=proj)
+
+    d = designs.load(y)
+    assert designs.verify_sources(d, proj) == [model.resolve()]
+    k1 = key(d)
+    assert k1.material["design"]["verify"] == {"kind": "model", "model": "pkg.golden:fn"}
+    assert "pkg/golden.py" in k1.material["files"]
+    model.write_text("def fn(seed, size, context): return None  # changed\n")
+    k2 = key(d)
+    assert k2.key != k1.key  # the model's source is part of the key
+    y.write_text(y.read_text().replace('verify: {model: "pkg.golden:fn"}', 'verify: {none: "not yet"}'))
+    k3 = key(designs.load(y))
+    assert k3.key not in (k1.key, k2.key) and k3.material["design"]["verify"] == {"kind": "none", "reason": "not yet"}

@@ -57,8 +57,12 @@ def render(record: dict, console: Console) -> None:
         table.add_row("critical path", f"{_num(path.get('delay_ns'), '{:.3f}')} ns, "
                                        f"{_num(path.get('logic_levels'))} logic levels (names below)")
     sim = record.get("sim")
-    if isinstance(sim, dict) and sim:  # an archived record's sim is any object: shown, never trusted
-        table.add_row("simulation check", f"{_num(sim.get('rows_checked'))} rows, {_num(sim.get('mismatches'))} "
+    if isinstance(sim, dict) and sim.get("simulator") == "cocotb":  # shown, never trusted: judged by kabe.verdict
+        table.add_row("simulation check", f"cocotb {escape(str(sim.get('module')))}: {_num(sim.get('tests'))} test(s), "
+                                          f"{_num(sim.get('failed'))} failed (JUnit: junit.xml)")
+    elif isinstance(sim, dict) and sim:  # an archived record's sim is any object: shown, never trusted
+        unit = "rows" if sim.get("kind") else "beats"  # kabe's own models count rows, any other model beats
+        table.add_row("simulation check", f"{_num(sim.get('rows_checked'))} {unit}, {_num(sim.get('mismatches'))} "
                                           f"mismatches, {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
     origin = record.get("reused_from")
     if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets

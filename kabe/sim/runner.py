@@ -355,7 +355,8 @@ def describe(result: Mapping[str, Any]) -> str:
     if result.get("simulator") == "cocotb":
         return (f"{verdict} {result['design']}: cocotb {result['module']}, {result['tests']} test(s), "
                 f"{result['failed']} failed, {result['seconds']:.1f} s wall")
-    return (f"{verdict} {result['design']}: {result['rows_checked']:,} rows, {result['mismatches']} mismatches, "
+    unit = "rows" if result.get("kind") else "beats"  # kabe's own models count rows, any other model beats
+    return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']} mismatches, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
             f"(beats/cycle {result['beats_per_cycle']:.3f}), {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "

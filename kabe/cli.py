@@ -28,7 +28,7 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from . import gate, paths
+from . import config, gate, paths
 from .console import make_console
 from .errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from .parsers import ReportError
@@ -196,7 +196,7 @@ _NEED_PROJECT = ("build", "sim", "diff", "sweep", "ci", "archive")
 def _add_ci_commands(sub) -> None:
     p = sub.add_parser("ci", help="pull the archive, build and gate, compare with the base, report, push")
     p.add_argument("designs", nargs="*", help="designs to build (default: all)")
-    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--flow", default=None, choices=config.FLOWS)
     p.add_argument("--base", default=None, help="judge regressions against this commit (default: merge-base with the default branch)")
     p.add_argument("--remote", default="origin", help="git remote (name or URL) holding the shared archive")
     p.add_argument("--no-pull", action="store_true", help="do not pull the archive first")
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(fn=_gate)
     p = sub.add_parser("build", help="build one design")
     p.add_argument("design")
-    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--flow", default=None, choices=config.FLOWS)
     p.add_argument("--no-cache", action="store_true", help="run every tool even when this content was built before")
     p.set_defaults(fn=_build)
     p = sub.add_parser("sim", help="verify one design against the numpy model")
@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("sweep", help="build a design's variants on Dask (LocalCluster, a scheduler, or a farm)")
     p.add_argument("design")
     p.add_argument("overrides", nargs="*", metavar="KEY=V1,V2", help="grid axes added to (or replacing) sweep.yaml's")
-    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--flow", default=None, choices=config.FLOWS)
     p.add_argument("--scheduler", default=None,
                    help="a running Dask scheduler, tls://host:8786 with [tool.kabe.sweep] tls_* (docs/sweeps.md)")
     p.add_argument("--insecure-scheduler", action="store_true",
@@ -266,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="instead of running: metric deltas between two archived variants (ids or prefixes)")
     p.set_defaults(fn=_sweep)
     p = sub.add_parser("doctor", help="what this machine has against what kabe needs, with the fixes")
-    p.add_argument("--flow", default=None, choices=["open", "vivado", "auto"])
+    p.add_argument("--flow", default=None, choices=config.FLOWS)
     p.add_argument("--deploy", action="store_true", help="also require what deploying to the board needs")
     p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
     p.set_defaults(fn=_doctor)

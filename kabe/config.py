@@ -25,6 +25,7 @@ from .deploy import ssh_policy
 from .paths import DIR_KEYS, ROOT
 
 FLOWS = ("open", "vivado", "auto")
+PAGE_SECTIONS = ("wall", "token_budget", "v80")  # kabe.records.report's research sections
 VERSION_POLICIES = ("warn", "fail")
 
 
@@ -108,6 +109,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',
             lambda v: isinstance(v, dict), {}),
+    # the report page's sections about kabe's own study (kabe/perf); a user's project shows none
+    Setting("page_sections", "a list of the report page's research sections, from " + ", ".join(
+        f'"{x}"' for x in PAGE_SECTIONS), lambda v: isinstance(v, list) and all(x in PAGE_SECTIONS for x in v), []),
     # the project's folders (kabe.paths reads them when kabe starts): relative to the project's root
     *(Setting(key, f'a folder inside the project, relative to its root, like "{default}"', _project_folder, default)
       for key, default in DIR_KEYS.items()),

@@ -143,3 +143,23 @@ def test_the_ci_files_init_writes_pass_actionlint_and_the_gitlab_schema(tmp_path
         assert proc.returncode == 0, proc.stdout + proc.stderr
     gitlab.write_text(gitlab.read_text().replace("when: always", "when: sometimes", 1))  # the check can fail
     assert gitlab_schema(gitlab).returncode != 0
+
+
+def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_path):
+    """kabe/perf is this repository's research: a project that does not name page_sections gets a page
+    of its builds only; kabe's own pyproject.toml names the three sections."""
+    from kabe.records import report
+
+    repo = _git_repo(tmp_path / "mine")
+    (repo / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\n')
+    (repo / "reports").mkdir()
+    page = report.build_report(repo / "reports", repo, repo / "cores").read_text()
+    for research in ("bandwidth wall", "Token budget", "V80", "SmolLM2"):
+        assert research not in page
+    assert "<h1>kabe: builds</h1>" in page and "No builds archived yet." in page
+    assert config.value(config.load(REPO / "pyproject.toml"), "page_sections") == list(config.PAGE_SECTIONS)
+    (repo / "pyproject.toml").write_text('[tool.kabe]\npage_sections = ["v80"]\n')
+    page = report.build_report(repo / "reports", repo, repo / "cores").read_text()
+    assert "Alveo V80 what-if" in page and "bandwidth wall" not in page
+    with pytest.raises(config.ConfigError, match="page_sections"):
+        config.validate({"page_sections": ["wall", "roofline"]})

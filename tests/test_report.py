@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kabe import config
 from kabe.records import diff
 from kabe.records import gitrefs
 from kabe.records import history
@@ -107,7 +108,7 @@ def test_report_page_plots_both_commits(two_commits):
     repo, reports, shas, cores = two_commits
     _sim_result(reports, shas[0], True)
     _sim_result(reports, shas[1], False)
-    index = report.build_report(reports, repo, cores)
+    index = report.build_report(reports, repo, cores, sections=config.PAGE_SECTIONS)  # kabe's own page
     page = index.read_text()
     assert page.count('class="plot"') == 3  # history of stage4, the wall, the token budget
     assert "pre-route estimate" in page and shas[1][:12] in page
@@ -172,7 +173,7 @@ def _console_errors(log: str) -> list[str]:
 @pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
 def test_page_in_headless_chromium(two_commits, tmp_path):
     repo, reports, shas, cores = two_commits
-    dom, log = _load_in_chromium(report.build_report(reports, repo, cores), tmp_path)
+    dom, log = _load_in_chromium(report.build_report(reports, repo, cores, sections=config.PAGE_SECTIONS), tmp_path)
     assert 'data-plots-ok="yes"' in dom and 'data-plots="3"' in dom, log[-2000:]
     assert _console_errors(log) == []
     # a FAIL shows its reason in the rendered table

@@ -28,7 +28,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kabe.console import make_console
-from . import config
+from . import config, paths
 from .errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
 from .paths import REPORTS, ROOT
 
@@ -70,11 +70,16 @@ def check_python() -> Check:
 
 
 def _requirements() -> list[str]:
-    import tomllib
+    """kabe's own dependencies, from its installed package's metadata (a project's pyproject.toml is the
+    user's, not kabe's); from kabe's pyproject.toml when kabe runs from a source tree never installed."""
+    try:
+        declared = [r for r in metadata.requires("kabe") or [] if "extra ==" not in r]
+    except metadata.PackageNotFoundError:
+        import tomllib
 
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        deps = tomllib.load(f).get("project", {}).get("dependencies", [])
-    return [re.split(r"[<>=!~\[; ]", d, maxsplit=1)[0] for d in deps]
+        with open(paths.PACKAGE.parent / "pyproject.toml", "rb") as f:
+            declared = tomllib.load(f).get("project", {}).get("dependencies", [])
+    return [re.split(r"[<>=!~\[; (]", d.strip(), maxsplit=1)[0] for d in declared]
 
 
 def check_packages() -> Check:
@@ -85,8 +90,8 @@ def check_packages() -> Check:
         except metadata.PackageNotFoundError:
             missing.append(dist)
     return Check("Python packages", f"{len(found)} of {len(found) + len(missing)} installed"
-                 + (f"; missing: {', '.join(missing)}" if missing else ""), "pyproject.toml [project] dependencies",
-                 not missing, f"pip install -e {ROOT} (in the venv that runs doit)")
+                 + (f"; missing: {', '.join(missing)}" if missing else ""), "kabe's dependencies (its package metadata)",
+                 not missing, "reinstall kabe with its dependencies (pip install <kabe>) in the venv that runs doit")
 
 
 def check_libyaml() -> Check:
@@ -204,6 +209,15 @@ def check_board(board: str | None) -> list[Check]:
     return out
 
 
+def check_project() -> Check:
+    """Which project kabe found from the working directory (kabe.paths), and how."""
+    how = ("KABE_PROJECT" if os.environ.get("KABE_PROJECT") else
+           "pyproject.toml [tool.kabe]" if paths._tool_kabe(ROOT / "pyproject.toml") is not None else "dodo.py")
+    return Check("project", f"{ROOT} ({how})" if paths.FOUND else f"none found from {ROOT}",
+                 "a pyproject.toml with [tool.kabe] (or a dodo.py importing kabe) here or above", paths.FOUND,
+                 "`kabe init` at your repository's top, or set KABE_PROJECT")
+
+
 def check_git() -> list[Check]:
     if shutil.which("git") is None:
         return [Check("git", "not on PATH", "the commit every archive is named after", False, "apt-get install git")]
@@ -248,7 +262,7 @@ def check_cache(reports_root: Path = REPORTS) -> Check:
 
 
 def all_checks(board: str | None = None) -> list[Check]:
-    return [check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
+    return [check_project(), check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
             check_compiler(), check_vivado(), *check_git(), check_cache(), *check_board(board)]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -163,3 +164,17 @@ def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_pa
     assert "Alveo V80 what-if" in page and "bandwidth wall" not in page
     with pytest.raises(config.ConfigError, match="page_sections"):
         config.validate({"page_sections": ["wall", "roofline"]})
+
+
+def test_doctor_names_the_project_and_checks_kabes_own_dependencies_not_the_projects(tmp_path):
+    repo = _git_repo(tmp_path / "mine")
+    assert _kabe(repo, "init").returncode == 0
+    r = subprocess.run([sys.executable, "-m", "kabe.cli", "doctor"], cwd=repo, env={**_env(), "COLUMNS": "400"},
+                       capture_output=True, text=True)
+    project = [ln for ln in r.stdout.splitlines() if "│ project " in ln]
+    assert len(project) == 1 and "ok" in project[0] and f"{repo} (pyproject.toml [tool.kabe])" in project[0], r.stdout
+    packages = re.search(r"Python packages\s*│ (\d+) of (\d+) installed", r.stdout)
+    assert packages and int(packages.group(2)) >= 10, r.stdout  # kabe's dependencies; the project declares none
+    outside = subprocess.run([sys.executable, "-m", "kabe.cli", "doctor"], cwd=tmp_path, env={**_env(), "COLUMNS": "400"},
+                             capture_output=True, text=True)
+    assert outside.returncode == 2 and "Traceback" not in outside.stderr and f"none found from {tmp_path}" in outside.stdout

@@ -24,14 +24,14 @@ from ..records import cache, metrics, signing
 from ..records import load as record_load
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
-from ..paths import REPORTS, ROOT
+from ..paths import PACKAGE, REPORTS, ROOT
 from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
 from . import bitfile, pl_names, ssh, ssh_policy, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
 BITFILE = Path(__file__).with_name("bitfile.py")
 PL_NAMES = Path(__file__).with_name("pl_names.py")
-MODEL_DIR = ROOT / "kabe" / "model"
+MODEL_DIR = PACKAGE / "model"  # kabe's golden models, copied to the board: the package's, wherever kabe is installed
 
 
 @dataclass

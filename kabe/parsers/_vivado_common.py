@@ -36,6 +36,21 @@ _FRACTION = re.compile(r"\d+\.\d+")
 
 NOT_A_NUMBER = ("NA", "N/A", "INF", "-INF", "+INF", "-")
 
+HIDDEN = "<hidden>"
+
+
+def is_hidden_name(tok: str) -> bool:
+    """A netlist name Vivado hides: where a name is inside protected (encrypted) IP, such as
+    Versal's CIPS, NoC and HBM controllers or a FIFO generator's core, Vivado prints `<hidden>` for
+    each level it may not show: `<hidden>` alone, or `.../pcie2_fifo_generator_tgt_brdg/<hidden>/
+    <hidden>` (a real 2018 Artix-7 XDMA report prints both; Vivado 2026.1 on Versal also prints it
+    in the netlist column of a path's required time, arrival time and slack lines). One token, at
+    least one level `<hidden>`, no level empty or holding a bracket of a `<hidden>` cut short
+    (`<hid`), so a name cut inside is not one."""
+    parts = tok.split("/")
+    return (HIDDEN in parts and not any(c.isspace() for c in tok)
+            and all(q == HIDDEN or (q and "<" not in q and ">" not in q) for q in parts))
+
 
 def number(tok: str | None, *, what: str, source: str):
     """A Vivado number: float for "1.234"/"-0.5"/"3.2ns", None for "inf"/"NA"/blank."""

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from kabe.parsers import ReportError
 from kabe.parsers.report_file import blank, find_lines
-from kabe.parsers.vivado_timing_paths import Block, path_blocks
+from kabe.parsers.vivado_timing_paths import Block, footer, path_blocks
 
 _PATH_GROUP = re.compile(r"^Path Group:", re.M)
 _FROM_CLOCK = re.compile(r"^From Clock:", re.M)
@@ -135,10 +135,15 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
             worst[p["check"]] = p["slack_ns"]
     rec["worst_slack_by_check"] = worst
     rec["critical_path"] = _critical(rec, blocks, source)
-    last = next((ln for ln in reversed(lines[blocks[-1].line - first_line:]) if ln.strip()), "") if blocks else ""
+    own = lines[blocks[-1].line - first_line:] if blocks else []
+    closing = footer(next((ln for ln in reversed(own) if ln.strip()), ""))
+    # the closing slack line printed whole: every decimal of its header, and the netlist column its
+    # required time line has (`<hidden>` on Versal's protected endpoints; a slack line without it,
+    # the last thing in the file, was cut after its number)
+    required = next((f for f in map(footer, reversed(own)) if f and f[0] == "required time"), None)
     ends_on_path = bool(tail_empty and blocks[-1].path and blocks[-1].path["required_time_ns"] is not None
-                        and last.strip().startswith("slack")
-                        and _digits(last.split()[-1]) == _digits(lines[blocks[-1].line - first_line]))
+                        and closing is not None and closing[0] == "slack" and required is not None
+                        and _digits(closing[1]) == _digits(own[0]) and closing[2] == required[2])
     # likewise the worst hold/removal slack printed is the summary's WHS, when hold paths are printed
     whs = rec.get("whs_ns")
     min_slacks = [b.slack_ns for b in blocks if b.slack_ns is not None and b.delay_type == "min"]

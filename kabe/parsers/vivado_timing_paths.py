@@ -28,6 +28,15 @@ steps (the data path row by row, for the estimator's calibration, kabe.timing.ca
 {"kind": "cell", "type", "arc", "delay_ns"} | {"kind": "net", "fanout", "state" (routed /
 estimated / unplaced; None when not printed), "delay_ns"} | a last {"kind": "end", "type" (None
 for a port), "pin"}).
+
+Protected IP (Versal CIPS, NoC, HBM; encrypted cores anywhere): Vivado prints `<hidden>` for a
+name it may not show (kabe.parsers._vivado_common.is_hidden_name), in Source/Destination, in the
+cell description under them, in the Location, Delay type and Netlist Resource(s) columns, and
+(Vivado 2026.1 on Versal) in the netlist column of the closing required time / arrival time /
+slack lines. Those are read as the names they stand for: a `<hidden>` Destination is matched by a
+`<hidden>` last row, a `<hidden>` cell type is recorded as "<hidden>" (the timing calibration leaves
+it out as a cell outside its model). Only a whole `<hidden>` counts: a closing line whose netlist
+column holds anything else, or a `<hidden>` cut inside, is no closing line, so the path is cut short.
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ from dataclasses import dataclass
 
 from kabe.parsers import ReportError
 from kabe.parsers import report_file, vivado_timing_path_summary
+from kabe.parsers._vivado_common import is_hidden_name
 from kabe.parsers.report_file import find_lines
 
 _FLOAT = re.compile(r"-?\d+\.\d+")
@@ -280,15 +290,27 @@ def _cell_type(pre: str) -> str | None:
     return None
 
 
+def footer(line: str) -> tuple[str, str, str | None] | None:
+    """(label, number as printed, hidden name or None) of a delay table's closing `required time`,
+    `arrival time` or `slack` line, else None. Vivado leaves their netlist column blank, or (an
+    endpoint in protected IP, Vivado 2026.1 on Versal) prints the hidden name there:
+    `slack    0.962    <hidden>`. Anything else after the number is not a closing line."""
+    s = line.strip()
+    for label in _FOOTERS:
+        if s.startswith(label):
+            rest = s[len(label):].split()
+            if rest and _FLOAT.fullmatch(rest[0]) and (len(rest) == 1 or (len(rest) == 2 and is_hidden_name(rest[1]))):
+                return label, rest[0], rest[1] if len(rest) == 2 else None
+            return None
+    return None
+
+
 def _parse_table(rows: list[str], p: dict, *, where: str, constrained: bool) -> None:
     foot = {}
     for ln in rows:
-        s = ln.strip()
-        for label in _FOOTERS:
-            if s.startswith(label):
-                val = s[len(label):].strip()
-                if _FLOAT.fullmatch(val):
-                    foot[label] = float(val)
+        f = footer(ln)
+        if f is not None:
+            foot[f[0]] = float(f[1])
     if constrained:
         if any(label not in foot for label in _FOOTERS):
             raise ReportError(f"{where}: delay table ends before its required/arrival/slack lines "

@@ -54,9 +54,25 @@ def _is_kabe_dodo(dodo: Path) -> bool:
         return False
 
 
+def _names_tool_kabe(pyproject: Path) -> bool:
+    """A [tool.kabe] table, or a file that does not parse but has one: that is still the project, and
+    kabe.config.load() then says what is wrong with the TOML (not "no project here")."""
+    if _tool_kabe(pyproject) is not None:
+        return True
+    try:
+        text = pyproject.read_text(errors="replace")
+    except OSError:
+        return False
+    try:
+        tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return re.search(r"^\s*\[\s*tool\.kabe\s*[\].]", text, re.M) is not None
+    return False
+
+
 def is_project(folder: Path) -> bool:
     folder = Path(folder)
-    return _tool_kabe(folder / "pyproject.toml") is not None or _is_kabe_dodo(folder / "dodo.py")
+    return _names_tool_kabe(folder / "pyproject.toml") or _is_kabe_dodo(folder / "dodo.py")
 
 
 def find_root(start: Path | None = None, environ=os.environ) -> tuple[Path, bool]:

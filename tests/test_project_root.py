@@ -55,6 +55,15 @@ def test_the_nearest_pyproject_with_a_tool_kabe_table_is_the_project(tmp_path):
     assert _where(outer)[:2] == [str(outer), False]
 
 
+def test_a_broken_pyproject_with_a_tool_kabe_table_is_still_the_project_and_its_error_is_said(tmp_path):
+    (tmp_path / "p" / "cores").mkdir(parents=True)
+    (tmp_path / "p" / "pyproject.toml").write_text('[tool.kabe]\nflow = "open\n')  # unterminated string
+    assert _where(tmp_path / "p" / "cores")[:2] == [str(tmp_path / "p"), True]
+    r = subprocess.run([sys.executable, "-c", "from kabe import config; config.resolve_flow(None)"], cwd=tmp_path / "p",
+                       env=_env(), capture_output=True, text=True)
+    assert r.returncode != 0 and f"{tmp_path / 'p' / 'pyproject.toml'}: not valid TOML" in r.stderr
+
+
 def test_a_dodo_that_imports_kabe_marks_the_project_and_kabe_project_overrides(tmp_path):
     (tmp_path / "p" / "sub").mkdir(parents=True)
     (tmp_path / "p" / "dodo.py").write_text("from kabe.doit_tasks import *\n")

@@ -207,3 +207,20 @@ def test_every_truncation_raises_or_reads_the_same(path):
     for off in _cuts(text[:td], 211):
         with pytest.raises(ReportError):
             ts.parse(text[:off], f"{path.name}[:{off}]")
+
+
+def test_report_timing_path_type_summary_with_hidden_names():
+    """-path_type summary prints names only: a `<hidden>` start or end is one token like any name."""
+    head = PATHS.read_text().split("Timing Report")[0].replace(
+        "report_timing -delay_type min_max -max_paths 1", "report_timing -path_type summary -max_paths 2")
+    table = ("Startpoint                                               Endpoint                                      Slack(ns)\n"
+             + "-" * 110 + "\n"
+             + f"design_1_i/ternary_engine_0/inst/u_tree/acc_q_reg[23]/C  {NOC_PIN}  0.257\n"
+             + "<hidden>                                                 design_1_i/ternary_engine_0/inst/u_unpack/beat_q_reg[63]/D\n"
+             + "                                                                                                       1.121\n\n")
+    rows = tp.parse(head + "Timing Report\n\n" + table, "summary")
+    assert [(r["source"], r["destination"], r["slack_ns"]) for r in rows] == [
+        ("design_1_i/ternary_engine_0/inst/u_tree/acc_q_reg[23]/C", NOC_PIN, 0.257),
+        ("<hidden>", "design_1_i/ternary_engine_0/inst/u_unpack/beat_q_reg[63]/D", 1.121)]
+    with pytest.raises(ReportError, match="incomplete"):
+        tp.parse(head + "Timing Report\n\n" + table.rsplit("1.121", 1)[0] + "\n", "cut")

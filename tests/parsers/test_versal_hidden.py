@@ -7,8 +7,9 @@ picarro-a100t-timing-routed.rpt) has it in Source/Destination (`.../pcie2_fifo_g
 Vivado 2026.1 Versal AI Edge report (held back) also prints it in the netlist column of a path's
 `required time`, `arrival time` and `slack` lines, which the reader took for a path cut short.
 
-SOURCES: the four fixtures tests/fixtures/vivado/versal_hidden_* are kabe's own, written by hand in
-Vivado 2026.1's report_timing_summary / report_timing layout for a Versal AI Edge part
+SOURCES: the four fixtures tests/fixtures/vivado/versal_hidden_* are kabe's own (composed for these
+tests, a throwaway script keeping the arithmetic consistent; no Vivado run), in Vivado 2026.1's
+report_timing_summary / report_timing layout for a Versal AI Edge part
 (xcve2802-vsvh1760): the layout of a real Versal summary (../shared/fixtures/vivado-versal, VCK190,
 2023.2: Timer Settings with Inter-SLR Compensation, 12 check_timing items, Clock Net Delay lines,
 `X1Y3 (CLOCK_ROOT)` locations, wrapped `(Prop_...)` rows) with `<hidden>` where the XDMA report and

@@ -77,6 +77,9 @@ def _source_tree(dest: Path) -> Path:
 
 
 def _fresh_venv(tmp: Path) -> tuple[Path, dict[str, str]]:
+    import importlib.util
+
+    assert importlib.util.find_spec("wheel"), "the wheel package is missing: pip install -e '.[test]' (test extra)"
     dist = tmp / "dist"
     _ok(_run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist,
               _source_tree(tmp / "src")], tmp, os.environ))

@@ -74,11 +74,15 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     return verdict
 
 
-def unverified_reason(record: Mapping[str, Any]) -> str:
-    """Why a record without a simulation result is unverified: its `verification: {kind: none, reason}`
-    (design.yaml's `verify: {none: ...}`), else that it has none. Shown, never a verdict of its own."""
+def unverified_reason(record: Mapping[str, Any]) -> str | None:
+    """Why a build record without a simulation result is unverified: its `verification: {kind: none,
+    reason}` (design.yaml's `verify: {none: ...}`), or that a record declaring a model or testbench
+    holds no result. None for a record that says nothing of verification (a timing report gated on
+    its own by `kabe gate`, a record from before `verify:`). Shown beside the verdict, never one."""
     v = record.get("verification")
-    reason = v.get("reason") if isinstance(v, Mapping) and v.get("kind") == "none" else None
+    if not isinstance(v, Mapping):
+        return None
+    reason = v.get("reason") if v.get("kind") == "none" else None
     if isinstance(reason, str) and reason.strip():
         return " ".join(reason.split())[:_MAX_LINE]
     return "no simulation result in this record"

@@ -154,6 +154,9 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
            reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
            console: Console | None = None) -> dict:
     design = designs.get(design_name)
+    if design.kind is None:  # the board runner streams kabe's own frame builders only (kabe.model.frames)
+        raise ssh.DeployError(f"{design.name} is verified by {design.verify.label}; the board runner streams only "
+                              f"kabe's own models (kabe.model.frames:*_stimulus), so it is not deployed")
     commit = commit or provenance.current_commit()
     if not (archive_dir(commit, design.name, flow, reports_root) / "metrics.json").is_file():
         raise ssh.DeployError(_missing_build(design, flow, commit, reports_root))

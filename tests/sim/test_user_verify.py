@@ -141,3 +141,12 @@ def test_a_none_design_is_not_simulated(tmp_path):
     d = designs.load(u.write_counter(tmp_path))
     with pytest.raises(runner.SimError, match=f"counter is not simulated .*verify: none: {u.NONE_REASON}"):
         runner.run_sim(d)
+
+
+def test_a_design_with_a_model_of_its_own_is_not_deployed(tmp_path):
+    """The board runner streams kabe's own frame builders only: one line, before any archive or board."""
+    from kabe.deploy import host, ssh
+
+    d = designs.load(u.write_width(tmp_path))
+    with pytest.raises(ssh.DeployError, match=r"width is verified by model width_model:stimulus; the board runner"):
+        host.deploy(d, settings=None, rows=8, reports_root=tmp_path / "reports")

@@ -151,7 +151,7 @@ def _check_inputs(design: designs.Design) -> None:
 def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console, reports_root,
                        key: cache.CacheKey, sim_check: bool, sim_files: dict | None = None) -> dict:
     try:
-        result = flow.run_build(design, edam, workdir, console=console)
+        result = flow.run_build(design, edam, workdir, console=console, commit=commit)
     except (ReportError, ConstraintError) as e:
         # No clock constrained, or the tool ran but its report cannot be trusted: the build's verdict
         # is a failing gate, archived like any other so the history shows it.

@@ -6,7 +6,11 @@ A flow is a module (registered in kabe.flows) with:
     ESTIMATED: bool           True when its timing is a pre-route estimate, not sign-off
     check_tools() -> None     raises FlowError with the fix when the tool is missing (called before
                               minutes of other work, not after)
-    run_build(design, edam, workdir, *, console) -> FlowResult
+    run_build(design, edam, workdir, *, console, commit) -> FlowResult
+                              commit: the build's one reading of the commit (kabe.provenance.Commit),
+                              the one its archive is named after; a flow that stamps it (Vivado's
+                              USR_ACCESS) uses this, never a second read that a commit landing
+                              mid-build would make differ
 
 The build depends on the flows, never the reverse: a flow imports this module, the parsers and the
 design facts, nothing of kabe.build.
@@ -60,4 +64,4 @@ class Flow(Protocol):
 
     def check_tools(self) -> None: ...
 
-    def run_build(self, design, edam, workdir: Path, *, console: Console) -> FlowResult: ...
+    def run_build(self, design, edam, workdir: Path, *, console: Console, commit=None) -> FlowResult: ...

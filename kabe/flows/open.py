@@ -226,8 +226,9 @@ def check_tools() -> None:
     yosys_command()
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None) -> FlowResult:
-    """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder."""
+def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
+    """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder
+    (commit: nothing of the open flow's output carries it)."""
     r = synth_and_estimate(design, workdir, edam=edam, console=console)
     return FlowResult(flow=NAME, part=PART, clock_period_ns=r.clock_period_ns, timing=r.timing,
                       utilization=r.utilization, raw_files=r.raw_files, tools=r.tools, inputs=r.inputs,

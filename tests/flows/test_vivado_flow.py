@@ -397,6 +397,24 @@ def test_stage4_builds_and_archives_with_the_standin(standin_path, tmp_path, mon
     assert "kabe/flows/vivado/tcl/report_timing_summary.tcl" in on_disk["inputs"]
 
 
+def test_the_bitstream_names_the_commit_its_archive_is_named_after(standin_path, tmp_path, monkeypatch):
+    """One reading of the commit per build, passed down to the flow: a commit landing while the build
+    runs (here every later read answers another commit) changes neither the archive's name nor the
+    commit stamped into the bitstream."""
+    first = provenance.current_commit()
+    later = provenance.Commit("0123456789abcdef0123456789abcdef01234567", False)
+    reads = []
+
+    def moving(*args, **kw):
+        reads.append(1)
+        return first if len(reads) == 1 else later
+
+    monkeypatch.setattr(provenance, "current_commit", moving)
+    dest = Path(_build(tmp_path, "met", monkeypatch)["_archive"])
+    assert dest.parent.parent.name == first.archive_name
+    assert project.read_usr_access(dest / "kabe_stage4.bit") == project.usr_access_word(first)
+
+
 def test_violated_timing_fails_the_gate(standin_path, tmp_path, monkeypatch):
     record = _build(tmp_path, "violated", monkeypatch)
     assert not record["gate"]["passed"]

@@ -37,13 +37,14 @@ def check_tools() -> None:
     tool.find_vivado()
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None) -> FlowResult:
+def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
     """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder."""
     console = console or Console()
     fs = tool.settings()
     version = tool.vivado_version(tool.find_vivado())
     tool.check_version_pin(version, fs["vivado_version"], fs["vivado_version_mismatch"], console)
     with console.status(f"[bold]{design.name}[/]: generating the Vivado project (edalize)"):
-        proj = project.generate_project(design, Path(workdir) / "edalize", edam=edam, flow_settings=fs)
+        proj = project.generate_project(design, Path(workdir) / "edalize", edam=edam, flow_settings=fs,
+                                        commit=commit)  # the archive's commit goes into the bitstream
     log = tool.run_make(proj, console, fs["vivado_timeout_s"])
     return collect.collect(proj, version, log)

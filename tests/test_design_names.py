@@ -57,7 +57,7 @@ def test_the_shell_name_is_refused_before_any_tool_runs(tmp_path, monkeypatch, c
     with pytest.raises(DesignError):
         verilator_build.build(SHELL_NAME, build_root=tmp_path)
     with pytest.raises(DesignError):  # the C string literal in kabe_design.h
-        verilator_build._design_header('x"; system("touch PWNED"); //', 1)
+        verilator_build._design_header('x"; system("touch PWNED"); //')
 
 
 def test_verilator_make_runs_without_a_shell(tmp_path):

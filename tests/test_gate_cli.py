@@ -86,3 +86,17 @@ def test_parse_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert cli.main(["parse", str(tmp_path / "absent.rpt")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "absent.rpt" in err and "does not exist" in err
+
+
+@pytest.mark.parametrize("name, keys, said", [
+    ("manifest.json", {"commit": "x", "raw_files": {}, "artifacts": {}, "inputs": {}}, "an archive's manifest.json"),
+    ("cache_key.json", {"format": 1, "files": {}, "targets": [], "tools": {}}, "an archive's cache_key.json"),
+    ("result.json", {"beats": 1, "beats_per_cycle": 1.0, "first_mismatches": []}, "a simulation result.json"),
+    ("other.json", {"a": 1}, 'not a metrics record (it has no "schema": "kabe.metrics/1")'),
+])
+def test_gate_on_a_json_that_is_not_metrics_says_what_it_is(tmp_path, capsys, name, keys, said):
+    path = tmp_path / name
+    path.write_text(json.dumps(keys))
+    assert cli.main(["gate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "metrics.json" in err and len(err.strip().splitlines()) == 1, err

@@ -105,8 +105,31 @@ def load(path: Path) -> dict[str, Any]:
         record = parse(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
         raise MetricsError(f"{path}: not valid JSON ({_cut(str(e))}); the file is damaged, rebuild it") from None
+    if isinstance(record, dict) and "schema" not in record:
+        other = other_kabe_file(record)
+        what = f"this is {other}, not a metrics record" if other else \
+            f"not a metrics record (it has no \"schema\": \"{SCHEMA_ID}\")"
+        raise MetricsError(f"{path}: {what}; give a build's reports/<commit>/<design>/<flow>/metrics.json "
+                           f"(kabe gate also takes a timing report)")
     try:
         validate(record)
     except MetricsError as e:
         raise MetricsError(f"{path}: {e}") from None
     return record
+
+
+# The other JSON files an archive folder holds, told apart by the keys only they carry, so that
+# `kabe gate manifest.json` says which file it was given instead of a schema error about 'schema'.
+_OTHER_FILES = (
+    ({"raw_files", "artifacts", "inputs"}, "an archive's manifest.json (the list of its files and their hashes)"),
+    ({"format", "files", "targets", "tools"}, "an archive's cache_key.json (the inputs its cache key hashes)"),
+    ({"beats", "beats_per_cycle", "first_mismatches"}, "a simulation result.json (reports/<commit>/<design>/sim/)"),
+    ({"variants", "pareto", "best"}, "a sweep's sweep.json"),
+)
+
+
+def other_kabe_file(record: Any) -> str | None:
+    """What a JSON document that is not a metrics record is, when it is one of kabe's own files."""
+    if not isinstance(record, dict):
+        return None
+    return next((what for keys, what in _OTHER_FILES if keys <= record.keys()), None)

@@ -28,7 +28,7 @@ class BlobTooLarge(ValueError):
 
 # The store's own git calls never start git's automatic housekeeping: a fetch or fast-import that
 # crosses gc.auto's thresholds would otherwise repack the user's whole repository inside an archive
-# pull (seen: 389 MB peak instead of 36 MB, in a checkout with many packs). The user's own git
+# pull, at a cost (time, memory) that has nothing to do with the archive. The user's own git
 # commands still run it.
 _NO_AUTO_GC = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
 

@@ -29,13 +29,16 @@ from repo_clone import make  # tests/ is on sys.path (tests/conftest.py)
 
 ZERO = "f" * 40
 GIB2 = 2 * 2**30
+# The pull runs one process further down, and only its RUSAGE_CHILDREN is read: Linux carries a
+# process's peak RSS across fork and exec, so a pull forked straight from pytest would report
+# pytest's own size (390 MB late in a full suite run) instead of the pull's. This small launcher's
+# children start from its few MB; RUSAGE_CHILDREN covers the pull and its git children.
 CHILD_RUSAGE = """
-import json, resource, sys
-from kabe import cli
-code = cli.main(sys.argv[1:])
-self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import json, resource, subprocess, sys
+code = subprocess.run([sys.executable, "-c", "import sys; from kabe import cli; sys.exit(cli.main(sys.argv[1:]))",
+                       *sys.argv[1:]]).returncode
 kids_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"exit": code, "maxrss_kb": max(self_kb, kids_kb)}), file=sys.stderr)
+print(json.dumps({"exit": code, "maxrss_kb": kids_kb}), file=sys.stderr)
 """
 CI_PULL_STEP = """
 from rich.console import Console

@@ -1,9 +1,8 @@
 """The store's git calls never start git's automatic housekeeping (gc --auto / maintenance --auto).
 
 An archive pull into a checkout that has crossed gc.auto's thresholds would otherwise repack the
-whole repository inside the pull: a full run of the suite saw the attack test's pull peak at
-389 MB instead of 36 MB. Real git throughout: the control shows that the same fetch, run as plain
-git, does repack, so the test can fail."""
+whole repository inside the pull. Real git throughout: the control shows that the same fetch, run
+as plain git, does repack, so the test can fail."""
 
 from __future__ import annotations
 

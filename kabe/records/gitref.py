@@ -100,13 +100,17 @@ class BlobReader:
         self._proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE,
                                       stdout=subprocess.PIPE)
 
-    def read(self, oid: str) -> bytes:
+    def _ask(self, oid: str) -> tuple[bytes, int]:
+        """(object type, size) from cat-file's header for oid; its content follows on stdout."""
         self._proc.stdin.write(oid.encode() + b"\n")
         self._proc.stdin.flush()
         header = self._proc.stdout.readline().split()
         if len(header) < 3 or header[1] == b"missing":
             raise GitError(f"git object {oid} is missing from this repository; fetch the archive again")
-        size = int(header[2])
+        return header[1], int(header[2])
+
+    def read(self, oid: str) -> bytes:
+        _kind, size = self._ask(oid)
         data = self._proc.stdout.read(size)
         self._proc.stdout.read(1)  # the newline after each object
         return data
@@ -114,15 +118,10 @@ class BlobReader:
     def stream(self, oid: str, max_bytes: int, chunk: int = 1 << 20):
         """The blob's bytes in chunks of at most `chunk` (never the whole blob in memory); a blob larger
         than max_bytes is refused before any of it is read (the stream is drained, not kept)."""
-        self._proc.stdin.write(oid.encode() + b"\n")
-        self._proc.stdin.flush()
-        header = self._proc.stdout.readline().split()
-        if len(header) < 3 or header[1] == b"missing":
-            raise GitError(f"git object {oid} is missing from this repository; fetch the archive again")
-        size = int(header[2])
-        if header[1] != b"blob" or size > max_bytes:
+        kind, size = self._ask(oid)
+        if kind != b"blob" or size > max_bytes:
             self._skip(size + 1)
-            raise BlobTooLarge(f"{header[1].decode(errors='replace')} {oid} of {size} bytes (at most {max_bytes})")
+            raise BlobTooLarge(f"{kind.decode(errors='replace')} {oid} of {size} bytes (at most {max_bytes})")
         left = size
         try:
             while left:

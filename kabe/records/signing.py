@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from kabe import config
+from kabe import config, provenance
 from kabe.errors import UserError, bounded
 from kabe.paths import ROOT
 
@@ -65,14 +65,6 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def hash_dir(unit_dir: Path) -> dict[str, str]:
     """{relative name: sha256} of every regular file under unit_dir except SIGNATURE_FILE (links are not
     followed, and a name starting with a dot is kabe's own temp file, never part of a unit)."""
@@ -81,7 +73,7 @@ def hash_dir(unit_dir: Path) -> dict[str, str]:
         rel = p.relative_to(unit_dir).as_posix()
         if rel == SIGNATURE_FILE or p.is_symlink() or not p.is_file() or any(c.startswith(".") for c in rel.split("/")):
             continue
-        out[rel] = sha256_file(p)
+        out[rel] = provenance.sha256_file(p)
     return out
 
 

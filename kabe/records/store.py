@@ -59,7 +59,6 @@ from kabe.records.gitref import BlobTooLarge, GitError
 
 DEFAULT_REF = "refs/kabe/archive"
 COMPRESS_OVER = 64 * 1024
-BITSTREAM_SUFFIXES = signing.BITSTREAM_SUFFIXES  # .bit .bin .hwh .xsa .pdi
 UNVERIFIED = ".unverified"  # reports/.unverified/<unit>: pulled, not verified (a dot: no scanner takes it for a build)
 CHUNK = 1 << 20
 MAX_LINES = 20  # refused/unverified units named one by one, then counted
@@ -95,10 +94,6 @@ class ArchiveRewritten(GitError):
     """The remote's archive no longer descends from the tip this clone saw last (a force-push)."""
 
 
-def is_bitstream(name: str) -> bool:
-    return name.endswith(BITSTREAM_SUFFIXES)
-
-
 def stored_form(name: str, data: bytes) -> tuple[str, bytes]:
     if len(data) > COMPRESS_OVER or name.endswith(".gz"):
         return name + ".gz", gzip.compress(data, compresslevel=6, mtime=0)
@@ -129,7 +124,7 @@ def local_units(reports_root: Path = REPORTS, commits: list[str] | None = None) 
 
 def _files_of(directory: Path, bitstreams: bool) -> dict[str, Path]:
     return {str(p.relative_to(directory)): p for p in sorted(directory.rglob("*"))
-            if p.is_file() and not p.name.startswith(".") and (bitstreams or not is_bitstream(p.name))}
+            if p.is_file() and not p.name.startswith(".") and (bitstreams or not signing.is_bitstream(p.name))}
 
 
 def _rev(root: Path, ref: str) -> str | None:
@@ -434,7 +429,7 @@ def _read_units(entries: list[ap.Entry], bitstreams: bool, report: PullReport) -
             by_unit.pop(unit)
             report.refused.append((unit, why))
         elif not bitstreams:
-            by_unit[unit] = {n: e for n, e in files.items() if not is_bitstream(n)}
+            by_unit[unit] = {n: e for n, e in files.items() if not signing.is_bitstream(n)}
     return by_unit
 
 

@@ -109,7 +109,7 @@ def unverified_reason(unit_dir: Path, unit: str, root: Path = ROOT) -> str:
     """Why a kept-apart unit is not trusted, by the pull's own check (kabe.records.store: the signature
     for the project's allowed signers, the commit in this clone, the cache key), run again now: the
     pull writes no reason file, and a reason read from the folder would be the folder's word."""
-    why = store._trust_problem(root, unit_dir, unit, store._allowed_signers(root))
+    why = store.trust_problem(root, unit_dir, unit, store.allowed_signers_of(root))
     return why or "it verifies now, but was pulled before it did: run `kabe archive pull` again to take it in"
 
 

@@ -436,7 +436,7 @@ def _read_units(entries: list[ap.Entry], bitstreams: bool, report: PullReport) -
 def _cache_key_problem(unit_dir: Path) -> str | None:
     """The cache key metrics.json names must be sha256 of the unit's own cache_key.json material (the
     same canonical JSON kabe.records.cache hashes); None when they agree or either is absent."""
-    from kabe.records.cache import KEY_FILE
+    from kabe.records.cache import KEY_FILE, key_of_material
 
     key_file, metrics = unit_dir / KEY_FILE, unit_dir / "metrics.json"
     if not key_file.is_file() or not metrics.is_file():
@@ -444,20 +444,23 @@ def _cache_key_problem(unit_dir: Path) -> str | None:
     try:
         material = json.loads(key_file.read_text())
         claimed = json.loads(metrics.read_text()).get("cache_key")
-        blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
     except (ValueError, RecursionError, AttributeError, UnicodeDecodeError):
         return f"{KEY_FILE} or metrics.json is not a JSON document of the expected shape"
-    if claimed is not None and hashlib.sha256(blob.encode()).hexdigest() != claimed:
+    if claimed is not None and key_of_material(material) != claimed:
         return f"metrics.json's cache_key is not the hash of its {KEY_FILE}"
     return None
 
 
-def _trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -> str | None:
+def trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -> str | None:
+    """Why a pulled unit is not trusted (kept in .unverified/), or None: the pull's one rule, which the
+    report page's unverified history (kabe.records.history) re-asks to say why."""
+    from kabe.records.cache import commit_exists
+
     check = signing.verify_dir(unit_dir, unit, allowed)
     if not check.ok:
         return check.reason
     commit = unit.split("/", 1)[0]
-    if gitref.run(root, "cat-file", "-e", f"{commit}^{{commit}}", check=False).returncode != 0:
+    if not commit_exists(commit, root):
         return f"it names commit {commit}, which is not in this repository (fetch the branch that has it, then pull again)"
     return _cache_key_problem(unit_dir)
 
@@ -476,7 +479,7 @@ def _promote(staged: Path, dest: Path, reports_root: Path) -> None:
     os.rename(safe_fs.confined(staged, reports_root), dest)
 
 
-def _allowed_signers(root: Path) -> Path | None:
+def allowed_signers_of(root: Path) -> Path | None:
     """The allowed-signers file of the project at root ([tool.kabe] allowed_signers for this checkout)."""
     if Path(root).resolve() == ROOT.resolve():
         return signing.allowed_signers_file()
@@ -493,7 +496,7 @@ def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
         report.remote_has_archive = False
         return report
     reports_root = Path(reports_root)
-    allowed = allowed_signers if allowed_signers is not None else _allowed_signers(root)
+    allowed = allowed_signers if allowed_signers is not None else allowed_signers_of(root)
     units = _read_units(gitref.ls_tree_entries(root, tip), bitstreams, report)
     with gitref.BlobReader(root) as reader:
         for unit, files in sorted(units.items()):
@@ -507,7 +510,7 @@ def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
             except Refused as e:
                 report.refused.append((unit, str(e)))
                 continue
-            why = _trust_problem(root, staged, unit, allowed)
+            why = trust_problem(root, staged, unit, allowed)
             if why:
                 report.unverified.append((unit, why))
                 continue
@@ -532,7 +535,7 @@ def _pull_into_existing(reader: gitref.BlobReader, root: Path, reports_root: Pat
         report.same.append(unit)
         return
     staged = _stage(reader, reports_root, unit, files)
-    why = _trust_problem(root, staged, unit, allowed)
+    why = trust_problem(root, staged, unit, allowed)
     if why:
         report.unverified.append((unit, why))
         return

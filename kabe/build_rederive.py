@@ -19,6 +19,7 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from kabe import constraints, designs
+from kabe.errors import bounded
 from kabe.parsers import ReportError
 from kabe.records import cache
 
@@ -57,14 +58,9 @@ def _differs(what: str, archived: Any, derived: Any, source: str, ignore) -> str
     for key in sorted(set(archived) | set(derived)):
         if key in ignore or archived.get(key) == derived.get(key):
             continue
-        return (f"{what}.{key} is {_shown(archived.get(key))} in metrics.json but {_shown(derived.get(key))} "
+        return (f"{what}.{key} is {bounded(archived.get(key), _SHOWN)} in metrics.json but {bounded(derived.get(key), _SHOWN)} "
                 f"in {source}")
     return None
-
-
-def _shown(v: Any) -> str:
-    text = repr(v) if not isinstance(v, (dict, list)) else f"{type(v).__name__} of {len(v)}"
-    return text if len(text) <= _SHOWN else text[:_SHOWN] + "..."
 
 
 def _open(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:

@@ -76,11 +76,10 @@ def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> r
     one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
     the numbers its raw reports give (kabe.build_rederive), as a cache hit must."""
     unit = path.parent
-    signed = (unit / signing.SIGNATURE_FILE).exists()
-    if signed:
-        check = signing.verify_dir(unit, f"{commit.archive_name}/{design}/{flow}")
-        if not check.ok:
-            return f"its signature does not verify ({check.reason})"
+    check = signing.check_if_signed(unit, f"{commit.archive_name}/{design}/{flow}")
+    signed = check is not None
+    if signed and not check.ok:
+        return f"its signature does not verify ({check.reason})"
     checked = record_load.checked(path, where=(commit.archive_name, design, flow))
     if isinstance(checked, record_load.Invalid):
         return checked.reason

@@ -118,8 +118,8 @@ def _check_provenance(src: Path, unit: str, record: dict, files: tuple[Path, ...
     each deployed file with the sha256 it has now, so a manifest and metrics rewritten together cannot
     vouch for a bitstream. The commit the board must show is the record's, or its `reused_from` — which
     a signed unit's signature covers (metrics.json is signed) and which must name a commit that exists."""
-    if (src / signing.SIGNATURE_FILE).exists() or (src / signing.SIGNATURE_FILE).is_symlink():
-        check = signing.verify_dir(src, unit)
+    check = signing.check_if_signed(src, unit)
+    if check is not None:
         if not check.ok:
             raise ssh.DeployError(f"{src}: its signature does not verify ({check.reason}); kabe deploys only bitstreams "
                                   f"built here or signed by a key in the allowed signers")

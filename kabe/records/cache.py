@@ -298,10 +298,9 @@ def untrusted(archive: Path, rel: str, record: Mapping[str, Any], key: str, git_
     same before it places a unit; this re-check at hit time is cheap and catches an edit since."""
     from kabe.records import signing
 
-    if (archive / signing.SIGNATURE_FILE).exists() or (archive / signing.SIGNATURE_FILE).is_symlink():
-        check = signing.verify_dir(archive, rel)
-        if not check.ok:
-            return f"its signature does not verify: {check.reason}"
+    check = signing.check_if_signed(archive, rel)
+    if check is not None and not check.ok:
+        return f"its signature does not verify: {check.reason}"
     sha = rel.split("/", 1)[0].removesuffix("-dirty")
     if sha != "nogit" and not commit_exists(sha, git_root):
         return f"it names commit {sha[:12]}, which is not in this repository"

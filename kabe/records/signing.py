@@ -185,6 +185,15 @@ def verify_statement(unit: str, sig: bytes, file_hashes: Mapping[str, str],
     return SignatureCheck(True, signer, f"signed by {signer}", dict(stmt["files"]))
 
 
+def check_if_signed(unit_dir: Path, unit: str, allowed_signers: Path | None = None) -> SignatureCheck | None:
+    """None for a unit built on this machine (no SIGNATURE_FILE, not even a link by that name), else
+    verify_dir's check: the one rule by which a cache hit, `kabe ci` and deploy tell the two apart."""
+    sig_path = Path(unit_dir) / SIGNATURE_FILE
+    if not sig_path.exists() and not sig_path.is_symlink():
+        return None
+    return verify_dir(unit_dir, unit, allowed_signers)
+
+
 def verify_dir(unit_dir: Path, unit: str, allowed_signers: Path | None = None) -> SignatureCheck:
     """Re-hash the files in unit_dir and check them against its SIGNATURE_FILE: ok only when the signature
     verifies for an allowed signer, every present file's sha256 is the statement's, and every listed file

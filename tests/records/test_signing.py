@@ -113,3 +113,16 @@ def test_the_signing_key_comes_from_the_environment(tmp_path, monkeypatch):
     monkeypatch.setenv("KABE_SIGNING_KEY", str(tmp_path / "missing"))
     with pytest.raises(signing.SigningError, match="is not a file"):
         signing.signing_key()
+
+
+def test_built_here_means_no_signature_file_at_all_not_even_a_dangling_link(tmp_path, keys):
+    """check_if_signed is how a cache hit, kabe ci and deploy tell a unit built here from a pulled one:
+    a link named like the signature (dangling or not) is a pulled unit that does not verify."""
+    ci, _other, allowed = keys
+    here = tmp_path / "reports" / "here"
+    here.mkdir(parents=True)
+    assert signing.check_if_signed(here, UNIT, allowed) is None
+    (here / signing.SIGNATURE_FILE).symlink_to(tmp_path / "nowhere")
+    check = signing.check_if_signed(here, UNIT, allowed)
+    assert check is not None and not check.ok and check.reason == "unsigned"
+    assert signing.check_if_signed(unit_dir(tmp_path, ci, FILES), UNIT, allowed).ok

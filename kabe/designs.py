@@ -10,7 +10,8 @@ reference for `verify:` and `streams:`.
       in: {s0_axis: 64, s1_axis: 64}
       out: {m0_axis: 32, m1_axis: 32}
       status: {stat0_invalid: 32, stat0_overflow: 1, stat1_invalid: 32, stat1_overflow: 1}
-    ports: 2             # HP ports (the board's DMA pairs)
+    board: pynq-z1       # the board profile (kabe/boards/profiles, or the project's boards/); default pynq-z1
+    ports: 2             # memory ports used (the board's HP ports / HBM channels), at most the board's count
     row_bytes: 512
     constraints: pynq_z1.xdc   # looked up in the design's folder, then in the project's constraints/
     expect_gate: pass
@@ -29,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from kabe import boards
 from kabe.errors import UserError, bounded
 from .paths import CONSTRAINTS, CORES
 
@@ -64,7 +66,7 @@ YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
-_FIELDS = ("core", "verify", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
+_FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
            "budgets_vivado", "regressions", "waivers", "kind")
 _REQUIRED = ("core",)
 # Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.gate applies them)
@@ -110,7 +112,7 @@ class Design:
     core: str  # VLNV, e.g. kabe:design:stage4:0.1.0
     verify: Verify = field(hash=False)
     streams: Streams = field(hash=False, compare=False)
-    ports: int  # 1 or 2 HP ports
+    ports: int  # memory ports used: 1..the board's count (the PYNQ-Z1's HP ports, the V80's HBM channels)
     row_bytes: int
     constraints: Path  # absolute path of the XDC
     expect_gate: str  # pass | fail: what the gate is expected to say (a negative example says fail)
@@ -125,6 +127,7 @@ class Design:
     # Gate rules this design may break on purpose, each with the written reason (WAIVABLE);
     # the reason is printed in the build summary and archived in metrics.json's gate section.
     waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    board: boards.Board = field(default=None, hash=False, compare=False)  # design.yaml's `board:` profile
 
     @property
     def kind(self) -> str | None:
@@ -385,6 +388,16 @@ def find_file(yaml_file: Path, name: str, key: str) -> Path:
                            f"project's constraints/ ({places[1]}); put the file in one of them or correct `{key}:`")
 
 
+def _check_board(yaml_file: Path, name: Any) -> boards.Board:
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise _fail(yaml_file, f"board must be a board profile's name, got {bounded(name)}; known boards: "
+                               f"{', '.join(sorted(boards.known()))}")
+    try:
+        return boards.get(name)
+    except boards.BoardError as e:
+        raise _fail(yaml_file, f"board: {e}") from None
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -403,16 +416,21 @@ def load(yaml_file: Path) -> Design:
     if not isinstance(core, str) or not _VLNV.match(core):
         raise _fail(yaml_file, f"core must be a VLNV vendor:library:name:version, got {bounded(core)}")
     verify, kind = _check_verify(yaml_file, data)
+    board = _check_board(yaml_file, data.get("board", boards.DEFAULT_BOARD))
+    lanes = board.memory_ports
     ports = data.get("ports", 1)
-    if isinstance(ports, bool) or not isinstance(ports, int) or ports not in (1, 2):
-        raise _fail(yaml_file, f"ports must be 1 or 2 (HP ports used), got {bounded(ports)}")
+    if isinstance(ports, bool) or not isinstance(ports, int) or not 1 <= ports <= lanes.count:
+        raise _fail(yaml_file, f"ports must be 1..{lanes.count} ({lanes.name}s of board {board.key} used), "
+                               f"got {bounded(ports)}")
     row_bytes = data.get("row_bytes", 512)
-    if isinstance(row_bytes, bool) or not isinstance(row_bytes, int) or row_bytes <= 0 or row_bytes % BEAT_BYTES:
-        raise _fail(yaml_file, f"row_bytes must be a positive multiple of {BEAT_BYTES}, got {bounded(row_bytes)}")
+    beat = max(BEAT_BYTES, lanes.beat_bytes)
+    if isinstance(row_bytes, bool) or not isinstance(row_bytes, int) or row_bytes <= 0 or row_bytes % beat:
+        raise _fail(yaml_file, f"row_bytes must be a positive multiple of {beat} (a {lanes.name} beat), "
+                               f"got {bounded(row_bytes)}")
     expect_gate = data.get("expect_gate", "pass")
     if expect_gate not in GATE_EXPECTATIONS:
         raise _fail(yaml_file, f"expect_gate must be one of {', '.join(GATE_EXPECTATIONS)}, got {bounded(expect_gate)}")
-    constraints_name = data.get("constraints", "pynq_z1.xdc")
+    constraints_name = data.get("constraints", board.constraints)
     if not isinstance(constraints_name, str) or not constraints_name or "\0" in constraints_name:
         raise _fail(yaml_file, f"constraints must be a file name (in the design's folder or the project's "
                                f"constraints/), got {bounded(constraints_name)}")
@@ -427,6 +445,7 @@ def load(yaml_file: Path) -> Design:
         name=yaml_file.parent.name, core=core, verify=verify, streams=streams, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
         yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
+        board=board,
     )
 
 

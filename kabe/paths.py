@@ -29,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parent  # kabe's own files (package data)
 _KABE_DODO = re.compile(r"^\s*(from\s+kabe(\.\w+)*\s+import|import\s+kabe)\b", re.M)
 # The project's folders and their [tool.kabe] keys (relative to the project root).
 DIR_KEYS = {"cores_dir": "cores", "constraints_dir": "constraints", "ip_dir": "ip", "scripts_dir": "scripts",
-            "reports_dir": "reports", "build_dir": "build"}
+            "reports_dir": "reports", "build_dir": "build", "boards_dir": "boards"}
 
 
 class ProjectNotFound(UserError):
@@ -118,3 +118,4 @@ IP = _DIRS["ip_dir"]  # the project's own IP (block-design files); kabe's Vivado
 SCRIPTS = _DIRS["scripts_dir"]  # the project's generator scripts (FuseSoC generators under cores/ name them)
 REPORTS = _DIRS["reports_dir"]
 BUILD = _DIRS["build_dir"]
+BOARDS = _DIRS["boards_dir"]  # the project's own board profiles (<key>.yaml); kabe's ship in kabe/boards/profiles

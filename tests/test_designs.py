@@ -60,8 +60,8 @@ def test_unknown_design_lists_known(tmp_path):
     "change, pattern",
     [
         (("kind: ternary", "kind: fp16"), r"kind 'fp16' is not one of probe, int8, ternary"),
-        (("ports: 2", "ports: 3"), r"ports must be 1 or 2"),
-        (("ports: 2", "ports: two"), r"ports must be 1 or 2"),
+        (("ports: 2", "ports: 3"), r"ports must be 1\.\.2 \(HP ports of board pynq-z1 used\)"),
+        (("ports: 2", "ports: two"), r"ports must be 1\.\.2 \(HP ports of board pynq-z1 used\)"),
         (("row_bytes: 512", "row_bytes: 500"), r"row_bytes must be a positive multiple of 8"),
         (("expect_gate: pass", "expect_gate: maybe"), r"expect_gate must be one of pass, fail"),
         (("core: kabe:design:demo:0.1.0", "core: demo"), r"core must be a VLNV"),

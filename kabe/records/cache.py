@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from kabe import designs
-from kabe.boards import PYNQ_Z1
 from kabe.paths import BUILD, PACKAGE, ROOT
+from kabe.boards.profile import PROFILE_DIR
 from kabe.records.archive import write_json_atomic
 
 KEY_FORMAT = 1  # bump when the material's shape or meaning changes: every old entry becomes a miss
@@ -50,7 +50,7 @@ _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the ne
 # package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
 KABE_HOME = PACKAGE.parent
 FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
-             "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards.py",
+             "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards",
              "kabe/deploy/bitfile.py")
 VIVADO_SCRIPT_DIRS = ("kabe/flows/vivado/tcl",)  # the block design and the Tcl hooks (package data)
 
@@ -179,6 +179,8 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
             root: Path = ROOT) -> CacheKey:
     """The key of one build: `edams` are the design's resolved targets (kabe.cores.Edam by name)."""
     files: set[Path] = {Path(design.core_file), Path(design.constraints)}
+    if design.board.profile_file.parent != PROFILE_DIR:  # a project's own board (kabe's are kabe_code)
+        files.add(design.board.profile_file)
     core_files: set[Path] = set()
     for edam in edams.values():
         files.update(Path(p) for p in edam.input_files)
@@ -189,7 +191,8 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
     material = {
         "format": KEY_FORMAT,
         "flow": flow,
-        "part": PYNQ_Z1.part,
+        "part": design.board.part,
+        "board": design.board.key,  # its profile file is in "files" (a project's) or kabe's code (kabe's own)
         # how the design is verified, and the model's or testbench's source below in "files"
         "design": {"name": design.name, "core": design.core, "verify": design.verify.as_dict(),
                    "streams": design.streams.as_dict(), "ports": design.ports,

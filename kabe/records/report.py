@@ -17,10 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from kabe import config
+from kabe import config, designs
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import gitrefs, history, lineage, sim_results
 from kabe.records.archive import write_atomic, write_text_atomic
+from kabe.records.band_advice import marginal_advice
 from kabe.records.load import Invalid
 from kabe.records.report_plot import inline_svg, plot_design
 
@@ -94,8 +95,28 @@ def _raw_links(e: history.Entry, reports_root: Path) -> str:
                     for n in names)
 
 
-def _gate_cells(e: history.Entry) -> str:
-    """pass, or FAIL with the reason beside it (every reason on hover)."""
+def expected_gates(designs_named: Iterable[str], cores_root: Path) -> dict[str, str]:
+    """{design: expect_gate} from each design.yaml still in cores/ ("pass" for one that is not)."""
+    out = {}
+    for name in designs_named:
+        try:
+            out[name] = designs.get(name, cores_root).expect_gate
+        except designs.DesignError:
+            out[name] = "pass"
+    return out
+
+
+def _gate_cells(e: history.Entry, expected: str = "pass") -> str:
+    """pass, or FAIL with the reason beside it (every reason on hover); a negative example's failing
+    gate (design.yaml expect_gate: fail) is "FAIL (expected)", its passing gate the surprise."""
+    if expected == "fail":
+        failures = list(e.verdict.failures)
+        if e.passed:
+            return ('<td class="fail">PASS (expected FAIL)</td><td class="why">a negative example (expect_gate: fail) '
+                    "passed its gate: the gate no longer catches its known problem</td>")
+        first = failures[0] if failures else "the gate failed (no reason recorded)"
+        return (f'<td class="xfail">FAIL (expected)</td><td class="why" title="{html.escape(chr(10).join(failures))}">'
+                f"a negative example (design.yaml expect_gate: fail): {html.escape(first)}</td>")
     if e.passed:  # the verdict recomputed from the numbers (kabe.records.load), never the record's own
         why = getattr(e.verdict, "unverified", None)
         if why:  # no simulation verdict behind the gate (verify: {none: ...}): never a bare pass
@@ -116,12 +137,14 @@ def _timing_kind(timing: dict) -> str:
     text = "pre-route estimate"
     if len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi):
         text += f" (band {lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f} ns)"
-    if band.get("marginal"):
-        text += f'; <span class="marginal">{html.escape(band.get("note") or "marginal: run Vivado")}</span>'
+    advice = marginal_advice(timing)
+    if advice:  # what the band means and the next step, in the one line the summary and JUnit print too
+        text += f'; <span class="marginal">{html.escape(advice)}</span>'
     return text
 
 
-def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path) -> str:
+def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path,
+                  expected: dict[str, str] | None = None) -> str:
     latest: dict[tuple[str, str], history.Entry] = {}
     for e in entries:  # git order: the last one wins
         latest[(e.design, e.flow)] = e
@@ -139,7 +162,7 @@ def _latest_table(entries: list[history.Entry], head: str | None, reports_root: 
         cells += ["-" if wns is None else f"{wns:+.3f}",
                   _timing_kind(e.record["timing"])]
         rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
-                    + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e)
+                    + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, (expected or {}).get(design, "pass"))
                     + f"<td>{_raw_links(e, reports_root)}</td></tr>")
     return note + "<table>" + head_row + "".join(rows) + "</table>"
 
@@ -169,7 +192,7 @@ def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
 _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
 th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
-.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
 tr.unverified td{color:#888;background:#f7f7f7;font-style:italic}td.unverified-why{max-width:40em}
 .cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",sans-serif}"""
 
@@ -208,12 +231,16 @@ def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: 
             f"{len(others)} not on it (hollow points: this branch or a dirty tree).")
 
 
-def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch: str | None) -> str:
-    """Every archived commit in git order, oldest first, and whether it lies on the base branch."""
+def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch: str | None,
+                  expected: dict[str, str] | None = None) -> str:
+    """Every archived commit in git order, oldest first, and whether it lies on the base branch; a
+    negative example's failed gate is named as expected."""
+    expected = expected or {}
     md = [f"| commit | on {branch or 'the base branch'} | builds | gates failed |", "|---|---|---|---|"]
     for commit in dict.fromkeys(e.commit for e in entries):
         builds = [e for e in entries if e.commit == commit]
-        failed = [f"{e.design} ({e.flow})" for e in builds if not e.passed]  # the recomputed verdict
+        failed = [f"{e.design} ({e.flow}{': FAIL (expected)' if expected.get(e.design) == 'fail' else ''})"
+                  for e in builds if not e.passed]  # the recomputed verdict
         where = "-" if on_base is None else ("yes" if commit in on_base else "no (this branch)")
         md.append(f"| {commit[:12]}{'-dirty' if commit.endswith('-dirty') else ''} | {where} | {len(builds)} | "
                   f"{', '.join(failed) or '-'} |")
@@ -291,7 +318,26 @@ def _sweeps_section(reports_root: Path) -> str:
     return "<h2>Sweeps (LUT against WNS, coloured by DSP)</h2>" + "".join(parts) if parts else ""
 
 
-def _research_sections(shown: set[str], work: Path, files: dict) -> str:
+def _v80_engine_section(entries) -> str:
+    """The what-if fed by the newest archived V80 build with a simulation (kabe.perf.v80_engine); none yet:
+    say what would fill it."""
+    from kabe.boards import ALVEO_V80
+    from kabe.perf import v80_engine
+
+    built = [e for e in entries if e.record.get("part") == ALVEO_V80.part and isinstance(e.record.get("sim"), dict)]
+    if not built:
+        return ("<p class=\"note\">No V80 design is archived with a simulation yet: `doit build:v80_ternary` "
+                "puts its measured channels, beats/clk and clock here.</p>")
+    newest = max(built, key=lambda e: str(e.record.get("finished") or ""))
+    try:
+        facts = v80_engine.facts_from_record(newest.record)
+    except v80_engine.EngineRecordError as e:
+        return f"<p class=\"note\">{html.escape(str(e))}</p>"
+    return ("<h3>Fed through the engine kabe built</h3>"
+            + markdown_table_to_html(v80_engine.render_markdown(facts)))
+
+
+def _research_sections(shown: set[str], work: Path, files: dict, entries=()) -> str:
     """The page's sections about this repository's own study (kabe/perf: the bandwidth wall, the token
     budget, the V80 what-if), shown only where the project's [tool.kabe] page_sections names them: a
     user's project has none of them."""
@@ -312,7 +358,7 @@ def _research_sections(shown: set[str], work: Path, files: dict) -> str:
                    f"{markdown_table_to_html(token_budget.render_markdown())}")
     if "v80" in shown:
         out.append(f"<h2>Alveo V80 what-if (the forum post's arithmetic)</h2>"
-                   f"{markdown_table_to_html(whatif_v80.render_markdown())}")
+                   f"{markdown_table_to_html(whatif_v80.render_markdown())}{_v80_engine_section(entries)}")
     return "\n".join(out)
 
 
@@ -333,6 +379,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
     on_base = lineage.commits_on(base_ref, root) if base_ref else None
     files: dict[str, Path | str] = {}
+    expected = expected_gates({e.design for e in entries}, cores_root)
     # The figures are drawn in a private, fresh temp folder: no fixed name under reports/ to plant a link at.
     with tempfile.TemporaryDirectory(prefix="kabe-report-") as work:
         work = Path(work)
@@ -343,7 +390,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
                               cores_root, on_base, unverified=apart, order_key=history.order_key(root))
             files[svg.name] = svg.read_text()
             sections.append(f"<h3>{html.escape(design)}</h3>{inline_svg(svg)}")
-        research = _research_sections(shown, work, files)
+        research = _research_sections(shown, work, files, entries)
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         apart_note = (f'; {len(unverified)} pulled unit(s) that did not verify are kept apart as '
                       f'<a href="#unverified">unverified history</a>' if unverified else "")
@@ -353,10 +400,10 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
 is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
-<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root) if entries else '<p>No builds archived yet.</p>'}
+<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected) if entries else '<p>No builds archived yet.</p>'}
 <h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
-<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch) if entries else ''}
+<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch, expected) if entries else ''}
 {_sweeps_section(reports_root)}
 {unverified_section(unverified, head)}
 {_invalid_section(scanned.invalid, reports_root)}

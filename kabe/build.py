@@ -232,7 +232,7 @@ def run_outcome(design_name: str, flow_request: str | None = None, console: Cons
         console.print_exception()
         result = outcome.could_not_run(design_name, flow_label, bug_message(), expected)
     else:
-        summary.render(record, console)
+        summary.render(record, console, expected)
         result = outcome.from_record(record, expected)
     style = "green" if result.as_expected and result.verdict == outcome.PASS else \
         "yellow" if result.as_expected else "red"

@@ -52,7 +52,7 @@ def from_record(record: dict, expected: str) -> Outcome:
         # no simulation verdict behind it (verify: {none: ...}): never a bare pass
         line = f"{head} PASS (unverified: {unverified})" if unverified else f"{head} PASS"
     elif verdict == expected:
-        line = f"{head} FAIL, as design.yaml expects (expect_gate: fail): {reason}"
+        line = f"{head} FAIL (expected, design.yaml: expect_gate: fail): {reason}"
     elif verdict == PASS:
         line = (f"{head} PASS, but design.yaml says expect_gate: fail: the gate no longer catches this "
                 f"design's known problem")

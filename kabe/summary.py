@@ -6,6 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kabe.records.band_advice import marginal_advice
+
 
 def _num(v, fmt="{:,}"):
     if v is None:
@@ -36,7 +38,19 @@ def wns_text(t: dict) -> str:
     return out
 
 
-def render(record: dict, console: Console) -> None:
+def gate_text(g: dict, expected: str = "pass") -> str:
+    """The gate row: PASS, FAIL, or for a negative example (design.yaml expect_gate: fail) "FAIL (expected)"
+    (its failing is the point; a pass is then the surprise, in red)."""
+    if expected == "fail":
+        return "[yellow]FAIL (expected)[/] (design.yaml: expect_gate: fail)" if not g["passed"] else \
+            "[red]PASS (expected FAIL: the gate no longer catches this design's problem)[/]"
+    if not g["passed"]:
+        return "[red]FAIL[/]"
+    return "[green]PASS[/]" + (f" [yellow](unverified: {escape(str(g['unverified']))})[/]" if g.get("unverified") else "")
+
+
+def render(record: dict, console: Console, expected: str = "pass") -> None:
+    """expected: the design's expect_gate (design.yaml), so a negative example's FAIL reads as expected."""
     t, u, g = record["timing"], record["utilization"], record["gate"]
     label = "pre-route estimate" if t.get("estimated") else "post-route (sign-off)"
     commit = record["commit"][:12] + ("-dirty" if record["dirty"] else "")
@@ -70,9 +84,11 @@ def render(record: dict, console: Console) -> None:
                                 f"(same inputs, key {origin['key'][:12]}); no tool ran")
     if g.get("unverified"):  # no simulation verdict behind the gate (verify: {none: ...})
         table.add_row("simulation check", f"[yellow]unverified: {escape(str(g['unverified']))}[/]")
-    table.add_row("gate", ("[green]PASS[/]" + (f" [yellow](unverified: {escape(str(g['unverified']))})[/]"
-                                                if g.get("unverified") else "")) if g["passed"] else "[red]FAIL[/]")
+    table.add_row("gate", gate_text(g, expected))
     console.print(table)
+    advice = marginal_advice(t, record.get("design"))
+    if advice:  # what the band means and what to do, in one line outside the table (never wrapped in a cell)
+        console.print(f"  [bold yellow]{escape(advice)}[/]", soft_wrap=True)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
         console.print(f"  critical path: {escape(str(path.get('startpoint')))} -> {escape(str(path.get('endpoint')))}",
                       soft_wrap=True)

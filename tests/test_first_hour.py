@@ -132,7 +132,7 @@ def test_gate_failure_and_the_group(copy):
     _no_traceback(out)
     assert re.search(r"kabe build stage2 \(open flow, \w+-dirty\): gate FAIL: budget exceeded: lut = \d+ "
                      r"\(must be < 10\)", out), out
-    assert "kabe build stage3_naive (open flow" in out and "gate FAIL, as design.yaml expects" in out
+    assert "kabe build stage3_naive (open flow" in out and "gate FAIL (expected, design.yaml: expect_gate: fail)" in out
     table = out[out.index("kabe: verdicts"):]
     assert re.search(r"stage2\s+open\s+FAIL\s+pass\s+UNEXPECTED\s+budget exceeded: lut", table), table
     assert re.search(r"stage3_naive\s+open\s+FAIL\s+fail\s+ok\s+timing gate", table), table

@@ -130,7 +130,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     # now and for an archived one alike: the archived gate.passed is never what CI believes.
     verdict = judge(out.record, DesignFacts.of(design, flow))
     out.record = {**out.record, "gate": verdict.as_dict()}
-    summary.render(out.record, console)
+    summary.render(out.record, console, design.expect_gate)
     out.base_record, notes = _base_record(base, name, flow, reports_root)
     out.judgement = regressions.judge(name, regressions.rules_from_mapping(design.regressions), out.record,
                                       base, out.base_record)
@@ -191,7 +191,7 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
     failed = [o for o in outcomes if not o.ok]
     for o in outcomes:
         if o.ok and o.expect_gate == "fail":
-            _say(console, f"kabe ci: {o.design} ({o.flow}) failed its gate as it must (negative example)")
+            _say(console, f"kabe ci: {o.design} ({o.flow}) failed its gate as it must (negative example): FAIL (expected)")
         elif o.ok and o.unverified:  # no simulation verdict behind its gate: said, never a bare pass
             _say(console, f"[yellow]kabe ci: {o.design} ({o.flow}) passed its gate, unverified: "
                           f"{escape(o.unverified)}[/]")
@@ -201,8 +201,10 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
                       + (f", WNS {wns:+.3f} ns" if wns is not None else "") + f": {escape('; '.join(o.reasons()))}[/]")
     if not failed:
         unverified = [o.design for o in outcomes if o.unverified]
+        expected = [o.design for o in outcomes if o.expect_gate == "fail"]  # counted apart, as pytest's xfailed
         _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) passed[/]"
-                      + (f" [yellow]({len(unverified)} unverified: {', '.join(unverified)})[/]" if unverified else ""))
+                      + (f" [yellow]({len(unverified)} unverified: {', '.join(unverified)})[/]" if unverified else "")
+                      + (f" ({len(expected)} of them FAIL (expected): {', '.join(expected)})" if expected else ""))
         return EXIT_PASS
     _say(console, f"[red]kabe ci: {len(failed)} of {len(outcomes)} design(s) failed: {', '.join(o.design for o in failed)}[/]")
     return EXIT_COULD_NOT_RUN if any(o.error for o in failed) else EXIT_GATE_FAILED

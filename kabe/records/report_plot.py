@@ -5,7 +5,8 @@ alone, Vivado the whole block design) and WNS its zero line, so a point is read 
 A panel with one commit, or with one value throughout, gets axes from zero to past its budget and
 the value written beside the point, instead of matplotlib's meaningless ±0.05 around a single dot.
 SVG, not PNG: the page stays sharp, and the budget lines are elements a browser test can find
-(ids `<design>-panel-<metric>` and `<design>-budget-<metric>-<flow>-<op>`). Text is drawn as paths, so
+(ids `<design>-panel-<metric>`, `<design>-budget-<metric>-<flow>-<op>`, the WNS band
+`<design>-band-wns_ns-<flow>` and a negative example's expected failures `<design>-expected-fail-<metric>-<flow>`). Text is drawn as paths, so
 no font is needed to view it. Names and labels are ASCII: no glyph boxes on machines without CJK fonts.
 """
 
@@ -17,11 +18,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
 
 from kabe import designs  # noqa: E402
 from kabe.paths import CORES  # noqa: E402
 from kabe.perf.plots import legend_entries  # noqa: E402
 from kabe.records import history  # noqa: E402
+from kabe.records.band_advice import band_of  # noqa: E402
 
 PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
 _FLOW_STYLE = {"open": dict(marker="o", ls="--", color="C0", label="open flow (WNS: pre-route estimate)"),
@@ -36,6 +39,14 @@ def budgets_by_flow(design: str, flows, cores_root: Path = CORES) -> dict[str, d
     except designs.DesignError:
         return {}
     return {flow: d.budgets_for(flow) for flow in flows}
+
+
+def _expects_failure(design: str, cores_root: Path) -> bool:
+    """design.yaml says expect_gate: fail (a negative example such as stage3_naive)."""
+    try:
+        return designs.get(design, cores_root).expect_gate == "fail"
+    except designs.DesignError:
+        return False
 
 
 def _limits(values: list[float], marks: list[float], key: str) -> tuple[float, float] | None:
@@ -65,6 +76,23 @@ def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: 
     return line
 
 
+def plot_band(ax, bands: list[tuple[int, float, float]], style: dict, gid: str):
+    """The estimate's WNS band (lo .. hi: where the routed WNS may land) behind each point, as a
+    translucent bar in the flow's colour; the group's id lets a browser test find it drawn."""
+    half = 0.18
+    boxes = PolyCollection([[(x - half, lo), (x + half, lo), (x + half, hi), (x - half, hi)] for x, lo, hi in bands],
+                           facecolors=style.get("color", "gray"), edgecolors=style.get("color", "gray"), alpha=0.25,
+                           linewidths=0.8, zorder=1, label=BAND_LABEL)
+    boxes.set_gid(gid)  # one <g id=...> holding a path per commit's band
+    ax.add_collection(boxes)
+    ax.update_datalim([(x, v) for x, lo, hi in bands for v in (lo, hi)])
+    return boxes
+
+
+BAND_LABEL = "WNS band of the estimate (where routing may land)"
+EXPECTED_FAIL_LABEL = "gate failed, as expected (expect_gate: fail)"
+
+
 def plot_unverified(ax, pts: list[tuple], gid: str) -> None:
     """Units `kabe archive pull` did not trust, as grey hollow diamonds: never joined to a flow's line,
     never marked with a verdict, named in the legend as unverified."""
@@ -90,6 +118,7 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
     x_of = {c: i for i, c in enumerate(commits)}
     flows = sorted({e.flow for e in entries})
     budgets = budgets_by_flow(design, flows, cores_root)
+    expect_fail = _expects_failure(design, cores_root)
     fig, axes = plt.subplots(1, len(PANELS), figsize=(3.2 * len(PANELS), 3.2))
     for ax, (key, label) in zip(axes, PANELS):
         ax.set_gid(f"{design}-panel-{key}")
@@ -104,9 +133,17 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
                     line.set_gid(f"{design}-series-{key}-{flow}")
                 values += [p[1] for p in pts]
                 bad = [p for p in pts if not p[2]]
-                if bad:
-                    ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80, color="red", zorder=5,
-                               label="gate failed")
+                if bad:  # a negative example's failure is its point: marked apart from a real one
+                    cross = ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80, zorder=5,
+                                       color="darkorange" if expect_fail else "red",
+                                       label=EXPECTED_FAIL_LABEL if expect_fail else "gate failed")
+                    cross.set_gid(f"{design}-{'expected-fail' if expect_fail else 'fail'}-{key}-{flow}")
+                if key == "wns_ns":
+                    bands = [(x_of[e.commit], *lo_hi) for e in entries if e.flow == flow
+                             for lo_hi in [band_of(e.record.get("timing"))] if lo_hi]
+                    if bands:  # the open flow's estimate has a band; sign-off timing has none
+                        plot_band(ax, bands, style, f"{design}-band-wns_ns-{flow}")
+                        values += [v for b in bands for v in b[1:]]
                 last = pts[-1]
                 ax.annotate(f"{last[1]:+.3f}" if key == "wns_ns" else f"{last[1]:,g}", (last[0], last[1]),
                             textcoords="offset points", xytext=(6, 4), fontsize=8, color=style.get("color"))
@@ -140,8 +177,9 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
         fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8, frameon=False)
     # A '$' would start matplotlib's math text (history passes valid design names only; this is for any caller).
     marks = "* = dirty tree; ? = unverified only; " if unverified else "* = dirty tree; "
-    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; {marks}dotted: budgets)",
-                 fontsize=11)
+    negative = " - a negative example: its gate is expected to FAIL" if expect_fail else ""
+    fig.suptitle(f"{design.replace('$', chr(92) + '$')}: metrics over commits (git order; {marks}dotted: budgets)"
+                 f"{negative}", fontsize=11)
     fig.tight_layout(rect=(0, 0.12, 1, 0.95))
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -164,11 +164,23 @@ def test_a_summary_that_cannot_be_written_is_one_line_and_exit_2(branch, tmp_pat
 def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch):
     repo, base, head = branch
     write_archive(repo / "reports", head, design="stage3_naive", wns=-0.449)
-    code, lines, _ = _ci(repo, "stage3_naive")
-    assert code == 0 and "stage3_naive (open) failed its gate as it must" in "\n".join(lines)
+    code, lines, reports = _ci(repo, "stage3_naive")
+    assert code == 0 and "kabe ci: stage3_naive (open) failed its gate as it must (negative example): FAIL (expected)" in lines
+    assert lines[-1] == "kabe ci: all 1 design(s) passed (1 of them FAIL (expected): stage3_naive)"
+    assert any("│ gate" in ln and "FAIL (expected) (design.yaml: expect_gate: fail)" in ln for ln in lines)  # the summary
+    assert "| stage3_naive | open | FAIL (expected) | -0.449 |" in (reports / "s.md").read_text()
+    # JUnit: an expected failure as pytest writes an xfail, counted as skipped, never as a failure
+    root = ET.parse(reports / "j.xml").getroot()
+    assert (root.get("failures"), root.get("errors"), root.get("skipped"), root.get("tests")) == ("0", "0", "1", "1")
+    (xfail,) = root.iter("skipped")
+    assert xfail.get("type") == "pytest.xfail"
+    assert xfail.get("message").startswith("FAIL (expected): a negative example (expect_gate: fail): timing gate: "
+                                           "estimated (pre-route) setup slack WNS -0.449 ns"), xfail.get("message")
     write_archive(repo / "reports", head, design="stage3_naive", wns=0.5)
-    code, lines, _ = _ci(repo, "stage3_naive")
+    code, lines, reports = _ci(repo, "stage3_naive")
     assert code == 1 and "its gate passed: the gate no longer catches what it must" in lines[-2]
+    root = ET.parse(reports / "j.xml").getroot()
+    assert root.get("failures") == "1" and not list(root.iter("skipped"))  # an unexpected pass fails, as xpass(strict)
 
 
 def test_a_missing_baseline_is_said_and_is_neither_pass_nor_fail(branch):

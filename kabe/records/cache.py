@@ -213,7 +213,11 @@ def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None) -> Cac
     still valid); `synth`: the synth target when the caller has resolved it already."""
     from kabe import config, cores
 
-    edams = {"sim": cores.resolve(design, "sim"), "synth": synth or cores.resolve(design, "synth")}
+    # the sim target only for a design that is simulated: `verify: {none: ...}` needs no sim target
+    # (serv's own core file has none), and asking FuseSoC for one stopped its build
+    edams = {"synth": synth or cores.resolve(design, "synth")}
+    if design.verify.kind != "none":
+        edams["sim"] = cores.resolve(design, "sim")
     # the settings that change what Vivado produces: its jobs, and the strategies and directives a user
     # (or a sweep variant) chose; "" is Vivado's default
     loaded = config.load() if flow == "vivado" else {}

@@ -25,13 +25,15 @@ from kabe.records.band_advice import marginal_advice
 from kabe.records.load import Invalid
 from kabe.records.report_plot import inline_svg, plot_design
 
-# CJK text (the V80 what-if quotes its Japanese source) is wrapped in <span class="cjk">, a whole
-# quotation at a time, so the page can swap it for a note where no font can draw it, instead of
-# showing glyph boxes.
+# CJK text (the V80 what-if quotes its Japanese source) is wrapped in <span class="cjk" lang="ja">, a
+# whole quotation at a time, and drawn as HTML text in a font the page carries (CJK_FONT: the glyphs of
+# kabe's Japanese characters, cut from Droid Sans Fallback by scripts/make_cjk_font.py), so it reads
+# on a machine with no CJK font at all: never glyph boxes, never a placeholder.
 _CJK_CHARS = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_QUOTE = re.compile(f"(['\"])([^'\"]*[{_CJK_CHARS}][^'\"]*)\\1")
 _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
-_CJK_FALLBACK = "[Japanese text: no CJK font on this machine; see kabe/perf/whatif_v80.py]"
+CJK_FONT = Path(__file__).with_name("fonts") / "kabe-cjk-quotes.ttf"
+CJK_FONT_FAMILY = "kabe CJK quotes"
 
 
 def _img(path: Path, alt: str) -> str:
@@ -194,16 +196,34 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
 .note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
 tr.unverified td{color:#888;background:#f7f7f7;font-style:italic}td.unverified-why{max-width:40em}
-.cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",sans-serif}"""
+.cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",
+"kabe CJK quotes",sans-serif}"""
 
-# The page checks itself: every plot must have drawn, and CJK text must have a font that draws it
-# (else it is replaced by a note, never shown as boxes). The browser test reads the result from the DOM.
+
+def font_face(page_body: str) -> str:
+    """The @font-face rule of the page's own CJK font, inlined, when the page has CJK text; else ""."""
+    if 'class="cjk"' not in page_body or not CJK_FONT.is_file():
+        return ""
+    data = base64.b64encode(CJK_FONT.read_bytes()).decode()
+    return f'@font-face{{font-family:"{CJK_FONT_FAMILY}";src:url(data:font/ttf;base64,{data}) format("truetype")}}'
+
+
+# The page checks itself: every plot must have drawn, and its CJK text must be drawn by a font (the
+# page's own, once loaded), never as boxes. The browser test reads the result from the DOM.
 _SELF_CHECK = """<script>
-function kabeCjkDrawable() {
-  var c = document.createElement('canvas').getContext('2d');
-  c.font = '32px ' + getComputedStyle(document.querySelector('.cjk') || document.body).fontFamily;
-  // With no font for it, a CJK character is drawn as the same "missing glyph" box as a private-use one.
-  return c.measureText('\\u58c1\\u58c1\\u58c1').width !== c.measureText('\\ue000\\ue000\\ue000').width;
+function kabeInk(text, family) {
+  var canvas = document.createElement('canvas');
+  canvas.width = 200; canvas.height = 48;
+  var c = canvas.getContext('2d');
+  c.font = '32px ' + family;
+  c.fillText(text, 4, 36);
+  return Array.prototype.join.call(c.getImageData(0, 0, 200, 48).data, ',');
+}
+function kabeCjkDrawable(sample) {
+  // With no font for them, CJK characters are drawn as the same "missing glyph" boxes as private-use
+  // ones: the pixels tell a drawn quote from boxes, whatever the boxes' width.
+  var family = getComputedStyle(document.querySelector('.cjk')).fontFamily;
+  return kabeInk(sample, family) !== kabeInk(sample.replace(/./g, '\\ue000'), family);
 }
 window.addEventListener('load', function () {
   var plots = Array.prototype.slice.call(document.querySelectorAll('img.plot, svg.plot'));
@@ -213,9 +233,11 @@ window.addEventListener('load', function () {
   document.body.setAttribute('data-plots', plots.length);
   document.body.setAttribute('data-plots-ok', ok ? 'yes' : 'no');
   var cjk = Array.prototype.slice.call(document.querySelectorAll('.cjk'));
-  var drawable = cjk.length === 0 || kabeCjkDrawable();
-  if (!drawable) cjk.forEach(function (s) { s.textContent = '""" + _CJK_FALLBACK + """'; s.className = 'cjk-fallback'; });
-  document.body.setAttribute('data-cjk', cjk.length === 0 ? 'none' : (drawable ? 'font' : 'fallback'));
+  if (cjk.length === 0) { document.body.setAttribute('data-cjk', 'none'); return; }
+  var text = cjk.map(function (s) { return s.textContent; }).join('').replace(/[\\s\\x00-\\x7f]/g, '');
+  var sample = text.slice(0, 4);
+  document.fonts.load('32px "' + '""" + CJK_FONT_FAMILY + """' + '"', text).then(function () { return document.fonts.ready; })
+    .then(function () { document.body.setAttribute('data-cjk', kabeCjkDrawable(sample) ? 'font' : 'missing'); });
 });
 </script>"""
 
@@ -394,8 +416,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         apart_note = (f'; {len(unverified)} pulled unit(s) that did not verify are kept apart as '
                       f'<a href="#unverified">unverified history</a>' if unverified else "")
-        page = f"""<!doctype html><html><head><meta charset="utf-8"><title>kabe report</title><style>{_STYLE}</style></head>
-<body><h1>kabe: builds{', the wall and the token budget' if {'wall', 'token_budget'} <= shown else ''}</h1>
+        body = f"""<body><h1>kabe: builds{', the wall and the token budget' if {'wall', 'token_budget'} <= shown else ''}</h1>
 <p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
 is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
@@ -410,5 +431,7 @@ pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign
 {research}
 {_SELF_CHECK}</body></html>
 """
+        page = (f'<!doctype html><html><head><meta charset="utf-8"><title>kabe report</title>'
+                f"<style>{_STYLE}\n{font_face(body)}</style></head>\n{body}")
     write_atomic(reports_root / "site", files, root=reports_root)  # the figures as files, for people who want them
     return write_text_atomic(reports_root / "index.html", page, root=reports_root)

@@ -24,6 +24,7 @@ namespace eval ::standin {
   variable project_dir ""
   variable cells {}
   variable fixtures ""
+  variable fixtures_default 0
   variable scenario met
   variable fclk_act ""
   variable known_runs {synth_1 impl_1}
@@ -173,6 +174,11 @@ proc get_property {args} {
         set want [::standin::prop /ps7 CONFIG.PCW_FPGA${n}_PERIPHERAL_FREQMHZ 50]
         return [format %.3f [expr {max(1, round(1000.0 / $want))}]]
       }
+      # a Versal clock wizard's output (AVED's usr_clk_wiz): the period of its requested frequency
+      if {[regexp {^clkout(\d)_primitive$} $obj -> n]} {
+        set freqs [split [::standin::prop /clock_reset/usr_clk_wiz CONFIG.CLKOUT_REQUESTED_OUT_FREQUENCY 300,500] ,]
+        return [format %.3f [expr {1000.0 / [lindex $freqs [expr {$n - 1}]]}]]
+      }
       return [::standin::prop $obj PERIOD]
     }
     DIRECTORY {
@@ -254,6 +260,35 @@ proc connect_bd_intf_net {args} {
   if {[llength [::standin::positional $args]] != 2} { error "STAND-IN connect_bd_intf_net: needs two interfaces, got {$args}" }
 }
 proc assign_bd_address {args} { ::standin::rec assign_bd_address {*}$args }
+proc get_bd_addr_spaces {args} { ::standin::rec get_bd_addr_spaces {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_addr_segs {args} { ::standin::rec get_bd_addr_segs {*}$args; return [::standin::bd_obj {*}$args] }
+proc update_ip_catalog {args} { ::standin::rec update_ip_catalog {*}$args }
+
+# write_hw_platform: a STAND-IN .xsa, a zip like Vivado's (an .xsa is a zip archive) holding a
+# STAND-IN note, the block design's .hwh, and with -include_bit the bitstream impl_1 wrote
+proc write_hw_platform {args} {
+  ::standin::rec write_hw_platform {*}$args
+  if {$::standin::mode ne "run"} { return }
+  set dest [file normalize [lindex [::standin::positional $args] end]]
+  set members {}
+  foreach f $::standin::files {
+    if {[string match *.bd $f]} { foreach h [::standin::prop $f GENERATED {}] { lappend members $h } }
+  }
+  if {"-include_bit" in $args} {
+    set bit [file join $::standin::project_dir $::standin::project.runs impl_1 [::standin::prop sources_1 TOP].bit]
+    if {![file exists $bit]} { error "STAND-IN write_hw_platform -include_bit: impl_1 wrote no bitstream ($bit)" }
+    lappend members $bit
+  }
+  set kind [expr {"-minimal" in $args ? "fixed, minimal" : "fixed"}]
+  exec python3 -c {
+import sys, zipfile
+dest, kind, members = sys.argv[1], sys.argv[2], sys.argv[3:]
+with zipfile.ZipFile(dest, "w") as z:
+    z.writestr("STAND-IN.txt", f"STAND-IN hardware platform ({kind}) written by tests/standin (kabe tests); not a Vivado .xsa\n")
+    for m in members:
+        z.write(m, m.rsplit("/", 1)[-1])
+} $dest $kind {*}$members
+}
 proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::validate_derived }
 proc save_bd_design {args} { ::standin::rec save_bd_design {*}$args }
 proc upgrade_bd_cells {args} { ::standin::rec upgrade_bd_cells {*}$args }
@@ -297,7 +332,9 @@ proc open_run {args} { ::standin::rec open_run {*}$args }
 proc launch_runs {args} {
   ::standin::rec launch_runs {*}$args
   foreach run [::standin::positional $args] {
-    if {$::standin::mode eq "run"} { ::standin::execute_run $run }
+    if {$::standin::mode eq "run" && [::standin::opt $args -to_step] eq "write_device_image"} {
+      ::standin::execute_versal_run $run
+    } elseif {$::standin::mode eq "run"} { ::standin::execute_run $run }
     ::standin::setprop $run PROGRESS 100%
   }
 }
@@ -313,6 +350,7 @@ proc get_clocks {args} {
 proc ::standin::fixture {kind dest} {
   ::standin::rec FIXTURE $kind $dest
   if {$::standin::mode ne "run"} { return }
+  ::standin::pick_fixtures
   # most specific first: the scenario's report, then the project's own (flow_utilization_kabe_stage3.rpt), then the default
   set src [file join $::standin::fixtures flow_${kind}_$::standin::scenario.rpt]
   if {![file exists $src]} { set src [file join $::standin::fixtures flow_${kind}_$::standin::project.rpt] }
@@ -337,7 +375,15 @@ proc report_clock_interaction {args} {
 # answers come from flow_slacks[_<scenario>].txt beside the fixture reports: what real Vivado's
 # get_timing_paths would say about the design those reports describe ("key value" lines: setup,
 # hold, recovery, removal in ns or "none"; pulse_width_violators as a count).
+# Versal parts (xcv...) report in Versal's layout: their default fixtures are tests/fixtures/vivado_v80
+proc ::standin::pick_fixtures {} {
+  if {$::standin::fixtures_default && [string match xcv* [::standin::prop $::standin::project PART]]} {
+    set ::standin::fixtures [file join [file dirname $::standin::fixtures] vivado_v80]
+    set ::standin::fixtures_default 0
+  }
+}
 proc ::standin::fixture_path {kind ext} {
+  ::standin::pick_fixtures
   foreach name [list flow_${kind}_$::standin::scenario.$ext flow_${kind}_$::standin::project.$ext flow_$kind.$ext] {
     set src [file join $::standin::fixtures $name]
     if {[file exists $src]} { return $src }
@@ -435,6 +481,32 @@ proc ::standin::execute_run {run} {
   close $f
   set hook [::standin::prop $run STEPS.WRITE_BITSTREAM.TCL.POST]
   if {$hook ne ""} { ::standin::rec HOOK WRITE_BITSTREAM POST $hook; uplevel #0 [list source $hook] }
+  cd $here
+}
+
+# impl_1 -to_step write_device_image (Versal): the hooks attached to its steps (AVED's and kabe's),
+# then a STAND-IN device image named after the top, saying STAND-IN and carrying the USR_ACCESS
+# value set when it was written (so a test sees which hook's value won)
+proc ::standin::execute_versal_run {run} {
+  if {$run ne "impl_1"} { return }
+  set dir [file join $::standin::project_dir $::standin::project.runs $run]
+  file mkdir $dir
+  set here [pwd]
+  cd $dir
+  foreach step {OPT_DESIGN PLACE_DESIGN PHYS_OPT_DESIGN ROUTE_DESIGN WRITE_DEVICE_IMAGE} {
+    foreach when {PRE POST} {
+      set hook [::standin::prop $run STEPS.$step.TCL.$when]
+      if {$hook ne "" && !($step eq "WRITE_DEVICE_IMAGE" && $when eq "POST")} {
+        ::standin::rec HOOK $step $when $hook
+        uplevel #0 [list source $hook]
+      }
+    }
+  }
+  set top [::standin::prop sources_1 TOP]
+  set f [open [file join $dir $top.pdi] wb]
+  puts -nonewline $f "STAND-IN device image written by tests/standin (kabe tests); not a Xilinx PDI\n"
+  puts -nonewline $f "part=[::standin::prop $::standin::project PART]\nUSR_ACCESS=[::standin::prop design BITSTREAM.CONFIG.USR_ACCESS none]\n"
+  close $f
   cd $here
 }
 

@@ -1,0 +1,108 @@
+"""What a Versal build (a board whose family is "versal": the Alveo V80) changes in kabe's Vivado
+project: AMD's AVED base design underneath, the image step, the outputs, the engine clock. Runs no
+Vivado (kabe.flows.vivado.project calls it while it generates the project; docs/v80.md).
+
+* The block design is AVED's (Xilinx/AVED hw/amd_v80_gen5x8_<version>, a checkout named by
+  [tool.kabe] vivado_aved_dir), extended by tcl/v80_aved_bd.tcl. It is named `top` as AVED's is:
+  AVED's implementation XDC and hooks name cells under top_i/, so any other name would leave them
+  applying to nothing.
+* impl_1 runs to write_device_image (tcl/versal_run.tcl replaces edalize's run Tcl, which knows only
+  write_bitstream); kabe's hooks run before that step, after AVED's write_device_image.pre.tcl, so the
+  commit (not AVED's time stamp) is what USR_ACCESS carries.
+* Outputs: <project>.xsa (written before synthesis, as AVED does), <project>.pdi (the design image),
+  <project>_nofpt.pdi (bootgen: the design image with AVED's management firmware, build/amc.elf: what
+  `ami_tool cfgmem_program` writes to the card's flash).
+* The engine's clock is AVED's usr_clk_wiz clk_out1; Vivado names a Versal clock wizard's first output
+  `clkout1_primitive` (a real Vivado 2023.2 Versal report: ../shared/fixtures/vivado-versal), so that
+  is the name the design's XDC must give its clock: the gate then times the clock the engine runs on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kabe.flows.base import FlowError
+
+BD_NAME = "top"  # AVED's: its impl.xdc and hooks address top_i/...
+BD_WRAPPER = f"{BD_NAME}_wrapper"
+IMAGE_STEP = "WRITE_DEVICE_IMAGE"
+CLOCK_NAME = "clkout1_primitive"  # usr_clk_wiz clk_out1, as Vivado names it on Versal
+AVED_SETTING = "vivado_aved_dir"
+# AVED's own files kabe's project uses (relative to the AVED hardware folder); all are build inputs
+AVED_BD_TCL = "src/bd/create_bd_design.tcl"
+AVED_FILES = (AVED_BD_TCL, "src/constraints/impl.xdc", "src/constraints/impl.pins.xdc",
+              "src/constraints/opt.post.tcl", "src/constraints/place.pre.tcl",
+              "src/constraints/write_device_image.pre.tcl")
+AVED_IMAGE_HOOK = "src/constraints/write_device_image.pre.tcl"  # UUID ROM; sourced first in kabe's dispatcher
+AMC_ELF = "build/amc.elf"  # where AVED's build_all.sh leaves the management firmware
+# The engine's register window in PCIe PF0 BAR0 (0x201_0000_0000, 256 MB in AVED's CPM config),
+# after AVED's 32 MB management window (axi_noc_cips M00_AXI APERTURES {{0x201_0000_0000 0x200_0000}})
+CTRL_BASE = 0x0201_0200_0000
+CTRL_RANGE = 0x0100_0000
+HBM_NMU_MBPS = 12800  # AVED docs, "AVED V80 - NoC Configuration": 64 NMUs x 12,800 MB/s = 819.2 GB/s
+DMA_BURST = 64  # beats per AXI DMA burst on the 256-bit side (the NoC's HBM ports take 4 KB)
+
+
+def aved_dir(flow_settings: dict) -> Path:
+    """The AVED hardware folder from [tool.kabe] vivado_aved_dir, checked: every AVED file the project
+    uses must be there, and the management firmware bootgen combines the design image with."""
+    raw = flow_settings.get(AVED_SETTING) or ""
+    if not raw:
+        raise FlowError(f"a V80 build stands on AMD's AVED base design, and [tool.kabe] {AVED_SETTING} is not set. "
+                        f"Fix: clone https://github.com/Xilinx/AVED, build it once (hw/amd_v80_gen5x8_25.1/build_all.sh "
+                        f"leaves build/amc.elf) and set {AVED_SETTING} = \"<clone>/hw/amd_v80_gen5x8_25.1\" "
+                        f"in pyproject.toml (docs/v80.md)")
+    folder = Path(raw).expanduser()
+    if not folder.is_absolute():
+        from kabe.paths import ROOT
+        folder = ROOT / folder
+    missing = [rel for rel in (*AVED_FILES, AMC_ELF) if not (folder / rel).is_file()]
+    if missing:
+        what = ("AVED's management firmware (build it: AVED's build_all.sh, step FW)" if missing[0] == AMC_ELF
+                else "a file of AVED's base design")
+        raise FlowError(f"{folder / missing[0]}: no such file, {what}; [tool.kabe] {AVED_SETTING} must name an AVED "
+                        f"checkout's hw/amd_v80_gen5x8_<version> folder (docs/v80.md)")
+    return folder.resolve()
+
+
+def inputs(aved: Path) -> tuple[Path, ...]:
+    """AVED's files this build depends on (hashed into the record and the cache key's inputs)."""
+    return tuple(aved / rel for rel in (*AVED_FILES, AMC_ELF))
+
+
+def check_clock(design, clock_name: str) -> None:
+    if clock_name != CLOCK_NAME:
+        raise FlowError(f"{design.constraints}: the V80 flow clocks the engine from AVED's usr_clk_wiz clk_out1, "
+                        f"which Vivado names {CLOCK_NAME}; the XDC names its clock {clock_name!r}, so the gate would "
+                        f"time a clock the engine does not run on. Fix: create_clock -name {CLOCK_NAME} -period <ns> "
+                        f"[get_ports clk]")
+
+
+def settings_values(design, work_root: Path, name: str, aved: Path, jobs: int) -> dict:
+    """The ::kabe(...) values only a Versal build has (kabe_settings.tcl)."""
+    beat_bytes = design.board.memory_ports.beat_bytes
+    return {
+        "aved_dir": aved, "amc_elf": aved / AMC_ELF,
+        "hbm_data_width": beat_bytes * 8, "hbm_mbps": HBM_NMU_MBPS, "dma_burst": DMA_BURST,
+        "dma_length_width": 26,
+        "ctrl_base": f"0x{CTRL_BASE:012X}", "ctrl_range": f"0x{CTRL_RANGE:X}",
+        "xsa_dest": work_root / f"{name}.xsa", "pdi_dest": work_root / f"{name}.pdi",
+        "pdi_nofpt_dest": work_root / f"{name}_nofpt.pdi", "jobs": jobs,
+    }
+
+
+def write_run_tcl(run_tcl: Path, settings_file: Path, tcl_dir: Path) -> None:
+    """edalize's run Tcl launches impl_1 -to_step write_bitstream, a step Versal's runs do not have:
+    replaced by kabe's (tcl/versal_run.tcl), checked by check_run_tcl."""
+    if not run_tcl.is_file():
+        raise FlowError(f"edalize wrote no {run_tcl}")
+    run_tcl.write_text("# Written by kabe.flows.vivado.versal in place of edalize's run Tcl (Versal: "
+                       "impl_1 -to_step write_device_image).\n"
+                       f"source {{{settings_file}}}\nsource {{{tcl_dir / 'versal_run.tcl'}}}\n")
+
+
+def check_run_tcl(run_tcl: Path, tcl_dir: Path) -> None:
+    text = run_tcl.read_text() if run_tcl.is_file() else ""
+    if f"source {{{tcl_dir / 'versal_run.tcl'}}}" not in text or "write_bitstream" in text:
+        raise FlowError(f"{run_tcl}: not kabe's Versal run Tcl (it must source tcl/versal_run.tcl and never "
+                        f"launch write_bitstream)")

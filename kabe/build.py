@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
 from . import config, cores, designs, flows, outcome, provenance, scratch
-from .boards import PYNQ_Z1
 from . import build_rederive as rederive
 from .build_reuse import check_writable, reuse, write_unit
 from .build_verdict import build_verdict
@@ -58,7 +59,8 @@ def _sweep_variant() -> dict | None:
         raise BuildError("KABE_VARIANT is set but is not {\"id\": ..., \"settings\": {...}}; unset it") from None
 
 
-def _sim_check(design: designs.Design, console: Console, reports_root: Path) -> tuple[dict | None, dict]:
+def _sim_check(design: designs.Design, console: Console, reports_root: Path,
+               commit: provenance.Commit) -> tuple[dict | None, dict]:
     """The design's own verification (design.yaml's `verify:`): (the sim result or None for
     `verify: {none: ...}`, files to archive with the build: a cocotb run's junit.xml)."""
     from .sim import runner
@@ -74,7 +76,7 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path) -> 
     # kabe's own models: a few rows per port; any other model: the size it picks (size None)
     rows = SIM_CHECK_ROWS_PER_PORT * design.ports if design.kind else None
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
-        return runner.run_sim(design, rows, console=console), {}
+        return runner.run_sim(design, rows, console=console, commit=commit), {}
 
 
 def _verification(design: designs.Design, sim_check: bool) -> dict:
@@ -91,49 +93,85 @@ def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True,
                          if sim_check and design.verify.kind != "none" else 0)
 
 
-def build(design_name: str, flow_request: str | None = None, *, console: Console | None = None,
-          reports_root: Path = REPORTS, sim_check: bool = True, use_cache: bool = True) -> dict:
+@dataclass(frozen=True)
+class BuildContext:
+    """The facts of one build, made once at its top and passed down, so every layer reads the same
+    ones: the design (with its board), the flow, the commit the archive is named after (the one stamped
+    into a bitstream too), the resolved synth target, the content key and the sweep variant."""
+
+    design: designs.Design
+    flow_name: str
+    flow: Any
+    commit: provenance.Commit
+    edam: Any  # kabe.cores' resolved synth target
+    key: cache.CacheKey
+    sim_check: bool
+    variant: dict | None  # a sweep worker's variant (read before any tool runs)
+    reports_root: Path
+    console: Console
+    started: str
+    t0: float
+
+    @property
+    def workdir(self) -> Path:
+        return BUILD / self.design.name / self.flow_name
+
+
+def build(design_name: str | designs.Design, flow_request: str | None = None, *, console: Console | None = None,
+          reports_root: Path = REPORTS, sim_check: bool = True, use_cache: bool = True,
+          commit: provenance.Commit | None = None) -> dict:
     """Run one design's build; returns the metrics record (also archived). Raises BuildError.
-    use_cache: reuse an archive built from the same content key instead of running any tool."""
+    use_cache: reuse an archive built from the same content key instead of running any tool.
+    commit: the caller's reading of the checkout's commit (doit reads it once for all tasks)."""
     console = console or make_console()
     design = designs.get(design_name)
     flow_name = config.resolve_flow(flow_request)
     flow = flows.get(flow_name)
-    commit = provenance.current_commit()
+    commit = commit or provenance.current_commit()
     started, t0 = _now(), time.monotonic()
+    variant = _sweep_variant()  # a malformed KABE_VARIANT is said before any tool runs
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     edam = cores.resolve(design, "synth")  # once: the flow gets the resolved target, not a name
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
+    ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,
+                       started, t0)
     if use_cache:
-        # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only;
-        # a candidate is reused only when it is trusted (cache.untrusted) and its raw reports say its numbers
-        found = cache.find(reports_root, design.name, flow_name, key.key,
-                           clean_only=flow_name == "vivado" and not commit.dirty,
-                           accept=lambda entry: rederive.disagreement(entry, design, flow_name))
-        for archive, why in found.refused:
-            console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",
-                          soft_wrap=True)
-        hit = found.entry
-        if hit is not None:
-            try:
-                record = reuse(hit, design, flow_name, commit, key, reports_root, started, t0)
-            except metrics.MetricsError as e:  # a record of an older schema: build instead
-                console.print(f"[dim]{design.name}: cache entry {hit.archive} not reusable ({escape(str(e))})[/]")
-            else:
-                console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]})[/]")
-                return record
-        last = cache.nearest(reports_root, design.name, flow_name)
-        why = cache.difference(last, key.material) if last else None
-        console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}"
-                      f"{f'; since the last build, {escape(why)}' if why else ''})[/]")
-    sim, sim_files = _sim_check(design, console, reports_root) if sim_check else (None, {})
-    workdir = BUILD / design.name / flow_name
-    safe_fs.make_dirs(workdir, BUILD)  # a symlinked build/<design> is refused, not written through
-    with scratch.exclusive(workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
-        return _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console,
-                                  reports_root, key, sim_check, sim_files)
+        record = _from_cache(ctx)
+        if record is not None:
+            return record
+    sim, sim_files = _sim_check(design, console, reports_root, commit) if sim_check else (None, {})
+    safe_fs.make_dirs(ctx.workdir, BUILD)  # a symlinked build/<design> is refused, not written through
+    with scratch.exclusive(ctx.workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
+        return _flow_gate_archive(ctx, sim, sim_files)
+
+
+def _from_cache(ctx: BuildContext) -> dict | None:
+    """The record of a trusted archive built from ctx's key, re-stamped for ctx's commit; None: build."""
+    design, flow_name, commit, key, console = ctx.design, ctx.flow_name, ctx.commit, ctx.key, ctx.console
+    # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only;
+    # a candidate is reused only when it is trusted (cache.untrusted) and its raw reports say its numbers
+    found = cache.find(ctx.reports_root, design.name, flow_name, key.key,
+                       clean_only=flow_name == "vivado" and not commit.dirty,
+                       accept=lambda entry: rederive.disagreement(entry, design, flow_name))
+    for archive, why in found.refused:
+        console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",
+                      soft_wrap=True)
+    hit = found.entry
+    if hit is not None:
+        try:
+            record = reuse(hit, design, flow_name, commit, key, ctx.reports_root, ctx.started, ctx.t0)
+        except metrics.MetricsError as e:  # a record of an older schema: build instead
+            console.print(f"[dim]{design.name}: cache entry {hit.archive} not reusable ({escape(str(e))})[/]")
+        else:
+            console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]})[/]")
+            return record
+    last = cache.nearest(ctx.reports_root, design.name, flow_name)
+    why = cache.difference(last, key.material) if last else None
+    console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}"
+                  f"{f'; since the last build, {escape(why)}' if why else ''})[/]")
+    return None
 
 
 def _check_inputs(design: designs.Design) -> None:
@@ -148,14 +186,16 @@ def _check_inputs(design: designs.Design) -> None:
             raise BuildError(f"{path}: cannot be read (permissions), the {what} of {rel}; fix its permissions")
 
 
-def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, started, t0, console, reports_root,
-                       key: cache.CacheKey, sim_check: bool, sim_files: dict | None = None) -> dict:
+def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | None = None) -> dict:
+    design, flow_name, commit, key, console = ctx.design, ctx.flow_name, ctx.commit, ctx.key, ctx.console
+    sim_check, started, t0 = ctx.sim_check, ctx.started, ctx.t0
     try:
-        result = flow.run_build(design, edam, workdir, console=console, commit=commit)
+        result = ctx.flow.run_build(design, ctx.edam, ctx.workdir, console=console, commit=commit)
     except (ReportError, ConstraintError) as e:
         # No clock constrained, or the tool ran but its report cannot be trusted: the build's verdict
         # is a failing gate, archived like any other so the history shows it.
-        result = FlowResult(flow_name, PYNQ_Z1.part, None, unreadable_timing(str(e), estimated=flow.ESTIMATED), None)
+        result = FlowResult(flow_name, design.board.part, None,
+                            unreadable_timing(str(e), estimated=ctx.flow.ESTIMATED), None)
 
     verification = _verification(design, sim_check)
     verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification)
@@ -194,9 +234,8 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
         console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
     if result.utilization is None:
         record["utilization"]["missing"] = True
-    variant = _sweep_variant()
-    if variant is not None:
-        record["variant"] = variant
+    if ctx.variant is not None:
+        record["variant"] = ctx.variant
     metrics.validate(record)
     manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow_name,
                 "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}
@@ -206,31 +245,32 @@ def _flow_gate_archive(design, flow, flow_name, edam, workdir, sim, commit, star
     files.update(result.raw_files)
     files.update(sim_files or {})
     files.update({Path(p).name: p for p in result.artifacts.values()})
-    dest = write_unit(archive_dir(commit, design.name, flow_name, reports_root), files, reports_root,
+    dest = write_unit(archive_dir(commit, design.name, flow_name, ctx.reports_root), files, ctx.reports_root,
                       record.get("cache_key"))
     record["_archive"] = str(dest)
     return record
 
 
-def run_outcome(design_name: str, flow_request: str | None = None, console: Console | None = None, *,
-                use_cache: bool = True) -> outcome.Outcome:
+def run_outcome(design_name: str | designs.Design, flow_request: str | None = None, console: Console | None = None, *,
+                use_cache: bool = True, commit: provenance.Commit | None = None) -> outcome.Outcome:
     """Build, print the summary and one verdict line; never raises for the user's mistakes or Ctrl-C."""
     from . import summary
 
     console = console or make_console()
     flow_label, expected = flow_request or "auto", "-"
+    name = design_name.name if isinstance(design_name, designs.Design) else design_name
     try:
         design = designs.get(design_name)
         expected = design.expect_gate
         flow_label = config.resolve_flow(flow_request)
-        record = build(design, flow_label, console=console, use_cache=use_cache)
+        record = build(design, flow_label, console=console, use_cache=use_cache, commit=commit)
     except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
-        result = outcome.could_not_run(design_name, flow_label, str(e), expected)
+        result = outcome.could_not_run(name, flow_label, str(e), expected)
     except KeyboardInterrupt:  # the archive is written atomically: an interrupted build left none
-        result = outcome.interrupted(design_name, flow_label, expected)
+        result = outcome.interrupted(name, flow_label, expected)
     except Exception:  # noqa: BLE001 - anything else is kabe's bug: keep the traceback and say so
         console.print_exception()
-        result = outcome.could_not_run(design_name, flow_label, bug_message(), expected)
+        result = outcome.could_not_run(name, flow_label, bug_message(), expected)
     else:
         summary.render(record, console, expected)
         result = outcome.from_record(record, expected)

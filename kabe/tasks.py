@@ -106,7 +106,8 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use
     def build_one():
         from .build import run_outcome  # here, not at definition: defining the tasks loads no rich or flows
 
-        return run_outcome(design.name, flow, use_cache=use_cache)
+        # the Design and the commit this task was defined with: the archive it writes is the target doit checks
+        return run_outcome(design, flow, use_cache=use_cache, commit=commit)
 
     target = archive_dir(commit, design.name, flow) / "metrics.json"
     return {

@@ -133,7 +133,7 @@ def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list
 def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1, row_bytes: int | None = None, *,
             params: Mapping[str, Any] | None = None, flags: Iterable[str] = (),
             invalid_fraction: float | None = None, console: Console | None = None,
-            build_root: Path = BUILD, keep_files: bool = False) -> dict:
+            build_root: Path = BUILD, keep_files: bool = False, commit: provenance.Commit | None = None) -> dict:
     """Simulate the design against its verification and return the result (also see write_result / main).
 
     A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
@@ -156,7 +156,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         rows = full_scale_rows(d)
     row_bytes = d.row_bytes if row_bytes is None else int(row_bytes)
     params = dict(params or {})
-    commit = provenance.current_commit()
+    commit = commit or provenance.current_commit()  # a build passes the one its archive is named after
     streams = d.streams
     context = Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
                       options={"row_bytes": row_bytes, "invalid_fraction": invalid_fraction})

@@ -27,7 +27,7 @@ import yaml
 
 from kabe.errors import UserError
 from . import designs, tool_group
-from .paths import BUILD, CORES, ROOT, SCRIPTS
+from .paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
 
 TARGETS = ("sim", "synth", "vivado")
 HDL_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource")
@@ -177,7 +177,7 @@ def _resolve_inputs(cores_root: Path) -> list[Path]:
     out = [conf] if conf else []
     for lib in _library_roots():
         out += sorted(p for p in lib.rglob("*.core") if p.is_file() and ".git" not in p.parts)
-    for root in (Path(cores_root), SCRIPTS):
+    for root in (GENERATORS, Path(cores_root), SCRIPTS):
         if not root.is_dir():
             continue
         for p in sorted(root.rglob("*")):
@@ -369,7 +369,8 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
         if conf is None:
             conf = work_root / "fusesoc.conf"
             conf.write_text("[main]\n")
-        cmd = _fusesoc_cmd() + ["--config", str(conf), "--cores-root", str(cores_root)]
+        # kabe's own library first (kabe:gen:top, package data), then the project's cores
+        cmd = _fusesoc_cmd() + ["--config", str(conf), "--cores-root", str(GENERATORS), "--cores-root", str(cores_root)]
         cmd += ["run", "--setup", "--no-export", "--work-root", str(work_root), "--target", target]
         for fl in flags:
             cmd += ["--flag", fl]

@@ -25,6 +25,9 @@ from pathlib import Path
 from kabe.errors import UserError
 
 PACKAGE = Path(__file__).resolve().parent  # kabe's own files (package data)
+# kabe's FuseSoC library (package data): the top generator kabe:gen:top and the generators' shared helper.
+# Every FuseSoC call of kabe adds it as a cores root, so a project's core may depend on kabe:gen:top.
+GENERATORS = PACKAGE / "generators"
 # A dodo.py that is kabe's: it imports kabe (`from kabe.doit_tasks import *`, as `kabe init` writes it).
 _KABE_DODO = re.compile(r"^\s*(from\s+kabe(\.\w+)*\s+import|import\s+kabe)\b", re.M)
 # The project's folders and their [tool.kabe] keys (relative to the project root).

@@ -24,11 +24,13 @@ Pure Python, standard library only (PyYAML is used when present to read FuseSoC'
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
+# the generators' shared helper ships with kabe (kabe/generators/, package data); found without importing kabe
+sys.path.insert(0, str(Path(importlib.util.find_spec("kabe").origin).parent / "generators"))
 from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_adder_tree.py"

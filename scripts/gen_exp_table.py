@@ -31,7 +31,9 @@ if str(REPO_ROOT) not in sys.path:
 
 from kabe.model.attention import EXP_FRAC_BITS, EXP_TABLE, EXP_WIDTH, P_ONE_BITS  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
+import kabe  # noqa: E402
+
+sys.path.insert(0, str(Path(kabe.__file__).parent / "generators"))  # the generators' shared helper (package data)
 from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_outputs  # noqa: E402
 
 GENERATOR = "scripts/gen_exp_table.py"

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from kabe import designs
-from kabe.paths import BUILD, PACKAGE, ROOT
+from kabe.paths import BUILD, GENERATORS, PACKAGE, ROOT
 from kabe.boards.profile import PROFILE_DIR
 from kabe.records.archive import write_json_atomic
 
@@ -93,7 +93,7 @@ _IMPORT = re.compile(r"^(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 
 def generator_scripts(core_files) -> list[Path]:
     """The generator scripts named by `generators:` in these core files, plus the sibling modules
-    they import (scripts/fusesoc_generator.py). Read by pattern: a generator core is a few lines."""
+    they import (beside them, or kabe/generators/fusesoc_generator.py). Read by pattern: a generator core is a few lines."""
     found: dict[Path, None] = {}
     for core in core_files:
         text = Path(core).read_text(errors="replace")
@@ -104,9 +104,10 @@ def generator_scripts(core_files) -> list[Path]:
             if script.is_file():
                 found[script] = None
                 for name in _IMPORT.findall(script.read_text(errors="replace")):
-                    sibling = script.with_name(f"{name}.py")
-                    if sibling.is_file():
-                        found[sibling] = None
+                    # beside the script, or kabe's shared helper (kabe/generators/fusesoc_generator.py)
+                    for sibling in (script.with_name(f"{name}.py"), GENERATORS / f"{name}.py"):
+                        if sibling.is_file():
+                            found[sibling] = None
     return list(found)
 
 
@@ -162,7 +163,10 @@ def _rel(p: Path, root: Path) -> str:
         try:
             return p.relative_to(root).as_posix()
         except ValueError:
-            return str(p)  # outside the checkout (a test's temporary XDC): its content is still hashed
+            pass
+    if p.is_relative_to(PACKAGE):  # kabe's package data (kabe:gen:top) in a user's venv: the same key on every machine
+        return p.relative_to(KABE_HOME).as_posix()
+    return str(p)  # outside the checkout (a test's temporary XDC): its content is still hashed
 
 
 def _sha(p: Path) -> str:

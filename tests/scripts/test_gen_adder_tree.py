@@ -17,7 +17,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = REPO_ROOT / "scripts" / "gen_adder_tree.py"
-for p in (REPO_ROOT / "scripts", REPO_ROOT / "tests" / "rtl"):
+for p in (REPO_ROOT / "scripts", REPO_ROOT / "kabe" / "generators", REPO_ROOT / "tests" / "rtl"):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 

@@ -20,12 +20,12 @@ design's core file as the parameters of its `generate:` entry:
 
 Two ways to call it:
 
-* FuseSoC generator (CAPI2 ``generators:``, see cores/lib/kabe_gen_top.core): FuseSoC calls it with
+* FuseSoC generator (CAPI2 ``generators:``, see kabe_gen_top.core beside it): FuseSoC calls it with
   the path of a YAML file holding ``files_root``, ``gapi``, ``vlnv`` and ``parameters``; it writes
   ``<name>.v`` and a ``.core`` naming it into the current directory.
 * command line, to read the top a core file describes::
 
-      python scripts/gen_top.py --core cores/stage4/stage4.core [-o kabe_stage4_top.v]
+      python -m kabe.generators.gen_top --core cores/stage4/stage4.core [-o kabe_stage4_top.v]
 
 Pure Python, standard library only in generator mode (PyYAML is used when present).
 """
@@ -40,8 +40,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # a FuseSoC generator runs from its cache dir
 from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_outputs  # noqa: E402
 
-GENERATOR = "scripts/gen_top.py"
-GENERATOR_NAME = "kabe_top"  # the generator's name in cores/lib/kabe_gen_top.core
+GENERATOR = "kabe/generators/gen_top.py"
+GENERATOR_NAME = "kabe_top"  # the generator's name in kabe_gen_top.core
 S_WIDTH = 64  # the DMA's beat (docs/streams.md); the same for every design
 INVALID_WIDTH = 32
 MAX_PORTS = 4  # the xc7z020 has four HP ports

@@ -64,15 +64,18 @@ def _differs(what: str, archived: Any, derived: Any, source: str, ignore) -> str
 
 
 def _open(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
-    from kabe.flows.open import TIMING_REPORT
+    from kabe.flows.open import TIMING_REPORT, labelled_utilization, not_estimated_timing
     from kabe.parsers import kabe_timing, yosys_stat
 
-    try:
-        timing = kabe_timing.parse(archive / TIMING_REPORT)  # what kabe.flows.open.analyze keeps
-    except ReportError:
-        timing = None
-    try:
-        utilization = yosys_stat.parse_utilization(archive / "yosys_stat.txt")
+    if design.board.timing_estimated:
+        try:
+            timing = kabe_timing.parse(archive / TIMING_REPORT)  # what kabe.flows.open.analyze keeps
+        except ReportError:
+            timing = None
+    else:  # a board kabe cannot time: the flow's record is the XDC's clocks and why, no report
+        timing = not_estimated_timing(design.board, constraints.clocks([design.constraints]))
+    try:  # with the proxy label the flow gives this board's fabric
+        utilization = labelled_utilization(yosys_stat.parse_utilization(archive / "yosys_stat.txt"), design.board)
     except ReportError:
         utilization = None
     return timing, utilization, {"timing": TIMING_REPORT, "utilization": "yosys_stat.txt",
@@ -89,7 +92,7 @@ def _vivado(archive: Path, design: designs.Design, record: dict) -> tuple[dict |
     project = SimpleNamespace(report_dir=archive, settings_tcl=archive / "kabe_settings.tcl",
                               clock_name=clock.name, clock_period_ns=clock.period_ns, inputs=(),
                               bit=archive / f"{name}.bit", hwh=archive / f"{name}.hwh",
-                              cells=archive / f"{name}.cells.json")
+                              cells=archive / f"{name}.cells.json", part=design.board.part)
     version = SimpleNamespace(line=(record.get("tools") or {}).get("vivado", ""))
     result = collect.collect(project, version)
     return result.timing, result.utilization, {"timing": "timing_summary.rpt and the reports beside it",

@@ -9,6 +9,7 @@
     kabe sweep <design> [KEY=V1,V2 ...] variants of a design built on Dask (sweep.yaml beside the design)
     kabe ci [DESIGN ...]                pull the archive, build, gate, compare with the base, report, push (CI's one command)
     kabe archive push|pull|du [REMOTE]  the per-commit archive shared through a ref of the project's own git remote
+    kabe report [--site DIR]            the report page from the archive (`doit report`); DIR: it and its raw reports, to publish
     kabe doctor [--flow F] [--deploy]   what this machine has against what kabe needs, each problem with its fix
     kabe init                           make this git repository a kabe project ([tool.kabe], dodo.py, .gitignore, CI)
     kabe new <design>                   a design folder under cores/ to start from (refuses to overwrite)
@@ -106,6 +107,9 @@ def _gate(args) -> int:
         from .records import junit
 
         junit.write(Path(args.junit), [junit.gate_suite(verdict, path.name, timing=timing)], name="kabe gate")
+    if verdict.status == gate.NOT_ESTIMATED:  # no timing number: neither pass nor fail, and no pass
+        console.print(f"[yellow]gate: timing NOT ESTIMATED ({escape(verdict.not_estimated)}): neither pass nor fail[/]")
+        return 1
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
     return 0 if verdict.passed else 1
 
@@ -173,6 +177,18 @@ def _archive(args) -> int:
     return 0
 
 
+def _report(args) -> int:
+    from .records.report import build_report  # here: it loads matplotlib, which no other verb needs
+
+    if args.site is None:
+        print(f"wrote {build_report()}")
+        return 0
+    from .records.site import build_site
+
+    print(build_site(Path(args.site)).line())
+    return 0
+
+
 def _init(args) -> int:
     from .project_init import init
 
@@ -190,7 +206,7 @@ def _new(args) -> int:
 
 
 # Verbs that read or write a project's designs, reports or builds: outside one they say so (exit 2).
-_NEED_PROJECT = ("build", "sim", "diff", "sweep", "ci", "archive")
+_NEED_PROJECT = ("build", "sim", "diff", "sweep", "ci", "archive", "report")
 
 
 def _add_ci_commands(sub) -> None:
@@ -271,6 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--board", default=None, help="user@host of the board (implies --deploy)")
     p.set_defaults(fn=_doctor)
     _add_ci_commands(sub)
+    p = sub.add_parser("report", help="the report page (reports/index.html) from the archive; --site: a folder to publish")
+    p.add_argument("--site", metavar="DIR", default=None,
+                   help="also write DIR: the page and every raw report it links to, to publish as a static site")
+    p.set_defaults(fn=_report)
     p = sub.add_parser("init", help="make this git repository a kabe project (settings, dodo.py, .gitignore, CI)")
     p.set_defaults(fn=_init)
     p = sub.add_parser("new", help="a new design under cores/: design.yaml, a core file, an RTL stub, an XDC")

@@ -13,9 +13,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kabe.errors import UserError
-from kabe import paths
+from kabe import boards, paths
 
-DEFAULT_XDC = paths.CONSTRAINTS / "pynq_z1.xdc"
+
+def default_xdc() -> Path:
+    """The default board's constraints file (its profile's `constraints:`) in the project's constraints/."""
+    return paths.CONSTRAINTS / boards.get(boards.DEFAULT_BOARD).constraints
 
 
 class ConstraintError(UserError, ValueError):
@@ -131,7 +134,8 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
         clocks.append(Clock(name, period, wf, target_kind, targets, where))
     if not clocks:
         raise ConstraintError(f"{origin}: no clock constrained (no create_clock command); "
-                              "add `create_clock -period <ns> -name <name> [get_ports clk]` (see constraints/pynq_z1.xdc)")
+                              "add `create_clock -period <ns> -name <name> [get_ports clk]` (as the board's constraints file does: "
+                              "docs/boards.md)")
     names = [c.name for c in clocks]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -149,8 +153,8 @@ def parse_xdc(path: str | Path) -> list[Clock]:
 
 
 def clocks(paths_: list[str | Path] | None = None) -> list[Clock]:
-    """Clocks of all given XDC files (default: the board's constraints/pynq_z1.xdc)."""
-    files = [Path(p) for p in paths_] if paths_ else [DEFAULT_XDC]
+    """Clocks of all given XDC files (default: the default board's constraints file, default_xdc())."""
+    files = [Path(p) for p in paths_] if paths_ else [default_xdc()]
     out: list[Clock] = []
     for f in files:
         try:

@@ -193,10 +193,10 @@ def check_board(board: str | None) -> list[Check]:
                  shutil.which("ssh") is not None, "apt-get install openssh-client", needed_by=("deploy",))]
     if not host:
         out.append(Check("board", "no host", "board=user@host or [tool.kabe.board] host", False,
-                         "set host = \"xilinx@pynq\" under [tool.kabe.board] in pyproject.toml", needed_by=("deploy",)))
+                         "set host = \"user@host\" (the board, or the host its card sits in) under [tool.kabe.board] in pyproject.toml", needed_by=("deploy",)))
         return out
     out.append(Check("board", f"{host} (remote_dir {cfg.get('remote_dir', '/home/xilinx/kabe')}, "
-                     f"sudo {cfg.get('sudo', True)})", "a PYNQ image reachable by key", True, needed_by=("deploy",)))
+                     f"sudo {cfg.get('sudo', True)})", "the board's host reachable by key", True, needed_by=("deploy",)))
     name = host.split("@", 1)[-1]
     port = cfg.get("port")
     lookup = f"[{name}]:{port}" if port else name

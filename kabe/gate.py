@@ -10,6 +10,12 @@ Anything the gate cannot verify counts as a failure: a missing timing record, no
 that is absent where the flow must report it, a verdict line that is missing or disagrees with
 the numbers, registers with no clock (unless design.yaml waives it with a written reason), a
 second source that disagrees with the report. Never a silent pass.
+
+A verdict has three outcomes (Verdict.status): pass, fail, and "not_estimated": the open flow on a
+board whose fabric kabe's pre-route model was not fitted on (its profile's `open_flow.timing:
+not_estimated`, the V80) gives no timing number, so the gate cannot say pass; every other check
+still holds, and any failure makes it a fail. `passed` is True for a pass only: a reader that
+knows two outcomes sees "not passed", never a pass without a timing number (docs/boards.md).
 """
 
 from __future__ import annotations
@@ -29,6 +35,14 @@ VERDICT_MET = "All user specified timing constraints are met."
 VERDICT_NOT_MET = "Timing constraints are not met."
 VERDICT_NONE = "There are no user specified timing constraints."
 VERDICTS = {VERDICT_MET: "met", VERDICT_NOT_MET: "not_met", VERDICT_NONE: "unconstrained"}
+
+# Verdict.status values; designs.GATE_EXPECTATIONS names the same three
+PASS, FAIL, NOT_ESTIMATED = "pass", "fail", "not_estimated"
+# what only a timed record carries (slacks, paths, a report's verdict and findings): a record that
+# says it is not estimated has none of them, else it contradicts itself (and would skip their checks)
+_TIMING_NUMBERS = ("wns_ns", "tns_ns", "whs_ns", "ths_ns", "wpws_ns", "tpws_ns", "critical_path",
+                   "failing_endpoints", "worst_slack_by_check", "verdict_line", "untimed_cells", "no_clock",
+                   "unconstrained_endpoints", "clock_interaction", "second_source", "check_timing")
 
 MIN_SLACK_NS = 0.0  # a slack passes when >= this, compared exactly as the report states it
 AGREE_NS = 0.0015  # the report prints 3 decimals; the second source carries Vivado's own value
@@ -146,6 +160,8 @@ class TimingRules:
         clocks = timing.get("clocks") or []
         checks = [Check("timing.clocks", ">= 1 constrained clock", len(clocks), bool(clocks),
                         "timing gate: no clock is constrained, so no path was timed; add create_clock to the design's XDC")]
+        if "not_estimated" in timing:  # no timing number by design: only what such a record must be is checked
+            return checks + _not_estimated_checks(timing)
         checks += _slacks(timing, estimated)
         worst = timing.get("worst_slack_by_check") or {}
         for name, kind in CHECK_KIND_RULES:
@@ -283,6 +299,36 @@ def _where_wns(timing: Mapping[str, Any], wns: float) -> str:
     return f"on clock {path.get('clock') or (timing.get('clocks') or [{}])[0].get('name', '?')}"
 
 
+def not_estimated_reason(timing: Mapping[str, Any] | None) -> str | None:
+    """Why the record has no timing number (the open flow on a board kabe cannot time), or None."""
+    if not isinstance(timing, Mapping) or timing.get("error") or "not_estimated" not in timing:
+        return None
+    reason = timing.get("not_estimated")
+    return " ".join(reason.split())[:300] if isinstance(reason, str) and reason.strip() else "no reason given"
+
+
+def _not_estimated_checks(timing: Mapping[str, Any]) -> list[Check]:
+    """A record without a timing number must say why, come from an estimating (open) flow, and carry
+    no slack: a sign-off report always has timing, and a slack beside "not estimated" contradicts it.
+    Each is a failing check when broken; when all hold there is nothing to pass: the verdict is
+    "not_estimated" (Verdict.status), never a pass."""
+    out = []
+    reason = timing.get("not_estimated")
+    if not isinstance(reason, str) or not reason.strip():
+        out.append(Check("timing.not_estimated", "the reason no timing was estimated", reason, False,
+                         "timing gate: the record says its timing is not estimated but gives no reason"))
+    if timing.get("estimated") is not True:
+        out.append(Check("timing.not_estimated", "a pre-route (open-flow) record", "a sign-off record", False,
+                         "timing gate: a sign-off timing report always has timing; a sign-off record without "
+                         "a timing number fails"))
+    numbers = [k for k in _TIMING_NUMBERS if timing.get(k) not in (None, {}, [])]
+    if numbers:
+        out.append(Check("timing.not_estimated", "no timing number beside 'not estimated'", ", ".join(numbers),
+                         False, f"timing gate: the record says its timing is not estimated but carries "
+                                f"{', '.join(numbers)}: it contradicts itself"))
+    return out
+
+
 def _verdict_check(timing: Mapping[str, Any]) -> Check:
     name, expected = "timing.verdict", "the report's verdict agrees with its numbers"
     line = timing.get("verdict_line")
@@ -372,9 +418,19 @@ class Verdict:
     # Why no simulation verdict stands behind this gate (design.yaml's `verify: {none: reason}`, or no
     # simulation result in the record): every place that shows the verdict says "unverified: <reason>".
     unverified: str | None = None
+    # Why no timing number stands behind this gate (the open flow on a board kabe cannot time):
+    # with no failure the verdict is "not_estimated", neither pass nor fail, and `passed` is False.
+    not_estimated: str | None = None
+
+    @property
+    def status(self) -> str:
+        """pass | fail | not_estimated: a failure wins; without one, no timing number is no pass."""
+        if self.failures or (not self.passed and not self.not_estimated):
+            return FAIL
+        return NOT_ESTIMATED if self.not_estimated else PASS
 
     def as_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "status": self.status}
 
 
 def evaluate(timing: Mapping[str, Any] | None, utilization: Mapping[str, Any] | None,
@@ -395,8 +451,9 @@ def evaluate(timing: Mapping[str, Any] | None, utilization: Mapping[str, Any] | 
     failures = [c.message or c.line() for c in checks if not c.passed]
     applied = {k: v for k, v in waivers.items() if any(c.name == f"timing.{k}" and "waived" in str(c.got)
                                                        for c in checks)}
-    return Verdict(not failures, failures, [_as_dict(c) for c in checks], applied,
-                   list((timing or {}).get("warnings") or []))
+    not_estimated = not_estimated_reason(timing)
+    return Verdict(not failures and not not_estimated, failures, [_as_dict(c) for c in checks], applied,
+                   list((timing or {}).get("warnings") or []), not_estimated=not_estimated)
 
 
 def _as_dict(c: Check) -> dict:

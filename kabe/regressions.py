@@ -143,5 +143,10 @@ def combined_verdict(gate_verdict: Mapping[str, Any], judgement: Judgement) -> d
     checks = list(gate_verdict.get("checks", [])) + [
         {"name": c.name, "expected": c.expected, "got": c.got, "passed": c.passed} for c in judgement.checks]
     failures = list(gate_verdict.get("failures", [])) + [c.message or c.line() for c in judgement.checks if not c.passed]
-    return {"passed": bool(gate_verdict.get("passed")) and judgement.passed, "failures": failures, "checks": checks,
+    passed = gate_verdict.get("passed") is True and judgement.passed
+    # "not estimated" (no timing number, kabe.gate) survives only where nothing failed, the regressions included
+    not_estimated = gate_verdict.get("status") == "not_estimated" and not failures and not passed
+    return {"passed": passed, "failures": failures, "checks": checks,
+            "status": "pass" if passed else "not_estimated" if not_estimated else "fail",
+            "not_estimated": gate_verdict.get("not_estimated") if not_estimated else None,
             "unverified": gate_verdict.get("unverified")}  # shown beside the verdict (kabe.verdict)

@@ -18,6 +18,10 @@ The verdict is recomputed from what the record holds, under THIS checkout's fact
 
 The record's own `gate.passed` is never read as the verdict. judge() of a record whose gate judge()
 wrote gives the same verdict again.
+
+"not_estimated" (kabe.gate.Verdict.status: no timing number, neither pass nor fail) is believed only
+for a design whose board says kabe cannot time it (its profile's `open_flow.timing: not_estimated`);
+on any other board a record without a timing number fails, as it always did.
 """
 
 from __future__ import annotations
@@ -40,17 +44,30 @@ class DesignFacts:
     flow: str
     budgets: tuple[gate.Budget, ...] = ()
     waivers: Mapping[str, str] = field(default_factory=dict)
-    expect_gate: str = "pass"  # pass | fail (a negative example must fail its gate)
+    expect_gate: str = "pass"  # pass | fail | not_estimated (a negative example must fail its gate)
+    # the design's board profile's open_flow.timing: "not_estimated" only where kabe cannot time the
+    # fabric (kabe.boards); the default keeps a design of unknown board to the old rule (no number: fail)
+    open_timing: str = "estimated"
 
     @classmethod
     def of(cls, design, flow: str) -> "DesignFacts":
         """The facts of a kabe.designs.Design (this checkout's design.yaml) for `flow`."""
+        board = getattr(design, "board", None)
         return cls(design.name, flow, tuple(gate.budgets_from_mapping(design.budgets_for(flow))),
-                   dict(design.waivers), design.expect_gate)
+                   dict(design.waivers), design.expect_gate,
+                   board.open_timing if board is not None else "estimated")
 
     def as_expected(self, verdict: gate.Verdict) -> bool:
-        """The gate said what design.yaml expects (a negative example failing is as expected)."""
-        return verdict.passed == (self.expect_gate == "pass")
+        """The gate said what design.yaml expects: a negative example failing is as expected; a design
+        expecting not_estimated may also pass (a flow that times it: Vivado), never fail."""
+        return expected_outcome(verdict.status, self.expect_gate)
+
+
+def expected_outcome(status: str, expect_gate: str) -> bool:
+    """Whether a verdict status (pass | fail | not_estimated) is what design.yaml's expect_gate asks."""
+    if expect_gate == gate.NOT_ESTIMATED:
+        return status in (gate.NOT_ESTIMATED, gate.PASS)
+    return status == expect_gate
 
 
 def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules | None = None) -> gate.Verdict:
@@ -61,6 +78,10 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     if not isinstance(utilization, Mapping) or utilization.get("missing"):
         utilization = None
     verdict = gate.evaluate(record.get("timing"), utilization, facts.budgets, rules, facts.waivers)
+    if verdict.not_estimated and facts.open_timing != gate.NOT_ESTIMATED:
+        verdict.failures.append(f"timing gate: the record has no timing number (not estimated: {verdict.not_estimated}), "
+                                f"but {facts.name}'s board is timed by the open flow (its profile says "
+                                f"open_flow.timing: {facts.open_timing}); a build without a timing number fails")
     sim = record.get("sim")
     if sim is not None:
         _judge_sim(verdict, sim)
@@ -138,7 +159,9 @@ def carried_failures(recorded: Any, verdict: gate.Verdict, *, sim_judged: bool) 
         out.append(RECORDED + (text if len(text) <= _MAX_LINE else text[:_MAX_LINE - 3] + "..."))
         if len(out) == _MAX_CARRIED:
             break
-    if not failures and (recorded.get("passed") is not True or failed):
+    # a recorded "not estimated" with nothing failed is no failure when today's verdict says the same
+    not_estimated = recorded.get("status") == gate.NOT_ESTIMATED and verdict.not_estimated is not None
+    if not failures and ((recorded.get("passed") is not True and not not_estimated) or failed):
         names = [str(c.get("name"))[:40] for c in failed[:5]]
         out.append(RECORDED + "the build recorded a failed gate" + (f" ({', '.join(names)})" if names else ""))
     return out

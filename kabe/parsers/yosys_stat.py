@@ -12,6 +12,11 @@ Counting follows Vivado's utilization report so the two flows compare:
 * ff: FDRE/FDSE/FDCE/FDPE (and their _1 negative-edge forms, and LDCE/LDPE latches, which
   Vivado lists under "Slice Registers" too).
 * bram36_equiv = ramb36 + ramb18 / 2 (FIFO36E1 / FIFO18E1 count as RAMB36 / RAMB18).
+
+synth_xilinx -family xcu/xcup (a board profile's open_flow.synth_family) maps to UltraScale cells:
+DSP48E2 counts as a DSP, RAMB36E2/RAMB18E2 (and FIFO36E2/FIFO18E2) as block RAM, CARRY8 in `carry8`
+and URAM288 in `uram288` (neither has a 7-series counterpart to fold into), so no DSP or RAM of such
+a build reads as zero against a budget.
 """
 
 from __future__ import annotations
@@ -31,8 +36,9 @@ LUT_MEMORY = {"RAM32M": 4, "RAM64M": 4, "RAM16X1D": 2, "RAM32X1D": 2, "RAM64X1D"
               "SRL16E": 1, "SRLC16E": 1, "SRLC32E": 1}
 SRL = {"SRL16E", "SRLC16E", "SRLC32E"}
 FF = {"FDRE", "FDSE", "FDCE", "FDPE", "FDRE_1", "FDSE_1", "FDCE_1", "FDPE_1", "LDCE", "LDPE"}
-RAMB36 = {"RAMB36E1", "FIFO36E1"}
-RAMB18 = {"RAMB18E1", "FIFO18E1"}
+RAMB36 = {"RAMB36E1", "FIFO36E1", "RAMB36E2", "FIFO36E2"}
+RAMB18 = {"RAMB18E1", "FIFO18E1", "RAMB18E2", "FIFO18E2"}
+DSP = {"DSP48E1", "DSP48E2"}
 
 _SECTION = re.compile(r"^=== (.+) ===\s*$")
 _CELLS = re.compile(r"^\s+(\d+)\s+cells\s*$")
@@ -55,11 +61,13 @@ def utilization_from_counts(counts: dict[str, int]) -> dict:
         "carry4": c.get("CARRY4", 0),
         "muxf7": c.get("MUXF7", 0),
         "muxf8": c.get("MUXF8", 0),
-        "dsp": c.get("DSP48E1", 0),
+        "dsp": sum(c.get(t, 0) for t in DSP),
         "ramb36": ramb36,
         "ramb18": ramb18,
         "bram36_equiv": ramb36 + ramb18 / 2,
         "srl": sum(c.get(t, 0) for t in SRL),
+        **({"carry8": c["CARRY8"]} if c.get("CARRY8") else {}),  # UltraScale cells only where mapped
+        **({"uram288": c["URAM288"]} if c.get("URAM288") else {}),
     }
 
 

@@ -84,6 +84,9 @@ def gate_suite(verdict, suite: str, classname: str | None = None, timing: dict |
     unverified = getattr(verdict, "unverified", None)
     if unverified:  # no simulation verdict behind this gate: a skipped case saying why, never a bare pass
         cases.insert(0, Case("sim.verification", "skipped", f"unverified: {unverified}"))
+    not_estimated = getattr(verdict, "not_estimated", None)
+    if not_estimated:  # no timing number (kabe.gate): neither green nor red, named; any failure is still red
+        cases.insert(0, Case("timing", "skipped", f"timing not estimated: {not_estimated}"))
     own = {c.get("message") for c in verdict.checks}
     for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):
         cases.append(Case(f"recorded.{i}", "failed", msg, msg))

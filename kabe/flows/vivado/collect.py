@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kabe.flows.base import FlowResult, unreadable_timing
-from kabe.flows.vivado.project import PART, Project
+from kabe.flows.vivado.project import Project
 from kabe.flows.vivado.tool import VivadoVersion
 from kabe.parsers import ReportError
 
@@ -105,7 +105,7 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
             timing = _timing_error(f"Vivado finished but wrote no {path.name} (expected {path}); "
                                    f"the build produced no usable {key}")
     return FlowResult(
-        flow="vivado", part=PART, clock_period_ns=project.clock_period_ns, timing=timing,
+        flow="vivado", part=project.part, clock_period_ns=project.clock_period_ns, timing=timing,
         utilization=utilization, raw_files=raw, tools={"vivado": version.line},
         inputs=[p for p in project.inputs if Path(p).is_file()], artifacts=artifacts,
     )

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from kabe import constraints, cores, provenance
-from kabe.boards import PYNQ_Z1
 from kabe.deploy import bitfile
 from kabe.flows.base import FlowError
 from kabe.paths import ROOT
@@ -19,14 +18,14 @@ from kabe.records import safe_fs
 from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
 from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 
-PART = PYNQ_Z1.part
 BD_NAME = "kabe_bd"
 BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
 # kabe's own Vivado files are package data (they ship in the wheel): a project has none of them.
 # A regular package's resources are files on disk, which is what Vivado needs.
 TCL_DIR = Path(str(resources.files("kabe.flows.vivado") / "tcl"))
 HOOK_DIR = TCL_DIR
-TCL_IP = (TCL_DIR / "pynq_z1_ps7.tcl", TCL_DIR / "kabe_bd.tcl")
+# after the board's own block-design Tcl (its profile's vivado.block_design: Board.block_design_tcl())
+KABE_BD_TCL = TCL_DIR / "kabe_bd.tcl"
 # HDL the block design instantiates by module reference (not part of any core: Vivado only).
 BD_HDL = (Path(str(resources.files("kabe.flows.vivado") / "hdl" / "kabe_usr_access.v")),)
 # Sourced at project creation, in this order, after the HDL (edalize keeps the EDAM's order).
@@ -74,6 +73,7 @@ class Project:
     inputs: tuple[Path, ...]
     # the cell names the board runner looks up, written by tcl/kabe_bd.tcl beside the .bit/.hwh
     cells: Path | None = None
+    part: str = ""  # the design's board's part (its profile): what the project is created for
 
     @property
     def makefile(self) -> Path:
@@ -175,10 +175,12 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         outs = iface.status.get(p, [])
         status.append(tuple(x for o in outs for x in (o.name, o.width)))
     word = usr_access_word(commit)
+    part = design.board.part  # the board is data (kabe.boards): its profile names the part and the block design
+    tcl_ip = (design.board.block_design_tcl(), KABE_BD_TCL)
     settings_file = work_root / "kabe_settings.tcl"
     hook_file = work_root / "kabe_hooks_write_bitstream_pre.tcl"
     values = {
-        "design": design.name, "project": name, "part": PART, "bd_name": BD_NAME, "bd_wrapper": BD_WRAPPER,
+        "design": design.name, "project": name, "part": part, "bd_name": BD_NAME, "bd_wrapper": BD_WRAPPER,
         "engine_module": ENGINE_WRAPPER, "engine_top": top,
         "clock_name": clock.name, "period_ns": f"{clock.period_ns:.3f}", "ports": design.ports,
         # per port: s-bus name, its tdata width, m-bus name, its tdata width
@@ -208,14 +210,14 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         files.append(entry)
     files += [{"name": str(f), "file_type": "verilogSource"} for f in BD_HDL]
     files.append({"name": str(wrapper), "file_type": "verilogSource"})
-    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *TCL_IP, HOOK_DIR / ATTACH_TCL, HOOK_DIR / STRATEGY_TCL]
+    tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *tcl_ip, HOOK_DIR / ATTACH_TCL, HOOK_DIR / STRATEGY_TCL]
     files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
     edam = {
         "name": name,
         "toplevel": BD_WRAPPER,
         "files": files,
         "parameters": {},  # the engine's parameters are baked into the wrapper instance
-        "flow_options": {"part": PART, "jobs": fs["vivado_jobs"]},
+        "flow_options": {"part": part, "jobs": fs["vivado_jobs"]},
     }
     try:
         flow = EdalizeVivado(edam, str(work_root))
@@ -229,7 +231,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
                       wrapper=wrapper, edam=edam, clock_name=clock.name, clock_period_ns=clock.period_ns,
                       inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *BD_HDL, *hooks,
                                                   design.constraints])),
-                      cells=work_root / f"{name}.cells.json")
+                      cells=work_root / f"{name}.cells.json", part=part)
     check_generated(project)
     return project
 

@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from kabe import rtl_path
 from kabe.records.band_advice import marginal_advice
 
 
@@ -90,8 +91,8 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     if advice:  # what the band means and what to do, in one line outside the table (never wrapped in a cell)
         console.print(f"  [bold yellow]{escape(advice)}[/]", soft_wrap=True)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
-        console.print(f"  critical path: {escape(str(path.get('startpoint')))} -> {escape(str(path.get('endpoint')))}",
-                      soft_wrap=True)
+        # in RTL terms (kabe.rtl_path): registers by RTL name and file:line; the raw names are in the report
+        console.print(f"  critical path: {escape(rtl_path.line(path) or '-')}", soft_wrap=True)
     for c in g["checks"]:
         mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"
         console.print(f"  {mark} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")

@@ -14,7 +14,8 @@ from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import find_lines
 
-from kabe.timing.report import BAND_SECTION, END_MARKER, HEADER_PREFIX, MARGINAL, UNTIMED_PREFIX  # the writer defines the format
+from kabe.timing.report import (BAND_SECTION, END_MARKER, HEADER_PREFIX, MARGINAL, NO_RTL, RTL_LINES,  # the writer
+                                RTL_SEP, UNTIMED_PREFIX)  # defines the format
 
 _NUM = r"(-?\d+(?:\.\d+)?|NA)"
 _STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.*) \((\S+) -> (\S+)\)\s*$")
@@ -151,10 +152,27 @@ def parse_report(rep: report_file.Report) -> dict:
             raise ReportError(f"{origin}: Path 1 is incomplete or unreadable ({e})") from None
         if len(steps) < 2:
             raise ReportError(f"{origin}: Path 1 lists {len(steps)} cells: truncated")
+        for key, title in RTL_LINES.items():  # reports from before these lines have none: no RTL names
+            if title in kv:
+                cp[key] = _rtl(kv[title], title, origin)
         rec["critical_path"] = cp
     elif rec["total_endpoints"]:
         raise ReportError(f"{origin}: {rec['total_endpoints']} endpoints but no Path 1: truncated report")
     return rec
+
+
+def _rtl(value: str, title: str, origin: str) -> dict:
+    """A Startpoint RTL / Endpoint RTL value (kabe.timing.report.rtl_line) -> {name, source[, note]}."""
+    parts = value.split(RTL_SEP, 2)
+    if len(parts) < 2 or not all(p.strip() for p in parts):
+        raise ReportError(f"{origin}: Path 1's {title!r} line is not 'name{RTL_SEP}file:line[{RTL_SEP}note]': {value[:120]!r}")
+    name, source = (None if p == NO_RTL else p for p in parts[:2])
+    if source is not None and not re.fullmatch(r"[^\s:]+:\d+", source):
+        raise ReportError(f"{origin}: Path 1's {title!r} source {source[:80]!r} is not file:line")
+    out = {"name": name, "source": source}
+    if len(parts) == 3:
+        out["note"] = parts[2]
+    return out
 
 
 def parse(path: str | Path) -> dict:

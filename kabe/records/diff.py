@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kabe import rtl_path
 from kabe.errors import UserError
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import gitrefs, history
@@ -90,6 +91,19 @@ def _side(entries: list[history.Entry], unverified: list[history.Unverified], co
 
 def _cell(text: str, untrusted: bool) -> str:
     return f"{text} (unverified)" if untrusted and text != "-" else text
+
+
+def _path_lines(key: tuple[str, str], new, old, untrusted: bool) -> list[str]:
+    """One line per design and flow: its critical path in RTL terms (kabe.rtl_path), and the one
+    before when it was another."""
+    now = rtl_path.line(new.record["timing"].get("critical_path"))
+    was = rtl_path.line(old.record["timing"].get("critical_path")) if old else None
+    if now is None and was is None:
+        return []
+    line = f"- {key[0]} {key[1]}{' (unverified)' if untrusted else ''}: {_md(now or 'none', 400)}"
+    if was is not None and was != now:
+        line += f"; before: {_md(was, 400)}"
+    return [line]
 
 
 def pick(ref: str, archived: set[str], root: Path = ROOT, reports_root: Path = REPORTS) -> str:
@@ -183,6 +197,7 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
         title = "the nearest ancestor with a clean archive"
     lines = [f"### kabe: {_short(b)} vs {title}", "", f"After: {_short(b)} ({b_how}).", ""]
     lines += ["| design | flow | metric | before | after | delta | |", "|---|---|---|---|---|---|---|"]
+    paths: list[str] = []
     for key in sorted({*after, *after_apart}):
         new_apart, old_apart = key not in after, key not in before and key in before_apart
         new = after[key] if not new_apart else after_apart[key].entry
@@ -209,6 +224,10 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
             verdict += f" (unverified: {_md(after_apart[key].reason, 120)})"
         lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | "
                      f"{'**gate fails**' if verdict.startswith('FAIL') else ''} |")
+        paths += _path_lines(key, new, old, new_apart)
+    if paths:
+        lines += ["", "Critical paths (RTL names and source lines; the raw netlist names are in each build's "
+                      "timing report):", *paths]
     if a is None:
         lines.append("")
         if before:

@@ -41,11 +41,13 @@ def estimate(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel 
     report when `report` is given). With `vivado_mapping` (the default) what Yosys mapped
     differently from Vivado is timed as Vivado would map it, and the band's pessimistic end also
     covers the netlist exactly as Yosys mapped it (a second analysis)."""
+    root = None
     if not isinstance(netlist, dict):
+        root = Path(netlist).parent  # where Yosys ran: its `src` paths are relative to it
         netlist = json.loads(Path(netlist).read_text())
-    res = analyze(netlist, clocks, model, vivado_mapping=vivado_mapping)
+    res = analyze(netlist, clocks, model, vivado_mapping=vivado_mapping, source_root=root)
     if any(res.mapped.values()):
-        res.as_yosys_mapped = analyze(netlist, clocks, model, vivado_mapping=False)
+        res.as_yosys_mapped = analyze(netlist, clocks, model, vivado_mapping=False, source_root=root)
     if report is not None:
         write_report(res, report, **report_kw)
     return timing_record(res), res

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kabe import rtl_path
 from kabe.timing.clock_targets import KIND_WORD
 from kabe.timing.sta import Endpoint, StaResult
 
@@ -31,13 +32,20 @@ UNTIMED_PREFIX = "Unknown cell types (untimed): "  # the parser requires this li
 MARGINAL = "marginal: run Vivado"
 BAND_SECTION = "Uncertainty"
 NOT_FOUND = "NOT-FOUND"  # a Clock Summary row of a create_clock whose object is not in the netlist
+# A path's registers in RTL terms (kabe.timing.rtl_names): "<name> | <file:line> | <note>", NO_RTL for
+# a part not known; the parser (kabe.parsers.kabe_timing) reads them back as startpoint_rtl/endpoint_rtl
+RTL_LINES = {"startpoint_rtl": "Startpoint RTL", "endpoint_rtl": "Endpoint RTL"}
+RTL_SEP = " | "
+NO_RTL = "-"
+RTL_PATH = "RTL path"  # the one line kabe.rtl_path makes of the record (shown, not read back)
 
 
 def _ns(ps: float) -> float:
     return round(ps / 1000.0, 3)
 
 
-def critical_path(ep: Endpoint, labels: dict[str, str] | None = None) -> dict:
+def critical_path(ep: Endpoint, labels: dict[str, str] | None = None, rtl: dict | None = None) -> dict:
+    """`rtl`: cell -> kabe.timing.rtl_names.RtlName; the record then names both ends in RTL terms."""
     steps = ep.path
     logic = sum(s.cell_ps for s in steps[:-1])
     route = sum(s.route_ps for s in steps)
@@ -55,7 +63,17 @@ def critical_path(ep: Endpoint, labels: dict[str, str] | None = None) -> dict:
         "startpoint": f"{_label(steps[0].name, labels)}/{steps[0].pin_out} ({steps[0].type})",
         "endpoint": f"{_label(ep.cell, labels)}/{ep.pin} ({ep.type})",
         "cells": cells,
+        **({"startpoint_rtl": rtl[steps[0].name].as_dict(), "endpoint_rtl": rtl[ep.cell].as_dict()}
+           if rtl and steps[0].name in rtl and ep.cell in rtl else {}),
     }
+
+
+def rtl_line(rec: dict) -> str:
+    """A Startpoint RTL / Endpoint RTL value: name | source | note (NO_RTL for what is not known)."""
+    parts = [rec.get("name") or NO_RTL, rec.get("source") or NO_RTL]
+    if rec.get("note"):
+        parts.append(rec["note"])
+    return RTL_SEP.join(parts)
 
 
 def band(res: StaResult) -> dict | None:
@@ -162,7 +180,7 @@ def _record(res: StaResult) -> dict:
                    for c in res.clocks],
         "clock_interaction": [{"from": a, "to": b, "type": "Not timed (cross-clock)"}
                               for a, b in res.cross_clock_paths],
-        "critical_path": critical_path(eps[0], res.labels) if eps and eps[0].path else None,
+        "critical_path": critical_path(eps[0], res.labels, res.rtl) if eps and eps[0].path else None,
         "band": band(res),
     }
 
@@ -222,12 +240,16 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
         L.append("none")
     traced = [e for e in res.endpoints if e.path][:max_paths]
     for i, ep in enumerate(traced, 1):
-        cp = critical_path(ep, res.labels)
+        cp = critical_path(ep, res.labels, res.rtl)
         L += ["", f"== Path {i} ==",
               f"Slack ({'MET' if ep.slack_ps >= 0 else 'VIOLATED'}): {_f(cp['slack_ns'])} ns",
               f"Clock: {ep.clock}",
               f"Startpoint: {cp['startpoint']}",
-              f"Endpoint: {cp['endpoint']}",
+              f"Endpoint: {cp['endpoint']}"]
+        L += [f"{title}: {rtl_line(cp[key])}" for key, title in RTL_LINES.items() if key in cp]
+        if "startpoint_rtl" in cp:
+            L.append(f"{RTL_PATH}: {rtl_path.line(cp)}")
+        L += [
               f"Data path delay: {cp['delay_ns']:.3f} ns (logic {cp['logic_delay_ns']:.3f} ns, route {cp['route_delay_ns']:.3f} ns)",
               f"Logic levels: {cp['logic_levels']}",
               f"Timing pressure: {_pressure(ep)}",

@@ -41,6 +41,7 @@ from kabe.timing.cells import CellTiming, cell_timing
 from kabe.timing.clock_targets import target_bits
 from kabe.timing.fitted import FittedModel, load as load_fitted
 from kabe.timing.lut_cones import SHAPES, narrow_cones
+from kabe.timing import rtl_names
 from kabe.timing.routing import RoutingModel
 from kabe.timing.vivado_packing import vivado_parameters
 
@@ -94,6 +95,8 @@ class StaResult:
     # sequential cell -> the RTL name of the net it drives ("engine.acc[3]"): Yosys's cell names
     # ($auto$ff.cc:337:slice$1827) mean nothing to a person reading a critical path
     labels: dict[str, str] = field(default_factory=dict)
+    # the same cells' RTL name and source line (kabe.timing.rtl_names.RtlName), for the report's RTL lines
+    rtl: dict = field(default_factory=dict)
     # what was timed as Vivado would map it: DSP48E1s with their register moved
     # (kabe.timing.vivado_packing) and signals that are narrow LUT cones (kabe.timing.lut_cones)
     mapped: dict[str, int] = field(default_factory=dict)
@@ -137,12 +140,14 @@ def _calibrated(ct: CellTiming, cell_type: str, model: DelayModel) -> CellTiming
 
 
 def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel | None = None, *,
-            vivado_mapping: bool = True) -> StaResult:
+            vivado_mapping: bool = True, source_root: Path | None = None) -> StaResult:
     """`vivado_mapping`: time what Yosys mapped differently from Vivado as Vivado would map it:
     a DSP48E1 register (kabe.timing.vivado_packing) and a narrow LUT cone (kabe.timing.lut_cones).
-    False times Yosys's netlist exactly as it is."""
+    False times Yosys's netlist exactly as it is. `source_root`: the folder Yosys ran in (default:
+    a netlist file's own), where its `src` paths lead, for the RTL source lines (kabe.timing.rtl_names)."""
     model = model or load_fitted()
     if not isinstance(netlist, dict):
+        source_root = source_root or Path(netlist).parent
         netlist = json.loads(Path(netlist).read_text())
     top_name, top = _top(netlist)
     cells: dict = top.get("cells") or {}
@@ -377,35 +382,12 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                          "failing_endpoints": sum(1 for e in eps if e.slack_ps < 0),
                          "total_endpoints": len(eps)})
     wanted = {ep.cell for ep in endpoints if ep.path} | {ep.path[0].name for ep in endpoints if ep.path}
+    rtl = rtl_names.names(wanted, cells, top.get("netnames") or {}, source_root)
     return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
-                     sorted(cross), model, len(cells), _rtl_labels(wanted, cells, top.get("netnames") or {}),
+                     sorted(cross), model, len(cells), {c: r.name for c, r in rtl.items() if r.name}, rtl,
                      mapped={"dsp_registers": repacked, "narrow_cones": len(cones)},
                      top=top_name, missing_clocks=missing, clock_inputs=clock_inputs,
                      unclocked_pins=sum(len(p) for p in unclocked.values()), unclocked_from=unclocked_from)
-
-
-def _rtl_labels(wanted: set[str], cells: dict, netnames: dict) -> dict[str, str]:
-    """For each wanted cell, the user-visible (not hidden) name of the first net bit it drives."""
-    want_bits: dict[int, str] = {}
-    for cname in wanted:
-        c = cells[cname]
-        dirs = c.get("port_directions") or {}
-        for pin, conn in sorted((c.get("connections") or {}).items()):
-            if dirs.get(pin) == "output":
-                b = next((x for x in _bits(conn) if x is not None), None)
-                if b is not None:
-                    want_bits.setdefault(b, cname)
-                    break
-    labels: dict[str, str] = {}
-    for name, info in sorted(netnames.items(), key=lambda kv: len(kv[0])):
-        if info.get("hide_name"):
-            continue
-        for i, b in enumerate(_bits(info.get("bits") or [])):
-            cname = want_bits.get(b)
-            if cname and cname not in labels:
-                width = len(info.get("bits") or [])
-                labels[cname] = name.replace("$flatten\\", "") if width == 1 else f"{name}[{i}]"
-    return labels
 
 
 def _root_name(root) -> str:

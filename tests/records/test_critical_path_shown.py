@@ -1,0 +1,48 @@
+"""The critical path in RTL terms where a person reads it: `kabe diff` (below the table) and the
+build summary (kabe.summary), for a record with startpoint_rtl/endpoint_rtl and for one from before."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from kabe import summary
+from kabe.records import diff, metrics
+from records_fixtures import make_cores, record, two_commit_repo, write_archive
+
+OLD_PATH = {"clock": "clk", "slack_ns": 0.25, "delay_ns": 6.7, "logic_levels": 3,
+            "startpoint": "$flatten\\port0_inst.$auto$ff.cc:337:slice$1/Q (FDRE)",
+            "endpoint": "port0_inst.acc[3] [$flatten\\port0_inst.$auto$ff.cc:337:slice$2]/D (FDRE)",
+            "cells": [{"name": "$flatten\\port0_inst.$auto$ff.cc:337:slice$1", "type": "FDRE", "delay_ns": 0.4},
+                      {"name": "l1", "type": "LUT6", "delay_ns": 1.0}, {"name": "c1", "type": "CARRY4", "delay_ns": 1.0},
+                      {"name": "c2", "type": "CARRY4", "delay_ns": 1.0},
+                      {"name": "$flatten\\port0_inst.$auto$ff.cc:337:slice$2", "type": "FDRE", "delay_ns": 0.1}]}
+NEW_PATH = {**OLD_PATH, "startpoint_rtl": {"name": "port0_inst.x_q[2]", "source": "kabe_int8_engine.v:142"},
+            "endpoint_rtl": {"name": "port0_inst.p_reg[15]", "source": "kabe_int8_engine.v:171"}}
+NEW_LINE = ("from port0_inst.x_q[2] (kabe_int8_engine.v:142) through 3 logic levels (LUT6, CARRY4 x2) to "
+            "port0_inst.p_reg[15] (kabe_int8_engine.v:171)")
+
+
+def test_diff_names_each_critical_path_in_rtl_terms(tmp_path):
+    repo, shas = two_commit_repo(tmp_path)
+    reports = tmp_path / "reports"
+    for sha, cp in ((shas[0], OLD_PATH), (shas[1], NEW_PATH)):
+        rec = record(sha)
+        rec["timing"]["critical_path"] = cp
+        metrics.validate(rec)  # the new fields are in the schema; the old record without them loads too
+        write_archive(reports, rec)
+    md = diff.render(None, None, reports, repo, make_cores(tmp_path))
+    assert f"- stage4 open: {NEW_LINE}; before: from an unnamed register (port0_inst.$auto$ff.cc:337:slice$1) " \
+           f"through 3 logic levels (LUT6, CARRY4 x2) to port0_inst.acc[3]\n" in md
+    assert md.index("Critical paths") > md.index("| stage4 | open | gate |")
+
+
+def test_summary_prints_the_rtl_line():
+    rec = record("a" * 40)
+    rec["timing"]["critical_path"] = NEW_PATH
+    rec["gate"]["checks"] = []
+    out = io.StringIO()
+    summary.render(rec, Console(file=out, width=100, color_system=None), "pass")
+    assert f"critical path: {NEW_LINE}" in out.getvalue()
+    assert "$auto$" not in out.getvalue()

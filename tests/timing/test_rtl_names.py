@@ -1,0 +1,167 @@
+"""Critical paths in RTL terms (kabe.timing.rtl_names, kabe.rtl_path) on a hand-written Yosys JSON
+netlist shaped like what synth_xilinx + flatten writes (hidden $auto/$abc cells, `src` attributes
+joined by '|' with Yosys's techmap library, a register Yosys split out of a memory with its enable
+folded into a LUT), read back through the archived report (kabe.parsers.kabe_timing); plus one real
+Yosys run for the `resetall line miscount the names correct."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kabe import rtl_path
+from kabe.constraints import parse_xdc_text
+from kabe.parsers import ReportError, kabe_timing
+from kabe.records import metrics
+from kabe.timing import RoutingModel, estimate, rtl_names
+
+CLOCKS = parse_xdc_text("create_clock -period 5.000 -name clk [get_ports clk]")
+M = RoutingModel(base_ps=300.0, fanout_ps_per_doubling=100.0, hard_block_ps=200.0)
+FF_MAP = "/share/xilinx/ff_map.v:68.41-68.95"
+LUT_MAP = "/share/xilinx/lut_map.v:43.26-44.30"
+ONE = "00000000000000000000000000000001"
+# `resetall on line 1: Yosys 0.70 places every later line of eng.v two lines late
+ENG_V = "`resetall\n" + "".join(f"// line {n}\n" for n in range(2, 40))
+
+
+def _cell(type_, src, params=None, hide=1, **pins):
+    return {"hide_name": hide, "type": type_, "parameters": params or {}, "attributes": {"src": src},
+            "port_directions": {p: d for p, (d, _) in pins.items()},
+            "connections": {p: b if isinstance(b, list) else [b] for p, (_, b) in pins.items()}}
+
+
+def _ff(src, d, q, ce="1", r="0"):
+    return _cell("FDRE", src, C=("input", 2), CE=("input", ce), R=("input", r), D=("input", d), Q=("output", q))
+
+
+def netlist() -> dict:
+    """beat_q (RTL, enabled by `en`), its copy (Yosys's: CE=1, D = en ? nxt : beat_q in a LUT3, INIT
+    0xE2 = I1 ? I2 : I0, no net of its own) -> LUT2 -> LUT1 -> p_reg[3] (a net [3:2]: offset 2)."""
+    cells = {
+        "$flatten\\u.$auto$ff.cc:337:slice$10": _ff(f"../rtl/eng.v:22.1-25.4|{FF_MAP}", 20, 21, ce=22, r=23),
+        "$flatten\\u.$abc$1$lut$7": _cell("LUT3", LUT_MAP, {"INIT": "11100010"},
+                                          I0=("input", 21), I1=("input", 22), I2=("input", 20), O=("output", 30)),
+        "$flatten\\u.$auto$ff.cc:337:slice$11": _ff(FF_MAP, 30, 31, r=23),
+        "$flatten\\u.$abc$1$lut$8": _cell("LUT2", LUT_MAP, {"INIT": "0110"},
+                                          I0=("input", 31), I1=("input", 22), O=("output", 39)),
+        "$flatten\\u.$abc$1$lut$9": _cell("LUT1", LUT_MAP, {"INIT": "01"}, I0=("input", 39), O=("output", 40)),
+        "$flatten\\u.$auto$ff.cc:337:slice$12": _ff(f"../rtl/eng.v:30.5-31.20|{FF_MAP}", 40, 41),
+        "$flatten\\u.$auto$ff.cc:337:slice$13": _ff(f"../rtl/eng.v:30.5-31.20|{FF_MAP}", 20, 42),
+    }
+    netnames = {
+        "u.beat_q": {"hide_name": 0, "bits": [21], "attributes": {"src": "../rtl/eng.v:9.12-9.18"}},
+        "u.p_reg": {"hide_name": 0, "bits": [42, 41], "offset": 2, "attributes": {"src": "../rtl/eng.v:12.18-12.23"}},
+        "$flatten\\u.$abc$1$aiger$o5": {"hide_name": 1, "bits": [31], "attributes": {}},
+    }
+    ports = {"clk": {"direction": "input", "bits": [2]}, "en": {"direction": "input", "bits": [22]},
+             "nxt": {"direction": "input", "bits": [20]}, "rst": {"direction": "input", "bits": [23]}}
+    return {"modules": {"top": {"attributes": {"top": ONE}, "ports": ports, "cells": cells, "netnames": netnames}}}
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """Where Yosys ran: its `src` paths (../rtl/eng.v) lead from here to the source file."""
+    (tmp_path / "rtl").mkdir()
+    (tmp_path / "rtl" / "eng.v").write_text(ENG_V)
+    (tmp_path / "run").mkdir()
+    return tmp_path / "run"
+
+
+def test_rtl_source_skips_yosys_library_and_keeps_basename_line():
+    assert rtl_names.rtl_source(f"../../cores/x/rtl/a.v:137.9-139.12|{FF_MAP}") == "a.v:137"
+    assert rtl_names.rtl_source(f"{FF_MAP}|b.v:7.1-7.2") == "b.v:7"
+    assert rtl_names.rtl_source("/usr/local/share/yosys/xilinx/cells_map.v:3.1-3.2") is None
+    assert rtl_names.rtl_source(FF_MAP) is None and rtl_names.rtl_source(None) is None
+
+
+def test_registers_named_by_rtl_net_with_source_line(run_dir: Path):
+    n = netlist()
+    (run_dir / "netlist.json").write_text(json.dumps(n))
+    rec, _ = estimate(run_dir / "netlist.json", CLOCKS, M, vivado_mapping=False)
+    cp = rec["critical_path"]
+    assert cp["endpoint_rtl"] == {"name": "u.p_reg[3]", "source": "eng.v:10"}  # Yosys says 12: `resetall
+    assert cp["startpoint_rtl"] == {"name": "u.beat_q", "source": "eng.v:7", "note": rtl_names.COPY_NOTE}
+    line = rtl_path.line(cp)
+    assert line == ("from u.beat_q (eng.v:7) through 2 logic levels (LUT2, LUT1) to u.p_reg[3] (eng.v:10) "
+                    f"[start: {rtl_names.COPY_NOTE}]")
+    assert "$auto$" in cp["startpoint"] and "$auto$" not in line  # the raw name stays in the record
+
+
+def test_copy_needs_the_lut_to_hold_the_register_when_disabled():
+    """Break the guard: a LUT that does not give beat_q back while en is 0 makes no copy."""
+    n = netlist()
+    n["modules"]["top"]["cells"]["$flatten\\u.$abc$1$lut$7"]["parameters"]["INIT"] = "11100011"
+    names = rtl_names.names({"$flatten\\u.$auto$ff.cc:337:slice$11"}, n["modules"]["top"]["cells"],
+                            n["modules"]["top"]["netnames"])
+    assert names["$flatten\\u.$auto$ff.cc:337:slice$11"] == rtl_names.RtlName(None, None)
+    cp = {"startpoint": "$flatten\\u.$auto$ff.cc:337:slice$11/Q (FDRE)", "endpoint": "u.p_reg[3] [x]/D (FDRE)",
+          "startpoint_rtl": {"name": None, "source": None}, "logic_levels": 0, "cells": []}
+    assert rtl_path.line(cp) == "from an unnamed register (u.$auto$ff.cc:337:slice$11) directly to u.p_reg[3]"
+
+
+def test_without_the_source_file_the_line_is_yosys_own():
+    n = netlist()
+    names = rtl_names.names({"$flatten\\u.$auto$ff.cc:337:slice$12"}, n["modules"]["top"]["cells"],
+                            n["modules"]["top"]["netnames"])
+    assert names["$flatten\\u.$auto$ff.cc:337:slice$12"].source == "eng.v:12"
+
+
+def test_report_carries_rtl_lines_and_reads_back(run_dir: Path, tmp_path: Path):
+    (run_dir / "netlist.json").write_text(json.dumps(netlist()))
+    rpt = tmp_path / "timing_estimate.rpt"
+    rec, _ = estimate(run_dir / "netlist.json", CLOCKS, M, report=rpt, vivado_mapping=False)
+    text = rpt.read_text()
+    assert "Startpoint RTL: u.beat_q | eng.v:7 | a copy Yosys made" in text
+    assert "Endpoint RTL: u.p_reg[3] | eng.v:10\n" in text
+    assert f"RTL path: {rtl_path.line(rec['critical_path'])}\n" in text
+    assert "$flatten\\u.$auto$ff.cc:337:slice$11 (clk -> Q)" in text  # the raw netlist name stays
+    parsed = kabe_timing.parse(rpt)
+    assert parsed["critical_path"] == rec["critical_path"]
+    record = {"timing": parsed}
+    sub = metrics.schema()["properties"]["timing"]["properties"]["critical_path"]
+    import jsonschema
+    jsonschema.validate(record["timing"]["critical_path"], sub)
+    # a damaged RTL line is refused, not read as a name
+    bad = text.replace("Endpoint RTL: u.p_reg[3] | eng.v:10", "Endpoint RTL: u.p_reg[3] | eng.v")
+    with pytest.raises(ReportError, match="not file:line"):
+        kabe_timing.parse_text(bad)
+
+
+def test_old_records_and_vivado_records_still_read():
+    """A record from before startpoint_rtl (open flow) and a Vivado one: names from the strings."""
+    old_open = {"startpoint": "$flatten\\u.$auto$ff.cc:337:slice$1/Q (FDRE)",
+                "endpoint": "u.lane[7].p_reg[15] [$flatten\\u.$auto$ff.cc:337:slice$2]/D (FDRE)",
+                "logic_levels": 2, "cells": [{"name": "$flatten\\u.$auto$ff.cc:337:slice$1", "type": "FDRE"},
+                                             {"name": "a", "type": "LUT6"}, {"name": "b", "type": "CARRY4"},
+                                             {"name": "$flatten\\u.$auto$ff.cc:337:slice$2", "type": "FDRE"}]}
+    assert rtl_path.line(old_open) == ("from an unnamed register (u.$auto$ff.cc:337:slice$1) through 2 logic "
+                                       "levels (LUT6, CARRY4) to u.lane[7].p_reg[15]")
+    vivado = {"startpoint": "port0_inst/x_q_reg[3]/C", "endpoint": "port0_inst/naive.lane[7].p_reg_reg_rep__0[15]/D",
+              "logic_levels": 1, "cells": [{"name": "port0_inst/x_q_reg[3]", "type": "FDRE"},
+                                           {"name": "port0_inst/p[15]_i_1", "type": "LUT6"}]}
+    assert rtl_path.line(vivado) == ("from port0_inst.x_q[3] through 1 logic level (LUT6) to "
+                                     "port0_inst.naive.lane[7].p_reg[15] [end: a replica Vivado made of this register]")
+    assert rtl_path.line(None) is None and rtl_path.line({}) is None
+    assert rtl_path.types_text(["LUT6"] * 3 + ["CARRY4"]) == "LUT6 x3, CARRY4"
+
+
+def test_yosys_counts_two_lines_per_resetall(tmp_path: Path):
+    """The real Yosys (yowasp) on a two-register design: its `src` is two lines late after each
+    `resetall; kabe's names give the file's own line."""
+    from kabe.flows.open import yosys_command
+
+    (tmp_path / "m.v").write_text("`resetall\n`timescale 1ns / 1ps\nmodule m(input wire clk, input wire d, "
+                                  "output reg q);\nreg r;\n`resetall\nalways @(posedge clk) r <= d;\n"
+                                  "always @(posedge clk) q <= r;\nendmodule\n")
+    subprocess.run(yosys_command() + ["-q", "-p", "read_verilog m.v; synth_xilinx -top m -noiopad; write_json n.json"],
+                   cwd=tmp_path, check=True, capture_output=True, timeout=600)
+    n = json.loads((tmp_path / "n.json").read_text())
+    top = n["modules"]["m"]
+    assert top["netnames"]["r"]["attributes"]["src"].startswith("m.v:6.")  # reg r is on line 4
+    ffs = {c for c, v in top["cells"].items() if v["type"] == "FDRE"}
+    got = {r.name: r.source for r in rtl_names.names(ffs, top["cells"], top["netnames"], tmp_path).values()}
+    assert got == {"r": "m.v:4", "q": "m.v:3"}

@@ -112,7 +112,7 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use
     target = archive_dir(commit, design.name, flow) / "metrics.json"
     return {
         "name": design.name,
-        "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.verify.label}, {design.ports} HP port(s))",
+        "doc": f"verify, synthesize ({flow} flow), gate and archive {design.name} ({design.verify.label}, {design.ports} {design.board.memory_ports.name}(s) of {design.board.name})",
         "actions": [action(build_one, f"build {design.name}")],
         "targets": [str(target)],
         "uptodate": [_build_config_changed(lambda: _build_config(design, flow, commit)) if use_cache else False],

@@ -273,7 +273,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     beats = sum(s["beats_accepted"] for s in ins)
     port_cycles = sum(s["cycles"] for s in ins)
     words_checked = sum(int(e.shape[0]) for e in expected.values())
-    per_port = []  # kabe's paired HP ports: input p with output p and its counters
+    per_port = []  # kabe's paired memory ports (the board's lanes): input p with output p and its counters
     for p, (i, o) in enumerate(zip(ins, outs)):
         per_port.append({
             "port": p, "input": i["name"], "output": o["name"], "beats": i["beats_accepted"], "cycles": i["cycles"],

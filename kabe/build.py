@@ -27,7 +27,7 @@ from .errors import UserError, bug_message
 from .flows.base import FlowResult, unreadable_timing
 from .parsers import ReportError
 from .paths import BUILD, REPORTS, ROOT
-from .records import cache, metrics, safe_fs
+from .records import cache, key_change, metrics, safe_fs
 from .records.archive import archive_dir, to_json
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
@@ -159,18 +159,21 @@ def _from_cache(ctx: BuildContext) -> dict | None:
         console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",
                       soft_wrap=True)
     hit = found.entry
+    # what the user changed since the last build, by the name they changed it under (a core parameter,
+    # a file, a tool version: kabe.records.key_change), read before a hit archives a newer build
+    last = cache.nearest(ctx.reports_root, design.name, flow_name)
+    why = (key_change.named_change(last, key.material, ROOT) or cache.difference(last, key.material)) if last else None
+    since = f"; since the last build, {escape(why)}" if why else ""
     if hit is not None:
         try:
             record = reuse(hit, design, flow_name, commit, key, ctx.reports_root, ctx.started, ctx.t0)
         except metrics.MetricsError as e:  # a record of an older schema: build instead
             console.print(f"[dim]{design.name}: cache entry {hit.archive} not reusable ({escape(str(e))})[/]")
         else:
-            console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]})[/]")
+            console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]}{since})[/]",
+                          soft_wrap=True)
             return record
-    last = cache.nearest(ctx.reports_root, design.name, flow_name)
-    why = cache.difference(last, key.material) if last else None
-    console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}"
-                  f"{f'; since the last build, {escape(why)}' if why else ''})[/]")
+    console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}{since})[/]", soft_wrap=True)
     return None
 
 

@@ -4,7 +4,9 @@ final table of every design's verdict when more than one design was asked for (`
 Set as DOIT_CONFIG["reporter"] in dodo.py (`--reporter` on the command line still picks another).
 It runs in doit's main process; with `-n N` the builds run in worker processes and their verdicts
 come back as task values (a success) or inside the GateFailed/CouldNotRun (a failure), so the table
-is the same with or without `-n`. An up-to-date build shows the verdict doit saved when it last ran.
+is the same with or without `-n`. An up-to-date build shows the verdict doit saved when it last ran,
+and its line says the verdict again from its archive (the metrics.json doit's target names, read and
+re-gated as every archived record is: kabe.records.load), so a no-op rerun says what it found.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 from doit.reporter import ConsoleReporter
 
 from .task_results import CouldNotRun, GateFailed
+
+ARCHIVED = "(up to date; from its archive)"
 
 GROUP = "build"
 
@@ -53,6 +57,8 @@ class VerdictReporter(ConsoleReporter):
     def skip_uptodate(self, task):
         super().skip_uptodate(task)
         self._seen[task.name] = ("up to date", task)  # doit fills task.values right after this call
+        if task.name.startswith(GROUP + ":") and task.targets:
+            self.write(archived_line(task.targets[0]) + "\n")
 
     def complete_run(self):
         super().complete_run()
@@ -76,6 +82,27 @@ class VerdictReporter(ConsoleReporter):
         else:
             row["result"] = "ok" + (" (up to date)" if how == "up to date" else "")
         return row
+
+
+def archived_line(metrics_json, cores_root=None) -> str:
+    """`kabe build stage4 (open flow, 1a2b3c4d5e6f): gate PASS (up to date; from its archive)`: the
+    verdict recomputed from the archived record (never its recorded `passed`), or why it cannot be."""
+    from pathlib import Path
+
+    from . import designs, outcome
+    from .records import load
+
+    path = Path(metrics_json)
+    where = {} if cores_root is None else {"cores_root": Path(cores_root)}
+    checked = load.checked(path, **where)
+    if isinstance(checked, load.Invalid):
+        return f"kabe build: {path}: the archive cannot be read again: {checked.reason}"
+    try:
+        expected = load.design_for(checked.record, **where).expect_gate
+    except designs.DesignError as e:  # checked() judged it, so the design loads; said if it no longer does
+        return f"kabe build: {path}: {e}"
+    record = {**checked.record, "gate": checked.verdict.as_dict(), "_archive": str(path.parent)}
+    return f"kabe build {outcome.from_record(record, expected).line} {ARCHIVED}"
 
 
 def verdict_table(rows: list[dict]) -> str:

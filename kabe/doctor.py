@@ -158,11 +158,13 @@ def check_verilator() -> list[Check]:
 
 
 def check_compiler() -> Check:
+    from .sim.verilator_build import COMPILER_FIX  # the fix a failed Verilator build names too
+
     cxx = os.environ.get("CXX") or "g++"
     have = [t for t in (cxx, "make") if shutil.which(t) is None]
     return Check("C++ compiler and make", "missing: " + ", ".join(have) if have else f"{shutil.which(cxx)}, {shutil.which('make')}",
                  "Verilator builds the simulation model with them", not have,
-                 "apt-get install g++ make (or set CXX to your C++ compiler)")
+                 COMPILER_FIX)
 
 
 def check_vivado() -> Check:

@@ -14,6 +14,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -27,6 +28,12 @@ from ..paths import BUILD
 from ..records import safe_fs
 
 HARNESS = Path(__file__).with_name("harness.cpp")
+# The fix for a machine without a C++ compiler, said by the failed build and by `kabe doctor` alike.
+COMPILER_FIX = "install g++ and make (Debian/Ubuntu: apt-get install g++ make, or build-essential), or set CXX to your C++ compiler"
+# make (or the shell it runs a recipe in) saying it found no compiler: `make: c++: No such file or directory`,
+# `/bin/sh: 1: g++: not found`.
+_NO_COMPILER = re.compile(r"^(?:make(?:\[\d+\])?|(?:/bin/)?sh(?:: \d+)?): ((?:\S*/)?(?:[\w.-]*-)?(?:c\+\+|g\+\+|clang\+\+|cc|gcc|clang)"
+                          r"(?:-[\d.]+)?): (?:No such file or directory|not found|command not found)", re.M)
 _KEEP_BUILDS = 4  # per design: the default build and a few override variants stay warm
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh"}
 
@@ -184,6 +191,12 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
                             f"and a C++ compiler)") from None
 
 
+def missing_compiler(output: str) -> str | None:
+    """make's line saying the C++ compiler is not there, or None."""
+    m = _NO_COMPILER.search(output)
+    return m.group(0).strip() if m else None
+
+
 def _prune(design_dir: Path, keep: Path, build_root: Path) -> None:
     builds = sorted((d for d in design_dir.iterdir()
                      if d.is_dir() and not d.is_symlink() and d != keep and (d / "stamp.json").exists()),
@@ -271,6 +284,10 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         seconds = time.monotonic() - t0
         (out / "build.log").write_text(log_text)
         if proc.returncode != 0 or not exe.exists():
+            no_compiler = missing_compiler(proc.stderr + "\n" + proc.stdout)
+            if no_compiler:
+                raise SimBuildError(f"Verilator's build of {d.name} needs a C++ compiler and found none ({no_compiler}): "
+                                    f"{COMPILER_FIX}; `kabe doctor` checks it (full log: {out / 'build.log'})")
             full = disk_space.full_message(f"Verilator's compile of {d.name}", proc.stderr + "\n" + proc.stdout, places)
             if full:
                 raise SimBuildError(f"{full} (full log: {out / 'build.log'})")

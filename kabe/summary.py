@@ -45,6 +45,10 @@ def gate_text(g: dict, expected: str = "pass") -> str:
     if expected == "fail":
         return "[yellow]FAIL (expected)[/] (design.yaml: expect_gate: fail)" if not g["passed"] else \
             "[red]PASS (expected FAIL: the gate no longer catches this design's problem)[/]"
+    if g.get("status") == "not_estimated" and not g["passed"] and not g["failures"]:  # kabe.gate: no number, no pass
+        return ("[yellow]timing NOT ESTIMATED[/] (neither pass nor fail; design.yaml: expect_gate: not_estimated)"
+                if expected == "not_estimated" else
+                f"[red]timing NOT ESTIMATED[/] (design.yaml expects {escape(str(expected))}: no pass without a timing number)")
     if not g["passed"]:
         return "[red]FAIL[/]"
     return "[green]PASS[/]" + (f" [yellow](unverified: {escape(str(g['unverified']))})[/]" if g.get("unverified") else "")
@@ -62,9 +66,14 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     period = record["clock_period_ns"]
     table.add_row("part / clock", f"{record['part']} @ {'no clock' if period is None else f'{period:.3f} ns'}")
     table.add_row("LUT / FF", f"{_num(u.get('lut'))} / {_num(u.get('ff'))}")
-    table.add_row("DSP48E1 / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
+    table.add_row("DSP / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
     table.add_row("CARRY4 / SRL / LUTRAM", f"{_num(u.get('carry4'))} / {_num(u.get('srl'))} / {_num(u.get('lut_memory'))}")
-    table.add_row(f"WNS ({label})", wns_text(t))
+    if u.get("proxy"):  # another fabric's counts (Yosys has no target for the part's): said beside them
+        table.add_row("resources", f"[yellow]{escape(str(u['proxy']))}[/]")
+    if "not_estimated" in t:  # a board kabe cannot time (kabe.flows.open): no number, said as such
+        table.add_row("timing", f"[yellow]not estimated ({escape(str(t['not_estimated']))})[/]")
+    else:
+        table.add_row(f"WNS ({label})", wns_text(t))
     if t.get("whs_ns") is not None:
         table.add_row("WHS / WPWS", f"{t['whs_ns']:+.3f} / {_num(t.get('wpws_ns'), '{:+.3f}')} ns")
     path = t.get("critical_path") or {}

@@ -79,7 +79,7 @@ def detect_report(rep: Report) -> str:
         return _BY_COMMAND[cmd]
     if cmd is not None:
         raise ReportError(f"cannot tell what report this is: Vivado command '{cmd[:60]}' is not one "
-                          f"kabe parses")
+                          f"kabe parses; it parses {', '.join(['report_utilization', *_BY_COMMAND])}")
     # no Vivado header: titles
     text = rep.text
 

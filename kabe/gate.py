@@ -24,6 +24,7 @@ import operator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
+from . import rtl_path
 from .designs import WAIVABLE
 
 _OPS = {"eq": (operator.eq, "=="), "lt": (operator.lt, "<"), "le": (operator.le, "<="),
@@ -273,12 +274,20 @@ def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
         if not ok and r.key == "wns_ns":
             msg = (f"timing gate: {kind}setup slack WNS {v:+.3f} ns {_where_wns(timing, v)}"
                    f" (TNS {_fmt(timing.get('tns_ns'))} ns, {_fmt(timing.get('failing_endpoints'))} failing endpoints);"
-                   f" worst path {path.get('startpoint', '?')} -> {path.get('endpoint', '?')},"
-                   f" {_fmt(path.get('delay_ns'))} ns, {_fmt(path.get('logic_levels'))} logic levels")
+                   f" worst path {_worst_path(path)}")
         elif not ok:
             msg = f"timing gate: {r.what} violation, {r.abbr} {v:+.3f} ns"
         out.append(Check(r.name, expected, v, ok, msg))
     return out
+
+
+def _worst_path(path: Mapping[str, Any]) -> str:
+    """The worst path in RTL terms (kabe.rtl_path: registers by RTL name and file:line, the levels and
+    cell types between) and its delay; a path without names as before."""
+    if path.get("startpoint") or path.get("startpoint_rtl"):
+        return f"{rtl_path.line(path)}, {_fmt(path.get('delay_ns'))} ns"
+    return (f"{path.get('startpoint', '?')} -> {path.get('endpoint', '?')}, {_fmt(path.get('delay_ns'))} ns, "
+            f"{_fmt(path.get('logic_levels'))} logic levels")
 
 
 def _where_wns(timing: Mapping[str, Any], wns: float) -> str:

@@ -42,8 +42,9 @@ def _from_string(point: Any) -> tuple[str | None, str | None, str | None]:
         return s.split(" [", 1)[0], None, None
     if s.startswith("$") or "$auto$" in s or "$abc$" in s:  # open flow, a cell with no RTL name
         return None, None, None
-    if not open_flow and "/" in s:  # Vivado: cell/PIN
-        s = s.rsplit("/", 1)[0]
+    if open_flow or "/" not in s:  # a name alone (a port; a hand-written record): as it is
+        return s, None, None
+    s = s.rsplit("/", 1)[0]  # Vivado: cell/PIN, the cell a register `<reg>_reg[i]`
     m = _VIVADO_REG.search(s)
     note = "a replica Vivado made of this register" if m and m.group(1) else None
     return _VIVADO_REG.sub("", s).replace("/", "."), None, note

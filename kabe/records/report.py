@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from kabe import config, designs
+from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import gitrefs, history, lineage, sim_results
 from kabe.records.archive import write_atomic, write_text_atomic
@@ -166,7 +166,20 @@ def _latest_table(entries: list[history.Entry], head: str | None, reports_root: 
         rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
                     + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, (expected or {}).get(design, "pass"))
                     + f"<td>{_raw_links(e, reports_root)}</td></tr>")
-    return note + "<table>" + head_row + "".join(rows) + "</table>"
+    return note + "<table>" + head_row + "".join(rows) + "</table>" + _critical_paths(latest)
+
+
+def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
+    """Each latest build's critical path in RTL terms (kabe.rtl_path): registers by RTL name and
+    file:line, the logic levels and cell types between; the raw netlist names are in its timing report."""
+    items = []
+    for (design, flow), e in sorted(latest.items()):
+        line = rtl_path.line(e.record["timing"].get("critical_path"))
+        if line:
+            items.append(f'<li data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
+                         f"<b>{html.escape(design)}</b> ({html.escape(flow)}): {html.escape(line)}</li>")
+    return ('<p class="note">Critical paths (RTL names and source lines; the raw netlist names are in each '
+            f'build\'s timing report):</p><ul class="critical-paths">{"".join(items)}</ul>' if items else "")
 
 
 def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:

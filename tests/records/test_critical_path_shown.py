@@ -1,5 +1,6 @@
-"""The critical path in RTL terms where a person reads it: `kabe diff` (below the table) and the
-build summary (kabe.summary), for a record with startpoint_rtl/endpoint_rtl and for one from before."""
+"""The critical path in RTL terms where a person reads it: `kabe diff` (below the table), the report
+page (below the latest-build table) and the build summary (kabe.summary), for a record with
+startpoint_rtl/endpoint_rtl and for one from before."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import io
 from rich.console import Console
 
 from kabe import summary
-from kabe.records import diff, metrics
+from kabe.records import diff, metrics, report
 from records_fixtures import make_cores, record, two_commit_repo, write_archive
 
 OLD_PATH = {"clock": "clk", "slack_ns": 0.25, "delay_ns": 6.7, "logic_levels": 3,
@@ -24,7 +25,7 @@ NEW_LINE = ("from port0_inst.x_q[2] (kabe_int8_engine.v:142) through 3 logic lev
             "port0_inst.p_reg[15] (kabe_int8_engine.v:171)")
 
 
-def test_diff_names_each_critical_path_in_rtl_terms(tmp_path):
+def _two_builds(tmp_path):
     repo, shas = two_commit_repo(tmp_path)
     reports = tmp_path / "reports"
     for sha, cp in ((shas[0], OLD_PATH), (shas[1], NEW_PATH)):
@@ -32,10 +33,22 @@ def test_diff_names_each_critical_path_in_rtl_terms(tmp_path):
         rec["timing"]["critical_path"] = cp
         metrics.validate(rec)  # the new fields are in the schema; the old record without them loads too
         write_archive(reports, rec)
-    md = diff.render(None, None, reports, repo, make_cores(tmp_path))
+    return repo, reports, make_cores(tmp_path)
+
+
+def test_diff_names_each_critical_path_in_rtl_terms(tmp_path):
+    repo, reports, cores = _two_builds(tmp_path)
+    md = diff.render(None, None, reports, repo, cores)
     assert f"- stage4 open: {NEW_LINE}; before: from an unnamed register (port0_inst.$auto$ff.cc:337:slice$1) " \
            f"through 3 logic levels (LUT6, CARRY4 x2) to port0_inst.acc[3]\n" in md
     assert md.index("Critical paths") > md.index("| stage4 | open | gate |")
+
+
+def test_page_names_the_latest_critical_path_in_rtl_terms(tmp_path):
+    repo, reports, cores = _two_builds(tmp_path)
+    page = report.build_report(reports, repo, cores, sections=()).read_text()
+    assert '<ul class="critical-paths"><li data-design="stage4" data-flow="open"><b>stage4</b> (open): ' \
+           f"{NEW_LINE}</li></ul>" in page
 
 
 def test_summary_prints_the_rtl_line():

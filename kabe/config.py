@@ -91,6 +91,9 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("vivado_timeout_s", "a positive number of seconds", _positive_number, 6 * 3600),
     Setting("vivado_jobs", "a positive integer (parallel Vivado jobs)", _positive_int, 2),
     Setting("fail_on_unconstrained", _BOOL, _boolean, False),
+    # the V80's base design: an AVED checkout's hardware folder (kabe/flows/vivado/versal.py, docs/v80.md)
+    Setting("vivado_aved_dir", 'the path of an AVED checkout\'s hardware folder, like "../AVED/hw/amd_v80_gen5x8_25.1"',
+            lambda v: v == "" or _text(v), ""),
     # the open flow's band: the share of a new design's paths it is calibrated to hold (design-level
     # conformal, scripts/calibrate_timing.py --write; docs/timing_model.md)
     Setting("timing_band_coverage", "a share between 0.5 and 0.95, like 0.8",
@@ -130,6 +133,9 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
             ssh_policy.timeout_ok),  # why the bound: kabe/deploy/ssh_policy.py
     Setting("transfer_mb", "a positive integer (MB per DMA transfer)", _positive_int),
     Setting("allow_dirty", _BOOL, _boolean),
+    # an ami_tool board (the V80, kabe/deploy/ami.py): the card's PCIe address, and the command
+    Setting("bdf", 'the card\'s PCIe address as ami_tool takes it, like "21:00.0"', ssh_policy.bdf_ok),
+    Setting("ami_tool", "one command name or path, like \"ami_tool\"", ssh_policy.command_ok),
 )}
 
 # [tool.kabe.sweep] (kabe/sweep/cluster.py, docs/sweeps.md). A farm table is passed to dask-jobqueue as

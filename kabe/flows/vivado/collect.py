@@ -1,5 +1,6 @@
 """Collecting what Vivado's hooks wrote: the timing, utilization and clock-interaction reports
-parsed into records, the bitstream and .hwh as artifacts. A missing or unreadable timing report
+parsed into records, the images (the board profile's outputs: .bit/.hwh/.xsa on Zynq-7000,
+.pdi/.xsa on Versal, plus the cell list or the ami_tool boot image) as artifacts. A missing or unreadable timing report
 becomes a timing record with an "error" (the gate fails on it), never a pass.
 """
 
@@ -71,8 +72,8 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
         names = [c.get("name") for c in timing.get("clocks") or []]
         if project.clock_name not in names:
             timing = _timing_error(f"{rd / 'timing_summary.rpt'}: clock {project.clock_name} (the XDC's) is not "
-                                   f"among the report's clocks {names}; the PS7 FCLK0 is not the clock the design "
-                                   f"was meant to meet")
+                                   f"among the report's clocks {names}; the board clock Vivado timed (the PS7 FCLK0, "
+                                   f"the V80's clock wizard output) is not the clock the design was meant to meet")
     except ReportError as e:
         timing = _timing_error(f"Vivado timing report unusable: {e}")
     if "error" not in timing:
@@ -98,7 +99,7 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
         utilization = None
 
     artifacts = {}
-    for key, path in (("bit", project.bit), ("hwh", project.hwh), ("cells", project.cells)):
+    for key, path in project.images.items():
         if path.is_file():
             artifacts[key] = path
         elif "error" not in timing:

@@ -44,7 +44,7 @@ def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
     settings); overrides (tests) are checked against the same table."""
     s = config.load() if overrides is None else config.validate(overrides)
     return {key: config.value(s, key) for key in
-            ("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs",
+            ("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs", "vivado_aved_dir",
              *(f"vivado_{k}" for k in STRATEGY_KEYS))}
 
 

@@ -12,9 +12,10 @@ Vivado (kabe.flows.vivado.project calls it while it generates the project; docs/
 * Outputs: <project>.xsa (written before synthesis, as AVED does), <project>.pdi (the design image),
   <project>_nofpt.pdi (bootgen: the design image with AVED's management firmware, build/amc.elf: what
   `ami_tool cfgmem_program` writes to the card's flash).
-* The engine's clock is AVED's usr_clk_wiz clk_out1; Vivado names a Versal clock wizard's first output
-  `clkout1_primitive` (a real Vivado 2023.2 Versal report: ../shared/fixtures/vivado-versal), so that
-  is the name the design's XDC must give its clock: the gate then times the clock the engine runs on.
+* The engine's clock is AVED's usr_clk_wiz clk_out1 at the XDC's period; Vivado names a Versal clock
+  wizard's first output `clkout1_primitive` (a real Vivado 2023.2 Versal report:
+  ../shared/fixtures/vivado-versal), so that is the clock the gate requires in the routed report,
+  whatever the XDC calls the engine's clk port (its name there serves the open flow).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ AVED_FILES = (AVED_BD_TCL, "src/constraints/impl.xdc", "src/constraints/impl.pin
               "src/constraints/write_device_image.pre.tcl")
 AVED_IMAGE_HOOK = "src/constraints/write_device_image.pre.tcl"  # UUID ROM; sourced first in kabe's dispatcher
 AMC_ELF = "build/amc.elf"  # where AVED's build_all.sh leaves the management firmware
+BOOT_IMAGE = "pdi_nofpt"  # artifact key of <project>_nofpt.pdi: the design image + AMC firmware (kabe.deploy.ami)
 # The engine's register window in PCIe PF0 BAR0 (0x201_0000_0000, 256 MB in AVED's CPM config),
 # after AVED's 32 MB management window (axi_noc_cips M00_AXI APERTURES {{0x201_0000_0000 0x200_0000}})
 CTRL_BASE = 0x0201_0200_0000
@@ -68,14 +70,6 @@ def aved_dir(flow_settings: dict) -> Path:
 def inputs(aved: Path) -> tuple[Path, ...]:
     """AVED's files this build depends on (hashed into the record and the cache key's inputs)."""
     return tuple(aved / rel for rel in (*AVED_FILES, AMC_ELF))
-
-
-def check_clock(design, clock_name: str) -> None:
-    if clock_name != CLOCK_NAME:
-        raise FlowError(f"{design.constraints}: the V80 flow clocks the engine from AVED's usr_clk_wiz clk_out1, "
-                        f"which Vivado names {CLOCK_NAME}; the XDC names its clock {clock_name!r}, so the gate would "
-                        f"time a clock the engine does not run on. Fix: create_clock -name {CLOCK_NAME} -period <ns> "
-                        f"[get_ports clk]")
 
 
 def settings_values(design, work_root: Path, name: str, aved: Path, jobs: int) -> dict:

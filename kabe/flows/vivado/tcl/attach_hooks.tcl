@@ -1,4 +1,5 @@
 # Attach kabe's impl_1 hooks (edalize adds none). The dispatcher sources the single-purpose hook
-# files in order just before write_bitstream, when the design is routed and final.
-set_property STEPS.WRITE_BITSTREAM.TCL.PRE $::kabe(hook_write_bitstream_pre) [get_runs impl_1]
-puts "kabe: impl_1 STEPS.WRITE_BITSTREAM.TCL.PRE = $::kabe(hook_write_bitstream_pre)"
+# files in order just before the image is written, when the design is routed and final: the
+# bitstream's step on Zynq-7000 (WRITE_BITSTREAM), the device image's on Versal (WRITE_DEVICE_IMAGE).
+set_property STEPS.$::kabe(image_step).TCL.PRE $::kabe(hook_image_pre) [get_runs impl_1]
+puts "kabe: impl_1 STEPS.$::kabe(image_step).TCL.PRE = $::kabe(hook_image_pre)"

@@ -11,7 +11,7 @@ from rich.text import Text
 from kabe.console import make_console
 from .. import config, designs
 from ..records import metrics
-from . import ssh, verdict
+from . import ami, ssh, verdict
 from .host import DeploySettings, deploy
 
 
@@ -42,11 +42,23 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
     """Exit status: 0 the host's verdict is a pass; 1 it is a failure (archived as failed); 2 could not run."""
     console = console or make_console()
     try:
-        result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console, **deploy_kw)
+        if designs.get(design).board.program == "ami_tool":  # the V80: programmed by ami_tool (kabe.deploy.ami)
+            result = ami.deploy(designs.get(design), settings_from_config(board), console=console, **deploy_kw)
+        else:
+            result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console, **deploy_kw)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
         console.print(f"[red]kabe deploy {design}: {escape(str(e))}[/]")
         return 2
     ok = result["passed"]
+    if result.get("programmer") == "ami_tool":  # the V80 (kabe.deploy.ami): programmed, not yet verified on the card
+        console.print(Text.assemble(("PROGRAMMED" if ok else "FAIL", "green" if ok else "red"),
+                                    f" {design} on {result['board']} (card {result['bdf']}): {result['image']} "
+                                    f"sha256 {result['image_sha256'][:16]}..., logic UUID "
+                                    f"{_board_value(result.get('logic_uuid'))}; {result['verification']}"))
+        for failure in result["failures"]:
+            console.print(Text(f"  {failure}", style="red"))
+        console.print(Text(f"archived: {result['_archive']}"))
+        return 0 if ok else 1
     # Everything after the verdict word came from the board: Text, never markup.
     line = Text.assemble(("PASS" if ok else "FAIL", "green" if ok else "red"),
                          f" {design} on {result['board']}: {_board_value(result.get('rows_checked'), True)} rows, "

@@ -48,11 +48,19 @@ class DeploySettings:
     timeout_s: float = 1800
     transfer_mb: int = 32  # largest DMA transfer per port; longer runs go as several frames (frames.chunks)
     allow_dirty: bool = False  # deploy a build from a tree with uncommitted changes (its commit names no code)
+    bdf: str | None = None  # an ami_tool board (the V80): the card's PCIe address on its host, like "21:00.0"
+    ami_tool: str = "ami_tool"  # an ami_tool board: the command on the card's host (kabe.deploy.ami)
 
     def __post_init__(self) -> None:
         # checked when the settings are made, before any archive is read or any process starts
         self.target()
         ssh.check_remote_dir(self.remote_dir)
+        if self.bdf is not None and not ssh_policy.bdf_ok(self.bdf):
+            raise ssh.BadTarget(f"bdf={ssh._shown(self.bdf)} is not a PCIe address like \"21:00.0\" "
+                                f"([domain:]bus:device.function, hex); fix [tool.kabe.board] bdf")
+        if not ssh_policy.command_ok(self.ami_tool):
+            raise ssh.BadTarget(f"ami_tool={ssh._shown(self.ami_tool)} is not one command name or path; fix "
+                                f"[tool.kabe.board] ami_tool")
         if not ssh_policy.timeout_ok(self.timeout_s):
             raise ssh.BadTarget(f"timeout_s={ssh._shown(self.timeout_s)} is not a number of seconds above 0 and at "
                                 f"most {ssh_policy.MAX_TIMEOUT_S} (a day); fix [tool.kabe.board] timeout_s")
@@ -154,6 +162,9 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
            reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
            console: Console | None = None) -> dict:
     design = designs.get(design_name)
+    if design.board.program != "pynq":  # the V80: ami_tool writes the image to the card's flash (kabe.deploy.ami)
+        raise ssh.DeployError(f"{design.name} runs on {design.board.name}, which is programmed with "
+                              f"{design.board.program}, not pynq: kabe.deploy.ami deploys it (doit deploy:{design.name})")
     if design.kind is None:  # the board runner streams kabe's own frame builders only (kabe.model.frames)
         raise ssh.DeployError(f"{design.name} is verified by {design.verify.label}; the board runner streams only "
                               f"kabe's own models (kabe.model.frames:*_stimulus), so it is not deployed")

@@ -68,8 +68,9 @@ class LoopbackHost:
             self.proc.kill()
 
 
-def start(root: Path, address: str = "127.0.0.1") -> LoopbackHost:
-    """sshd on `address` (127.0.0.1, or ::1 for the IPv6 board spec's test)."""
+def start(root: Path, address: str = "127.0.0.1", extra_config: str = "") -> LoopbackHost:
+    """sshd on `address` (127.0.0.1, or ::1 for the IPv6 board spec's test); extra_config: more
+    sshd_config lines (the V80 host's `SetEnv PATH=...`, so its ami_tool is the stand-in)."""
     root.mkdir(parents=True, exist_ok=True)
     host_key, client_key = root / "host_ed25519", root / "client_ed25519"
     _keygen(host_key)
@@ -93,7 +94,7 @@ StrictModes no
 UsePAM no
 Subsystem sftp internal-sftp
 LogLevel ERROR
-""")
+{extra_config}""")
     Path("/run/sshd").mkdir(exist_ok=True)  # privilege-separation directory sshd insists on
     proc = subprocess.Popen([SSHD, "-D", "-e", "-f", str(config)], stderr=open(root / "sshd.log", "w"))
     known_hosts = root / "known_hosts"

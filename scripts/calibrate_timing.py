@@ -79,7 +79,7 @@ def read_corpus(folder: Path, skip: set[str] = frozenset()) -> tuple[list, Count
             if b.path is None:  # one unreadable path does not make the report's others wrong
                 left_out["unreadable path"] += 1
                 continue
-            s = sample(b.path, design=design, file=f.name, scope=scope)
+            s = sample(b.path, design=design, file=f.name, scope=scope, device=rep.header.get("device") or "")
             if isinstance(s, str):
                 left_out[s] += 1
             else:
@@ -142,6 +142,10 @@ def evaluate_folder(folder: Path, hand_model: bool = False) -> int:
             print(f"  left out: {unmodelled:5d}  arc the model cannot time ({scope})")
     print()
     print(V.table(rows))
+    own, _ = V.evaluate(model, [s for s in samples if s.scope == MODEL_SCOPE])
+    if own:
+        print(f"\nwhere the error comes from ({MODEL_SCOPE} paths by class):\n")
+        print(V.table(V.by_class(own)))
     return 0
 
 
@@ -264,6 +268,8 @@ def main(argv=None) -> int:
     print(V.table(_rows(f"held-out, {MODEL_SCOPE} (leave one design out)", outcomes)[:1]
                   + [(label, V.metrics(o)) for label, o in split if o]
                   + _rows("", outcomes)[1:]))
+    print("\nwhere the error comes from (the same held-out paths by class):\n")
+    print(V.table(V.by_class(outcomes)))
     b = model.band
     print(f"\nband: {b.coverage:.0%} of a new design's paths (design-level conformal over {b.data.get('designs')} "
           f"designs); route factor {b.lo:.3f} .. {b.hi:.3f} pooled, by class:")

@@ -46,6 +46,7 @@ class PathSample:
     nets: list[tuple[str | None, str | None, str | None, str | None, int, float]] = field(default_factory=list)
     end: tuple[str, str] = ("", "")    # endpoint type, pin
     scope: str = MODEL_SCOPE
+    device: str = ""                   # the report's part (xc7z020clg400-1): for the per-class breakdown only
 
 
 def _arc_pins(cell_type: str, arc: str) -> tuple[str, str]:
@@ -56,7 +57,7 @@ def _arc_pins(cell_type: str, arc: str) -> tuple[str, str]:
     return i, o
 
 
-def sample(p: dict, *, design: str, file: str, scope: str = MODEL_SCOPE) -> PathSample | str:
+def sample(p: dict, *, design: str, file: str, scope: str = MODEL_SCOPE, device: str = "") -> PathSample | str:
     """One parsed path as a sample, or the reason it is left out (a short phrase, counted by the
     caller): the estimator times register-to-register setup paths through the cells it models."""
     if p.get("delay_type") != "max" or not str(p.get("path_type", "")).startswith("Setup (Max at Slow"):
@@ -106,7 +107,7 @@ def sample(p: dict, *, design: str, file: str, scope: str = MODEL_SCOPE) -> Path
     return PathSample(design=design, file=file, delay_ns=p["data_path_delay_ns"],
                       requirement_ns=p["requirement_ns"], slack_ns=p["slack_ns"], clock_ns=skew - unc,
                       setup_ns=round(setup, 4), cells=cells, nets=nets, end=(end_type, end_pin or ""),
-                      scope=scope)
+                      scope=scope, device=device)
 
 
 def dedupe(samples: list[PathSample]) -> list[PathSample]:

@@ -11,7 +11,8 @@ hand. What the model says (docs/timing_model.md):
                                                             per-bit / per-configuration shape)
     net        = 0                                          dedicated (kabe.timing.delay_classes)
                = fitted mean                                slice logic -> FF D, fanout 1
-               = base[fanout bucket] + driver[class] + sink[group]     every other net
+               = intercept + per_doubling x log2(fanout)                every other net
+                 + driver[class] + sink[group]
     setup      = fitted mean per endpoint pin group (else prjxray)
     clock      = fitted median of (clock skew - clock uncertainty) Vivado books on a path
     pressure   = a path estimated over its budget keeps max(floor, x^-k) of its routing
@@ -171,11 +172,13 @@ class FittedModel:
         nc = net_class(drv_type, drv_pin, sink_type, sink_pin, fanout)
         if nc is None:
             return 0.0
-        drv, snk, bucket = nc
+        drv, snk, _bucket = nc
         n = self.nets
         if drv == "SLICE->FF":
             return n["slice_packed"]["value"]
-        d = n["base"][bucket]["value"] + n["driver"].get(drv, {}).get("value", 0.0) \
+        law = n["fanout_law"]
+        d = law["intercept"]["value"] + law["per_doubling"]["value"] * math.log2(max(fanout, 1)) \
+            + n["driver"].get(drv, {}).get("value", 0.0) \
             + n["sink"].get(snk, {}).get("value", 0.0)
         return max(d, 0.0)
 

@@ -15,6 +15,7 @@ which a gate passes a design that fails).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
 from kabe.timing.conformal import calibrate, sample_features
+from kabe.timing.delay_classes import cell_class, pin_base
 from kabe.timing.fit import Prediction, Unmodelled, calibrate_routing, fit_plain, points, predict
 from kabe.timing.fitted import Band, FittedModel
 
@@ -212,6 +214,64 @@ def table(rows: list[tuple[str, dict]]) -> str:
             cells.append("-" if v is None else fmt.format(v))
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+_BINS = {  # axis: (upper edges, class names), in the order the breakdown prints them
+    "logic levels": ((2, 4, 7, 12), ("0-2", "3-4", "5-7", "8-12", "13+")),
+    "largest fanout": ((8, 64, 255), ("1-8", "9-64", "65-255", "256+")),
+    "CARRY4s": ((0, 2, 6), ("0", "1-2", "3-6", "7+")),
+    "requirement ns": ((4.999, 10.0, 19.999), ("< 5", "5-10", "10-20", ">= 20")),
+}
+
+
+def _bin(axis: str, v: float) -> str:
+    edges, names = _BINS[axis]
+    return next((n for e, n in zip(edges, names) if v <= e), names[-1])
+
+
+def device_family(device: str) -> str:
+    """`xc7z020clg400-1` -> `Zynq-7000 7z020`: the fabric family and part, for the breakdown."""
+    d = (device or "").lower().removeprefix("xc")
+    m = re.match(r"7([azsk])(\d+)", d)
+    if not m:
+        return device or "?"
+    fam = {"a": "Artix-7", "z": "Zynq-7000", "s": "Spartan-7", "k": "Kintex-7"}[m.group(1)]
+    return f"{fam} {m.group(0)}"
+
+
+def path_classes(s: PathSample) -> dict[str, str]:
+    """The class a path falls in on each axis of the error breakdown (where the misses come from):
+    logic levels, its largest fanout, CARRY4s on it, its startpoint and endpoint, the
+    requirement, and the device."""
+    types = [c[0] for c in s.cells]
+    end = cell_class(s.end[0])
+    if end == "FF":
+        end = "FF D" if pin_base(s.end[1]) == "D" else "FF CE/R/S"
+    return {
+        "logic levels": _bin("logic levels", len(s.cells) - 1),
+        "largest fanout": _bin("largest fanout", max((n[4] for n in s.nets), default=0)),
+        "CARRY4s": _bin("CARRY4s", sum(cell_class(t) == "CARRY4" for t in types)),
+        "startpoint": cell_class(types[0]),
+        "endpoint": end,
+        "BRAM/DSP inside": "yes" if any(cell_class(t) in ("BRAM", "DSP") for t in types[1:]) else "no",
+        "requirement ns": _bin("requirement ns", s.requirement_ns),
+        "device": device_family(s.device),
+    }
+
+
+def by_class(outcomes: list[Outcome]) -> list[tuple[str, dict]]:
+    """metrics() of the outcomes grouped on every axis of path_classes, one row per class."""
+    groups: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for o in outcomes:
+        for axis, c in path_classes(o.sample).items():
+            groups[(axis, c)].append(o)
+    axes = list(path_classes(outcomes[0].sample)) if outcomes else []
+
+    def order(key):
+        axis, c = key
+        names = _BINS.get(axis, ((), ()))[1]
+        return axes.index(axis), names.index(c) if c in names else 0, c
+    return [(f"{axis}: {c}", metrics(groups[(axis, c)])) for axis, c in sorted(groups, key=order)]
 
 
 def by_design(outcomes: list[Outcome]) -> list[tuple[str, dict]]:

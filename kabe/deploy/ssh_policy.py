@@ -34,6 +34,20 @@ def ascii_int(text: str, lo: int, hi: int) -> int | None:
     return n if lo <= n <= hi else None
 
 
+# A PCIe address as ami_tool's -d takes it (AVED's docs: "21:00.0"): [domain:]bus:device.function in hex.
+# It goes on the card host's command line, so nothing else (an option, a space, a shell word) may pass.
+BDF_RE = re.compile(r"(?:[0-9a-fA-F]{4}:)?[0-9a-fA-F]{2}:[0-1][0-9a-fA-F]\.[0-7]")
+
+
+def bdf_ok(v: Any) -> bool:
+    return isinstance(v, str) and BDF_RE.fullmatch(v) is not None
+
+
+def command_ok(v: Any) -> bool:
+    """One command name or absolute path for the host's command line (ami_tool): no option, no whitespace."""
+    return isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_./][A-Za-z0-9_./+-]*", v) is not None
+
+
 def timeout_ok(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= MAX_TIMEOUT_S
 

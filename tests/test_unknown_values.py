@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kabe import boards, config, designs, flows, gate, regressions
+from kabe.deploy.ssh_policy import ALLOWED, option_problem
 from kabe.parsers.detect import detect_report
 from kabe.parsers.report_file import from_text
 from kabe.records import junit
@@ -75,6 +76,7 @@ def test_every_other_refusal_lists_the_allowed_values(tmp_path):
         "report kind": (_raises(detect_report, from_text("| Command      : report_power\n\nx\n", "power.rpt")),
                         ("report_utilization", "report_timing_summary", "report_timing")),
         "junit status": (_raises(junit.Case, "x", "flaky"), junit.STATUSES),
+        "ssh option": ("ssh option Ciphers " + option_problem("Ciphers", "aes128-ctr"), tuple(o[0] for o in ALLOWED.values())),
     }
     missing = {what: [v for v in allowed if v not in message] for what, (message, allowed) in cases.items()}
     assert {what: m for what, m in missing.items() if m} == {}, {w: cases[w][0] for w, m in missing.items() if m}

@@ -187,7 +187,7 @@ def test_v80_builds_and_archives_pdi_xsa_reports_and_gate(v80_design, standin_v8
     checks = {c["name"]: c["passed"] for c in record["gate"]["checks"]}
     assert {"timing.wns", "timing.whs", "timing.wpws", "timing.clocks", "timing.verdict"} <= set(checks)
     assert record["gate"]["passed"], record["gate"]["failures"]
-    assert record["utilization"]["lut"] == 31774 and "top_i/engine" in record["utilization"]["by_instance"]
+    assert record["utilization"]["lut"] == 21310 and record["utilization"]["dsp"] == 0 and "top_i/engine" in record["utilization"]["by_instance"]
     dest = Path(record["_archive"])
     name = "kabe_v80_probe"
     pdi, nofpt, xsa = dest / f"{name}.pdi", dest / f"{name}_nofpt.pdi", dest / f"{name}.xsa"

@@ -56,11 +56,24 @@ def point(cp: Mapping[str, Any], which: str) -> tuple[str | None, str | None, st
     return got if got is not None else _from_string(cp.get(which))
 
 
-def _shown(name: str | None, src: str | None, raw: Any) -> str:
+def _shown(name: str | None, src: str | None, raw: Any, kind: str | None) -> str:
+    """`name (file:line)`; a start or end that is no flip-flop says its cell (SRL16E, RAMB36E1, DSP48E1)."""
     if name is None:
         raw_name = _PIN_TYPE.sub("", str(raw or "?")).replace("$flatten\\", "")
         name = f"an unnamed register ({raw_name})"
-    return f"{name} ({src})" if src else name
+    what = [kind] if kind and not kind.startswith("FD") else []
+    what += [src] if src else []
+    return f"{name} ({', '.join(what)})" if what else name
+
+
+def _ends(cp: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The cell types of the start and (when the record lists it, as the open flow's does) the end."""
+    cells = [c for c in cp.get("cells") or [] if isinstance(c, Mapping)]
+    if not cells:
+        return None, None
+    last = cells[-1] if len(cells) > 1 and str(cells[-1].get("name") or "\0") in str(cp.get("endpoint") or "") else None
+    kind = lambda c: str(c.get("type")) if c is not None and c.get("type") else None  # noqa: E731
+    return kind(cells[0]), kind(last)
 
 
 def between(cp: Mapping[str, Any]) -> list[str]:
@@ -95,8 +108,9 @@ def line(cp: Any) -> str | None:
         return None
     s_name, s_src, s_note = point(cp, "startpoint")
     e_name, e_src, e_note = point(cp, "endpoint")
-    start = _shown(s_name, s_src, cp.get("startpoint"))
-    end = _shown(e_name, e_src, cp.get("endpoint"))
+    s_kind, e_kind = _ends(cp)
+    start = _shown(s_name, s_src, cp.get("startpoint"), s_kind)
+    end = _shown(e_name, e_src, cp.get("endpoint"), e_kind)
     levels = cp.get("logic_levels")
     types = between(cp)
     if isinstance(levels, int) and not isinstance(levels, bool):

@@ -53,31 +53,68 @@ COPY_NOTE = "a copy Yosys made of this register (its enable folded into D)"
 
 
 class SourceLines:
-    """Yosys's line numbers -> the file's own, per source file (the `resetall miscount above).
-    `root`: the folder Yosys ran in; None, or a file it cannot read: the line as Yosys gives it."""
+    """Yosys's line numbers -> the file's own, per source file (the `resetall miscount above), and the
+    file's lines. `root`: the folder Yosys ran in; None, or a file it cannot read: the line as Yosys
+    gives it, and no text."""
 
     def __init__(self, root: Path | None = None):
         self.root = root
-        self._maps: dict[str, dict[int, int] | None] = {}
+        self._files: dict[str, tuple[dict[int, int], list[str]] | None] = {}
+
+    def _file(self, path: str) -> tuple[dict[int, int], list[str]] | None:
+        if path not in self._files:
+            self._files[path] = self._read(path)
+        return self._files[path]
 
     def real(self, path: str, line: int) -> int:
-        if path not in self._maps:
-            self._maps[path] = self._read(path)
-        m = self._maps[path]
-        return m.get(line, line) if m else line
+        f = self._file(path)
+        return f[0].get(line, line) if f else line
 
-    def _read(self, path: str) -> dict[int, int] | None:
+    def text(self, path: str, first: int, last: int) -> list[str]:
+        """The file's own lines first..last (1-based, inclusive); [] without the file."""
+        f = self._file(path)
+        return f[1][max(0, first - 1):last] if f else []
+
+    def _read(self, path: str) -> tuple[dict[int, int], list[str]] | None:
         if self.root is None:
             return None
         try:
             text = (self.root / path).read_text(errors="replace")
         except OSError:
             return None
-        out, extra = {}, 0
-        for n, ln in enumerate(text.splitlines(), 1):
+        out, extra, lines = {}, 0, text.splitlines()
+        for n, ln in enumerate(lines, 1):
             out[n + extra] = n
             extra += 2 * ln.split("//", 1)[0].count("`resetall")
-        return out if extra else None
+        return out, lines
+
+
+# a nonblocking assignment's target at the start of a statement (`x_q <= ...;`, `else p[i] <= ...`,
+# `if (en) q <= d;`); in `if (a <= b)` the `a` follows an opening parenthesis: a comparison, not matched
+_ASSIGNED = re.compile(r"(?:^|;|\)|\bbegin\b|\belse\b)\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[[^\]]*\]\s*)*<=")
+
+
+def _src_range(src, lines: SourceLines) -> tuple[str, int, int] | None:
+    """(path, first line, last line) of the first RTL place of a `src` attribute, in the file's own lines."""
+    if not isinstance(src, str):
+        return None
+    for part in src.split("|"):
+        m = re.fullmatch(r"(.+):(\d+)\.\d+-(\d+)\.\d+", part.strip())
+        if m and not _LIBRARY.search(m.group(1)):
+            return m.group(1), lines.real(m.group(1), int(m.group(2))), lines.real(m.group(1), int(m.group(3)))
+    return None
+
+
+def _assigned(src, lines: SourceLines) -> tuple[set[str], str] | None:
+    """The registers a cell's always block assigns (its `src` range read from the file), and where."""
+    where = _src_range(src, lines)
+    if where is None:
+        return None
+    path, first, last = where
+    body = " ".join(ln.split("//", 1)[0] for ln in lines.text(path, first, last))
+    if not body:
+        return None
+    return set(_ASSIGNED.findall(body)), f"{PurePosixPath(path).name}:{first}"
 
 
 def rtl_source(src, lines: SourceLines | None = None) -> str | None:
@@ -215,8 +252,8 @@ def names(wanted, cells: dict, netnames: dict, source_root: Path | None = None) 
         b = _output_bit(c)
         if b is not None and b in nets.of_bit and (_is_ff(c) or c.get("hide_name")):
             name, decl = nets.of_bit[b]
-            note = _elsewhere(own_src, decl)
-            out[cname] = RtlName(name, own_src if note else decl or own_src, note)
+            note = _elsewhere(own_src, decl) or _renamed(name, (c.get("attributes") or {}).get("src"), lines)
+            out[cname] = RtlName(name, own_src if note and note.startswith(_ELSEWHERE) else decl or own_src, note)
         elif not c.get("hide_name") and not cname.startswith("$"):  # a cell Yosys kept visible (RAM, DSP)
             out[cname] = RtlName(plain(cname), own_src)
         elif _is_ff(c) and (copy := _copy_of(cname, cells, driver, nets, lines)) is not None:
@@ -226,9 +263,30 @@ def names(wanted, cells: dict, netnames: dict, source_root: Path | None = None) 
     return out
 
 
+_ELSEWHERE = "the register's own name is not in the netlist"
+
+
 def _elsewhere(own: str | None, decl: str | None) -> str | None:
     """A note when the register (its always block, `own`) and the net naming it lie in different
     files: Yosys kept only another module's name for that net (a port the register drives)."""
     if own and decl and own.split(":")[0] != decl.split(":")[0]:
-        return f"the register's own name is not in the netlist; named by the net it drives, declared at {decl}"
+        return f"{_ELSEWHERE}; named by the net it drives, declared at {decl}"
     return None
+
+
+def _renamed(name: str, src, lines: SourceLines) -> str | None:
+    """A note when the always block the register comes from assigns one register only, or one whose
+    name extends the net's, and that is not the net's name (`assign stat_invalid = stat_invalid_reg;`
+    kept only the port's name): the register's own name, read from its source, beside the name the
+    netlist kept (never instead of it)."""
+    found = _assigned(src, lines)
+    leaf = re.sub(r"\[\d+\]$", "", name).rsplit(".", 1)[-1]
+    if found is None or leaf in found[0]:
+        return None
+    # one register in the block, or one whose name the net's extends (stat_invalid -> stat_invalid_reg)
+    regs = found[0] if len(found[0]) == 1 else {r for r in found[0] if r.startswith(leaf + "_")}
+    if len(regs) != 1:
+        return None
+    (reg,) = regs
+    return (f"the register is {reg}, assigned in the always block at {found[1]}; the netlist keeps only "
+            f"the name of the net it drives")

@@ -165,3 +165,29 @@ def test_yosys_counts_two_lines_per_resetall(tmp_path: Path):
     ffs = {c for c, v in top["cells"].items() if v["type"] == "FDRE"}
     got = {r.name: r.source for r in rtl_names.names(ffs, top["cells"], top["netnames"], tmp_path).values()}
     assert got == {"r": "m.v:4", "q": "m.v:3"}
+
+
+def _port_alias(tmp_path: Path, block: str) -> rtl_names.RtlName:
+    """A register whose Q net kept only the name of the port it drives (`assign stat = stat_q;`),
+    made by the always block `block` (lines 1..n of blk.v)."""
+    (tmp_path / "blk.v").write_text(block + "\nmodule m(output wire [3:0] stat);\n")
+    n = block.count("\n") + 1
+    cells = {"$flatten\\u.$auto$ff.cc:337:slice$1": _ff(f"blk.v:1.1-{n}.4|{FF_MAP}", 5, 6)}
+    netnames = {"u.stat": {"hide_name": 0, "bits": [6, 7], "attributes": {"src": f"blk.v:{n + 1}.27-{n + 1}.31"}}}
+    return rtl_names.names(set(cells), cells, netnames, tmp_path)["$flatten\\u.$auto$ff.cc:337:slice$1"]
+
+
+def test_a_register_renamed_to_its_port_says_its_own_name(tmp_path):
+    got = _port_alias(tmp_path, "always @(posedge clk) begin\n    if (cnt <= 4'd9) stat_q <= nxt;\n"
+                                "    other <= 1'b0;\nend")
+    assert (got.name, got.source) == ("u.stat[0]", "blk.v:5")  # the name the netlist kept, never replaced
+    assert got.note.startswith("the register is stat_q, assigned in the always block at blk.v:1")
+    # an always block of several registers, none extending the net's name: nothing is guessed
+    assert _port_alias(tmp_path, "always @(posedge clk) begin\n    a_q <= nxt;\n    b_q <= a_q;\nend").note is None
+
+
+def test_a_start_that_is_no_flip_flop_says_its_cell():
+    cp = {"startpoint": "u.d [x]/Q (SRL16E)", "endpoint": "u.e [y]/D (FDRE)", "logic_levels": 0,
+          "cells": [{"name": "x", "type": "SRL16E"}, {"name": "y", "type": "FDRE"}],
+          "startpoint_rtl": {"name": "u.d", "source": "a.v:3"}, "endpoint_rtl": {"name": "u.e", "source": None}}
+    assert rtl_path.line(cp) == "from u.d (SRL16E, a.v:3) directly to u.e"

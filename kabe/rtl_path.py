@@ -71,9 +71,13 @@ def _ends(cp: Mapping[str, Any]) -> tuple[str | None, str | None]:
     cells = [c for c in cp.get("cells") or [] if isinstance(c, Mapping)]
     if not cells:
         return None, None
-    last = cells[-1] if len(cells) > 1 and str(cells[-1].get("name") or "\0") in str(cp.get("endpoint") or "") else None
-    kind = lambda c: str(c.get("type")) if c is not None and c.get("type") else None  # noqa: E731
-    return kind(cells[0]), kind(last)
+
+    def of(c: Mapping | None, point: str) -> str | None:  # only a cell the point names (not a clock buffer)
+        if c is None or not c.get("type") or str(c.get("name") or "\0") not in str(cp.get(point) or ""):
+            return None
+        return None if str(c["type"]) == "<hidden>" else str(c["type"])
+
+    return of(cells[0], "startpoint"), of(cells[-1], "endpoint") if len(cells) > 1 else None
 
 
 def between(cp: Mapping[str, Any]) -> list[str]:

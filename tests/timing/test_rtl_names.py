@@ -191,3 +191,19 @@ def test_a_start_that_is_no_flip_flop_says_its_cell():
           "cells": [{"name": "x", "type": "SRL16E"}, {"name": "y", "type": "FDRE"}],
           "startpoint_rtl": {"name": "u.d", "source": "a.v:3"}, "endpoint_rtl": {"name": "u.e", "source": None}}
     assert rtl_path.line(cp) == "from u.d (SRL16E, a.v:3) directly to u.e"
+
+
+def test_vivado_report_names_its_registers_the_same_way():
+    """A real Vivado report (shared fixture): Vivado's cell names are the RTL registers (`_reg` off)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "parsers"))
+    from shared_reports import shared_file
+
+    from kabe.parsers import vivado_timing_summary
+
+    cp = vivado_timing_summary.parse_file(shared_file("vivado-reports",
+                                                      "lakeroad_xczu3eg_timing_summary_2021.2_violated.rpt"))["critical_path"]
+    assert rtl_path.line(cp) == ("from fsm2.out[0] through 15 logic levels (LUT6 x2, LUT4, LUT2, DSP_A_B_DATA, "
+                                 "DSP_PREADD_DATA, DSP_MULTIPLIER, DSP_M_DATA, DSP_ALU x2, DSP_OUTPUT x2, LUT3, "
+                                 "CARRY8 x2) to mul_out2.out[31]")

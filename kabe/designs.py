@@ -1,7 +1,8 @@
 """The designs kabe knows: one `cores/<design>/design.yaml` each, loaded into a `Design` record.
 
-design.yaml says what a design *is* (its core, how it is verified, its streams, how many HP ports,
-its budgets); the file list stays in the core file (see kabe.cores). docs/your_design.md is the
+design.yaml says what a design *is* (its core, how it is verified, its streams, its board and how
+many of its memory lanes, its budgets); the file list stays in the core file (see kabe.cores).
+docs/your_design.md is the
 reference for `verify:` and `streams:`.
 
     core: kabe:design:stage4:0.1.0
@@ -329,7 +330,7 @@ def _port_table(path: Path, spec: Any, what: str, bits: tuple[int, int]) -> dict
 
 
 def _check_streams(path: Path, spec: Any, ports: int, kind: str | None) -> Streams:
-    """streams: from design.yaml; absent, kabe's own contract for `ports` HP ports (docs/streams.md)."""
+    """streams: from design.yaml; absent, kabe's own contract for `ports` memory lanes (docs/streams.md)."""
     if spec is None:
         out_bits = _KIND_RESULT_BITS.get(kind or "", 64)
         return Streams({f"s{p}_axis": 64 for p in range(ports)}, {f"m{p}_axis": out_bits for p in range(ports)},

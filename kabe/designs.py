@@ -2,8 +2,7 @@
 
 design.yaml says what a design *is* (its core, how it is verified, its streams, its board and how
 many of its memory lanes, its budgets); the file list stays in the core file (see kabe.cores).
-docs/your_design.md is the
-reference for `verify:` and `streams:`.
+docs/your_design.md is the reference for `verify:` and `streams:`, docs/boards.md for `board:`.
 
     core: kabe:design:stage4:0.1.0
     verify: {model: "kabe.model.frames:ternary_stimulus"}   # or {cocotb: "test_module"} or {none: "why"}

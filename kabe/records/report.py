@@ -130,7 +130,7 @@ def _gate_cells(e: history.Entry, expected: str = "pass") -> str:
             f'{html.escape(failures[0])}{more}</td>')
 
 
-def _timing_kind(timing: dict) -> str:
+def _timing_kind(timing: dict, design: str | None = None) -> str:
     """sign-off, or pre-route estimate with its band; a band across zero says "marginal: run Vivado"."""
     if not timing.get("estimated"):
         return "sign-off"
@@ -139,7 +139,7 @@ def _timing_kind(timing: dict) -> str:
     text = "pre-route estimate"
     if len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi):
         text += f" (band {lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f} ns)"
-    advice = marginal_advice(timing)
+    advice = marginal_advice(timing, design)
     if advice:  # what the band means and the next step, in the one line the summary and JUnit print too
         text += f'; <span class="marginal">{html.escape(advice)}</span>'
     return text
@@ -162,7 +162,7 @@ def _latest_table(entries: list[history.Entry], head: str | None, reports_root: 
         cells = [html.escape(design), html.escape(flow), _commit_cell(e.commit, head)]
         cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
         cells += ["-" if wns is None else f"{wns:+.3f}",
-                  _timing_kind(e.record["timing"])]
+                  _timing_kind(e.record["timing"], design)]
         rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
                     + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, (expected or {}).get(design, "pass"))
                     + f"<td>{_raw_links(e, reports_root)}</td></tr>")

@@ -87,12 +87,7 @@ def _vivado(archive: Path, design: designs.Design, record: dict) -> tuple[dict |
     the clock-interaction report and Vivado's second-source verdict, the XDC's clock (this checkout's)."""
     from kabe.flows.vivado import collect
 
-    clock = constraints.parse_xdc(design.constraints)[0]
-    name = f"kabe_{design.name}"
-    project = SimpleNamespace(report_dir=archive, settings_tcl=archive / "kabe_settings.tcl",
-                              clock_name=clock.name, clock_period_ns=clock.period_ns, inputs=(),
-                              bit=archive / f"{name}.bit", hwh=archive / f"{name}.hwh",
-                              cells=archive / f"{name}.cells.json", part=design.board.part)
+    project = collect.archived_project(archive, design)  # the clock Vivado timed, the images of the board
     version = SimpleNamespace(line=(record.get("tools") or {}).get("vivado", ""))
     result = collect.collect(project, version)
     return result.timing, result.utilization, {"timing": "timing_summary.rpt and the reports beside it",

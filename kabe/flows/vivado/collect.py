@@ -7,8 +7,11 @@ becomes a timing record with an "error" (the gate fails on it), never a pass.
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
+from kabe import constraints
 from kabe.flows.base import FlowResult, unreadable_timing
+from kabe.flows.vivado import versal
 from kabe.flows.vivado.project import Project
 from kabe.flows.vivado.tool import VivadoVersion
 from kabe.parsers import ReportError
@@ -53,6 +56,25 @@ def _second_source_and_logic_levels(timing: dict, rd: Path) -> None:
         timing["logic_level_distribution"] = vivado_logic_levels.parse_file(rd / REPORTS["logic_levels.rpt"])
     except ReportError as e:
         timing["logic_level_distribution"] = {"error": str(e), "max_logic_levels": None}
+
+
+def archived_project(archive: Path, design) -> SimpleNamespace:
+    """What collect() needs of a project, for a build's archive (kabe.build_rederive re-derives a cache
+    entry's numbers with collect itself): its reports, the clock Vivado timed (the XDC's on Zynq, the
+    clock wizard's on Versal: kabe.flows.vivado.versal), the images the board's build leaves."""
+    clock = constraints.parse_xdc(design.constraints)[0]
+    name = f"kabe_{design.name}"
+    if design.board.is_versal:
+        clock_name = versal.CLOCK_NAME
+        images = {"pdi": archive / f"{name}.pdi", "xsa": archive / f"{name}.xsa",
+                  versal.BOOT_IMAGE: archive / f"{name}_nofpt.pdi"}
+    else:
+        clock_name = clock.name
+        images = {k: archive / f"{name}{ext}" for k, ext in (("bit", ".bit"), ("hwh", ".hwh"), ("xsa", ".xsa"),
+                                                             ("cells", ".cells.json"))}
+        images = {k: v for k, v in images.items() if k in design.board.outputs or k == "cells"}
+    return SimpleNamespace(report_dir=archive, settings_tcl=archive / "kabe_settings.tcl", clock_name=clock_name,
+                           clock_period_ns=clock.period_ns, inputs=(), images=images, part=design.board.part)
 
 
 def collect(project: Project, version: VivadoVersion, make_log: Path | None = None) -> FlowResult:

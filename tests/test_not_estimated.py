@@ -230,3 +230,48 @@ def test_kabe_s_own_profiles_say_what_the_pipeline_reads():
     assert (V80.synth_family, V80.open_timing, V80.family) == ("xcup", "not_estimated", "versal")
     assert (PYNQ.synth_family, PYNQ.open_timing, PYNQ.family) == ("xc7", "estimated", "zynq-7000")
     assert set(board_profile.SYNTH_FAMILIES) == set(yosys_script.SYNTH_FABRICS)  # one list of Yosys families
+
+
+# --- every consumer of the one verdict, on one archived record (as tests/test_one_verdict.py asks) ----
+
+def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch, capsys):
+    import dataclasses
+    import io
+
+    from rich.console import Console
+
+    from kabe import build_verdict, cli, provenance
+    from kabe.ci import CiOptions
+    from kabe.ci.run import _one
+    from kabe.deploy import ssh
+    from kabe.deploy.host import _archived_build
+    from kabe.paths import CORES
+    from kabe.records import history, load as record_load
+    from records_fixtures import two_commit_repo, write_archive
+    from test_one_verdict import _record
+
+    real_get = designs.get
+    on_v80 = dataclasses.replace(real_get("stage2"), board=V80, expect_gate="not_estimated")  # stage2 on the V80
+    monkeypatch.setattr(designs, "get", lambda name, *a, **kw: on_v80 if name in ("stage2", on_v80)
+                        else real_get(name, *a, **kw))
+    repo, shas = two_commit_repo(tmp_path)
+    rec = _record(shas[1], timing={**v80_timing(), "clocks": [{"name": "clk_fpga_0", "period_ns": 7.0}]})
+    rec["gate"] = verdict.judge(rec, verdict.DesignFacts.of(on_v80, "open")).as_dict()
+    path = write_archive(tmp_path / "reports", rec)
+
+    statuses = {
+        "judge": verdict.judge(copy.deepcopy(rec), verdict.DesignFacts.of(on_v80, "open")).status,
+        "cache hit": build_verdict.build_verdict(on_v80, "open", rec["timing"], rec["utilization"], rec["sim"],
+                                                 rec["gate"]).status,
+        "records.load": record_load.checked(path).verdict.status,
+        "history": history.load(tmp_path / "reports", repo, CORES)[0].verdict.status,
+    }
+    assert set(statuses.values()) == {gate.NOT_ESTIMATED}, statuses
+    capsys.readouterr()
+    assert cli.main(["gate", str(path)]) == 1  # no expectation: not a pass
+    assert "gate: timing NOT ESTIMATED" in capsys.readouterr().err
+    o = _one("stage2", "open", provenance.Commit(shas[1], False), None, CiOptions(designs=["stage2"], flow="open"),
+             Console(file=io.StringIO(), width=200, color_system=None), tmp_path / "reports")
+    assert o.reused and o.ok and o.status == "timing not estimated", (o.error, o.status, o.reasons())
+    with pytest.raises(ssh.DeployError, match=r"failed its gate \(timing not estimated: no routed Versal data"):
+        _archived_build(on_v80, "open", provenance.Commit(shas[1], False), tmp_path / "reports")

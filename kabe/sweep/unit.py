@@ -254,6 +254,7 @@ def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archi
         raise Rejected(f"rejected: metrics.json is not the record of variant {variant_id} and its settings")
     check_layout(files, record)
     if record["gate"]["passed"] is True and not verdict.passed:
+        why = verdict.failures[0] if verdict.failures else f"timing not estimated: {verdict.not_estimated}"
         raise Rejected(f"rejected: metrics.json says its gate passed, but its numbers fail it here: "
-                       f"{verdict.failures[0][:300]}")  # the gate's own words, computed here
+                       f"{why[:300]}")  # the gate's own words, computed here (no timing number is no pass)
     return report, Accepted(files, record, verdict)

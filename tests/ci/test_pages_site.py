@@ -15,6 +15,7 @@ import html
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import yaml
 
+from kabe.paths import PACKAGE, ROOT
 from kabe.records import store
 from records_fixtures import record
 from test_report import CHROMIUM, DEJAVU, _console_errors, _load_in_chromium, latin_fonts_only
@@ -31,6 +34,7 @@ from test_report import CHROMIUM, DEJAVU, _console_errors, _load_in_chromium, la
 from .conftest import clone, env_without_ci, git
 
 KABE = shutil.which("kabe", path=str(Path(sys.executable).parent))
+TEMPLATES = PACKAGE / "project_templates" / "init"
 
 PYPROJECT = """\
 [project]
@@ -104,13 +108,26 @@ def published(remote, tmp_path, monkeypatch):
     pages = clone(remote, tmp_path / "pages")  # the Pages job: a fresh checkout of main, then its two commands
     env = {k: v for k, v in env_without_ci().items() if k not in ("KABE_SIGNING_KEY", "KABE_PROJECT")}
     said = []
-    for cmd in (["archive", "pull", "origin"], ["report", "--site", "public"]):
-        proc = subprocess.run([KABE, *cmd], cwd=pages, env=env, capture_output=True, text=True, timeout=300)
+    for cmd in pages_job_commands():  # the commands the templates' Pages jobs run, read from the templates
+        proc = subprocess.run([KABE, *cmd[1:]], cwd=pages, env=env, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         said.append(proc.stdout)
     assert "7 build(s) added" in said[0] and "unverified" not in said[0], said[0]  # signed, so all trusted
     assert said[1].startswith(f"site: {pages / 'public'} (index.html and the "), said[1]
     return pages, pages / "public", shas
+
+
+def pages_job_commands() -> list[list[str]]:
+    """The kabe commands of the Pages job, the same in the GitLab and GitHub templates kabe init writes
+    and in this repository's own CI files: the test builds the site with exactly these."""
+    gitlab = yaml.safe_load((TEMPLATES / "gitlab-ci.yml").read_text())["pages"]["script"]
+    commands = [shlex.split(c) for c in gitlab]
+    for workflow in (TEMPLATES / "github-workflow.yml", ROOT / ".github" / "workflows" / "kabe.yml"):
+        steps = yaml.safe_load(workflow.read_text())["jobs"]["pages"]["steps"]
+        assert [shlex.split(s["run"]) for s in steps if s.get("run", "").startswith("kabe ")] == commands, workflow
+    assert yaml.safe_load((ROOT / ".gitlab-ci.yml").read_text())["pages"]["script"] == gitlab
+    assert commands == [["kabe", "archive", "pull", "origin"], ["kabe", "report", "--site", "public"]]
+    return commands
 
 
 def _serve(folder: Path):

@@ -114,3 +114,29 @@ def test_the_gitlab_matrix_lists_every_design():
 def test_templates_push_only_through_kabe_ci(path):
     """No template pushes by itself: kabe ci decides (default branch only) and retries races."""
     assert "git push" not in path.read_text()
+
+
+INIT = ROOT / "kabe" / "project_templates" / "init"
+
+
+@pytest.mark.parametrize("path", [WORKFLOW, INIT / "github-workflow.yml"])
+def test_the_github_pages_job_publishes_the_page_from_the_default_branch(path):
+    """What the Pages job runs is built and crawled in tests/ci/test_pages_site.py; here: where it runs."""
+    job = yaml.safe_load(path.read_text())["jobs"]["pages"]
+    assert job["needs"] == "build" and "github.ref == 'refs/heads/main'" in job["if"] and "!cancelled()" in job["if"]
+    assert job["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert job["environment"]["name"] == "github-pages"
+    uses = [s.get("uses", "").split("@")[0] for s in job["steps"]]
+    assert uses[-2:] == ["actions/upload-pages-artifact", "actions/deploy-pages"]
+    assert job["steps"][-2]["with"]["path"] == "public" and job["steps"][0]["with"]["fetch-depth"] == 0
+
+
+@pytest.mark.parametrize("path", [GITLAB, INIT / "gitlab-ci.yml"])
+def test_the_gitlab_pages_job_publishes_the_page_from_the_default_branch(path):
+    ci = yaml.safe_load(path.read_text())
+    job = ci["pages"]
+    assert ci["stages"] == ["build", "deploy"] and job["stage"] == "deploy"
+    assert job["rules"] == [{"if": "$CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH", "when": "always"}]
+    assert job["dependencies"] == [] and job["artifacts"] == {"paths": ["public"]}
+    thick = [c for c in job["before_script"] + job["script"] if not re.match(r"(kabe |pip install )", c.strip())]
+    assert thick == [], thick  # thin, as the kabe job: kabe commands and installing kabe

@@ -275,3 +275,12 @@ def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch
     assert o.reused and o.ok and o.status == "timing not estimated", (o.error, o.status, o.reasons())
     with pytest.raises(ssh.DeployError, match=r"failed its gate \(timing not estimated: no routed Versal data"):
         _archived_build(on_v80, "open", provenance.Commit(shas[1], False), tmp_path / "reports")
+
+
+def test_kabe_diff_says_not_estimated():
+    from kabe.records.diff import _pass_word
+
+    v = judged(v80_timing())
+    assert _pass_word(SimpleNamespace(passed=v.passed, verdict=v)) == "not estimated"
+    failed = judged(dict(v80_timing(), wns_ns=0.1))
+    assert _pass_word(SimpleNamespace(passed=failed.passed, verdict=failed)) == "FAIL"

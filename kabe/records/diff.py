@@ -61,7 +61,10 @@ def _invalid_lines(invalid: list[Invalid], commits: set[str], reports_root: Path
 
 
 def _pass_word(entry) -> str:
-    """pass / FAIL from the recomputed verdict; a pass with no simulation verdict behind it says why."""
+    """pass / FAIL from the recomputed verdict; a pass with no simulation verdict behind it says why;
+    a gate with no timing number (kabe.gate: not estimated) is neither."""
+    if getattr(entry.verdict, "status", None) == "not_estimated":
+        return "not estimated"
     if not entry.passed:
         return "FAIL"
     why = getattr(entry.verdict, "unverified", None)

@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
-"""Generate a design's top module: one engine per HP port, wired to the top-level port contract.
+"""Generate a design's top module: one engine per memory port, wired to the top-level port contract.
 
 Every kabe top is the same shape (docs/streams.md, "Top-level ports"): clock and reset, then per
-port p the input stream `s{p}_axis_*` (64-bit), the result stream `m{p}_axis_*` and the status
-outputs `stat{p}_invalid` (32-bit) and `stat{p}_overflow`, each port driving its own engine
+port p the input stream `s{p}_axis_*` (64-bit by default), the result stream `m{p}_axis_*` and the
+status outputs `stat{p}_invalid` (32-bit) and `stat{p}_overflow`, each port driving its own engine
 instance `port{p}_inst`. What differs between designs is a handful of facts, which live in the
 design's core file as the parameters of its `generate:` entry:
 
     name              the top module's name (the core's `toplevel`)
     engine            the engine module instantiated once per port (ports clk, rst, s_axis_*, m_axis_*)
-    ports             number of HP ports, 1..4 (the design.yaml of the design says the same)
+    ports             number of memory ports, 1..64 (the design.yaml of the design says the same, and
+                      kabe.designs checks it against the board: 4 HP ports on the PYNQ-Z1, 64 HBM
+                      NMUs on the V80)
+    s_width           bits of an input beat, s{p}_axis_tdata (default 64: a Zynq HP port's DMA beat;
+                      256 for a V80 HBM NMU), a multiple of 8 up to 512
+    port_name         what one port is, in the generated comments (default "HP port")
     m_width           bits of a result word, m{p}_axis_tdata (default 32; the probe's words are 64)
     overflow_port     the engine's sticky overflow output (default stat_overflow)
     invalid_port      the engine's invalid-input counter (default stat_invalid); `none` when the
@@ -33,6 +38,7 @@ Pure Python, standard library only in generator mode (PyYAML is used when presen
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,12 +48,17 @@ from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_o
 
 GENERATOR = "kabe/generators/gen_top.py"
 GENERATOR_NAME = "kabe_top"  # the generator's name in kabe_gen_top.core
-S_WIDTH = 64  # the DMA's beat (docs/streams.md); the same for every design
+S_WIDTH = 64  # the default input beat: a Zynq HP port's DMA beat (docs/streams.md)
+S_WIDTH_MAX = 512  # the widest stream kabe's harness binds (kabe.designs.STREAM_BITS)
 INVALID_WIDTH = 32
-MAX_PORTS = 4  # the xc7z020 has four HP ports
+# The most memory ports of any board kabe has (the V80's 64 HBM NMUs); kabe.designs holds a design's
+# `ports:` to its own board's count (4 HP ports on the PYNQ-Z1).
+MAX_PORTS = 64
+DEFAULT_PORT_NAME = "HP port"
+_PORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 +-]{0,39}")  # it lands in Verilog comments only
 NO_PORT = "none"
-_KNOWN = ("name", "engine", "ports", "m_width", "overflow_port", "invalid_port", "top_parameters",
-          "engine_constants")
+_KNOWN = ("name", "engine", "ports", "s_width", "port_name", "m_width", "overflow_port", "invalid_port",
+          "top_parameters", "engine_constants")
 _REQUIRED = ("name", "engine", "ports")
 
 
@@ -72,6 +83,8 @@ class TopSpec:
     engine: str
     ports: int
     m_width: int = 32
+    s_width: int = S_WIDTH
+    port_name: str = DEFAULT_PORT_NAME
     overflow_port: str = "stat_overflow"
     invalid_port: str = "stat_invalid"  # NO_PORT: the engine counts no invalid input
     top_parameters: dict[str, int] = field(default_factory=dict)
@@ -83,7 +96,14 @@ class TopSpec:
         if self.engine == self.name:
             raise ValueError(f"engine and name are both {self.name!r}; the top cannot instantiate itself")
         if isinstance(self.ports, bool) or not isinstance(self.ports, int) or not 1 <= self.ports <= MAX_PORTS:
-            raise ValueError(f"ports is {self.ports!r}; give 1..{MAX_PORTS} (one engine per HP port)")
+            raise ValueError(f"ports is {self.ports!r}; give 1..{MAX_PORTS} (one engine per memory port)")
+        if isinstance(self.s_width, bool) or not isinstance(self.s_width, int) \
+                or not 8 <= self.s_width <= S_WIDTH_MAX or self.s_width % 8:
+            raise ValueError(f"s_width is {self.s_width!r}; give the input beat's width in bits, a multiple of 8 "
+                             f"from 8 to {S_WIDTH_MAX}")
+        if not isinstance(self.port_name, str) or not _PORT_NAME.fullmatch(self.port_name):
+            raise ValueError(f"port_name is {self.port_name!r}; give a short name such as 'HBM channel' "
+                             f"(letters, digits, spaces, '+' and '-')")
         if isinstance(self.m_width, bool) or not isinstance(self.m_width, int) or self.m_width < 1:
             raise ValueError(f"m_width is {self.m_width!r}; give the result word's width in bits")
         _check_ident("overflow_port", self.overflow_port)
@@ -118,15 +138,16 @@ def _port_lines(spec: TopSpec) -> list[str]:
     def rng(width: int) -> str:
         return f"[{width - 1}:0]" if width > 1 else ""
 
-    pad = max(len(rng(w)) for w in (S_WIDTH, spec.m_width, INVALID_WIDTH))
+    pad = max(len(rng(w)) for w in (spec.s_width, spec.m_width, INVALID_WIDTH))
 
     def port(direction: str, width: int, name: str) -> str:
         return f"    {direction:<6} wire {rng(width):<{pad}} {name}"
 
     groups = [[port("input", 1, "clk"), port("input", 1, "rst")]]
     for p in range(spec.ports):
-        groups.append([f"    // port {p}: one HP port's DMA pair",
-                       port("input", S_WIDTH, f"s{p}_axis_tdata"),
+        groups.append([f"    // port {p}: one {spec.port_name}'s DMA pair" if spec.port_name == DEFAULT_PORT_NAME
+                       else f"    // port {p}: one {spec.port_name}'s streams",
+                       port("input", spec.s_width, f"s{p}_axis_tdata"),
                        port("input", 1, f"s{p}_axis_tvalid"),
                        port("output", 1, f"s{p}_axis_tready"),
                        port("input", 1, f"s{p}_axis_tlast")])
@@ -172,7 +193,7 @@ def _instance(spec: TopSpec, p: int) -> list[str]:
 
 def generate_verilog(spec: TopSpec, source: str = "") -> str:
     """The top's Verilog; `source` names where its parameters came from (a VLNV or a core file)."""
-    ports = "one HP port" if spec.ports == 1 else f"{spec.ports} HP ports"
+    ports = f"one {spec.port_name}" if spec.ports == 1 else f"{spec.ports} {spec.port_name}s"
     indices = "p = 0" if spec.ports == 1 else f"p = 0..{spec.ports - 1}"
     out = [
         f"// Generated by {GENERATOR}" + (f" for {source}" if source else "") + "; do not edit:",

@@ -129,8 +129,11 @@ def test_no_parameters_at_all():
     [
         ({"engine": "e", "ports": 1}, r"\['name'\] missing"),
         ({"name": "t", "engine": "e", "ports": 1, "port": 2}, r"unknown top-generator parameter\(s\) \['port'\]"),
-        ({"name": "t", "engine": "e", "ports": 0}, r"ports is 0; give 1..4"),
-        ({"name": "t", "engine": "e", "ports": 5}, r"ports is 5"),
+        ({"name": "t", "engine": "e", "ports": 0}, r"ports is 0; give 1..64"),
+        ({"name": "t", "engine": "e", "ports": 65}, r"ports is 65"),
+        ({"name": "t", "engine": "e", "ports": 1, "s_width": 12}, r"s_width is 12; .*multiple of 8"),
+        ({"name": "t", "engine": "e", "ports": 1, "s_width": 1024}, r"s_width is 1024"),
+        ({"name": "t", "engine": "e", "ports": 1, "port_name": "a*/b"}, r"port_name is 'a\*/b'"),
         ({"name": "t", "engine": "e", "ports": "2"}, r"ports is '2'"),
         ({"name": "9t", "engine": "e", "ports": 1}, r"name is '9t'; it must be a Verilog identifier"),
         ({"name": "t", "engine": "t", "ports": 1}, r"cannot instantiate itself"),

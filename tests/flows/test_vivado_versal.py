@@ -12,6 +12,7 @@ in a temporary project (`board: v80`), so these tests do not wait for any core o
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -230,3 +231,17 @@ def test_v80_report_on_another_clock_fails_the_gate(v80_design, standin_v80, tmp
     record = _build(v80_design, tmp_path, "met", monkeypatch)
     assert not record["gate"]["passed"]
     assert "clock clkout1_primitive (the XDC's) is not among the report's clocks" in record["timing"]["error"]
+
+
+def test_every_property_the_v80_block_design_sets_is_in_the_docs():
+    """docs/v80.md lists every Versal property kabe's block-design Tcl sets beside the AVED file it
+    follows (issue 24's acceptance): a property added to the Tcl and not to the table fails here."""
+    tcl = (TCL_DIR / "v80_aved_bd.tcl").read_text()
+    code = "\n".join(ln.split("#", 1)[0] for ln in tcl.splitlines())  # comments name properties too
+    set_here = set(re.findall(r"\b(CONFIG\.[A-Za-z0-9_]+|STEPS\.[A-Z_]+\.TCL\.(?:PRE|POST))", code))
+    set_here |= set(re.findall(r"\b(ip_repo_paths|used_in_synthesis|processing_order)\b", code))
+    assert len(set_here) >= 25, sorted(set_here)
+    doc = (ROOT / "docs" / "v80.md").read_text()
+    table = doc[doc.index("### The block-design Tcl, and every property it sets"):doc.index("### The clock the gate times")]
+    missing = sorted(p for p in set_here if p.removeprefix("CONFIG.") not in table and p not in table)
+    assert not missing, f"docs/v80.md does not list {missing}"

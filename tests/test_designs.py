@@ -101,7 +101,9 @@ def test_broken_core_yaml_still_maps_to_its_file(tmp_path):
 def test_repository_designs_load():
     for name, d in designs.all_designs().items():
         assert d.core_file.is_file(), name
-        assert d.kind in designs.KINDS
+        # a kind the board runner streams, or (the V80 design, which no board runner streams yet) a
+        # model of kabe's own package
+        assert d.kind in designs.KINDS or (name == "v80_ternary" and d.verify.value.startswith("kabe.model.")), name
 
 
 def test_vivado_budgets_replace_open_budgets_per_metric():

@@ -309,8 +309,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "status": status,
         "expected_status": want_status,
         "stat_invalid": sum(v for k, v in status.items() if k.endswith("_invalid")),
+        # what the run asked for, else kabe's own models' default; None for any other model (its own
+        # default, which kabe does not know: the status counts say what the stimulus held)
         "invalid_fraction": invalid_fraction if invalid_fraction is not None else
-        (DEFAULT_INVALID_FRACTION if d.kind == "ternary" else 0.0),
+        (DEFAULT_INVALID_FRACTION if d.kind == "ternary" else 0.0 if d.kind else None),
         "seed": seed,
         "parameters": {k: v for k, v in sb.parameters.items()},
         "overrides": params,
@@ -356,9 +358,13 @@ def describe(result: Mapping[str, Any]) -> str:
         return (f"{verdict} {result['design']}: cocotb {result['module']}, {result['tests']} test(s), "
                 f"{result['failed']} failed, {result['seconds']:.1f} s wall")
     unit = "rows" if result.get("kind") else "beats"  # kabe's own models count rows, any other model beats
+    # the invalid inputs the design counted (stat<p>_invalid) beside what the model put in, when it says
+    want_invalid = [v for k, v in (result.get("expected_status") or {}).items() if k.endswith("_invalid")]
+    invalid = (f", {result['stat_invalid']:,} invalid input(s) counted (model {sum(want_invalid):,})"
+               if want_invalid else "")
     return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']} mismatches, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
-            f"(beats/cycle {result['beats_per_cycle']:.3f}), {result['seconds']:.1f} s wall "
+            f"(beats/cycle {result['beats_per_cycle']:.3f}){invalid}, {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
             f"simulation, compile {result['compile_seconds']:.1f}, "
             f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f})")

@@ -97,6 +97,7 @@ def test_design_yaml_regressions_are_validated(tmp_path, yaml_value, says):
 
 
 def test_the_projects_designs_declare_regressions():
-    """Every design expected to pass is held to its base; the negative example is not (it must fail anyway)."""
+    """Every design expected to pass (or, on a board the open flow cannot time, to be "not estimated") is
+    held to its base; the negative example is not (it must fail anyway)."""
     for d in designs.all_designs().values():
-        assert bool(d.regressions) == (d.expect_gate == "pass"), d.name
+        assert bool(d.regressions) == (d.expect_gate in ("pass", "not_estimated")), d.name

@@ -9,11 +9,13 @@ Yosys names the cells it maps after the pass that made them (`$auto$ff.cc:337:sl
   merged or techmapped; Yosys's techmap library (`/share/xilinx/ff_map.v:68.41-68.95`, or
   `.../share/yosys/...` for a native Yosys) is no RTL line and is skipped.
 
-Yosys 0.70 counts two lines too many for every `resetall before a line (its preprocessor expands
-the directive into text with two newlines of its own; tests/timing/test_rtl_names.py runs it): a
+Yosys 0.70 counts two lines too many for every `resetall before a line (measured, not read from its
+source: tests/timing/test_rtl_names.py runs it; likely the text its preprocessor has emitted for the
+directive since YosysHQ/yosys pull request 6123, `default_nettype wire): a
 file that opens with `resetall, as every kabe RTL file does, is placed two lines late. When the
 source file can be read (its `src` path is relative to the folder Yosys ran in, the netlist's),
-the line is moved back by what the file's `resetall lines before it added.
+the line is moved back by what the file's `resetall lines before it added, unless the file itself
+says Yosys counted right (SourceLines.check: the nets' names sit on Yosys's own line numbers).
 
 A register is named by the RTL net its output drives (Q for a flip-flop) and placed at that net's
 declaration; when the declaration lies in another file than the register's own `src` (its always
@@ -60,6 +62,33 @@ class SourceLines:
     def __init__(self, root: Path | None = None):
         self.root = root
         self._files: dict[str, tuple[dict[int, int], list[str]] | None] = {}
+        self._as_written: set[str] = set()  # files whose lines Yosys counted right (see check)
+
+    def check(self, netnames: dict, per_file: int = 20) -> None:
+        """Whether each file's `src` lines really are shifted, asked of the file itself: a net's
+        declaration (`src` "f.v:135.27-135.32") spells the net's name at those columns of the line
+        it stands for. A file whose names sit on Yosys's own line numbers (a Yosys that counts
+        `resetall right) keeps them; one whose names sit on the shifted lines, or with no evidence
+        either way, is corrected."""
+        votes: dict[str, list[int]] = {}
+        for name, info in netnames.items():
+            src = (info.get("attributes") or {}).get("src")
+            m = re.fullmatch(r"(.+):(\d+)\.(\d+)-(\d+)\.(\d+)", src.split("|")[0].strip()) \
+                if isinstance(src, str) and not info.get("hide_name") else None
+            if m is None or m.group(2) != m.group(4) or _LIBRARY.search(m.group(1)):
+                continue
+            path, line, c0, c1 = m.group(1), int(m.group(2)), int(m.group(3)), int(m.group(5))
+            f = self._file(path)
+            v = votes.setdefault(path, [0, 0, 0])
+            if f is None or v[2] >= per_file or f[0].get(line, line) == line:
+                continue
+            leaf = plain(name).rsplit(".", 1)[-1]
+            text = f[1]
+            at = lambda n: text[n - 1][c0 - 1:c1 - 1] if 1 <= n <= len(text) else None  # noqa: E731
+            v[0] += at(f[0][line]) == leaf
+            v[1] += at(line) == leaf
+            v[2] += 1
+        self._as_written |= {path for path, (shifted, raw, _) in votes.items() if raw > shifted}
 
     def _file(self, path: str) -> tuple[dict[int, int], list[str]] | None:
         if path not in self._files:
@@ -68,7 +97,7 @@ class SourceLines:
 
     def real(self, path: str, line: int) -> int:
         f = self._file(path)
-        return f[0].get(line, line) if f else line
+        return f[0].get(line, line) if f and path not in self._as_written else line
 
     def text(self, path: str, first: int, last: int) -> list[str]:
         """The file's own lines first..last (1-based, inclusive); [] without the file."""
@@ -234,6 +263,7 @@ def names(wanted, cells: dict, netnames: dict, source_root: Path | None = None) 
     """RtlName of each wanted cell (a critical path's start- and endpoints); `source_root`: the folder
     Yosys ran in, to read the source files' own line numbers (SourceLines)."""
     lines = SourceLines(source_root)
+    lines.check(netnames)
     nets = _Nets(netnames, lines)
     driver: dict[int, str] = {}
     for cname, c in cells.items():

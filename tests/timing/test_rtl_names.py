@@ -207,3 +207,18 @@ def test_vivado_report_names_its_registers_the_same_way():
     assert rtl_path.line(cp) == ("from fsm2.out[0] through 15 logic levels (LUT6 x2, LUT4, LUT2, DSP_A_B_DATA, "
                                  "DSP_PREADD_DATA, DSP_MULTIPLIER, DSP_M_DATA, DSP_ALU x2, DSP_OUTPUT x2, LUT3, "
                                  "CARRY8 x2) to mul_out2.out[31]")
+
+
+def test_a_yosys_that_counts_right_is_not_corrected(tmp_path):
+    """Break the correction's assumption: a netlist whose `src` lines are the file's own (a Yosys
+    that counts `resetall right) is left as it is, because the file spells the nets' names there."""
+    (tmp_path / "f.v").write_text("`resetall\nmodule m;\nreg a_q;\nreg b_q;\nendmodule\n")
+    cells = {"c1": _ff(f"f.v:3.5-3.8|{FF_MAP}", 5, 6), "c2": _ff(f"f.v:4.5-4.8|{FF_MAP}", 5, 7)}
+    right = {"a_q": {"hide_name": 0, "bits": [6], "attributes": {"src": "f.v:3.5-3.8"}},
+             "b_q": {"hide_name": 0, "bits": [7], "attributes": {"src": "f.v:4.5-4.8"}}}
+    got = rtl_names.names(set(cells), cells, right, tmp_path)
+    assert {r.name: r.source for r in got.values()} == {"a_q": "f.v:3", "b_q": "f.v:4"}
+    late = {k: {**v, "attributes": {"src": v["attributes"]["src"].replace(":3.", ":5.").replace("-3.", "-5.")
+                                    .replace(":4.", ":6.").replace("-4.", "-6.")}} for k, v in right.items()}
+    got = rtl_names.names(set(cells), cells, late, tmp_path)  # Yosys 0.70's: two lines late
+    assert {r.name: r.source for r in got.values()} == {"a_q": "f.v:3", "b_q": "f.v:4"}

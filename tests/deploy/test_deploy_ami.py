@@ -161,3 +161,46 @@ def test_the_cli_says_programmed_and_not_verified(card_host, v80_archive, tmp_pa
     code = cli.main(design.name, None, None, 1, console=console, reports_root=reports, commit=commit)
     out = capsys.readouterr().out
     assert code == 0 and f"PROGRAMMED {design.name}" in out and "on-card verification not implemented" in out, out
+
+
+def test_a_signed_image_must_verify_and_be_the_one_signed(card_host, v80_archive, tmp_path, scenario, monkeypatch):
+    """As for the .bit (test_signed_bitstream.py): a signed V80 unit is deployed only when its signature
+    verifies against the allowed signers and lists the .pdi with the sha256 it has now; a manifest
+    and metrics rewritten beside another image do not vouch for it."""
+    import subprocess
+
+    from kabe.records import signing
+
+    design, reports, src, commit = v80_archive
+    copy_root = tmp_path / "reports"
+    unit = copy_root / src.relative_to(reports)
+    shutil.copytree(src, unit)
+    keys = {}
+    for name in ("ci", "other"):
+        keys[name] = tmp_path / f"{name}_key"
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(keys[name])], check=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"ci@kabe {keys['ci'].with_suffix('.pub').read_text()}")
+    monkeypatch.setattr(signing, "allowed_signers_file", lambda settings=None: allowed)
+    name = f"{commit.archive_name}/{design.name}/vivado"
+
+    def sign(key):
+        (unit / signing.SIGNATURE_FILE).unlink(missing_ok=True)
+        (unit / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(name, signing.hash_dir(unit), key))
+
+    sign(keys["other"])
+    with pytest.raises(ssh.DeployError, match="its signature does not verify"):
+        ami.deploy(design, _settings(card_host, tmp_path), reports_root=copy_root, commit=commit)
+    sign(keys["ci"])
+    assert ami.deploy(design, _settings(card_host, tmp_path), reports_root=copy_root, commit=commit)["passed"]
+    # another image, with manifest and metrics rewritten to match it: the signature still lists the old one
+    image = next(unit.glob("*_nofpt.pdi"))
+    image.write_bytes(image.read_bytes() + b" trojan")
+    for f in ("manifest.json", "metrics.json"):
+        data = json.loads((unit / f).read_text())
+        data["artifacts"]["pdi_nofpt"] = provenance.sha256_file(image)
+        (unit / f).write_text(json.dumps(data))
+    (card_host.bin / "ami_tool.calls").unlink(missing_ok=True)
+    with pytest.raises(ssh.DeployError, match="signature does not verify|sha256 is not the one the signed unit lists"):
+        ami.deploy(design, _settings(card_host, tmp_path), reports_root=copy_root, commit=commit)
+    assert _calls(card_host) == []

@@ -1,5 +1,6 @@
-"""The Vivado flow: block design (PS7 + AXI DMA per port + the engine) -> bitstream + .hwh -> signed-off
-timing and utilization.
+"""The Vivado flow: block design (PS7 + AXI DMA per port + the engine) -> bitstream + .hwh + .xsa ->
+signed-off timing and utilization. On a Versal board (the V80) the block design is AMD's AVED base
+extended by the engine and the images are .pdi + .xsa: kabe.flows.vivado.versal, docs/v80.md.
 
 How it runs (docs/vivado_flow.md has the long form):
 

@@ -282,8 +282,10 @@ def names(wanted, cells: dict, netnames: dict, source_root: Path | None = None) 
         b = _output_bit(c)
         if b is not None and b in nets.of_bit and (_is_ff(c) or c.get("hide_name")):
             name, decl = nets.of_bit[b]
-            note = _elsewhere(own_src, decl) or _renamed(name, (c.get("attributes") or {}).get("src"), lines)
-            out[cname] = RtlName(name, own_src if note and note.startswith(_ELSEWHERE) else decl or own_src, note)
+            elsewhere = _elsewhere(own_src, decl)
+            renamed = _renamed(name, (c.get("attributes") or {}).get("src"), lines)
+            note = (f"{renamed} (declared at {decl})" if renamed and elsewhere else renamed) or elsewhere
+            out[cname] = RtlName(name, own_src if elsewhere else decl or own_src, note)
         elif not c.get("hide_name") and not cname.startswith("$"):  # a cell Yosys kept visible (RAM, DSP)
             out[cname] = RtlName(plain(cname), own_src)
         elif _is_ff(c) and (copy := _copy_of(cname, cells, driver, nets, lines)) is not None:
@@ -296,6 +298,28 @@ def names(wanted, cells: dict, netnames: dict, source_root: Path | None = None) 
 _ELSEWHERE = "the register's own name is not in the netlist"
 
 
+_REG_DECL = re.compile(r"\breg\b\s*(?:signed\b\s*)?(?:\[\s*(\d+)\s*:\s*(\d+)\s*\]|\[([^\]]*)\])?([^;]*);")
+
+
+def _widths(regs: set[str], path: str, lines: SourceLines) -> dict[str, int] | None:
+    """Each register's width from its `reg` declarations in the file; None when one is not a number
+    (a parameter's range), is declared twice with two widths, or is not found."""
+    f = lines._file(path)
+    if f is None:
+        return None
+    text = " ".join(ln.split("//", 1)[0] for ln in f[1])
+    found: dict[str, set[int | None]] = {}
+    for m in _REG_DECL.finditer(text):
+        width = abs(int(m.group(1)) - int(m.group(2))) + 1 if m.group(1) else None if m.group(3) else 1
+        for part in m.group(4).split(","):
+            ident = part.split("=", 1)[0].strip().split("[", 1)[0].strip()
+            if ident in regs:
+                found.setdefault(ident, set()).add(width)
+    if set(found) != regs or any(len(w) != 1 or None in w for w in found.values()):
+        return None
+    return {r: next(iter(w)) for r, w in found.items()}
+
+
 def _elsewhere(own: str | None, decl: str | None) -> str | None:
     """A note when the register (its always block, `own`) and the net naming it lie in different
     files: Yosys kept only another module's name for that net (a port the register drives)."""
@@ -305,16 +329,22 @@ def _elsewhere(own: str | None, decl: str | None) -> str | None:
 
 
 def _renamed(name: str, src, lines: SourceLines) -> str | None:
-    """A note when the always block the register comes from assigns one register only, or one whose
-    name extends the net's, and that is not the net's name (`assign stat_invalid = stat_invalid_reg;`
-    kept only the port's name): the register's own name, read from its source, beside the name the
-    netlist kept (never instead of it)."""
+    """A note when the always block the register comes from assigns another register than the net's
+    name says (`assign stat_invalid = stat_invalid_reg;` kept only the port's name): the register's
+    own name, read from its source, beside the name the netlist kept (never instead of it). Said only
+    when the block leaves one answer: it assigns one register; or one whose name extends the net's
+    (stat_invalid -> stat_invalid_reg); or one wide enough for the net's bit, every register's width
+    being a number in its declaration (out_word [31:0] for bit 25, beside two 1-bit flags)."""
     found = _assigned(src, lines)
     leaf = re.sub(r"\[\d+\]$", "", name).rsplit(".", 1)[-1]
     if found is None or leaf in found[0]:
         return None
-    # one register in the block, or one whose name the net's extends (stat_invalid -> stat_invalid_reg)
     regs = found[0] if len(found[0]) == 1 else {r for r in found[0] if r.startswith(leaf + "_")}
+    if not regs:
+        widths = _widths(found[0], _src_range(src, lines)[0], lines)
+        bit = re.search(r"\[(\d+)\]$", name)
+        if widths is not None:
+            regs = {r for r, w in widths.items() if w > (int(bit.group(1)) if bit else 0)}
     if len(regs) != 1:
         return None
     (reg,) = regs

@@ -222,3 +222,23 @@ def test_a_yosys_that_counts_right_is_not_corrected(tmp_path):
                                     .replace(":4.", ":6.").replace("-4.", "-6.")}} for k, v in right.items()}
     got = rtl_names.names(set(cells), cells, late, tmp_path)  # Yosys 0.70's: two lines late
     assert {r.name: r.source for r in got.values()} == {"a_q": "f.v:3", "b_q": "f.v:4"}
+
+
+def test_the_one_register_wide_enough_for_the_bit_is_named(tmp_path):
+    """out_word[31:0] and two 1-bit flags assigned in one block; the net kept is another module's
+    32-bit port, bit 25: only out_word has a bit 25. A width that is a parameter names nothing."""
+    block = ("always @(posedge clk) begin\n    out_word <= w;\n    out_valid <= v;\n    out_last <= l;\nend\n"
+             "reg  [31:0] out_word;\nreg out_valid, out_last;\n")
+    (tmp_path / "e.v").write_text(block)
+    (tmp_path / "fifo.v").write_text("module f(input wire [31:0] s_axis_tdata);\n")
+    cells = {"c": _ff(f"e.v:1.1-5.4|{FF_MAP}", 5, 6)}
+    bits = [100 + i for i in range(32)]
+    bits[25] = 6
+    nets = {"u.fifo.s_axis_tdata": {"hide_name": 0, "bits": bits, "attributes": {"src": "fifo.v:1.29-1.41"}}}
+    got = rtl_names.names({"c"}, cells, nets, tmp_path)["c"]
+    assert (got.name, got.source) == ("u.fifo.s_axis_tdata[25]", "e.v:1")
+    assert got.note == ("the register is out_word, assigned in the always block at e.v:1; the netlist keeps only "
+                        "the name of the net it drives (declared at fifo.v:1)")
+    (tmp_path / "e.v").write_text(block.replace("[31:0] out_word", "[W-1:0] out_word"))
+    got = rtl_names.names({"c"}, cells, nets, tmp_path)["c"]
+    assert got.note.startswith("the register's own name is not in the netlist")

@@ -147,7 +147,10 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
 
     return {
         "name": design.name,
-        "doc": f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there",
+        "doc": (f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there"
+                if design.board.program == "pynq" else
+                f"write {design.name}'s archived .pdi to the card's flash with {design.board.program} on its host "
+                f"(board=user@host); no on-card check yet"),
         "actions": [action(deploy_one, f"deploy {design.name}")],
         "uptodate": [False],
         "verbosity": 2,

@@ -11,20 +11,23 @@ Yosys names the cells it maps after the pass that made them (`$auto$ff.cc:337:sl
 
 Yosys 0.70 counts two lines too many for every `resetall before a line (measured, not read from its
 source: tests/timing/test_rtl_names.py runs it; likely the text its preprocessor has emitted for the
-directive since YosysHQ/yosys pull request 6123, `default_nettype wire): a
-file that opens with `resetall, as every kabe RTL file does, is placed two lines late. When the
-source file can be read (its `src` path is relative to the folder Yosys ran in, the netlist's),
-the line is moved back by what the file's `resetall lines before it added, unless the file itself
-says Yosys counted right (SourceLines.check: the nets' names sit on Yosys's own line numbers).
+directive since YosysHQ/yosys pull request 6123, `default_nettype wire): a file that opens with
+`resetall, as every kabe RTL file does, is placed two lines late. When the source file can be read
+(its `src` path is relative to the folder Yosys ran in, the netlist's), the line is moved back by
+what the file's `resetall lines before it added, unless the file itself says Yosys counted right
+(SourceLines.check: the nets' names sit on Yosys's own line numbers).
 
 A register is named by the RTL net its output drives (Q for a flip-flop) and placed at that net's
 declaration; when the declaration lies in another file than the register's own `src` (its always
-block), Yosys kept only another module's name for the net, and the always block is the place. A cell with no such net (a block RAM, a DSP, a LUTRAM) by its own name when Yosys kept
-it visible. A flip-flop Yosys made itself (memory_libmap splitting a memory's read-address register
-back out, with the enable folded into D) drives only Yosys's nets: when its D is a LUT that holds
-the value of one RTL register whenever that register's enable is low, with the same clock and
-reset, it is named as that register's copy (the LUT's INIT is checked, not guessed from names);
-otherwise it stays unnamed (its Yosys name is still in the report).
+block), Yosys kept only another module's name for the net, and the always block is the place. When
+that block assigns another register than the kept name says, and the source leaves one answer, a
+note names it (`_renamed`): the kept name is never replaced by a reading of the source. A cell with
+no such net (a block RAM, a DSP, a LUTRAM) is named by its own name when Yosys kept it visible. A
+flip-flop Yosys made itself (memory_libmap splitting a memory's read-address register back out,
+with the enable folded into D) drives only Yosys's nets: when its D is a LUT that holds the value of
+one RTL register whenever that register's enable is low, with the same clock and reset, it is named
+as that register's copy (the LUT's INIT is checked, not guessed from names); otherwise it stays
+unnamed (its Yosys name is still in the report).
 """
 
 from __future__ import annotations

@@ -245,3 +245,16 @@ def test_every_property_the_v80_block_design_sets_is_in_the_docs():
     table = doc[doc.index("### The block-design Tcl, and every property it sets"):doc.index("### The clock the gate times")]
     missing = sorted(p for p in set_here if p.removeprefix("CONFIG.") not in table and p not in table)
     assert not missing, f"docs/v80.md does not list {missing}"
+
+
+def test_a_failing_bootgen_stops_the_build_naming_it(v80_design, standin_v80, tmp_path, monkeypatch):
+    """No boot image, no archive: bootgen's error ends the build (the design image alone is not what
+    ami_tool may write to the card's flash)."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "bootgen").write_text("#!/bin/sh\necho 'ERROR: [STAND-IN bootgen] cannot read the bif' >&2\nexit 1\n")
+    (fake / "bootgen").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(FlowError, match="bootgen failed"):
+        _build(v80_design, tmp_path, "met", monkeypatch)
+    assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").rglob("metrics.json"))

@@ -35,6 +35,10 @@ _PHASES = (
     ("kabe: reports", "writing reports"),
     ("Command: write_bitstream", "writing the bitstream"),
     ("Bitstream generation completed", "bitstream written"),
+    ("Command: write_device_image", "writing the device image (Versal)"),
+    ("Device image generation completed", "device image written"),
+    ("bootgen", "combining the image with AVED's firmware (bootgen)"),
+    ("write_hw_platform", "writing the .xsa"),
 )
 
 

@@ -284,3 +284,13 @@ def test_kabe_diff_says_not_estimated():
     assert _pass_word(SimpleNamespace(passed=v.passed, verdict=v)) == "not estimated"
     failed = judged(dict(v80_timing(), wns_ns=0.1))
     assert _pass_word(SimpleNamespace(passed=failed.passed, verdict=failed)) == "FAIL"
+
+
+def test_the_page_shows_not_estimated_as_neither_pass_nor_fail():
+    from kabe.records import report
+
+    entry = SimpleNamespace(verdict=judged(v80_timing()), passed=False)
+    assert entry.verdict.status == "not_estimated"
+    cells = report._gate_cells(entry, "not_estimated")
+    assert ">not estimated<" in cells and "no routed Versal data" in cells
+    assert "FAIL" not in cells and ">pass<" not in cells

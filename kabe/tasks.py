@@ -147,10 +147,9 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
 
     return {
         "name": design.name,
-        "doc": (f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there"
-                if design.board.program == "pynq" else
-                f"write {design.name}'s archived .pdi to the card's flash with {design.board.program} on its host "
-                f"(board=user@host); no on-card check yet"),
+        "doc": (f"write {design.name}'s archived .pdi to the card's flash with ami_tool on its host "
+                f"(board=user@host); no on-card check yet" if design.board.program == "ami_tool" else
+                f"push {design.name}'s archived .bit/.hwh to the board (board=user@host) and verify every row there"),
         "actions": [action(deploy_one, f"deploy {design.name}")],
         "uptodate": [False],
         "verbosity": 2,

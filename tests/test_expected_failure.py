@@ -73,3 +73,13 @@ def test_the_page_marks_the_expected_failure_in_its_table_commits_and_plot(tmp_p
     page = report.build_report(reports, repo, cores).read_text()
     assert "FAIL (expected)" not in page and '<td class="fail">FAIL</td>' in page
     assert 'id="naive-fail-wns_ns-open"' in page
+
+
+def test_kabe_diff_names_an_expected_failure_as_expected():
+    from types import SimpleNamespace
+
+    from kabe.records import diff
+
+    failing = SimpleNamespace(passed=False, verdict=SimpleNamespace(status="fail", unverified=None))
+    assert diff._pass_word(failing, "fail") == "FAIL (expected)"
+    assert diff._pass_word(failing, "pass") == "FAIL"

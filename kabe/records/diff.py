@@ -60,13 +60,14 @@ def _invalid_lines(invalid: list[Invalid], commits: set[str], reports_root: Path
     return lines
 
 
-def _pass_word(entry) -> str:
+def _pass_word(entry, expected: str = "pass") -> str:
     """pass / FAIL from the recomputed verdict; a pass with no simulation verdict behind it says why;
-    a gate with no timing number (kabe.gate: not estimated) is neither."""
+    a gate with no timing number (kabe.gate: not estimated) is neither; a negative example's failing
+    gate (design.yaml expect_gate: fail) is "FAIL (expected)", as pytest says xfail."""
     if getattr(entry.verdict, "status", None) == "not_estimated":
         return "not estimated"
     if not entry.passed:
-        return "FAIL"
+        return "FAIL (expected)" if expected == "fail" else "FAIL"
     why = getattr(entry.verdict, "unverified", None)
     return f"pass (unverified: {_md(why, 120)})" if why else "pass"
 
@@ -162,6 +163,7 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
     Raises DiffError / gitrefs.RefError (UserErrors) when there is nothing to compare."""
     scanned = history.scan(reports_root, root, cores_root)
     entries = scanned.entries
+    expected = history.expected_gates({e.design for e in entries}, cores_root)
     unverified = [u for u in history.scan_unverified(reports_root, root, cores_root) if u.entry is not None]
     archived, untrusted = {e.commit for e in entries}, {u.entry.commit for u in unverified}
     if not archived and not untrusted:
@@ -219,14 +221,14 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
             cells = [key[0], key[1], label, _cell(_fmt(ov, metric), old_apart), _cell(_fmt(nv, metric), new_apart),
                      _delta(ov, nv, metric), flag]
             lines.append("| " + " | ".join(cells) + " |")
-        verdict = _pass_word(new)
-        was = _pass_word(old) if old else "-"
+        verdict = _pass_word(new, expected.get(key[0], "pass"))
+        was = _pass_word(old, expected.get(key[0], "pass")) if old else "-"
         if old_apart:
             was += f" (unverified: {_md(before_apart[key].reason, 120)})"
         if new_apart:
             verdict += f" (unverified: {_md(after_apart[key].reason, 120)})"
         lines.append(f"| {key[0]} | {key[1]} | gate | {was} | {verdict} |  | "
-                     f"{'**gate fails**' if verdict.startswith('FAIL') else ''} |")
+                     f"{'**gate fails**' if verdict.startswith('FAIL') and 'expected' not in verdict else ''} |")
         paths += _path_lines(key, new, old, new_apart)
     if paths:
         lines += ["", "Critical paths (RTL names and source lines; the raw netlist names are in each build's "

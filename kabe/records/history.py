@@ -16,7 +16,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe import gate
+from kabe import designs, gate
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import load as record_load
 from kabe.records import store
@@ -152,3 +152,14 @@ def parent_of(sha: str, root: Path = ROOT) -> str | None:
                               check=True).stdout.strip()
     except subprocess.CalledProcessError:
         return None
+
+
+def expected_gates(designs_named, cores_root: Path) -> dict[str, str]:
+    """{design: expect_gate} from each design.yaml still in cores/ ("pass" for one that is not)."""
+    out = {}
+    for name in designs_named:
+        try:
+            out[name] = designs.get(name, cores_root).expect_gate
+        except designs.DesignError:
+            out[name] = "pass"
+    return out

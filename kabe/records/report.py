@@ -97,17 +97,6 @@ def _raw_links(e: history.Entry, reports_root: Path) -> str:
                     for n in names)
 
 
-def expected_gates(designs_named: Iterable[str], cores_root: Path) -> dict[str, str]:
-    """{design: expect_gate} from each design.yaml still in cores/ ("pass" for one that is not)."""
-    out = {}
-    for name in designs_named:
-        try:
-            out[name] = designs.get(name, cores_root).expect_gate
-        except designs.DesignError:
-            out[name] = "pass"
-    return out
-
-
 def _gate_cells(e: history.Entry, expected: str = "pass") -> str:
     """pass, or FAIL with the reason beside it (every reason on hover); a negative example's failing
     gate (design.yaml expect_gate: fail) is "FAIL (expected)", its passing gate the surprise."""
@@ -418,7 +407,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
     on_base = lineage.commits_on(base_ref, root) if base_ref else None
     files: dict[str, Path | str] = {}
-    expected = expected_gates({e.design for e in entries}, cores_root)
+    expected = history.expected_gates({e.design for e in entries}, cores_root)
     # The figures are drawn in a private, fresh temp folder: no fixed name under reports/ to plant a link at.
     with tempfile.TemporaryDirectory(prefix="kabe-report-") as work:
         work = Path(work)

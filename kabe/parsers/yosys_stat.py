@@ -8,7 +8,8 @@ Counting follows Vivado's utilization report so the two flows compare:
   Each primitive holds 64 bits per LUT6 (32 x 2 or 64 x 1), so: RAM32M / RAM64M = 4 LUTs (one
   whole SLICEM: ports A-D); RAM32X1D / RAM64X1D / RAM16X1D = 2 (a write+read LUT pair);
   RAM128X1D = 4; RAM16X1S / RAM32X1S / RAM64X1S = 1; RAM128X1S = 2; RAM256X1S = 4;
-  SRL16E / SRLC16E / SRLC32E = 1 each (also counted in `srl`).
+  SRL16E / SRLC16E / SRLC32E = 1 each (also counted in `srl`). UltraScale's 8-LUT SLICEM RAMs
+  (RAM32M16, RAM64M8, RAM32X16DR8, RAM64X8SW, RAM512X1S, RAM256X1D) = 8 each.
 * ff: FDRE/FDSE/FDCE/FDPE (and their _1 negative-edge forms, and LDCE/LDPE latches, which
   Vivado lists under "Slice Registers" too).
 * bram36_equiv = ramb36 + ramb18 / 2 (FIFO36E1 / FIFO18E1 count as RAMB36 / RAMB18).
@@ -33,7 +34,9 @@ LUT_MEMORY = {"RAM32M": 4, "RAM64M": 4, "RAM16X1D": 2, "RAM32X1D": 2, "RAM64X1D"
               "RAM16X1S": 1, "RAM32X1S": 1, "RAM64X1S": 1, "RAM128X1S": 2, "RAM256X1S": 4,
               "RAM16X1D_1": 2, "RAM32X1D_1": 2, "RAM64X1D_1": 2, "RAM16X1S_1": 1, "RAM32X1S_1": 1,
               "RAM64X1S_1": 1, "RAM128X1S_1": 2,
-              "SRL16E": 1, "SRLC16E": 1, "SRLC32E": 1}
+              "SRL16E": 1, "SRLC16E": 1, "SRLC32E": 1,
+              # UltraScale(+) (synth_xilinx -family xcu/xcup): an 8-LUT SLICEM (ports A-H) per multi-port RAM
+              "RAM32M16": 8, "RAM64M8": 8, "RAM32X16DR8": 8, "RAM64X8SW": 8, "RAM512X1S": 8, "RAM256X1D": 8}
 SRL = {"SRL16E", "SRLC16E", "SRLC32E"}
 FF = {"FDRE", "FDSE", "FDCE", "FDPE", "FDRE_1", "FDSE_1", "FDCE_1", "FDPE_1", "LDCE", "LDPE"}
 RAMB36 = {"RAMB36E1", "FIFO36E1", "RAMB36E2", "FIFO36E2"}

@@ -83,3 +83,12 @@ def test_hierarchical_text_cut_or_without_totals_is_refused(tmp_path):
     no_totals.write_text(text[:tail])  # both modules, complete, but nothing says which is the top
     with pytest.raises(ReportError, match="no \"design hierarchy\" totals"):
         yosys_stat.parse_report(report_file.read(no_totals))
+
+
+def test_ultrascale_slicem_rams_count_eight_luts_each():
+    # synth_xilinx -family xcup maps a wide distributed RAM to RAM32M16 (8 LUTs A-H, one SLICEM):
+    # counting it as nothing read the V80 engine's 392 of them as 0 LUTs against its LUT budget
+    from kabe.parsers.yosys_stat import utilization_from_counts
+
+    u = utilization_from_counts({"LUT6": 10, "RAM32M16": 392, "RAM64M8": 2, "FDRE": 5})
+    assert (u["lut_memory"], u["lut_logic"], u["lut"]) == (392 * 8 + 2 * 8, 10, 10 + 392 * 8 + 16)

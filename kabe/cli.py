@@ -29,10 +29,11 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from . import config, gate, paths
-from .console import make_console
-from .errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
-from .parsers import ReportError
+from kabe import config, paths
+from kabe.rules import gate
+from kabe.console import make_console
+from kabe.errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
+from kabe.parsers import ReportError
 
 _TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
 
@@ -42,7 +43,7 @@ class WrongInput(UserError):
 
 
 def _parse(args) -> int:
-    from .parsers.detect import parse_file
+    from kabe.parsers.detect import parse_file
 
     try:
         record = parse_file(Path(args.report))
@@ -56,9 +57,9 @@ def _parse(args) -> int:
 def _gate_report(path: Path) -> dict:
     """The timing record of a raw timing report. A report that cannot be read is a timing record with
     an "error": the gate FAILs. A file that is no timing report raises a UserError (exit 2)."""
-    from .flows.base import unreadable_timing
-    from .parsers import report_file
-    from .parsers.detect import detect_report, parse_report
+    from kabe.flows.base import unreadable_timing
+    from kabe.parsers import report_file
+    from kabe.parsers.detect import detect_report, parse_report
 
     try:  # the one way reports are opened (NUL bytes, encoding, size): a file that is no text report fails
         rep = report_file.read(path)
@@ -85,9 +86,9 @@ def _gate(args) -> int:
     rules = gate.TimingRules(fail_on_unconstrained=args.fail_on_unconstrained or gate.TimingRules.from_config().fail_on_unconstrained)
     # a file kabe cannot judge (not a report, a design not in this checkout) is a UserError: exit 2
     if path.suffix == ".json":
-        from .records import load as record_load
+        from kabe.records import load as record_load
 
-        # The one verdict every consumer computes (kabe.verdict.judge via kabe.records.load): budgets
+        # The one verdict every consumer computes (kabe.rules.verdict.judge via kabe.records.load): budgets
         # and waivers from this checkout's design of that name, never from the file; failures recorded
         # at build time that the numbers cannot re-derive are kept, so a failed build never passes.
         record, verdict = record_load.gate_file(path, rules=rules)
@@ -104,14 +105,14 @@ def _gate(args) -> int:
     for f in verdict.failures:
         console.print(f"[red]✗ {escape(f)}[/]")
     if args.junit:
-        from .records import junit
+        from kabe.records import junit
 
         junit.write(Path(args.junit), [junit.gate_suite(verdict, path.name, timing=timing)], name="kabe gate")
     if verdict.status == gate.NOT_ESTIMATED:  # no timing number: neither pass nor fail, and no pass
         console.print(f"[yellow]gate: timing NOT ESTIMATED ({escape(verdict.not_estimated)}): neither pass nor fail[/]")
         return 1
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
-    from .records.band_advice import marginal_advice
+    from kabe.records.band_advice import marginal_advice
 
     advice = marginal_advice(timing, record.get("design") if path.suffix == ".json" else None)
     if advice:  # what the estimate's band means for this verdict and what to do next, in one line
@@ -120,40 +121,40 @@ def _gate(args) -> int:
 
 
 def _build(args) -> int:
-    from .build import run
+    from kabe.build import run
 
     return run(args.design, args.flow, use_cache=not args.no_cache)
 
 
 def _sim(args) -> int:
-    from .sim import runner
+    from kabe.sim import runner
 
     return runner.main(args.design, args.rows, args.seed)
 
 
 def _doctor(args) -> int:
-    from .doctor import main as doctor
+    from kabe.doctor import main as doctor
 
     return doctor(args.flow, args.board, args.deploy)
 
 
 def _diff(args) -> int:
-    from .records.diff import render
+    from kabe.records.diff import render
 
     print(render(args.a, args.b, dirty=args.dirty), end="")
     return 0
 
 
 def _sweep(args) -> int:
-    from .sweep import run
+    from kabe.sweep import run
 
     return run.main(args.design, args.flow, args.overrides, args.scheduler, args.workers, args.file, args.diff,
                     args.insecure_scheduler)
 
 
 def _ci(args) -> int:
-    from . import designs
-    from .ci import CiOptions, run
+    from kabe import designs
+    from kabe.ci import CiOptions, run
 
     if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
         print(json.dumps(designs.names()))  # a broken design.yaml gets its job, which says why
@@ -166,13 +167,13 @@ def _ci(args) -> int:
 
 
 def _archive(args) -> int:
-    from .records import store, store_size
+    from kabe.records import store, store_size
 
     if args.action == "du":
         print(store_size.du(args.remote), end="")
         return 0
     if args.action == "push":
-        from .records.lineage import resolve
+        from kabe.records.lineage import resolve
 
         commits = [resolve(c) or c for c in args.commit] if args.commit else None
         report = store.push(args.remote, commits=commits, bitstreams=args.bitstreams)
@@ -183,19 +184,19 @@ def _archive(args) -> int:
 
 
 def _report(args) -> int:
-    from .records.report import build_report  # here: it loads matplotlib, which no other verb needs
+    from kabe.records.report import build_report  # here: it loads matplotlib, which no other verb needs
 
     if args.site is None:
         print(f"wrote {build_report()}")
         return 0
-    from .records.site import build_site
+    from kabe.records.site import build_site
 
     print(build_site(Path(args.site)).line())
     return 0
 
 
 def _init(args) -> int:
-    from .project_init import init
+    from kabe.project_init import init
 
     for line in init():
         print(line)
@@ -203,7 +204,7 @@ def _init(args) -> int:
 
 
 def _new(args) -> int:
-    from .project_init import new
+    from kabe.project_init import new
 
     for line in new(args.design):
         print(line)

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from kabe.errors import UserError, bounded
-from .deploy import ssh_policy
-from .paths import DIR_KEYS, ROOT
+from kabe.deploy import ssh_policy
+from kabe.paths import DIR_KEYS, ROOT
 
 FLOWS = ("open", "vivado", "auto")
 PAGE_SECTIONS = ("wall", "token_budget", "v80")  # kabe.records.report's research sections

@@ -26,8 +26,8 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 from kabe.errors import UserError
-from . import designs, tool_group
-from .paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
+from kabe import designs, tool_group
+from kabe.paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
 
 TARGETS = ("sim", "synth", "vivado")
 HDL_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource")

@@ -32,7 +32,7 @@ import yaml
 
 from kabe import boards
 from kabe.errors import UserError, bounded
-from .paths import CONSTRAINTS, CORES
+from kabe.paths import CONSTRAINTS, CORES
 
 # The three ways a design is verified (docs/your_design.md): a golden model function, a cocotb
 # testbench module, or none with the written reason.
@@ -52,11 +52,11 @@ _PORT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 STREAM_BITS = (8, 512)
 _MAX_REASON = 300
 _deprecation_said: set[Path] = set()
-# pass | fail | not_estimated (kabe.gate.Verdict.status): not_estimated is for a board kabe cannot time on
+# pass | fail | not_estimated (kabe.rules.gate.Verdict.status): not_estimated is for a board kabe cannot time on
 # the open flow (its profile's open_flow.timing: not_estimated), where the gate is neither pass nor fail
 GATE_EXPECTATIONS = ("pass", "fail", "not_estimated")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
-# Regressions are relative to the base commit's archived build (kabe.regressions judges them).
+# Regressions are relative to the base commit's archived build (kabe.rules.regressions judges them).
 REGRESSION_OPS = ("max_increase", "max_increase_pct", "max_decrease", "max_decrease_pct")
 BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
@@ -71,7 +71,7 @@ MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
            "budgets_vivado", "regressions", "waivers", "kind")
 _REQUIRED = ("core",)
-# Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.gate applies them)
+# Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.rules.gate applies them)
 WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)"}
 
 
@@ -353,7 +353,7 @@ def verify_sources(design: "Design", root: Path | None = None) -> list[Path]:
     """The files a design's verification runs from, found without importing them (every `doit` start
     computes cache keys): the model's module (from the project root, or kabe's own package), or the
     cocotb testbench module (the design's folder first, then the project root)."""
-    from .paths import PACKAGE, ROOT
+    from kabe.paths import PACKAGE, ROOT
 
     root = ROOT if root is None else root
     v = design.verify

@@ -28,9 +28,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from kabe.console import make_console
-from . import config, paths
-from .errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
-from .paths import REPORTS, ROOT
+from kabe import config, paths
+from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
+from kabe.paths import REPORTS, ROOT
 
 MIN_PYTHON = (3, 11)
 ALL = ("open", "vivado")
@@ -158,7 +158,7 @@ def check_verilator() -> list[Check]:
 
 
 def check_compiler() -> Check:
-    from .sim.verilator_build import COMPILER_FIX  # the fix a failed Verilator build names too
+    from kabe.sim.verilator_build import COMPILER_FIX  # the fix a failed Verilator build names too
 
     cxx = os.environ.get("CXX") or "g++"
     have = [t for t in (cxx, "make") if shutil.which(t) is None]
@@ -175,7 +175,7 @@ def check_vivado() -> Check:
         return Check("Vivado", "not on PATH", f"{pin or 'any'} for flow=vivado (flow=auto then builds the open flow)",
                      False, "source <Vivado install>/settings64.sh (e.g. /tools/Xilinx/Vivado/2023.2/settings64.sh)",
                      needed_by=("vivado",))
-    from .flows.vivado import tool
+    from kabe.flows.vivado import tool
 
     try:
         have = tool.vivado_version(exe)

@@ -17,8 +17,8 @@ import sys
 from doit import get_var
 
 from kabe import config, tasks
-from kabe.task_results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
-from kabe.verdict_reporter import VerdictReporter
+from kabe.tasks.results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
+from kabe.tasks.verdict_reporter import VerdictReporter
 
 # A wrong setting: one line, exit 2, before any task. The designs are read once, here; a broken
 # design.yaml is said in one line and stops only its own tasks (BROKEN), never `doit list` or the others.

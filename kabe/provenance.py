@@ -7,7 +7,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import PACKAGE, ROOT
+from kabe.paths import PACKAGE, ROOT
 
 
 @dataclass(frozen=True)

@@ -36,10 +36,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.console import make_console
-from . import config, designs, provenance
-from .errors import UserError
-from .paths import REPORTS, ROOT, project_dirs
-from .records.archive import archive_dir, write_json_atomic
+from kabe import config, designs, provenance
+from kabe.errors import UserError
+from kabe.paths import REPORTS, ROOT, project_dirs
+from kabe.records.archive import archive_dir, write_json_atomic
 
 FORMAT = "kabe.repro/1"
 ROOT_TOKEN = "<checkout>"

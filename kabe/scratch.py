@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from . import tool_group
+from kabe import tool_group
 
 
 def lock_file(folder: Path) -> Path:

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT / "tests" / "parsers"))
 
 import report_mutations as rm  # noqa: E402
 
-from kabe.gate import evaluate  # noqa: E402
+from kabe.rules.gate import evaluate  # noqa: E402
 from kabe.parsers import ReportError, report_file  # noqa: E402
 from kabe.parsers.detect import detect_report, parse_file  # noqa: E402
 from kabe.parsers.vivado_timing_summary import parse as parse_summary  # noqa: E402

@@ -14,7 +14,7 @@ import pytest
 
 import repo_copy
 from kabe import designs, tasks
-from kabe.task_results import CouldNotRun
+from kabe.tasks.results import CouldNotRun
 
 BROKEN_YAML = "core: kabe:design:broken:0.1.0\nkind: probe\nports: [1\n"  # an unclosed flow sequence
 TRACEBACK = "Traceback (most recent call last)"

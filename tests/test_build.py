@@ -14,7 +14,8 @@ import pytest
 from rich.console import Console
 
 import kabe.timing
-from kabe import build, designs, summary
+from kabe import build, designs
+from kabe.build import summary
 from kabe.records import metrics
 
 

@@ -80,7 +80,7 @@ def test_a_hit_is_refused_when_its_raw_reports_do_not_say_its_numbers(clone):
     parses them), never from its metrics.json alone."""
     import copy
 
-    from kabe import build_rederive
+    from kabe.build import rederive as build_rederive
 
     cold = _archive(clone, repo_clone.git(clone, "rev-list", "--max-parents=0", "HEAD"))
     record = metrics.load(cold / "metrics.json")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import cli, config, gate, tasks
+from kabe import cli, config, tasks
+from kabe.rules import gate
 from kabe.deploy import cli as deploy_cli
 from kabe.flows.vivado import tool
 

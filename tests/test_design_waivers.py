@@ -1,5 +1,5 @@
 """design.yaml `waivers:`: a rule a design may break on purpose, only with a written reason,
-which the build prints and archives (kabe.gate.WAIVABLE lists what can be waived)."""
+which the build prints and archives (kabe.rules.gate.WAIVABLE lists what can be waived)."""
 
 import pytest
 

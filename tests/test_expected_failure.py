@@ -10,7 +10,8 @@ import subprocess
 
 from rich.console import Console
 
-from kabe import outcome, summary
+from kabe.rules import outcome
+from kabe.build import summary
 from kabe.records import report
 from records_fixtures import record, write_archive
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kabe.gate import Budget, TimingRules, budgets_from_mapping, evaluate
+from kabe.rules.gate import Budget, TimingRules, budgets_from_mapping, evaluate
 
 CLOCK = [{"name": "clk", "period_ns": 7.0}]
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from junitparser import Failure, JUnitXml
 
-from kabe import cli, gate
+from kabe import cli
+from kabe.rules import gate
 from kabe.parsers.vivado_timing_summary import parse_file
 
 FIX = Path(__file__).parent / "fixtures" / "vivado"

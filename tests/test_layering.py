@@ -13,15 +13,16 @@ import pytest
 # Top first. A module may import its own layer and any layer below it, never one above.
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.cli",),  # verbs
-    ("kabe.doit_tasks", "kabe.tasks", "kabe.task_results", "kabe.verdict_reporter", "kabe.sweep", "kabe.ci"),  # what runs where (doit tasks, their verdicts, Dask, kabe ci)
-    ("kabe.build", "kabe.build_reuse", "kabe.build_rederive", "kabe.build_verdict", "kabe.summary", "kabe.outcome",
-     "kabe.deploy", "kabe.repro", "kabe.doctor", "kabe.project_init"),  # the pipeline; deploy: host side of the board run; repro; doctor
+    ("kabe.doit_tasks", "kabe.tasks", "kabe.sweep", "kabe.ci"),  # what runs where (kabe/tasks/: the doit tasks, their results and verdict lines; Dask; kabe ci)
+    ("kabe.build", "kabe.deploy", "kabe.repro", "kabe.doctor", "kabe.project_init"),  # the pipeline (kabe/build/:
+    # the build, its cache reuse and re-derivation, its verdict and summary); deploy: host side of the board run
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)
     ("kabe.records",),  # metrics schema, archive, history, diff, report page
-    ("kabe.gate", "kabe.verdict", "kabe.regressions", "kabe.cores"),  # the rules (absolute, relative to a base);
-    # verdict: the one entry point every consumer gates a record with; FuseSoC resolution
+    ("kabe.rules", "kabe.cores"),  # the rules (kabe/rules/: the gate's absolute limits, the regressions against
+    # a base, verdict: the one entry point every consumer gates a record with, outcome: what a verdict means
+    # to whoever asked); FuseSoC resolution
     ("kabe.designs", "kabe.constraints"),  # design facts; the XDC
     ("kabe.perf",),  # the document's arithmetic: imports no pipeline
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",

@@ -14,7 +14,9 @@ from rich.console import Console
 import xml.etree.ElementTree as ET
 from records_fixtures import make_cores, record, write_archive
 
-from kabe import cli, gate, summary
+from kabe import cli
+from kabe.rules import gate
+from kabe.build import summary
 from kabe.records import band_advice, junit, report
 
 BAND = {"quantiles": [0.1, 0.9], "wns_ns": [-2.318, 1.691], "marginal": True, "note": "marginal: run Vivado"}

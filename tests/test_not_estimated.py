@@ -3,8 +3,8 @@ neither pass nor fail, and never a timing PASS without a timing number.
 
 The V80's profile says `open_flow.timing: not_estimated` (no routed Versal data for kabe's xc7 model)
 and `synth_family: xcup` (Yosys has no Versal target: UltraScale+ counts, labelled a proxy). Every
-consumer of the one verdict (kabe.verdict.judge) sees the third outcome: the build's exit code and
-line (kabe.outcome), kabe ci (its outcome, lines, JUnit), `kabe gate`'s JUnit, the regressions'
+consumer of the one verdict (kabe.rules.verdict.judge) sees the third outcome: the build's exit code and
+line (kabe.rules.outcome), kabe ci (its outcome, lines, JUnit), `kabe gate`'s JUnit, the regressions'
 combined verdict. Every way a record could claim "not estimated" to dodge the timing checks fails:
 on a board that is timed, from a sign-off flow, with a slack beside it, without a reason, with a
 failing budget or simulation. Fast: no tool runs (tests/test_third_board.py runs Yosys once).
@@ -18,13 +18,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import boards, designs, gate, outcome, verdict
+from kabe import boards, designs
+from kabe.rules import gate, outcome, verdict
 from kabe.boards import profile as board_profile
 from kabe.constraints import Clock
 from kabe.flows import open as open_flow, yosys_script
 from kabe.parsers import yosys_stat
 from kabe.records import junit, metrics
-from kabe.regressions import Judgement, combined_verdict
+from kabe.rules.regressions import Judgement, combined_verdict
 
 V80 = boards.get("v80")
 PYNQ = boards.get("pynq-z1")
@@ -199,7 +200,7 @@ def test_expect_gate_not_estimated_is_for_a_board_that_is_not_timed(tmp_path):
 
 
 def test_kabe_ci_counts_it_apart_and_junit_skips_it():
-    from kabe.ci.outcome import DesignOutcome
+    from kabe.ci.design_result import DesignOutcome
 
     g = judged(v80_timing()).as_dict()
     o = DesignOutcome("v80_x", "open", expect_gate="not_estimated", record=_record(g),
@@ -216,7 +217,7 @@ def test_kabe_ci_counts_it_apart_and_junit_skips_it():
 
 
 def test_a_failed_regression_turns_it_into_a_fail():
-    from kabe.regressions import Check as RegressionCheck
+    from kabe.rules.regressions import Check as RegressionCheck
 
     g = judged(v80_timing()).as_dict()
     kept = combined_verdict(g, Judgement())
@@ -240,7 +241,8 @@ def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch
 
     from rich.console import Console
 
-    from kabe import build_verdict, cli, provenance
+    from kabe import cli, provenance
+    from kabe.build import verdict as build_verdict
     from kabe.ci import CiOptions
     from kabe.ci.run import _one
     from kabe.deploy import ssh

@@ -1,11 +1,11 @@
 """One verdict everywhere (issue 21, build item 5): every consumer of a build record gates it through
-kabe.verdict.judge with this checkout's facts of the design (budgets, waivers) and settings
+kabe.rules.verdict.judge with this checkout's facts of the design (budgets, waivers) and settings
 ([tool.kabe] fail_on_unconstrained), so they agree on every record. Before, the build ignored
 fail_on_unconstrained, the page/diff/deploy re-gate ignored waivers, and `kabe ci` believed the
 archived gate.passed.
 
-The consumers asked here, on the same records: kabe.verdict.judge itself; the build's verdict for a
-fresh build and for a cache hit (kabe.build_verdict); the archive reader behind the report page,
+The consumers asked here, on the same records: kabe.rules.verdict.judge itself; the build's verdict for a
+fresh build and for a cache hit (kabe.build.verdict); the archive reader behind the report page,
 `kabe diff`, deploy and a sweep's comparison (kabe.records.load.checked, history.load); `kabe gate
 metrics.json`; `kabe ci`'s judgement of this commit's archived build; deploy's refusal."""
 
@@ -21,7 +21,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from rich.console import Console
 
-from kabe import build_verdict, cli, designs, gate, provenance, verdict
+from kabe import cli, designs, provenance
+from kabe.build import verdict as build_verdict
+from kabe.rules import gate, verdict
 from kabe.ci import CiOptions
 from kabe.ci.run import _one
 from kabe.deploy import ssh
@@ -102,7 +104,7 @@ def _consumers(rec: dict, design, sha: str, tmp: Path, capsys) -> dict[str, tupl
     out: dict[str, tuple[bool, list[str]]] = {}
 
     v = verdict.judge(copy.deepcopy(rec), facts)
-    out["kabe.verdict.judge"] = (v.passed, v.failures)
+    out["kabe.rules.verdict.judge"] = (v.passed, v.failures)
     util = None if rec["utilization"].get("missing") else rec["utilization"]
     v = build_verdict.build_verdict(design, "open", rec["timing"], util, rec.get("sim"), rec["gate"])
     out["cache hit (build_verdict)"] = (v.passed, v.failures)
@@ -139,11 +141,11 @@ def test_every_consumer_gives_the_same_verdict(checkout, tmp_path, capsys, case)
     facts = verdict.DesignFacts.of(design, "open")
     rec = _as_built(_record(sha, **copy.deepcopy(change)), facts)
     answers = _consumers(rec, design, sha, tmp_path, capsys)
-    assert set(answers) >= {"kabe.verdict.judge", "kabe gate metrics.json", "kabe ci", "deploy",
+    assert set(answers) >= {"kabe.rules.verdict.judge", "kabe gate metrics.json", "kabe ci", "deploy",
                             "records.load (page, diff, deploy)"}
     for consumer, (passed, failures) in answers.items():
         assert passed is must_pass, f"{consumer} says {'pass' if passed else 'FAIL'} on {case}: {failures}"
-    reference = answers["kabe.verdict.judge"][1]
+    reference = answers["kabe.rules.verdict.judge"][1]
     if named:
         assert any(named in f for f in reference), reference
     if not must_pass:  # deploy names the first reason only

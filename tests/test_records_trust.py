@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import cli, flows, gate, provenance
+from kabe import cli, flows, provenance
+from kabe.rules import gate
 from kabe.deploy import ssh
 from kabe.deploy.host import DeploySettings, _archived_build, deploy
 from kabe.paths import CORES

@@ -12,7 +12,7 @@ import pytest
 
 from kabe import config
 from kabe.records import diff
-from kabe.records import gitrefs
+from kabe.records import revisions
 from kabe.records import history
 from kabe.records import metrics
 from kabe.records import report
@@ -60,9 +60,9 @@ def test_diff_takes_git_refs(two_commits):
 
 def test_diff_refuses_unknown_refs_and_unbuilt_commits(two_commits):
     repo, reports, shas, cores = two_commits
-    with pytest.raises(gitrefs.RefError, match="'nosuch'"):
+    with pytest.raises(revisions.RefError, match="'nosuch'"):
         diff.render("deadbeef", "nosuch", reports, repo, cores)
-    with pytest.raises(gitrefs.RefError, match="'deadbeef'"):
+    with pytest.raises(revisions.RefError, match="'deadbeef'"):
         diff.render("deadbeef", None, reports, repo, cores)
     (repo / "f").write_text("2")
     _git(repo, "commit", "-qam", "c2")  # a commit with no archive
@@ -135,7 +135,7 @@ def test_one_commit_panels_are_readable(tmp_path):
     from kabe.records import report_plot
 
     rec = record("a" * 40, lut=3647, wns=0.4)
-    from kabe import gate
+    from kabe.rules import gate
 
     entry = history.Entry("a" * 40, "stage4", "open", rec, gate.Verdict(True))
     captured = {}

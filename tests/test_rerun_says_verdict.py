@@ -1,12 +1,12 @@
 """A no-op rerun says what it found: an up-to-date `doit build:<design>` prints the verdict line
-recomputed from its archive (kabe.verdict_reporter), never the record's own `passed`."""
+recomputed from its archive (kabe.tasks.verdict_reporter), never the record's own `passed`."""
 
 from __future__ import annotations
 
 import io
 from types import SimpleNamespace
 
-from kabe.verdict_reporter import ARCHIVED, VerdictReporter, archived_line
+from kabe.tasks.verdict_reporter import ARCHIVED, VerdictReporter, archived_line
 from records_fixtures import make_cores, record, write_archive
 
 SHA = "ab" * 20
@@ -38,7 +38,7 @@ def test_an_unreadable_archive_says_so(tmp_path):
 
 def test_the_reporter_writes_it_under_doits_up_to_date_marker(tmp_path, monkeypatch):
     path = write_archive(tmp_path / "reports", record(SHA))
-    monkeypatch.setattr("kabe.verdict_reporter.archived_line", lambda target: f"LINE for {target}")
+    monkeypatch.setattr("kabe.tasks.verdict_reporter.archived_line", lambda target: f"LINE for {target}")
     out = io.StringIO()
     rep = VerdictReporter(out, {"show_out": False, "show_err": False, "failure_verbosity": 0})
     rep.skip_uptodate(_task(path))

@@ -159,7 +159,7 @@ def test_a_third_board_is_a_profile_and_its_template(tmp_path):
     assert not (archive / "timing_estimate.rpt").exists()  # the estimator did not run
     print(f"third board {PART}: LUT {u['lut']}, FF {u['ff']}, DSP {u['dsp']}; gate {m['gate']['status']}")
 
-    # a cache hit on this archive would re-derive its numbers from its own reports (kabe.build_rederive):
+    # a cache hit on this archive would re-derive its numbers from its own reports (kabe.build.rederive):
     # the not-estimated timing from the XDC and the profile, the utilization from yosys_stat.txt
     rederive = ("import json, sys; from pathlib import Path; from kabe import build_rederive, designs; "
                 "from kabe.records import cache; a = Path(sys.argv[1]); "

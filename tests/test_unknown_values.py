@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import boards, config, designs, flows, gate, regressions
+from kabe import boards, config, designs, flows
+from kabe.rules import gate, regressions
 from kabe.deploy.ssh_policy import ALLOWED, option_problem
 from kabe.parsers.detect import detect_report
 from kabe.parsers.report_file import from_text

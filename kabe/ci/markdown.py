@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from kabe.records.history import METRICS
 from kabe.records.numbers import delta as _delta, value as _fmt
-from kabe.regressions import metric_value
+from kabe.rules.regressions import metric_value
 
-from .outcome import DesignOutcome
+from kabe.ci.design_result import DesignOutcome
 
 
 def _metrics_of(o: DesignOutcome) -> list[tuple[str, str]]:

@@ -18,8 +18,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.console import make_console
-from kabe import build, build_rederive as rederive, config, designs, provenance, regressions, summary
-from kabe.verdict import DesignFacts, judge
+from kabe import build, config, designs, provenance
+from kabe.build import rederive, summary
+from kabe.rules import regressions
+from kabe.rules.verdict import DesignFacts, judge
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 from kabe.records import cache, junit, lineage, signing, store
@@ -27,7 +29,7 @@ from kabe.records import load as record_load
 from kabe.records.archive import archive_dir, write_text_atomic
 
 from . import markdown
-from .outcome import DesignOutcome
+from kabe.ci.design_result import DesignOutcome
 
 
 @dataclass
@@ -71,10 +73,10 @@ def _fetch_base_branch(root: Path, remote: str) -> None:
 
 
 def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> record_load.Checked | str:
-    """This archive's record validated and re-gated (kabe.records.load, so kabe.verdict.judge), or why it
+    """This archive's record validated and re-gated (kabe.records.load, so kabe.rules.verdict.judge), or why it
     cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
     one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
-    the numbers its raw reports give (kabe.build_rederive), as a cache hit must."""
+    the numbers its raw reports give (kabe.build.rederive), as a cache hit must."""
     unit = path.parent
     check = signing.check_if_signed(unit, f"{commit.archive_name}/{design}/{flow}")
     signed = check is not None
@@ -126,7 +128,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     except UserError as e:
         out.error = f"{name}: the build could not run: {e}"
         return out
-    # The one verdict (kabe.verdict.judge) under this checkout's facts and settings, for a build made
+    # The one verdict (kabe.rules.verdict.judge) under this checkout's facts and settings, for a build made
     # now and for an archived one alike: the archived gate.passed is never what CI believes.
     verdict = judge(out.record, DesignFacts.of(design, flow))
     out.record = {**out.record, "gate": verdict.as_dict()}
@@ -206,7 +208,7 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
         unverified = [o.design for o in outcomes if o.unverified]
         expected = [o.design for o in outcomes if o.expect_gate == "fail"]  # counted apart, as pytest's xfailed
         not_estimated = [o.design for o in outcomes if o.not_estimated]  # neither pass nor fail: counted apart
-        # "passed" is not said of a gate without a timing number (kabe.gate: not estimated)
+        # "passed" is not said of a gate without a timing number (kabe.rules.gate: not estimated)
         _say(console, f"[green]kabe ci: all {len(outcomes)} design(s) "
                       f"{'did what design.yaml expects' if not_estimated else 'passed'}[/]"
                       + (f" [yellow]({len(not_estimated)} timing not estimated: {', '.join(not_estimated)})[/]"

@@ -94,7 +94,7 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
     if isinstance(checked, record_load.Invalid):
         raise ssh.DeployError(f"{checked.path}: {checked.reason}; kabe does not deploy a build it cannot check")
     record = checked.record
-    if not checked.passed:  # a failure, or no timing number at all (kabe.gate: not estimated): no pass
+    if not checked.passed:  # a failure, or no timing number at all (kabe.rules.gate: not estimated): no pass
         why = checked.verdict.failures[0] if checked.verdict.failures else \
             f"timing not estimated: {checked.verdict.not_estimated or 'no timing number'}"
         raise ssh.DeployError(f"{design.name} at {commit.short} failed its gate ({why[:300]}); "

@@ -6,7 +6,7 @@ The board (design.board, its profile: docs/boards.md) says which fabric Yosys ma
 (`open_flow.synth_family`: synth_xilinx -family) and whether kabe can time it (`open_flow.timing`).
 kabe's estimator is fitted on routed 7-series paths: on a board marked `not_estimated` (the V80:
 Yosys has no Versal target, no routed Versal data exists here) it is not run, and the timing record
-says "not estimated" with no number, which the gate judges neither pass nor fail (kabe.gate). The
+says "not estimated" with no number, which the gate judges neither pass nor fail (kabe.rules.gate). The
 utilization of a fabric that is not the part's own is labelled a proxy (`utilization.proxy`).
 
     run_build(design, edam, workdir) -> FlowResult      (kabe.flows.base)
@@ -154,7 +154,7 @@ def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family
 
 def not_estimated_timing(board, clocks: list) -> dict:
     """The timing record of a board kabe cannot time (profile `open_flow.timing: not_estimated`): the
-    XDC's clocks, no number, and why. kabe.gate judges it "not_estimated", never a pass."""
+    XDC's clocks, no number, and why. kabe.rules.gate judges it "not_estimated", never a pass."""
     family = board.family[:1].upper() + board.family[1:]
     return {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
             "clocks": [{"name": c.name, "period_ns": c.period_ns} for c in clocks],

@@ -11,7 +11,7 @@ The table counts the worst N paths of each endpoint clock by their number of log
 Level columns are single numbers or, in some versions, ranges ("11-15") and an open last bin
 ("16+"). The record's `max_logic_levels` is the deepest level column with a path in it (a range
 counts as its upper end); after an open bin it is that bin's lower end and `max_exact` is False,
-so a budget cannot pass on a number the report does not give (kabe.gate fails it).
+so a budget cannot pass on a number the report does not give (kabe.rules.gate fails it).
 
 Record: {"clocks": [{"clock", "requirement", "distribution": {"3": 7, ...}, "max_logic_levels"}],
 "max_logic_levels", "max_exact", "design", "device"}. Refused: no table, a table not closed by

@@ -27,14 +27,14 @@ report must fail closed:
     worst setup/recovery slack printed there differing from the summary's WNS (the path that
     carries WNS was cut off).
 "inf"/"NA" become None: a null WNS/WHS/WPWS means "no number" and the gate decides what that
-means (kabe.gate), never this parser.
+means (kabe.rules.gate), never this parser.
 """
 
 from __future__ import annotations
 
 import re
 
-from kabe.gate import VERDICTS
+from kabe.rules.gate import VERDICTS
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import NEAR, blank, find_lines

@@ -50,7 +50,7 @@ _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the ne
 # package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
 KABE_HOME = PACKAGE.parent
 FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
-             "kabe/gate.py", "kabe/build.py", "kabe/constraints.py", "kabe/cores.py", "kabe/boards",
+             "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/boards",
              "kabe/deploy/bitfile.py")
 VIVADO_SCRIPT_DIRS = ("kabe/flows/vivado/tcl",)  # the block design and the Tcl hooks (package data)
 

@@ -16,7 +16,8 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe import designs, gate
+from kabe import designs
+from kabe.rules import gate
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import load as record_load
 from kabe.records import store

@@ -53,7 +53,7 @@ def render(suites: list[Suite], name: str = "kabe") -> str:
         for case in suite.cases:
             tc = ET.SubElement(el, "testcase", classname=suite.classname, name=case.name)
             if case.status == "failed":
-                ET.SubElement(tc, "failure", message=case.message, type="kabe.gate").text = case.detail or case.message
+                ET.SubElement(tc, "failure", message=case.message, type="kabe.rules.gate").text = case.detail or case.message
             elif case.status == "error":
                 ET.SubElement(tc, "error", message=case.message, type="kabe.build").text = case.detail or case.message
             elif case.status == "skipped":
@@ -72,10 +72,10 @@ def write(path: Path, suites: list[Suite], name: str = "kabe") -> Path:
 
 
 def gate_suite(verdict, suite: str, classname: str | None = None, timing: dict | None = None) -> Suite:
-    """One kabe.gate.Verdict as a suite: a testcase per check (a failure carries the check's sentence,
+    """One kabe.rules.gate.Verdict as a suite: a testcase per check (a failure carries the check's sentence,
     what was expected and what was got), a testcase per failure recorded at build time that no check
     re-derives, and the waivers and warnings as the suite's output."""
-    classname = classname or f"kabe.gate.{suite}"
+    classname = classname or f"kabe.rules.gate.{suite}"
     cases = []
     for c in verdict.checks:
         message = c.get("message") or f"{c['name']}: expected {c['expected']}, got {c['got']}"
@@ -85,7 +85,7 @@ def gate_suite(verdict, suite: str, classname: str | None = None, timing: dict |
     if unverified:  # no simulation verdict behind this gate: a skipped case saying why, never a bare pass
         cases.insert(0, Case("sim.verification", "skipped", f"unverified: {unverified}"))
     not_estimated = getattr(verdict, "not_estimated", None)
-    if not_estimated:  # no timing number (kabe.gate): neither green nor red, named; any failure is still red
+    if not_estimated:  # no timing number (kabe.rules.gate): neither green nor red, named; any failure is still red
         cases.insert(0, Case("timing", "skipped", f"timing not estimated: {not_estimated}"))
     own = {c.get("message") for c in verdict.checks}
     for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):

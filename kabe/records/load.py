@@ -3,10 +3,10 @@
 Archives come from this machine, from a shared remote, from another checkout or from a hand edit, so
 nothing in one is taken on its word. checked() reads a record strictly (size cap, no NaN/Infinity,
 the schema), checks that it belongs where it lies (the commit, design and flow of its folder), and
-recomputes its verdict with kabe.verdict.judge (the one entry point every consumer calls) from its
+recomputes its verdict with kabe.rules.verdict.judge (the one entry point every consumer calls) from its
 numbers, THIS checkout's facts of that design (budgets, waivers) and this checkout's timing rules.
 The record's `passed` field is never read as the verdict. What the numbers cannot re-derive is
-carried over from the record as a failure (kabe.verdict): re-gating can turn a pass into a fail,
+carried over from the record as a failure (kabe.rules.verdict): re-gating can turn a pass into a fail,
 never a fail into a pass.
 
 The answer is a Checked record with its verdict, or an Invalid entry with one bounded reason. The
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kabe import designs, gate, verdict
+from kabe import designs
+from kabe.rules import gate, verdict
 from kabe.errors import bounded
 from kabe.paths import CORES
 from kabe.records import metrics
@@ -97,13 +98,13 @@ def check_flow_claims(record: dict) -> None:
 
 def regate(record: dict, design: designs.Design, rules: gate.TimingRules) -> gate.Verdict:
     """The verdict from the record, under this checkout's facts of its design (budgets, waivers) and
-    rules: kabe.verdict.judge, the one entry point every consumer calls."""
+    rules: kabe.rules.verdict.judge, the one entry point every consumer calls."""
     return verdict.judge(record, verdict.DesignFacts.of(design, record["flow"]), rules)
 
 
 def gate_record(record: dict, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> gate.Verdict:
     """The verdict on a schema-valid record wherever it lies (`kabe gate metrics.json`, a sweep
-    worker's result): its flow claims checked, this checkout's design of its name, kabe.verdict.judge.
+    worker's result): its flow claims checked, this checkout's design of its name, kabe.rules.verdict.judge.
     Raises RecordRefused / DesignError (exit 2) for a record it cannot judge."""
     check_flow_claims(record)
     return regate(record, design_for(record, cores_root), rules or gate.TimingRules.from_config())

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import gitrefs, history, lineage, sim_results
+from kabe.records import revisions, history, lineage, sim_results
 from kabe.records.archive import write_atomic, write_text_atomic
 from kabe.records.band_advice import marginal_advice
 from kabe.records.load import Invalid
@@ -402,7 +402,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     scanned = history.scan(reports_root, root, cores_root)  # validated, verdicts recomputed
     entries = scanned.entries
     unverified = history.scan_unverified(reports_root, root, cores_root)  # shown apart, labelled, never trusted
-    head = gitrefs.head(root)
+    head = revisions.head(root)
     base_branch = lineage.base_branch(root)
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
     on_base = lineage.commits_on(base_ref, root) if base_ref else None

@@ -53,9 +53,9 @@ from typing import BinaryIO, Callable, Iterable
 from kabe import config
 from kabe.paths import REPORTS, ROOT
 from kabe.records import archive_paths as ap
-from kabe.records import gitref, safe_fs, signing
+from kabe.records import git_plumbing, safe_fs, signing
 from kabe.records.archive import write_atomic
-from kabe.records.gitref import BlobTooLarge, GitError
+from kabe.records.git_plumbing import BlobTooLarge, GitError
 
 DEFAULT_REF = "refs/kabe/archive"
 COMPRESS_OVER = 64 * 1024
@@ -128,7 +128,7 @@ def _files_of(directory: Path, bitstreams: bool) -> dict[str, Path]:
 
 
 def _rev(root: Path, ref: str) -> str | None:
-    out = gitref.run(root, "rev-parse", "--verify", "--quiet", ref + "^{commit}", check=False)
+    out = git_plumbing.run(root, "rev-parse", "--verify", "--quiet", ref + "^{commit}", check=False)
     return out.stdout.decode().strip() or None
 
 
@@ -137,7 +137,7 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
     does not descend from the last one seen is refused (ArchiveRewritten) unless it is accept_rewrite."""
     ref = ref or archive_ref()
     local = _tracking_ref(remote)
-    proc = gitref.run(root, "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", remote, f"+{ref}:{local}",
+    proc = git_plumbing.run(root, "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", remote, f"+{ref}:{local}",
                       check=False)
     seen = _rev(root, seen_ref(remote))
     if proc.returncode != 0:
@@ -148,16 +148,16 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
                     f"the archive {ref} on {remote!r} is gone; this clone saw it last at {seen}. If it was deleted "
                     f"on purpose, forget that tip: git update-ref -d {seen_ref(remote)}")
             return None
-        raise GitError(f"cannot fetch the archive ({ref}) from {remote!r}: {gitref.last_line(proc.stderr)}")
-    tip = gitref.run(root, "rev-parse", local).stdout.decode().strip()
-    if seen and seen != tip and gitref.run(root, "merge-base", "--is-ancestor", seen, tip, check=False).returncode != 0:
+        raise GitError(f"cannot fetch the archive ({ref}) from {remote!r}: {git_plumbing.last_line(proc.stderr)}")
+    tip = git_plumbing.run(root, "rev-parse", local).stdout.decode().strip()
+    if seen and seen != tip and git_plumbing.run(root, "merge-base", "--is-ancestor", seen, tip, check=False).returncode != 0:
         accepted = accept_rewrite and len(accept_rewrite) >= 7 and tip.startswith(accept_rewrite.lower())
         if not accepted:
             raise ArchiveRewritten(
                 f"the archive {ref} on {remote!r} was rewritten: its tip {tip} does not descend from {seen}, the tip "
                 f"this clone saw last (a force-push replaced its history; nothing was pulled). If the rewrite was "
                 f"deliberate, accept it: kabe archive pull {remote} --accept-rewrite {tip}")
-    gitref.run(root, "update-ref", seen_ref(remote), tip)
+    git_plumbing.run(root, "update-ref", seen_ref(remote), tip)
     return tip
 
 
@@ -188,11 +188,11 @@ class PushReport:
         return out
 
 
-def _same_content(reader: gitref.BlobReader, oid: str, stored: str, raw: bytes, fmt: str) -> bool:
+def _same_content(reader: git_plumbing.BlobReader, oid: str, stored: str, raw: bytes, fmt: str) -> bool:
     """Does the stored blob hold these raw bytes? By id first (no read); a compressed blob that differs
     by id is streamed through the capped decompression, since another zlib may compress the same bytes
     differently (and the remote's blob may be a bomb: over the cap, it differs)."""
-    if gitref.blob_id(stored_form(stored.removesuffix(".gz"), raw)[1], fmt) == oid:
+    if git_plumbing.blob_id(stored_form(stored.removesuffix(".gz"), raw)[1], fmt) == oid:
         return True
     if not stored.endswith(".gz"):
         return False
@@ -214,16 +214,16 @@ def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Pat
 def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool, report: PushReport,
           key: Path | None = None) -> dict[str, bytes]:
     """The paths to add on top of tip, and each unit's fate recorded in report."""
-    existing = gitref.ls_tree(root, tip) if tip else {}
+    existing = git_plumbing.ls_tree(root, tip) if tip else {}
     by_unit: dict[str, dict[str, str]] = {}
     for path, (oid, _size) in existing.items():
         split = unit_of(path)
         if split:
             by_unit.setdefault(split[0], {})[split[1]] = oid
-    fmt = gitref.object_format(root)
+    fmt = git_plumbing.object_format(root)
     report.added, report.completed, report.same, report.differs, report.invalid = [], [], [], [], []
     new: dict[str, bytes] = {}
-    with gitref.BlobReader(root) as reader:
+    with git_plumbing.BlobReader(root) as reader:
         for unit, directory in units.items():
             there = by_unit.get(unit, {})
             ours = {}  # stored name -> (raw bytes, stored bytes)
@@ -259,7 +259,7 @@ def _push_refusal(proc) -> str:
     out = proc.stdout.decode(errors="replace").splitlines()
     status = [ln.split("\t")[-1].strip() for ln in out if ln.startswith("!")]
     remote_said = [ln.strip() for ln in proc.stderr.decode(errors="replace").splitlines() if ln.startswith("remote:")]
-    return "; ".join(status + remote_said) or gitref.last_line(proc.stderr)
+    return "; ".join(status + remote_said) or git_plumbing.last_line(proc.stderr)
 
 
 def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, commits: list[str] | None = None,
@@ -278,12 +278,12 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
             return report
         commits_named = sorted({u.split("/", 1)[0][:12] for u in report.added + report.completed})
         message = f"kabe archive: {len(report.added) + len(report.completed)} build(s) of {', '.join(commits_named)}"
-        commit = gitref.write_commit(root, tip, new, message)
-        proc = gitref.run(root, "push", "--quiet", "--porcelain", remote, f"{commit}:{ref}", check=False)
+        commit = git_plumbing.write_commit(root, tip, new, message)
+        proc = git_plumbing.run(root, "push", "--quiet", "--porcelain", remote, f"{commit}:{ref}", check=False)
         if proc.returncode == 0:
             report.commit = commit
-            gitref.run(root, "update-ref", _tracking_ref(remote), commit, check=False)
-            gitref.run(root, "update-ref", seen_ref(remote), commit, check=False)
+            git_plumbing.run(root, "update-ref", _tracking_ref(remote), commit, check=False)
+            git_plumbing.run(root, "update-ref", seen_ref(remote), commit, check=False)
             return report
         said = (proc.stdout + proc.stderr).decode(errors="replace")
         last_error = _push_refusal(proc)
@@ -379,7 +379,7 @@ def _restored_chunks(chunks: Iterable[bytes], gz: bool, name: str, budget: _Budg
         raise Refused(f"{name}.gz: not valid gzip ({e})") from None
 
 
-def _writer(reader: gitref.BlobReader, entry: ap.Entry, name: str, budget: _Budget) -> Callable[[BinaryIO], None]:
+def _writer(reader: git_plumbing.BlobReader, entry: ap.Entry, name: str, budget: _Budget) -> Callable[[BinaryIO], None]:
     def write(f: BinaryIO) -> None:
         try:
             for chunk in _restored_chunks(reader.stream(entry.oid, ap.MAX_UNIT_STORED_BYTES, CHUNK),
@@ -390,7 +390,7 @@ def _writer(reader: gitref.BlobReader, entry: ap.Entry, name: str, budget: _Budg
     return write
 
 
-def _stream_sha(reader: gitref.BlobReader, entry: ap.Entry, name: str) -> str:
+def _stream_sha(reader: git_plumbing.BlobReader, entry: ap.Entry, name: str) -> str:
     h = hashlib.sha256()
     try:
         for chunk in _restored_chunks(reader.stream(entry.oid, ap.MAX_UNIT_STORED_BYTES, CHUNK),
@@ -465,7 +465,7 @@ def trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -
     return _cache_key_problem(unit_dir)
 
 
-def _stage(reader: gitref.BlobReader, reports_root: Path, unit: str, files: dict[str, ap.Entry]) -> Path:
+def _stage(reader: git_plumbing.BlobReader, reports_root: Path, unit: str, files: dict[str, ap.Entry]) -> Path:
     """The whole unit written under reports/.unverified/<unit>/ (streamed, within its caps)."""
     budget = _Budget()
     staged = Path(reports_root) / UNVERIFIED / unit
@@ -497,8 +497,8 @@ def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
         return report
     reports_root = Path(reports_root)
     allowed = allowed_signers if allowed_signers is not None else allowed_signers_of(root)
-    units = _read_units(gitref.ls_tree_entries(root, tip), bitstreams, report)
-    with gitref.BlobReader(root) as reader:
+    units = _read_units(git_plumbing.ls_tree_entries(root, tip), bitstreams, report)
+    with git_plumbing.BlobReader(root) as reader:
         for unit, files in sorted(units.items()):
             commit, design, _kind = unit.split("/")
             dest = safe_fs.confined(reports_root / unit, reports_root / commit / design)
@@ -519,12 +519,12 @@ def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
     return report
 
 
-def _pull_into_existing(reader: gitref.BlobReader, root: Path, reports_root: Path, unit: str, dest: Path,
+def _pull_into_existing(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, unit: str, dest: Path,
                         files: dict[str, ap.Entry], allowed: Path | None, report: PullReport) -> None:
     """A unit this clone has already: same, kept (it differs), or completed with the files it lacks
     (bitstreams, the signature) once the remote's unit verifies."""
     local = _files_of(dest, bitstreams=True)
-    fmt = gitref.object_format(root)
+    fmt = git_plumbing.object_format(root)
     differ = [name for name, e in sorted(files.items()) if name in local  # by blob id first: no read
               and not _same_content(reader, e.oid, e.path.split("/", 3)[3], local[name].read_bytes(), fmt)]
     if differ:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kabe.paths import ROOT
-from kabe.records import gitref, store
+from kabe.records import git_plumbing, store
 
 
 @dataclass
@@ -27,7 +27,7 @@ class CommitSize:
     disk: int
 
 
-def _raw_size(reader: gitref.BlobReader, oid: str, stored: str, size: int) -> int:
+def _raw_size(reader: git_plumbing.BlobReader, oid: str, stored: str, size: int) -> int:
     if not stored.endswith(".gz"):
         return size
     tail = b""
@@ -38,11 +38,11 @@ def _raw_size(reader: gitref.BlobReader, oid: str, stored: str, size: int) -> in
 
 def measure(root: Path = ROOT, tip: str = "") -> tuple[list[CommitSize], int]:
     """([per archived commit], total bytes on disk of everything reachable from tip)."""
-    disk = gitref.disk_sizes(root, tip)
+    disk = git_plumbing.disk_sizes(root, tip)
     rows: dict[str, CommitSize] = {}
     units: dict[str, set[str]] = {}
-    with gitref.BlobReader(root) as reader:
-        for path, (oid, size) in sorted(gitref.ls_tree(root, tip).items()):
+    with git_plumbing.BlobReader(root) as reader:
+        for path, (oid, size) in sorted(git_plumbing.ls_tree(root, tip).items()):
             split = store.unit_of(path)
             if not split:
                 continue

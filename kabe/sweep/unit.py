@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kabe import gate
+from kabe.rules import gate
 from kabe.errors import bounded
 from kabe.paths import CORES
 from kabe.records import load, metrics

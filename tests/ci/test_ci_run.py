@@ -14,7 +14,7 @@ from rich.console import Console
 
 from kabe.ci import CiOptions, run
 from kabe.ci.markdown import render
-from kabe.ci.outcome import DesignOutcome
+from kabe.ci.design_result import DesignOutcome
 from kabe.records import lineage, store
 from kabe.records.lineage import LineageError
 
@@ -84,7 +84,7 @@ def test_a_timing_failure_exits_1_and_shows_the_wns(branch):
 
 def test_a_forged_record_of_this_commit_fails_ci_with_the_recomputed_reasons(branch):
     """Issue 21: kabe ci took an archived build of the current commit as it was. A record with a failed
-    simulation, no clock and gate {passed: true} passed CI; the verdict is recomputed now (kabe.verdict)."""
+    simulation, no clock and gate {passed: true} passed CI; the verdict is recomputed now (kabe.rules.verdict)."""
     repo, base, head = branch
     d = write_archive(repo / "reports", head, lut=232, wns=2.0)
     rec = json.loads((d / "metrics.json").read_text())

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kabe import designs, regressions
-from kabe.regressions import Regression
+from kabe import designs
+from kabe.rules import regressions
+from kabe.rules.regressions import Regression
 
 from .conftest import record
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kabe import gate
+from kabe.rules import gate
 from kabe.records import history, report, report_plot
 
 from .conftest import record

@@ -12,7 +12,7 @@ import pytest
 
 from kabe import constraints
 from kabe.flows import open as open_flow
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 
 COUNTER = """\
 module counter_core (input wire clk, input wire rst, output reg [15:0] q);

@@ -115,7 +115,7 @@ def test_collect_without_the_verdict_fails_the_gate(tmp_path):
                        clock_period_ns=7.0, inputs=(), cells=tmp_path / "kabe_stage4.cells.json")
     res = collect.collect(p, tool.VivadoVersion("STAND-IN", "2023.2"))
     assert "does not exist" in res.timing["second_source"]["error"]
-    from kabe.gate import evaluate
+    from kabe.rules.gate import evaluate
 
     v = evaluate(res.timing, res.utilization)
     assert not v.passed and any("no second-source verdict" in f for f in v.failures)
@@ -128,7 +128,8 @@ def test_unclocked_registers_fail_the_build_unless_design_yaml_waives_them(stand
 
     from rich.console import Console
 
-    from kabe import designs, summary
+    from kabe import designs
+    from kabe.build import summary
 
     fx = tmp_path / "fx"
     shutil.copytree(FIXTURES, fx)

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers.vivado_timing_summary import parse
 

@@ -11,7 +11,7 @@ import pytest
 import report_mutations as rm
 from shared_reports import names, or_skip, shared_dir
 
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers.detect import parse_file
 from kabe.parsers.vivado_timing_summary import parse

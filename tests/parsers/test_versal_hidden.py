@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers import vivado_timing_paths as tp
 from kabe.parsers import vivado_timing_summary as ts

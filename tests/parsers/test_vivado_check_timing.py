@@ -11,7 +11,7 @@ import pytest
 from shared_reports import shared_file
 
 from kabe import cli
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers.vivado_timing_summary import parse
 

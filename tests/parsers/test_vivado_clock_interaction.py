@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers.detect import parse_file
 from kabe.parsers.vivado_clock_interaction import parse

@@ -9,7 +9,7 @@ import pytest
 
 from shared_reports import shared_file
 
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers import vivado_timing_paths as tp
 from kabe.parsers import vivado_timing_summary as ts

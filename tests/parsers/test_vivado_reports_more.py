@@ -13,7 +13,7 @@ import json
 import pytest
 from shared_reports import SHARED, names, or_skip, shared_dir
 
-from kabe.gate import evaluate
+from kabe.rules.gate import evaluate
 from kabe.parsers.detect import parse_file
 
 MORE = "vivado-reports-more"

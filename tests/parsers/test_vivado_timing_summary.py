@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import gate
-from kabe.gate import evaluate
+from kabe.rules import gate
+from kabe.rules.gate import evaluate
 from kabe.parsers import ReportError
 from kabe.parsers import vivado_timing_summary as ts
 
@@ -28,7 +28,7 @@ def summary(rec):
 
 
 def gate_failures(rec):
-    """What kabe's one gate (kabe.gate) says about a parsed report: [] when it passes."""
+    """What kabe's one gate (kabe.rules.gate) says about a parsed report: [] when it passes."""
     return evaluate(rec, None).failures
 
 

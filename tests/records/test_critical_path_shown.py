@@ -1,5 +1,5 @@
 """The critical path in RTL terms where a person reads it: `kabe diff` (below the table), the report
-page (below the latest-build table) and the build summary (kabe.summary), for a record with
+page (below the latest-build table) and the build summary (kabe.build.summary), for a record with
 startpoint_rtl/endpoint_rtl and for one from before."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import io
 
 from rich.console import Console
 
-from kabe import summary
+from kabe.build import summary
 from kabe.records import diff, metrics, report
 from records_fixtures import make_cores, record, two_commit_repo, write_archive
 

@@ -209,7 +209,7 @@ def test_constants_match_installed_cells_sim():
 def test_a_cell_without_a_model_is_reported_and_fails_the_gate(tmp_path):
     """A cell the estimator cannot time cuts the path through it (an optimistic estimate): the
     report names it, the parser reads it back, and the gate fails on it."""
-    from kabe.gate import evaluate
+    from kabe.rules.gate import evaluate
 
     net = Net()
     q, mid, d = net.bit(), net.bit(), net.bit()
@@ -324,7 +324,7 @@ def test_combinational_dsp_cascade_is_timed():
 
 
 def test_summary_shows_the_band_and_marginal():
-    from kabe.summary import wns_text
+    from kabe.build.summary import wns_text
     t = {"wns_ns": -0.45, "band": {"wns_ns": [-0.8, 0.1], "marginal": True, "note": "marginal: run Vivado"}}
     assert wns_text(t) == "[red]-0.450 ns[/] (-0.800 .. +0.100) [bold yellow]marginal: run Vivado[/]"
     t = {"wns_ns": 0.2, "band": {"wns_ns": [0.05, 0.4], "marginal": False, "note": None}}

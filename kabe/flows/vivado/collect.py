@@ -59,7 +59,7 @@ def _second_source_and_logic_levels(timing: dict, rd: Path) -> None:
 
 
 def archived_project(archive: Path, design) -> SimpleNamespace:
-    """What collect() needs of a project, for a build's archive (kabe.build_rederive re-derives a cache
+    """What collect() needs of a project, for a build's archive (kabe.build.rederive re-derives a cache
     entry's numbers with collect itself): its reports, the clock Vivado timed (the XDC's on Zynq, the
     clock wizard's on Versal: kabe.flows.vivado.versal), the images the board's build leaves."""
     clock = constraints.parse_xdc(design.constraints)[0]

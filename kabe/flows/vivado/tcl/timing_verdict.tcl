@@ -2,7 +2,7 @@
 # check_timing.tcl, but it decides nothing itself). The worst setup, hold, recovery and removal
 # slack (get_timing_paths; recovery/removal are the **async_default** group's), whether any pin
 # violates its pulse width (report_pulse_width), and how many clock pairs are unsafe
-# (report_clock_interaction), written as <report_dir>/timing_verdict.json. kabe.gate requires it
+# (report_clock_interaction), written as <report_dir>/timing_verdict.json. kabe.rules.gate requires it
 # to agree with the parsed report_timing_summary, or fails showing both.
 proc ::kabe_worst_slack {args} {
   set paths [get_timing_paths -quiet -max_paths 1 -nworst 1 {*}$args]

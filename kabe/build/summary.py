@@ -45,7 +45,7 @@ def gate_text(g: dict, expected: str = "pass") -> str:
     if expected == "fail":
         return "[yellow]FAIL (expected)[/] (design.yaml: expect_gate: fail)" if not g["passed"] else \
             "[red]PASS (expected FAIL: the gate no longer catches this design's problem)[/]"
-    if g.get("status") == "not_estimated" and not g["passed"] and not g["failures"]:  # kabe.gate: no number, no pass
+    if g.get("status") == "not_estimated" and not g["passed"] and not g["failures"]:  # kabe.rules.gate: no number, no pass
         return ("[yellow]timing NOT ESTIMATED[/] (neither pass nor fail; design.yaml: expect_gate: not_estimated)"
                 if expected == "not_estimated" else
                 f"[red]timing NOT ESTIMATED[/] (design.yaml expects {escape(str(expected))}: no pass without a timing number)")
@@ -81,7 +81,7 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
         table.add_row("critical path", f"{_num(path.get('delay_ns'), '{:.3f}')} ns, "
                                        f"{_num(path.get('logic_levels'))} logic levels (names below)")
     sim = record.get("sim")
-    if isinstance(sim, dict) and sim.get("simulator") == "cocotb":  # shown, never trusted: judged by kabe.verdict
+    if isinstance(sim, dict) and sim.get("simulator") == "cocotb":  # shown, never trusted: judged by kabe.rules.verdict
         table.add_row("simulation check", f"cocotb {escape(str(sim.get('module')))}: {_num(sim.get('tests'))} test(s), "
                                           f"{_num(sim.get('failed'))} failed (JUnit: junit.xml)")
     elif isinstance(sim, dict) and sim:  # an archived record's sim is any object: shown, never trusted

@@ -1,6 +1,6 @@
 """A cache hit's numbers come from its raw reports, not from its metrics.json.
 
-Before a hit is reused (kabe.build_reuse), the archived raw reports are parsed again the way the
+Before a hit is reused (kabe.build.reuse), the archived raw reports are parsed again the way the
 flow parsed them when it ran (the open flow: kabe.parsers.kabe_timing on timing_estimate.rpt and
 kabe.parsers.yosys_stat on yosys_stat.txt; the Vivado flow: kabe.flows.vivado.collect on its
 reports), and the records they give must equal the archived ones. A metrics.json whose numbers

@@ -17,18 +17,19 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from . import config, cores, designs, flows, outcome, provenance, scratch
-from . import build_rederive as rederive
-from .build_reuse import check_writable, reuse, write_unit
-from .build_verdict import build_verdict
-from .console import make_console
-from .constraints import ConstraintError
-from .errors import UserError, bug_message
-from .flows.base import FlowResult, unreadable_timing
-from .parsers import ReportError
-from .paths import BUILD, REPORTS, ROOT
-from .records import cache, key_change, metrics, safe_fs
-from .records.archive import archive_dir, to_json
+from kabe import config, cores, designs, flows, provenance, scratch
+from kabe.rules import outcome
+from kabe.build import rederive
+from kabe.build.reuse import check_writable, reuse, write_unit
+from kabe.build.verdict import build_verdict
+from kabe.console import make_console
+from kabe.constraints import ConstraintError
+from kabe.errors import UserError, bug_message
+from kabe.flows.base import FlowResult, unreadable_timing
+from kabe.parsers import ReportError
+from kabe.paths import BUILD, REPORTS, ROOT
+from kabe.records import cache, key_change, metrics, safe_fs
+from kabe.records.archive import archive_dir, to_json
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
 # Full-scale verification is `doit sim:<design> rows=N`.
@@ -63,7 +64,7 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path,
                commit: provenance.Commit) -> tuple[dict | None, dict]:
     """The design's own verification (design.yaml's `verify:`): (the sim result or None for
     `verify: {none: ...}`, files to archive with the build: a cocotb run's junit.xml)."""
-    from .sim import runner
+    from kabe.sim import runner
 
     if design.verify.kind == "none":
         return None, {}
@@ -257,7 +258,7 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
 def run_outcome(design_name: str | designs.Design, flow_request: str | None = None, console: Console | None = None, *,
                 use_cache: bool = True, commit: provenance.Commit | None = None) -> outcome.Outcome:
     """Build, print the summary and one verdict line; never raises for the user's mistakes or Ctrl-C."""
-    from . import summary
+    from kabe.build import summary
 
     console = console or make_console()
     flow_label, expected = flow_request or "auto", "-"

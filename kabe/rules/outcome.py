@@ -5,7 +5,7 @@ when the gate says that: stage3_naive failing its gate is the point of stage3_na
 and does not fail `doit build`; stage3_naive passing would mean the gate stopped catching it (exit 1).
 `kabe gate <file>` has no expectation: it judges the file alone. A design on a board kabe cannot time
 on the open flow (expect_gate: not_estimated) succeeds when its gate says "not estimated" (no timing
-number: neither pass nor fail, kabe.gate) or passes on a flow that times it; never when it fails.
+number: neither pass nor fail, kabe.rules.gate) or passes on a flow that times it; never when it fails.
 
 Exit codes (kabe.errors): 0 as expected, 1 the gate said otherwise, 2 could not run, 130 interrupted.
 """
@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
-from .verdict import expected_outcome
+from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+from kabe.rules.verdict import expected_outcome
 
 PASS, FAIL, COULD_NOT_RUN, INTERRUPTED = "pass", "fail", "could not run", "interrupted"
-NOT_ESTIMATED = "not_estimated"  # kabe.gate.NOT_ESTIMATED: no timing number, neither pass nor fail
+NOT_ESTIMATED = "not_estimated"  # kabe.rules.gate.NOT_ESTIMATED: no timing number, neither pass nor fail
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,10 @@ import hashlib
 import json
 import sys
 
-from . import config, designs, provenance
-from .errors import EXIT_COULD_NOT_RUN, UserError
-from .records.archive import archive_dir
-from .task_results import action
+from kabe import config, designs, provenance
+from kabe.errors import EXIT_COULD_NOT_RUN, UserError
+from kabe.records.archive import archive_dir
+from kabe.tasks.results import action
 
 
 class _build_config_changed:
@@ -94,9 +94,9 @@ def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_c
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
-    from .records import cache  # not kabe.build: the check must stay cheap (no rich, no flows)
+    from kabe.records import cache  # not kabe.build: the check must stay cheap (no rich, no flows)
 
-    # The key without the simulation check's size: that number lives in kabe/build.py, which is
+    # The key without the simulation check's size: that number lives in kabe/build/__init__.py, which is
     # itself hashed into the key, so a change of it still makes the build out of date.
     return {"flow": flow, "key": cache.key_for(design, flow, sim_check_rows=None).key,
             "budgets": design.budgets_for(flow), "archive": commit.archive_name}
@@ -104,7 +104,7 @@ def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) 
 
 def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use_cache: bool = True) -> dict:
     def build_one():
-        from .build import run_outcome  # here, not at definition: defining the tasks loads no rich or flows
+        from kabe.build import run_outcome  # here, not at definition: defining the tasks loads no rich or flows
 
         # the Design and the commit this task was defined with: the archive it writes is the target doit checks
         return run_outcome(design, flow, use_cache=use_cache, commit=commit)
@@ -123,7 +123,7 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use
 def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None) -> dict:
     """rows: total over the ports; ctx (attention designs): the context length, the same on every port."""
     def sim_one():
-        from .sim import runner  # here, not at definition: defining the tasks loads no numpy
+        from kabe.sim import runner  # here, not at definition: defining the tasks loads no numpy
 
         return runner.main(design.name, rows, seed)
 
@@ -141,7 +141,7 @@ def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | Non
 
 def deploy_task(design: designs.Design, board: str | None, rows: int | None, seed: int) -> dict:
     def deploy_one():
-        from .deploy import cli as deploy_cli
+        from kabe.deploy import cli as deploy_cli
 
         return deploy_cli.main(design.name, board, rows, seed)
 
@@ -158,7 +158,7 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
 
 def report_task() -> dict:
     def write_page() -> int:
-        from .records.report import build_report  # here: it loads matplotlib, which no other verb needs
+        from kabe.records.report import build_report  # here: it loads matplotlib, which no other verb needs
 
         print(f"wrote {build_report()}")
         return 0
@@ -174,7 +174,7 @@ def report_task() -> dict:
 
 def repro_task(design: designs.Design, flow: str | None) -> dict:
     def repro_one():
-        from . import repro
+        from kabe import repro
 
         return repro.main(design.name, flow or "open")
 
@@ -190,7 +190,7 @@ def repro_task(design: designs.Design, flow: str | None) -> dict:
 
 def sweep_overrides(cmdline_vars: dict[str, str] | None) -> list[str]:
     """The `key=v1,v2` doit variables that name sweep settings (kabe.sweep.spec), as overrides."""
-    from .sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS
+    from kabe.sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS
 
     return [f"{k}={v}" for k, v in (cmdline_vars or {}).items()
             if k in SCALAR_KEYS or k in LIST_KEYS or k.startswith(PREFIXES)]
@@ -199,7 +199,7 @@ def sweep_overrides(cmdline_vars: dict[str, str] | None) -> list[str]:
 def sweep_task(design: designs.Design, flow_request: str | None, overrides: list[str], scheduler: str | None,
                workers: int | None) -> dict:
     def sweep_one():
-        from .sweep import run
+        from kabe.sweep import run
 
         return run.main(design.name, flow_request, overrides, scheduler, workers)
 

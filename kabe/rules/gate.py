@@ -24,8 +24,8 @@ import operator
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
-from . import rtl_path
-from .designs import WAIVABLE
+from kabe import rtl_path
+from kabe.designs import WAIVABLE
 
 _OPS = {"eq": (operator.eq, "=="), "lt": (operator.lt, "<"), "le": (operator.le, "<="),
         "gt": (operator.gt, ">"), "ge": (operator.ge, ">=")}
@@ -147,7 +147,7 @@ class TimingRules:
 
     @classmethod
     def from_config(cls) -> "TimingRules":
-        from . import config
+        from kabe import config
 
         return cls(fail_on_unconstrained=config.value(config.load(), "fail_on_unconstrained"))  # typed there
 

@@ -5,9 +5,9 @@
       wns_ns: {max_decrease: 0.2}     # WNS may drop by at most 0.2 ns
       dsp: {max_increase: 0}          # not one DSP48E1 more
 
-Budgets are absolute (kabe.gate); regressions are relative to the base commit's archived metrics
+Budgets are absolute (kabe.rules.gate); regressions are relative to the base commit's archived metrics
 of the same design and flow, so an estimate is never compared with a sign-off number. Every rule
-yields a kabe.gate.Check, so a regression sits in the same verdict as the gate's own checks.
+yields a kabe.rules.gate.Check, so a regression sits in the same verdict as the gate's own checks.
 
 A base with no archived build is no baseline: judge() then returns no check and a note that says
 so. It is neither a pass nor a failure, and the caller must show the note. A value missing from
@@ -20,8 +20,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from .designs import REGRESSION_OPS
-from .gate import Check
+from kabe.designs import REGRESSION_OPS
+from kabe.rules.gate import Check
 
 # Float noise (0.1 + 0.2 style) must not turn an allowed 0.2 ns drop into a failure.
 _EPS = 1e-9
@@ -144,9 +144,9 @@ def combined_verdict(gate_verdict: Mapping[str, Any], judgement: Judgement) -> d
         {"name": c.name, "expected": c.expected, "got": c.got, "passed": c.passed} for c in judgement.checks]
     failures = list(gate_verdict.get("failures", [])) + [c.message or c.line() for c in judgement.checks if not c.passed]
     passed = gate_verdict.get("passed") is True and judgement.passed
-    # "not estimated" (no timing number, kabe.gate) survives only where nothing failed, the regressions included
+    # "not estimated" (no timing number, kabe.rules.gate) survives only where nothing failed, the regressions included
     not_estimated = gate_verdict.get("status") == "not_estimated" and not failures and not passed
     return {"passed": passed, "failures": failures, "checks": checks,
             "status": "pass" if passed else "not_estimated" if not_estimated else "fail",
             "not_estimated": gate_verdict.get("not_estimated") if not_estimated else None,
-            "unverified": gate_verdict.get("unverified")}  # shown beside the verdict (kabe.verdict)
+            "unverified": gate_verdict.get("unverified")}  # shown beside the verdict (kabe.rules.verdict)

@@ -4,9 +4,9 @@
 `fail_on_unconstrained`, one the design's waivers, one believed the archived `gate.passed`.
 
 The verdict is recomputed from what the record holds, under THIS checkout's facts of the design
-(budgets for the flow, waivers: `DesignFacts.of`) and settings (kabe.gate.TimingRules):
+(budgets for the flow, waivers: `DesignFacts.of`) and settings (kabe.rules.gate.TimingRules):
 
-* the timing and utilization records through kabe.gate.evaluate (a utilization marked `missing`
+* the timing and utilization records through kabe.rules.gate.evaluate (a utilization marked `missing`
   counts as none, so budgets cannot pass on the zeros that stand in for it);
 * the simulation check from the record's `sim` result (its own `passed` word is not enough: a
   mismatch or a problem listed beside `passed: true` still fails);
@@ -19,7 +19,7 @@ The verdict is recomputed from what the record holds, under THIS checkout's fact
 The record's own `gate.passed` is never read as the verdict. judge() of a record whose gate judge()
 wrote gives the same verdict again.
 
-"not_estimated" (kabe.gate.Verdict.status: no timing number, neither pass nor fail) is believed only
+"not_estimated" (kabe.rules.gate.Verdict.status: no timing number, neither pass nor fail) is believed only
 for a design whose board says kabe cannot time it (its profile's `open_flow.timing: not_estimated`);
 on any other board a record without a timing number fails, as it always did.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from kabe import gate
+from kabe.rules import gate
 
 RECORDED = "recorded at build time: "
 _MAX_CARRIED = 20  # failures carried over from one record: enough to say why, bounded

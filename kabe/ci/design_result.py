@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kabe import gate
+from kabe.rules import gate
 from kabe.records import junit
-from kabe.regressions import Judgement
-from kabe.verdict import expected_outcome
+from kabe.rules.regressions import Judgement
+from kabe.rules.verdict import expected_outcome
 
 
 @dataclass
@@ -16,7 +16,7 @@ class DesignOutcome:
     flow: str
     expect_gate: str = "pass"  # design.yaml: a negative example (stage3_naive) must fail its gate
     record: dict | None = None  # the build's metrics record (built now or reused from the archive)
-    verdict: dict | None = None  # the gate's verdict with the regression checks added (kabe.regressions)
+    verdict: dict | None = None  # the gate's verdict with the regression checks added (kabe.rules.regressions)
     judgement: Judgement = field(default_factory=Judgement)
     base_record: dict | None = None
     reused: bool = False  # this commit's archive already held the build (pulled or built before)
@@ -34,7 +34,7 @@ class DesignOutcome:
 
     @property
     def gate_status(self) -> str:
-        """pass | fail | not_estimated of the verdict with the regressions (kabe.regressions keeps it)."""
+        """pass | fail | not_estimated of the verdict with the regressions (kabe.rules.regressions keeps it)."""
         v = self.verdict or {}
         if v.get("passed") is True:
             return gate.PASS
@@ -42,7 +42,7 @@ class DesignOutcome:
 
     @property
     def not_estimated(self) -> str | None:
-        """Why no timing number stands behind this design's gate (kabe.gate), or None."""
+        """Why no timing number stands behind this design's gate (kabe.rules.gate), or None."""
         return (self.verdict or {}).get("not_estimated") if self.gate_status == gate.NOT_ESTIMATED else None
 
     @property
@@ -59,7 +59,7 @@ class DesignOutcome:
 
     @property
     def unverified(self) -> str | None:
-        """Why no simulation verdict stands behind this design's gate (kabe.verdict), or None."""
+        """Why no simulation verdict stands behind this design's gate (kabe.rules.verdict), or None."""
         return (self.verdict or {}).get("unverified") if not self.error else None
 
     def reasons(self) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from doit.reporter import ConsoleReporter
 
-from .task_results import CouldNotRun, GateFailed
+from kabe.tasks.results import CouldNotRun, GateFailed
 
 ARCHIVED = "(up to date; from its archive)"
 
@@ -89,8 +89,9 @@ def archived_line(metrics_json, cores_root=None) -> str:
     verdict recomputed from the archived record (never its recorded `passed`), or why it cannot be."""
     from pathlib import Path
 
-    from . import designs, outcome
-    from .records import load
+    from kabe import designs
+    from kabe.rules import outcome
+    from kabe.records import load
 
     path = Path(metrics_json)
     where = {} if cores_root is None else {"cores_root": Path(cores_root)}

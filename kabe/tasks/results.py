@@ -9,7 +9,7 @@ such as an option it does not know). kabe maps onto them:
     kabe 2 could not run                  -> CouldNotRun (a TaskError):                      doit 2
     kabe 130 interrupted                  -> KeyboardInterrupt, turned into exit 130 by the hook below
 
-The action has printed kabe's own verdict line by then; VerdictReporter (kabe.verdict_reporter)
+The action has printed kabe's own verdict line by then; VerdictReporter (kabe.tasks.verdict_reporter)
 prints it instead of doit's "Python Task failed: '<function ... <lambda>>' returned False".
 
 A user's mistake found while doit loads the tasks (flow=bogus, rows=abc, an unknown design in
@@ -28,9 +28,9 @@ from typing import Callable, Iterable
 
 from doit.exceptions import TaskError, TaskFailed
 
-from .errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError, bug_message
-from .outcome import Outcome
-from .paths import CORES
+from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError, bug_message
+from kabe.rules.outcome import Outcome
+from kabe.paths import CORES
 
 # Whether this process already told the user it was interrupted (the build says it more precisely).
 _interrupt_said = False

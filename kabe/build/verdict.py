@@ -1,11 +1,12 @@
-"""A build's verdict: kabe.verdict.judge, the one entry point every consumer gates a record with, on
+"""A build's verdict: kabe.rules.verdict.judge, the one entry point every consumer gates a record with, on
 the build's timing, utilization and simulation results under the design's facts (budgets, waivers)
 and this checkout's settings ([tool.kabe] fail_on_unconstrained). The same call for a fresh build
 and for a cache hit (re-gated with today's facts), so both are judged as every reader judges them."""
 
 from __future__ import annotations
 
-from kabe import designs, gate, verdict
+from kabe import designs
+from kabe.rules import gate, verdict
 
 
 def build_verdict(design: designs.Design, flow_name: str, timing: dict, utilization: dict | None,

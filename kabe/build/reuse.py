@@ -1,5 +1,5 @@
 """A cache hit (kabe.records.cache): no tool runs. The earlier build's results are re-gated with
-today's facts (kabe.verdict) and archived under this commit, naming the build that ran the tools
+today's facts (kabe.rules.verdict) and archived under this commit, naming the build that ran the tools
 (`reused_from`). Also the archive writing both a hit and a fresh build share: reports/ checked
 writable before any tool runs, and an OSError while archiving said in one line (path, errno)."""
 
@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from kabe import designs, provenance
-from kabe.build_verdict import build_verdict
+from kabe.build.verdict import build_verdict
 from kabe.errors import UserError
 from kabe.paths import ROOT
 from kabe.records import cache, metrics

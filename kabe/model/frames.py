@@ -156,31 +156,46 @@ DEFAULT_INVALID_FRACTION = 1e-4
 RESULT_BITS = {"probe": 64, "int8": 32, "ternary": 32, "attention": 32}
 
 
-def _split(size: int, ports: int) -> int:
+def _split(size: int, ports: int, lane: str = "HP port") -> int:
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
-        raise ValueError(f"rows must be a positive integer (total over {ports} port(s)), got {size!r}")
+        raise ValueError(f"rows must be a positive integer (total over {ports} {lane}(s)), got {size!r}")
     if size % ports:
-        raise ValueError(f"the design has {ports} HP ports and rows is the total over them: {size} does not "
+        raise ValueError(f"the design has {ports} {lane}s and rows is the total over them: {size} does not "
                          f"divide by {ports}; use {size - size % ports} or {size + ports - size % ports}")
     return int(size) // ports
 
 
-def _kabe_stimulus(kind: str, seed: int, size, context) -> Stimulus:
+def _beats(stream: np.ndarray, name: str, bits: int, row_bytes: int) -> np.ndarray:
+    """The frame's bytes as the port's beats: 8-byte little-endian words on a 64-bit port (kabe's PYNQ
+    designs), else (beats, bits / 8) rows of bytes, byte i being tdata[8i+7:8i] (the V80's 256-bit beats)."""
+    if bits == 64:
+        return stream.view("<u8")
+    beat = bits // 8
+    if bits % 8 or row_bytes % beat:
+        raise ValueError(f"row_bytes {row_bytes} is not a whole number of {name}'s {bits}-bit beats; "
+                         f"give a multiple of {beat}")
+    return stream.reshape(-1, beat)
+
+
+def kabe_stimulus(kind: str, seed: int, size, context, *, rows_per_port_default: int | None = None,
+                  lane: str = "HP port") -> Stimulus:
+    """kabe's frames of `kind` on the design's ports, input p paired with output p and stat{p}_*; size
+    None: rows_per_port_default per port (default: the document's full scale)."""
     ins, outs = list(context.inputs), list(context.outputs)
     if len(ins) != len(outs) or not ins:
         raise ValueError(f"kabe's {kind} model pairs input and output ports one to one; the design declares "
                          f"{len(ins)} input(s) and {len(outs)} output(s)")
     ports = len(ins)
-    rows = FULL_ROWS_PER_PORT[kind] * ports if size is None else size
-    per_port = _split(rows, ports)
-    row_bytes = int(context.options.get("row_bytes", DEFAULT_ROW_BYTES))
+    rows = (rows_per_port_default or FULL_ROWS_PER_PORT[kind]) * ports if size is None else size
+    per_port = _split(rows, ports, lane)
+    row_bytes = int(context.options.get("row_bytes") or DEFAULT_ROW_BYTES)
     fraction = context.options.get("invalid_fraction")
     fraction = (DEFAULT_INVALID_FRACTION if kind == "ternary" else 0.0) if fraction is None else float(fraction)
     inputs, finishers, counts = {}, [], {}
     for p in range(ports):
         stream, n_expected, finish = build_deferred(kind, np.random.default_rng([seed, p]), per_port, row_bytes,
                                                     fraction)
-        inputs[ins[p]] = stream.view("<u8")  # 8-byte little-endian beats
+        inputs[ins[p]] = _beats(stream, ins[p], context.inputs[ins[p]], row_bytes)
         finishers.append(finish)
         counts[outs[p]] = int(n_expected)
     done: list[Frame] = []
@@ -210,22 +225,22 @@ def _kabe_stimulus(kind: str, seed: int, size, context) -> Stimulus:
 
 def probe_stimulus(seed: int, size, context) -> Stimulus:
     """stage2's probe: random bytes in, three 64-bit counts per port out."""
-    return _kabe_stimulus("probe", seed, size, context)
+    return kabe_stimulus("probe", seed, size, context)
 
 
 def int8_stimulus(seed: int, size, context) -> Stimulus:
     """stage3's INT8 matrix-vector engine: size rows over all ports, int32 results."""
-    return _kabe_stimulus("int8", seed, size, context)
+    return kabe_stimulus("int8", seed, size, context)
 
 
 def ternary_stimulus(seed: int, size, context) -> Stimulus:
     """stage4's ternary engine: size rows over all ports, invalid_fraction of the bytes 243..255."""
-    return _kabe_stimulus("ternary", seed, size, context)
+    return kabe_stimulus("ternary", seed, size, context)
 
 
 def attention_stimulus(seed: int, size, context) -> Stimulus:
     """stage5's attention engine: size = the context length summed over ports, one frame each."""
-    return _kabe_stimulus("attention", seed, size, context)
+    return kabe_stimulus("attention", seed, size, context)
 
 
 # model function -> the frame-builder kind the board runner streams (kabe.deploy): kabe's own models only

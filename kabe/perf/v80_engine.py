@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from kabe.boards import ALVEO_V80, Board, v80_bandwidths
-from kabe.perf.whatif_v80 import DOC_TOK_S, FETCH_FRACTION, MODEL_BYTES, SPECULATION, Assumption
+from kabe.perf.whatif_v80 import FETCH_FRACTION, MODEL_BYTES, SPECULATION, Assumption, Row
 
 
 class EngineRecordError(ValueError):
@@ -91,38 +91,28 @@ def facts_from_record(record: Mapping[str, Any], board: Board = ALVEO_V80) -> En
 
 
 @dataclass(frozen=True)
-class FedRow:
-    model: str
-    bytes_per_token_gb: float
-    bandwidth_label: str
-    hbm_gbps: float
+class FedRow(Row):
+    """A row of the post's table (bandwidth_gbps: the HBM figure) fed through the engine: step A divides
+    what the engine takes in, when that is less than HBM delivers; steps B and C follow as in the post."""
+
     engine_gbps: float
     channels_to_saturate: int
-    fetch_fraction: float
-    speculation: float
+
+    @property
+    def hbm_gbps(self) -> float:
+        return self.bandwidth_gbps
 
     @property
     def fed_gbps(self) -> float:
-        return min(self.hbm_gbps, self.engine_gbps)
+        return min(self.bandwidth_gbps, self.engine_gbps)
 
     @property
     def bound(self) -> str:
-        return "engine" if self.engine_gbps < self.hbm_gbps else "HBM"
+        return "engine" if self.engine_gbps < self.bandwidth_gbps else "HBM"
 
     @property
     def baseline_tok_s(self) -> float:
         return self.fed_gbps / self.bytes_per_token_gb
-
-    @property
-    def sparse_tok_s(self) -> float:
-        return self.baseline_tok_s / self.fetch_fraction
-
-    @property
-    def speculative_tok_s(self) -> float:
-        return self.sparse_tok_s * self.speculation
-
-    def doc(self) -> tuple[float, float, float] | None:
-        return DOC_TOK_S.get((self.model, self.hbm_gbps))
 
 
 def table(facts: EngineFacts, fetch_fraction: float = FETCH_FRACTION.value, speculation: float = SPECULATION.value,
@@ -130,8 +120,8 @@ def table(facts: EngineFacts, fetch_fraction: float = FETCH_FRACTION.value, spec
     """Every model at both V80 bandwidth figures, fed through the engine of `facts`."""
     models = MODEL_BYTES if models is None else models
     bws = v80_bandwidths()
-    return [FedRow(name, a.value, label, float(bws[label]), facts.engine_gbps, facts.channels_for(float(bws[label])),
-                   fetch_fraction, speculation)
+    return [FedRow(name, a.value, label, float(bws[label]), fetch_fraction, speculation, facts.engine_gbps,
+                   facts.channels_for(float(bws[label])))
             for label in ("post", "amd") for name, a in models.items()]
 
 

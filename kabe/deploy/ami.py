@@ -17,19 +17,16 @@ step, and the report says so (ON_CARD_VERIFICATION).
 
 from __future__ import annotations
 
-import errno
 import re
-import shlex
 
 from rich.console import Console
 
 from kabe.console import make_console
-from kabe.errors import UserError
 from .. import designs, provenance
 from ..records import load as record_load
-from ..records.archive import archive_dir, to_json, write_atomic
+from ..records.archive import archive_dir
 from . import ssh
-from .host import DeploySettings, _check_provenance, _manifest_artifacts
+from .host import DeploySettings, _check_provenance, _manifest_artifacts, archive_board_result
 
 ON_CARD_VERIFICATION = "programmed; on-card verification not implemented for the V80 yet"
 BOOT_DEVICE = "primary"  # the card's OSPI flash (AMR docs, "Device Programming")
@@ -135,15 +132,5 @@ def deploy(design: designs.Design, settings: DeploySettings, *, flow: str = "viv
         "remote_image_sha256": have, "logic_uuid": uuid.group(1) if uuid else None,
         "exit_code": proc.returncode, "archive": str(image.parent),
     }
-    try:
-        dest = write_atomic(archive_dir(commit, design.name, "board", reports_root),
-                            {"result.json": to_json(result), "ami_tool.stdout": proc.stdout, "ami_tool.stderr": proc.stderr,
-                             "command.txt": " ".join(shlex.quote(a) for a in argv) + "\n"})
-    except OSError as e:  # the card was programmed (or not); the record cannot be kept: one line, exit 2
-        if isinstance(e, UserError):
-            raise
-        raise ssh.DeployError(f"{e.filename2 or e.filename or reports_root}: {errno.errorcode.get(e.errno, e.errno)} "
-                              f"({e.strerror or e}): the result cannot be archived (programmed: {result['passed']}); "
-                              f"free space or fix permissions and deploy again") from None
-    result["_archive"] = str(dest)
-    return result
+    return archive_board_result(commit, design.name, reports_root, result, argv,
+                                {"ami_tool.stdout": proc.stdout, "ami_tool.stderr": proc.stderr}, "programmed")

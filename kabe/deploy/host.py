@@ -241,15 +241,23 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         "design": design.name, "commit": record["commit"], "dirty": record["dirty"], "board": target.display,
         "bit_sha256": provenance.sha256_file(bit), "archive": str(src),
     })
+    return archive_board_result(commit, design.name, reports_root, result, argv,
+                                {"runner.log": proc.stderr, "runner.stdout": proc.stdout}, "passed")
+
+
+def archive_board_result(commit: provenance.Commit, design_name: str, reports_root: Path, result: dict,
+                         argv: list[str], logs: dict[str, str], outcome_word: str) -> dict:
+    """reports/<commit>/<design>/board/: result.json, the remote tool's output and the command, written
+    atomically; the board ran, so a result that cannot be kept is one line (path, errno), exit 2."""
     try:
-        dest = write_atomic(archive_dir(commit, design.name, "board", reports_root),
-                            {"result.json": to_json(result), "runner.log": proc.stderr, "runner.stdout": proc.stdout,
+        dest = write_atomic(archive_dir(commit, design_name, "board", reports_root),
+                            {"result.json": to_json(result), **logs,
                              "command.txt": " ".join(shlex.quote(a) for a in argv) + "\n"})
-    except OSError as e:  # the board ran; its result cannot be kept: one line (path, errno), exit 2
+    except OSError as e:
         if isinstance(e, UserError):
             raise
         raise ssh.DeployError(f"{e.filename2 or e.filename or reports_root}: {errno.errorcode.get(e.errno, e.errno)} "
                               f"({e.strerror or e}): the board's result cannot be archived "
-                              f"(passed: {result['passed']}); free space or fix permissions and deploy again") from None
+                              f"({outcome_word}: {result['passed']}); free space or fix permissions and deploy again") from None
     result["_archive"] = str(dest)
     return result

@@ -23,8 +23,9 @@ from typing import Any, Callable, Mapping
 from kabe.errors import UserError, bounded
 from kabe.deploy import ssh_policy
 from kabe.paths import DIR_KEYS, ROOT
+from kabe.flows import registry as flow_registry
 
-FLOWS = ("open", "vivado", "auto")
+FLOWS = (*flow_registry.FLOWS, "auto")
 PAGE_SECTIONS = ("wall", "token_budget", "v80")  # kabe.records.report's research sections
 VERSION_POLICIES = ("warn", "fail")
 
@@ -206,6 +207,7 @@ def resolve_flow(requested: str | None, settings: dict[str, Any] | None = None) 
     if requested and requested not in FLOWS:
         raise ConfigError(f"flow={bounded(requested)} (command line) is not a kabe flow; use one of {', '.join(FLOWS)}")
     flow = requested or value(settings, "flow")
-    if flow == "auto":
-        return "vivado" if shutil.which("vivado") else "open"
+    if flow == "auto":  # the first flow whose tool is on PATH (Vivado before the open flow)
+        return next((f for f in flow_registry.AUTO_ORDER if shutil.which(flow_registry.FLOWS[f].executable)),
+                    flow_registry.DEFAULT)
     return flow

@@ -40,6 +40,7 @@ from kabe import config, designs, provenance
 from kabe.errors import UserError
 from kabe.paths import REPORTS, ROOT, project_dirs
 from kabe.records.archive import archive_dir, write_json_atomic
+from kabe.flows import registry as flow_registry
 
 FORMAT = "kabe.repro/1"
 ROOT_TOKEN = "<checkout>"
@@ -196,7 +197,7 @@ def compare(a_root: Path, b_root: Path, a: dict[str, Path], b: dict[str, Path]) 
     return {"files": files, "differences": differences, "rules_applied": counts}
 
 
-def repro(design_name: str, flow_request: str | None = "open", *, reports_root: Path = REPORTS,
+def repro(design_name: str, flow_request: str | None = flow_registry.DEFAULT, *, reports_root: Path = REPORTS,
           console: Console | None = None, keep: bool = False) -> dict:
     """Build HEAD's commit twice and compare; returns (and archives) the repro record."""
     console = console or make_console()
@@ -250,7 +251,7 @@ def describe(record: dict) -> str:
             f"differ; first: {escape(d['artifact'])}{where}\n  a: {escape(str(d['a']))}\n  b: {escape(str(d['b']))}")
 
 
-def main(design: str, flow: str | None = "open", console: Console | None = None) -> int:
+def main(design: str, flow: str | None = flow_registry.DEFAULT, console: Console | None = None) -> int:
     console = console or make_console()
     try:
         record = repro(design, flow, console=console)

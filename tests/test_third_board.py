@@ -161,7 +161,7 @@ def test_a_third_board_is_a_profile_and_its_template(tmp_path):
 
     # a cache hit on this archive would re-derive its numbers from its own reports (kabe.build.rederive):
     # the not-estimated timing from the XDC and the profile, the utilization from yosys_stat.txt
-    rederive = ("import json, sys; from pathlib import Path; from kabe import build_rederive, designs; "
+    rederive = ("import json, sys; from pathlib import Path; from kabe import designs; from kabe.build import rederive as build_rederive; "
                 "from kabe.records import cache; a = Path(sys.argv[1]); "
                 "e = cache.Entry(a, json.loads((a / 'metrics.json').read_text()), {}); "
                 "print(build_rederive.disagreement(e, designs.get('kv_probe'), 'open'))")

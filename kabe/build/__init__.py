@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe import config, cores, designs, flows, provenance, scratch
+from kabe.flows import registry as flow_registry
 from kabe.rules import outcome
 from kabe.build import rederive
 from kabe.build.reuse import check_writable, reuse, write_unit
@@ -154,7 +155,7 @@ def _from_cache(ctx: BuildContext) -> dict | None:
     # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only;
     # a candidate is reused only when it is trusted (cache.untrusted) and its raw reports say its numbers
     found = cache.find(ctx.reports_root, design.name, flow_name, key.key,
-                       clean_only=flow_name == "vivado" and not commit.dirty,
+                       clean_only=flow_registry.facts(flow_name).stamps_commit and not commit.dirty,
                        accept=lambda entry: rederive.disagreement(entry, design, flow_name))
     for archive, why in found.refused:
         console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",

@@ -1,23 +1,27 @@
-"""The flows, behind one interface (kabe.flows.base) and one registry.
+"""The flows, behind one interface (kabe.flows.base) and one registry (kabe.flows.registry).
 
-A new flow is one module that offers NAME, ESTIMATED, check_tools() and run_build(), plus one line
-in FLOWS. Modules are imported only when asked for: `doit list` never pays for edalize.
+A new flow is one module that offers NAME, ESTIMATED, check_tools() and run_build(), plus its facts
+in kabe.flows.registry. Modules are imported only when asked for: `doit list` never pays for edalize,
+and the layers below that read a flow's facts import only the registry (which imports nothing).
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
-from kabe.flows.base import Flow, FlowError
+from kabe.flows.registry import FLOWS as _FACTS
 
-FLOWS = {
-    "open": "kabe.flows.open",  # Yosys + kabe's pre-route timing estimate (everything from PyPI)
-    "vivado": "kabe.flows.vivado",  # AMD Vivado: block design, place and route, bitstream + .hwh
-}
+if TYPE_CHECKING:
+    from kabe.flows.base import Flow
+
+FLOWS = {name: f.module for name, f in _FACTS.items()}  # name -> module
 
 
 def get(name: str) -> Flow:
     """The flow module registered under `name`; an unknown name says which exist."""
+    from kabe.flows.base import FlowError
+
     try:
         module = FLOWS[name]
     except KeyError:

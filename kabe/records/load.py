@@ -25,11 +25,12 @@ from kabe.rules import gate, verdict
 from kabe.errors import bounded
 from kabe.paths import CORES
 from kabe.records import metrics
+from kabe.flows import registry as flow_registry
 
 # Whether each flow's timing is a pre-route estimate (kabe.flows registry's ESTIMATED; the records
 # layer may not import the flows, so tests/test_records_load.py keeps the two equal). A record whose
 # claim differs is not one kabe wrote: an "estimated" vivado record would skip the hold checks.
-ESTIMATED_BY_FLOW = {"open": True, "vivado": False}
+ESTIMATED_BY_FLOW = {name: f.estimated for name, f in flow_registry.FLOWS.items()}
 ARCHIVE_NAME = re.compile(r"([0-9a-f]{40}|nogit)(-dirty)?")
 
 

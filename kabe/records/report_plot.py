@@ -23,12 +23,23 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 from kabe import designs  # noqa: E402
 from kabe.paths import CORES  # noqa: E402
 from kabe.perf.plots import legend_entries  # noqa: E402
+from kabe.flows import registry as flow_registry  # noqa: E402
 from kabe.records import history  # noqa: E402
 from kabe.records.band_advice import band_of  # noqa: E402
 
 PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
-_FLOW_STYLE = {"open": dict(marker="o", ls="--", color="C0", label="open flow (WNS: pre-route estimate)"),
-               "vivado": dict(marker="s", ls="-", color="C1", label="vivado (sign-off)")}
+# by what a flow's timing is (kabe.flows.registry), not by its name: estimates dashed, sign-off solid
+_ESTIMATE_STYLE = dict(marker="o", ls="--", color="C0")
+_SIGNOFF_STYLE = dict(marker="s", ls="-", color="C1")
+
+
+def _flow_style(flow: str) -> dict:
+    known = flow_registry.FLOWS.get(flow)
+    if known is None:
+        return {"marker": "o", "label": flow}
+    if known.estimated:
+        return {**_ESTIMATE_STYLE, "label": f"{flow} flow (WNS: pre-route estimate)"}
+    return {**_SIGNOFF_STYLE, "label": f"{flow} (sign-off)"}
 _OP_TEXT = {"lt": "<", "le": "<=", "eq": "==", "ge": ">=", "gt": ">"}
 
 
@@ -124,7 +135,7 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
         ax.set_gid(f"{design}-panel-{key}")
         values, marks = [], []
         for flow in flows:
-            style = _FLOW_STYLE.get(flow, {"marker": "o", "label": flow})
+            style = _flow_style(flow)
             pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]  # recomputed verdict
             pts = [p for p in pts if p[1] is not None]
             if pts:

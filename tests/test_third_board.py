@@ -7,8 +7,10 @@ and the profile file (so an edited synth_family is another key), the open flow's
 profile's fabric (`synth_xilinx -family xcup`: the design's multiplier is a DSP48E2, UltraScale+'s DSP,
 counted as a DSP)
 and gives no timing number where the profile says kabe cannot time it (the gate's "not estimated",
-which design.yaml expects, so `kabe build` exits 0; a cache hit re-derives it), and the vivado flow's generated project (no
-Vivado runs) is created for the profile's part and sources the profile's Tcl. One real Yosys run.
+which design.yaml expects, so `kabe build` exits 0; a cache hit re-derives it). The vivado flow refuses
+the KV260 in one line (kabe's block design builds a Zynq-7000 PS7, not its PS8), and for a Zynq-7000
+board of the project's own (a ZedBoard, boards/zed.yaml and zed_ps7.tcl giving ::kabe_board::ps7_preset)
+its generated project (no Vivado runs) is created for that part and sources that Tcl. One real Yosys run.
 
 The part: `xck26-sfvc784-2LV-c`, as create_project names it for the KV260 (the K26 SOM) in AMD's and
 users' public KV260 projects; the PS8 (zynq_ultra_ps_e) as Xilinx/kria-base-hardware's config_bd.tcl
@@ -43,6 +45,23 @@ memory:
   kind: DDR4, 64-bit
   ports: {{name: HP port, count: 4, beat_bytes: 16}}   # S_AXI_HP0..3_FPD at 128 bits
 """
+ZED_PART = "xc7z020clg484-1"  # the ZedBoard's Zynq-7020 (Avnet/Digilent board files)
+ZED_PROFILE = f"""# a project's own board profile: the ZedBoard (Zynq-7020 in the clg484 package)
+name: ZedBoard
+part: {ZED_PART}
+family: zynq-7000
+open_flow: {{synth_family: xc7, timing: estimated}}
+constraints: zed.xdc
+vivado: {{block_design: zed_ps7.tcl, outputs: [bit, hwh, xsa]}}
+deploy: {{program: pynq}}
+memory: {{kind: "DDR3, 32-bit", ports: {{name: HP port, count: 2, beat_bytes: 8}}}}
+"""
+# the ZedBoard's PS7 settings as kabe_bd.tcl asks the board's Tcl for them (a few, for the test)
+ZED_BLOCK_DESIGN = """namespace eval ::kabe_board {}
+proc ::kabe_board::ps7_preset {} {
+  return [list CONFIG.PCW_CRYSTAL_PERIPHERAL_FREQMHZ {33.333333} CONFIG.PCW_UIPARAM_DDR_PARTNO {MT41K128M16 JT-125}]
+}
+"""
 BLOCK_DESIGN = """# the KV260's processing system (a project's own block-design Tcl, beside its profile)
 create_bd_cell -type ip -vlnv xilinx.com:ip:zynq_ultra_ps_e zynq_ultra_ps_e_0
 set_property -dict [list CONFIG.PSU__USE__S_AXI_GP2 {1}] [get_bd_cells zynq_ultra_ps_e_0]
@@ -68,7 +87,14 @@ st = profile.stat()
 os.utime(profile, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))  # another version of the profile
 other = cache.key_for(designs.get("kv_probe"), "open", sim_check_rows=None, synth=edam)
 profile.write_text(text)
-p = generate_project(d, Path("build/kv_probe/vivado_gen"), edam=edam)
+from kabe.flows.base import FlowError
+try:  # a Zynq UltraScale+ board: kabe's block design builds a PS7, so the vivado flow refuses it, in one line
+    generate_project(d, Path("build/kv_probe/vivado_gen"), edam=edam)
+    refused = None
+except FlowError as e:
+    refused = str(e)
+zed = designs.get("zed_probe")  # a Zynq-7000 board of the project's own: the vivado project is made for it
+p = generate_project(zed, Path("build/zed_probe/vivado_gen"), edam=cores.resolve(zed, "synth"))
 sourced = re.findall(r"^source \{(.+?)\}", p.project_tcl.read_text(), re.M)
 print(json.dumps({
     "board": d.board.key, "part": d.board.part, "family": d.board.family, "synth_family": d.board.synth_family,
@@ -77,9 +103,10 @@ print(json.dumps({
     "material_board": key.material["board"], "files": sorted(key.material["files"]),
     "vivado_files": sorted(vivado_key.material["files"]),
     "script": yosys_script.from_edam(edam, Path("."), d.board.synth_family),
+    "refused": refused, "zed_part": zed.board.part,
     "project_part": p.edam["flow_options"]["part"], "project_part_field": p.part,
     "settings": p.settings_tcl.read_text(), "sourced": sourced,
-    "tcl": str(d.board.block_design_tcl()),
+    "tcl": str(zed.board.block_design_tcl()),
 }))
 """
 
@@ -103,6 +130,11 @@ def _project(tmp_path: Path) -> Path:
     (root / "boards").mkdir()
     (root / "boards" / "kv260.yaml").write_text(PROFILE)
     (root / "boards" / "kv260_ps8.tcl").write_text(BLOCK_DESIGN)
+    (root / "boards" / "zed.yaml").write_text(ZED_PROFILE)
+    (root / "boards" / "zed_ps7.tcl").write_text(ZED_BLOCK_DESIGN)
+    _ok(_run([sys.executable, "-m", "kabe.cli", "new", "zed_probe"], root))
+    zed_yaml = root / "cores" / "zed_probe" / "design.yaml"
+    zed_yaml.write_text("board: zed\n" + zed_yaml.read_text())
     # a sum of squares instead of the skeleton's sum: a 16 x 16 multiply Yosys maps to the fabric's DSP
     top = root / "cores" / "kv_probe" / "rtl" / "kv_probe_top.v"
     rtl = top.read_text()
@@ -131,11 +163,14 @@ def test_a_third_board_is_a_profile_and_its_template(tmp_path):
     # the open flow's script maps to the profile's fabric; the core's own `-family xc7` is dropped
     assert "synth_xilinx -family xcup -top kv_probe_top" in facts["script"]
     assert "-family xc7" not in facts["script"]
-    # the vivado project: created for the profile's part, sourcing the profile's Tcl before kabe's own
-    tcl = str(root / "boards" / "kv260_ps8.tcl")
+    # the vivado flow: a PS8 board is refused in one line naming its profile (kabe_bd.tcl builds a PS7) ...
+    assert facts["refused"].startswith(str(root / "boards" / "kv260.yaml")) and "zynq-ultrascale+" in facts["refused"]
+    assert "kabe_bd.tcl" in facts["refused"] and "open flow" in facts["refused"]
+    # ... and a Zynq-7000 board of the project's own gets its project, for its part, sourcing its Tcl first
+    tcl = str(root / "boards" / "zed_ps7.tcl")
     assert facts["tcl"] == tcl
-    assert facts["project_part"] == PART and facts["project_part_field"] == PART
-    assert f"set ::kabe(part) {PART}" in facts["settings"]
+    assert facts["project_part"] == ZED_PART and facts["project_part_field"] == ZED_PART == facts["zed_part"]
+    assert f"set ::kabe(part) {ZED_PART}" in facts["settings"]
     assert tcl in facts["sourced"] and facts["sourced"].index(tcl) < \
         next(i for i, s in enumerate(facts["sourced"]) if s.endswith("/kabe_bd.tcl"))
 

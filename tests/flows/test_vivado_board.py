@@ -104,7 +104,7 @@ PYNQ_V31_BASE_TCL_MEMORY_TYPE = "DDR 3"
 def ps7_preset() -> dict[str, str]:
     """kabe/flows/vivado/tcl/pynq_z1_ps7.tcl's preset, as Tcl itself reads it."""
     out = subprocess.run([TCLSH], input=f"source {{{TCL_DIR / 'pynq_z1_ps7.tcl'}}}\n"
-                         "foreach {k v} [::kabe_ps7::pynq_z1_preset] { puts \"$k\\t$v\" }\n",
+                         "foreach {k v} [::kabe_board::ps7_preset] { puts \"$k\\t$v\" }\n",
                          text=True, capture_output=True, check=True).stdout
     return {k.removeprefix("CONFIG."): v for k, v in (ln.split("\t", 1) for ln in out.splitlines())}
 

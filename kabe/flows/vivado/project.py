@@ -20,6 +20,7 @@ from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_modul
 from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 
 BD_NAME = "kabe_bd"
+PS7_FAMILIES = ("zynq-7000",)  # what kabe_bd.tcl can build around (the board's Tcl gives ::kabe_board::ps7_preset)
 BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
 # kabe's own Vivado files are package data (they ship in the wheel): a project has none of them.
 # A regular package's resources are files on disk, which is what Vivado needs.
@@ -172,6 +173,12 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     clock = _xdc_clock(design)
     _check_xdc_only_clock(design)
     is_versal = design.board.is_versal
+    if not is_versal and design.board.family not in PS7_FAMILIES:
+        # kabe_bd.tcl puts a Zynq-7000 PS7 around the engine: on another family Vivado would fail minutes in
+        raise FlowError(f"{design.board.profile_file}: board {design.board.key} is {design.board.family}, but kabe's "
+                        f"block design (kabe_bd.tcl) builds a Zynq-7000 PS7; a {design.board.family} board needs a "
+                        f"block-design template of its own, which kabe does not have yet (docs/boards.md); build "
+                        f"{design.name} on the open flow meanwhile")
     aved = versal.aved_dir(fs) if is_versal else None  # AMD's base design under the V80's (docs/v80.md)
     # the clock Vivado times: the PS7's FCLK0 is named as the XDC says (clk_fpga_0); on the V80 it is
     # AVED's clock wizard output, whatever the XDC calls the engine's clk port (its period is the XDC's)

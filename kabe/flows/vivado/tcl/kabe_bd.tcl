@@ -84,7 +84,7 @@ proc ::kabe_bd::build {} {
   current_bd_design $::kabe(bd_name)
 
   # --- processing system
-  set ps7 [::kabe_bd::ip xilinx.com:ip:processing_system7:5.5 ps7 [::kabe_ps7::pynq_z1_preset]]
+  set ps7 [::kabe_bd::ip xilinx.com:ip:processing_system7:5.5 ps7 [::kabe_board::ps7_preset]]
   set ps7cfg [list CONFIG.PCW_USE_M_AXI_GP0 {1} CONFIG.PCW_USE_S_AXI_HP0 {1} \
                    CONFIG.PCW_S_AXI_HP0_DATA_WIDTH $::kabe(hp_data_width)]
   if {$nports > 1} {

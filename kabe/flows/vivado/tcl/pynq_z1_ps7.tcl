@@ -20,9 +20,9 @@
 # timings of its own. Check against the board files you have when you change Vivado versions
 # (docs/vivado_flow.md).
 
-namespace eval ::kabe_ps7 {}
+namespace eval ::kabe_board {}
 
-proc ::kabe_ps7::pynq_z1_preset {} {
+proc ::kabe_board::ps7_preset {} {
   return [list \
     CONFIG.PCW_CRYSTAL_PERIPHERAL_FREQMHZ {50} \
     CONFIG.PCW_APU_PERIPHERAL_FREQMHZ {650} \

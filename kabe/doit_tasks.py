@@ -30,6 +30,10 @@ refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, 
 # (stage3_naive's gate failing is its expected verdict). `continue`: one design's failure never
 # stops the others, with or without -n N. The reporter prints kabe's verdict lines and the table.
 DOIT_CONFIG = {
+    # doit's state in SQLite, not its default dbm: two doit runs in one checkout at once (two terminals,
+    # a sweep beside a build) corrupted the dbm files, and every later doit stopped in a JSON traceback
+    "backend": "sqlite3",
+    "dep_file": ".doit.sqlite3",
     "default_tasks": ["build"],
     "continue": True,
     "reporter": VerdictReporter,

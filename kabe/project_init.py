@@ -26,7 +26,7 @@ flow = "auto"
 # build_dir = "build"
 """
 DODO = "from kabe.doit_tasks import *  # noqa: F401,F403 - kabe's verbs: doit list\n"
-GITIGNORE_LINES = ("/build/", "/reports/", ".doit.db*")
+GITIGNORE_LINES = ("/build/", "/reports/", ".doit.db*", ".doit.sqlite3*")  # doit state: kabe uses SQLite
 
 
 class InitError(UserError):

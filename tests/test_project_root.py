@@ -106,7 +106,7 @@ def test_init_writes_the_skeleton_and_new_a_design_neither_overwrites(tmp_path):
     assert text.startswith('[project]\nname = "mine"\nversion = "1"\n') and paths._tool_kabe(repo / "pyproject.toml") == {
         "flow": "auto"}
     assert (repo / "dodo.py").read_text().startswith("from kabe.doit_tasks import *")
-    assert (repo / ".gitignore").read_text().splitlines() == ["*.o", "/build/", "/reports/", ".doit.db*"]
+    assert (repo / ".gitignore").read_text().splitlines() == ["*.o", "/build/", "/reports/", ".doit.db*", ".doit.sqlite3*"]
     for ci in (".github/workflows/kabe.yml", ".gitlab-ci.yml"):
         assert "kabe ci" in (repo / ci).read_text() and "pip install -e ." not in (repo / ci).read_text()
     # a second init: refused, nothing changed

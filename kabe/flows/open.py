@@ -159,7 +159,7 @@ def not_estimated_timing(board, clocks: list) -> dict:
     return {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
             "clocks": [{"name": c.name, "period_ns": c.period_ns} for c in clocks],
             "not_estimated": f"no routed {family} data: kabe's pre-route model is fitted on routed 7-series "
-                             f"paths, so a {board.name} build gets no timing number on the open flow "
+                             f"paths, so {board.name} builds get no timing number on the open flow "
                              f"(board {board.key}: open_flow.timing: not_estimated); the vivado flow times it"}
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kabe import paths
 from kabe.boards.profile import (BoardError, Board, Figure, MemoryPorts, PROFILE_DIR, load_profile,
                                  profile_files)
 
@@ -28,15 +29,10 @@ __all__ = ["ALVEO_V80", "Board", "BoardError", "DEFAULT_BOARD", "Figure", "Memor
 DEFAULT_BOARD = "pynq-z1"  # a design.yaml without `board:` targets the board the documents built on
 
 
-def _project_dir() -> Path:
-    from kabe import paths  # the project's boards/ folder (paths is foundation, like this package)
-    return paths.BOARDS
-
-
 def known(project_dir: Path | None = None) -> dict[str, Path]:
     """Every board key -> its profile file: kabe's own, then the project's (which win on a clash)."""
     found = profile_files(PROFILE_DIR)
-    found.update(profile_files(_project_dir() if project_dir is None else Path(project_dir)))
+    found.update(profile_files(paths.BOARDS if project_dir is None else Path(project_dir)))
     return found
 
 

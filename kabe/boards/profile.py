@@ -11,8 +11,10 @@ from pathlib import Path
 import yaml
 
 from kabe.errors import UserError, bounded
+from kabe.paths import PACKAGE
 
-PROFILE_DIR = Path(__file__).resolve().parent / "profiles"  # kabe's own boards (package data)
+PROFILE_DIR = PACKAGE / "boards" / "profiles"  # kabe's own boards (package data)
+KABE_TCL_DIR = PACKAGE / "flows" / "vivado" / "tcl"  # kabe's own block-design Tcl (package data)
 
 # Yosys synth_xilinx -family values kabe's open flow can map to (xc7: 7-series incl. Zynq-7000;
 # xcup: UltraScale+, the nearest fabric Yosys has to Versal's, so a proxy there).
@@ -115,7 +117,7 @@ class Board:
         beside = self.profile_file.parent / self.block_design
         if beside.is_file():
             return beside
-        own = PROFILE_DIR.parent.parent / "flows" / "vivado" / "tcl" / self.block_design
+        own = KABE_TCL_DIR / self.block_design
         if own.is_file():
             return own
         raise BoardError(f"{self.profile_file}: block_design: {self.block_design!r} is neither beside the profile "

@@ -57,7 +57,3 @@ def facts(name: str) -> FlowFacts:
         return FLOWS[name]
     except KeyError:
         raise KeyError(f"unknown flow {name!r}; known flows: {', '.join(FLOWS)}") from None
-
-
-def estimated(name: str) -> bool:
-    return facts(name).estimated

@@ -12,7 +12,8 @@
                                                         ... the hand-set model it replaced, for comparison
 
 The corpora default to ../shared/fixtures/vivado-routed-paths beside the repository and, when
-present, ../shared/routed-more (more public -1 7-series designs, gathered for issue 25); --corpus
+present, ../shared/routed-more (more public -1 7-series designs, gathered for issue 25 by
+`python scripts/gather_routed_corpus.py`, which names each one's source); --corpus
 adds folders. Each holds one `.rpt` per routed run; SOURCES.md, when present, names each file's
 repository, which is what a "design" is (the three LiteX builds are one design; a repository in two
 corpora is still one design, and a file found twice is read once). When the shared corpus is absent
@@ -253,6 +254,12 @@ def main(argv=None) -> int:
     if not corpora:
         print(f"calibration corpus not found at {DEFAULT_CORPUS}: nothing to fit (the committed model stays)")
         return 0
+    if not a.only and MORE_CORPUS not in corpora:
+        # the committed model and its validation rest on both corpora: without the second the table
+        # below is another (smaller) validation, and --write would replace the model with a weaker one
+        print(f"note: {MORE_CORPUS} is absent, so this fits and validates on {len(corpora)} corpus "
+              f"folder(s) only, not on what the committed model rests on; "
+              f"`python scripts/gather_routed_corpus.py --clone` gathers it")
     try:
         text, outcomes, model = generate(corpora)
     except ValueError as e:

@@ -174,6 +174,7 @@ def _generated_module(model, outcomes, corpora: list[Path], digests: dict, n_sam
                   "meaning": "median of Vivado's clock path skew - clock uncertainty, ps"},
         "pressure": model.pressure.to_json() if model.pressure is not None else None,
         "clock_law": model.clock_law.to_json() if model.clock_law is not None else None,
+        "high_fanout": model.high_fanout.to_json() if model.high_fanout is not None else None,
         "cells": model.cells, "nets": model.nets, "setup": model.setup,
     }
     body = pprint.pformat(data, width=100, sort_dicts=True)
@@ -292,6 +293,10 @@ def main(argv=None) -> int:
         law = model.clock_law
         print(f"clock law: routing x min(1, e^{law.a:.4f} B^{law.b:.4f}) at a budget of B ns (1 from "
               f"{law.full_at_ns:.2f} ns; Theil-Sen over {law.designs} designs), never under the pressure floor")
+    if model.high_fanout is not None:
+        hf = model.high_fanout
+        print(f"high fanout: a net of fanout F > {hf.knee} takes +{hf.per_doubling_ps:.0f} ps x log2(F / {hf.knee}), "
+              f"up to its path's budget ({hf.paths} paths with such a net in {hf.designs} designs)")
     if a.write:
         CONSTANTS.write_text(text)
         plot(outcomes, PLOT)

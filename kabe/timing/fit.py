@@ -27,6 +27,8 @@ least-squares problem, each constant with the number of rows and designs behind 
 * the clock law (fit_clock_law, kabe.timing.fitted.ClockLaw): on the same held-out estimates, how
   much shorter Vivado routes a design at a tight clock, one point per design, by Theil-Sen. The
   designs of the other corpora (`extra`), which the net fit does not take, count here too.
+* the high-fanout term (fit_high_fanout, kabe.timing.fitted.HighFanout): on the same held-out
+  estimates, how much longer than the fanout law a net of many sinks comes out.
 
 RIDGE = 5 rows, the pace, and pressure fitted held out with k <= 1 were chosen on the
 leave-one-design-out validation (docs/timing_model.md lists the alternatives tried and what they
@@ -47,7 +49,7 @@ from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
 from kabe.timing.cells import FF_SETUP_PS, cell_timing
 from kabe.timing.delay_classes import (arc_key, cell_class, net_class, pin_base, pin_bit,
                                       setup_key)
-from kabe.timing.fitted import Band, ClockLaw, FittedModel
+from kabe.timing.fitted import Band, ClockLaw, FittedModel, HighFanout
 from kabe.timing.pressure import fit as fit_pressure
 
 MIN_ROWS = 5
@@ -246,16 +248,49 @@ def fit(samples: list[PathSample], band: Band | None = None, scope: str = MODEL_
 
 
 def calibrate_routing(model: FittedModel, pts: list[tuple]) -> FittedModel:
-    """Set the model's clock law and timing pressure from held-out points (points()): the law
-    first, from paths within their budget; pressure then on every point with the law applied.
-    Without pressure (too few designs over budget) the law is dropped too: the estimator times a
-    net at no weight under the pressure floor (kabe.timing.sta.pressure_levels)."""
+    """Set the model's clock law, timing pressure and high-fanout term from held-out points
+    (points()): the law first, from paths within their budget; pressure on every point with the
+    law applied; the high-fanout term last, on what both leave (it only fills a path's slack:
+    kabe.timing.fitted.HighFanout). Without pressure (too few designs over budget) the law is
+    dropped too: the estimator times a net at no weight under the pressure floor
+    (kabe.timing.sta.pressure_levels)."""
     law = fit_clock_law(pts)
-    scaled = [(x, lg, r * (law.factor(b) if law else 1.0), v, d, b) for x, lg, r, v, d, b in pts]
-    pr = fit_pressure(scaled)
+    pr = fit_pressure([(x, lg, r * (law.factor(b) if law else 1.0), v, d, b) for x, lg, r, v, d, b, *_ in pts])
     model.pressure = pr if pr.floor < 1.0 else None
     model.clock_law = law if model.pressure is not None else None
+    model.high_fanout = fit_high_fanout(pts, model)
     return model
+
+
+HIGH_FANOUT_KNEE = 64            # sinks: chosen on the leave-one-design-out validation (docs/timing_model.md)
+HIGH_FANOUT_GRID = tuple(range(0, 3001, 25))  # ps per doubling above the knee
+MIN_HIGH_FANOUT_DESIGNS = 8
+
+
+def fit_high_fanout(pts: list[tuple], model: FittedModel, knee: int = HIGH_FANOUT_KNEE) -> HighFanout | None:
+    """HighFanout from held-out points: the per-doubling delay above `knee` whose estimates (the
+    model's, pressure and law applied, the term filling at most the path's slack) are nearest
+    Vivado's on the paths with such a net, in |log| (the median, not the mean: a few 15 ns nets
+    must not set it for every net), each design the same weight. None with fewer than
+    MIN_HIGH_FANOUT_DESIGNS designs having such paths."""
+    probe = HighFanout(knee, 1.0)
+    rows = []
+    for x, lg, r, v, d, b, fanouts in pts:
+        e = sum(probe.excess(f) for f in fanouts)
+        if e > 0 and r > 0 and b > 0:
+            g = model.pressure_factor((lg + r) * 1000.0, b * 1000.0)
+            rows.append((lg + r * g, e * g, b, v, d))
+    n: dict[str, int] = defaultdict(int)
+    for row in rows:
+        n[row[4]] += 1
+    if len(n) < MIN_HIGH_FANOUT_DESIGNS:
+        return None
+    d0, eg, b, v = (np.array([row[k] for row in rows]) for k in range(4))
+    w = np.array([1.0 / n[row[4]] for row in rows])
+    loss = [float((w * np.abs(np.log(HighFanout.fill(d0, d0 + h / 1000.0 * eg, b) / v))).sum())
+            for h in HIGH_FANOUT_GRID]
+    best = HIGH_FANOUT_GRID[int(np.argmin(loss))]
+    return HighFanout(knee, float(best), len(rows), len(n)) if best > 0 else None
 
 
 MIN_LAW_DESIGNS = 20  # a slope across designs from fewer is noise (11 designs gave -0.03)
@@ -267,7 +302,7 @@ def fit_clock_law(pts: list[tuple]) -> ClockLaw | None:
     Theil-Sen line of log factor on log budget over those designs. None with fewer than
     MIN_LAW_DESIGNS designs, or when routing does not come out shorter at tighter clocks (b <= 0)."""
     by: dict[str, list] = defaultdict(list)
-    for x, lg, r, v, d, b in pts:
+    for x, lg, r, v, d, b, *_ in pts:
         if x <= 1.0 and r > 0 and b > 0:
             by[d].append(((v - lg) / r, b))
     if len(by) < MIN_LAW_DESIGNS:
@@ -294,8 +329,9 @@ def fit_plain(samples: list[PathSample], scope: str) -> FittedModel:
 
 
 def points(model: FittedModel, samples: list[PathSample], scope: str = MODEL_SCOPE) -> list[tuple]:
-    """(x, logic, route, Vivado's delay, design, budget ns) of every in-scope sample as `model`
-    estimates it; x = estimated delay / budget (budget = requirement - setup + clock)."""
+    """(x, logic, route, Vivado's delay, design, budget ns, fanouts of its routed nets) of every
+    in-scope sample as `model` estimates it; x = estimated delay / budget (budget = requirement -
+    setup + clock)."""
     out = []
     for s in samples:
         if s.scope != scope:
@@ -306,8 +342,18 @@ def points(model: FittedModel, samples: list[PathSample], scope: str = MODEL_SCO
             continue
         budget = p.delay_ns + p.slack_ns
         out.append((p.delay_ns / budget if budget > 0 else float("inf"), p.logic_ns, p.route_ns,
-                    s.delay_ns, s.design, budget))
+                    s.delay_ns, s.design, budget, _routed_fanouts(s)))
     return out
+
+
+def _routed_fanouts(s: PathSample) -> tuple[int, ...]:
+    """The fanouts of the path's nets the fanout law times (not dedicated, not slice-packed)."""
+    out = []
+    for dt, dp, st, sp, fo, _ in s.nets:
+        nc = net_class(dt, dp, st, sp, fo)
+        if nc is not None and nc[0] != "SLICE->FF":
+            out.append(fo)
+    return tuple(out)
 
 
 def held_out_points(samples: list[PathSample], scope: str = MODEL_SCOPE) -> list[tuple]:
@@ -336,7 +382,7 @@ class Prediction:
 
 def predict(model: FittedModel, s: PathSample) -> Prediction:
     """One sample's estimate from its own cells and nets and its requirement, as the estimator
-    would see that path in a netlist."""
+    would see that path in a netlist (the high-fanout term filling at most its slack)."""
     logic = 0.0
     for t, i, o, ns in s.cells:
         base = prjxray_ps(t, i, o, ns * 1000)
@@ -349,9 +395,11 @@ def predict(model: FittedModel, s: PathSample) -> Prediction:
     setup = model.setup_ps(end_t, end_p, _prjxray_setup(end_t, end_p))
     budget = s.requirement_ns * 1000 - setup + model.clock_ps
     g = model.pressure_factor(logic + route, budget)
-    route *= g
-    d = logic + route
-    return Prediction(d / 1000, (budget - d) / 1000, logic / 1000, route / 1000, g)
+    d = logic + route * g
+    if getattr(model, "high_fanout", None) is not None:  # the hand-set RoutingModel has none
+        extra = sum(model.high_fanout_ps(*n[:5]) for n in s.nets) * g
+        d = float(model.high_fanout.fill(d, d + extra, budget))
+    return Prediction(d / 1000, (budget - d) / 1000, logic / 1000, (d - logic) / 1000, g)
 
 
 def _prjxray_setup(cell_type: str, pin: str) -> float:

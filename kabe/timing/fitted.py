@@ -19,6 +19,8 @@ hand. What the model says (docs/timing_model.md):
                  (kabe.timing.pressure: Vivado's timing-driven placement and routing)
     clock law  = at a budget B under the corpus's typical one, routing x min(1, e^a B^b), at least
                  the pressure floor (ClockLaw: placement pulls nets in harder for a tight clock)
+    high fanout = a net of more than `knee` sinks takes per_doubling more per doubling above it,
+                 up to its path's budget (HighFanout: Vivado leaves such a net long until it is critical)
 
 and the band: a routed path's delay lies within logic + route x [lo, hi] for the nominal coverage
 (`[tool.kabe] timing_band_coverage`, 80 %) of the paths of a new design: design-level conformal
@@ -133,6 +135,49 @@ class ClockLaw:
         return cls(float(d["a"]), float(d["b"]), int(d.get("designs", 0)))
 
 
+@dataclass(frozen=True)
+class HighFanout:
+    """The fanout law's top end: a net of fanout F > knee takes per_doubling_ps x log2(F / knee)
+    more, but only up to its path's budget. The net fit's data (the worst paths of 11 designs) has
+    few nets of many sinks, so its log-linear law runs short there: Vivado spreads such a net's
+    sinks over the die (reset and enable trees, 6-15 ns at fanout 400-2600 in the corpora). It
+    does so while the path meets its budget; once the net is critical it replicates the driver and
+    pulls the net in (on the held-out paths estimated over budget the term comes out near 0), so
+    the term fills a path's slack at most (fill): it never turns a passing estimate into a failing
+    one, nor moves a failing one. Fitted (kabe.timing.fit.fit_high_fanout) on held-out estimates
+    of every calibration design, after pressure and the clock law, each design one unit: a
+    calibration of the net model like those two."""
+    knee: int
+    per_doubling_ps: float
+    paths: int = 0
+    designs: int = 0
+
+    def excess(self, fanout: int) -> float:
+        """Doublings of fanout above the knee (0 at or below it)."""
+        return max(0.0, math.log2(fanout / self.knee)) if fanout > self.knee else 0.0
+
+    def ps(self, fanout: int) -> float:
+        return self.per_doubling_ps * self.excess(fanout)
+
+    @staticmethod
+    def fill(without, with_term, budget):
+        """A path's delay with the term: it lengthens the path up to its budget and no further, and
+        a path already over its budget keeps its delay without it (scalars or numpy arrays)."""
+        import numpy as np
+        return np.maximum(without, np.minimum(with_term, budget))
+
+    def to_json(self) -> dict:
+        return {"knee": self.knee, "per_doubling_ps": round(self.per_doubling_ps, 1), "paths": self.paths,
+                "designs": self.designs,
+                "meaning": "a net of fanout F > knee: + per_doubling_ps x log2(F / knee), on top of the fanout law"}
+
+    @classmethod
+    def from_json(cls, d: dict | None) -> HighFanout | None:
+        if not d:
+            return None
+        return cls(int(d["knee"]), float(d["per_doubling_ps"]), int(d.get("paths", 0)), int(d.get("designs", 0)))
+
+
 @dataclass
 class FittedModel:
     """The same interface as RoutingModel (net_ps, cell_ps, setup_ps, clock_ps, band,
@@ -145,6 +190,7 @@ class FittedModel:
     provenance: dict = field(default_factory=dict)
     pressure: Pressure | None = None
     clock_law: ClockLaw | None = None
+    high_fanout: HighFanout | None = None
 
     @classmethod
     def from_json(cls, data: dict) -> FittedModel:
@@ -153,7 +199,8 @@ class FittedModel:
                    clock_ps_value=float(data.get("clock", {}).get("value", 0.0)),
                    band=Band.from_json(b) if b else None,
                    provenance=data.get("provenance", {}), pressure=Pressure.from_json(data.get("pressure")),
-                   clock_law=ClockLaw.from_json(data.get("clock_law")))
+                   clock_law=ClockLaw.from_json(data.get("clock_law")),
+                   high_fanout=HighFanout.from_json(data.get("high_fanout")))
 
     # --- cells
     def cell_ps(self, cell_type: str, in_pin: str | None, out_pin: str | None, prjxray_ps: float) -> float:
@@ -181,6 +228,15 @@ class FittedModel:
             + n["driver"].get(drv, {}).get("value", 0.0) \
             + n["sink"].get(snk, {}).get("value", 0.0)
         return max(d, 0.0)
+
+    def high_fanout_ps(self, drv_type: str | None, drv_pin: str | None, sink_type: str | None,
+                       sink_pin: str | None, fanout: int) -> float:
+        """The high-fanout term of one net (HighFanout): 0 without one, at or below its knee, and
+        on a dedicated or slice-packed connection (the nets the fanout law does not time)."""
+        if self.high_fanout is None or fanout <= self.high_fanout.knee:
+            return 0.0
+        nc = net_class(drv_type, drv_pin, sink_type, sink_pin, fanout)
+        return 0.0 if nc is None or nc[0] == "SLICE->FF" else self.high_fanout.ps(fanout)
 
     # --- timing pressure (kabe.timing.pressure)
     def pressure_factor(self, delay_ps: float, budget_ps: float) -> float:
@@ -217,6 +273,9 @@ class FittedModel:
             b += f"; timing pressure: route x max({self.pressure.floor:g}, x^-{self.pressure.k:g}) over budget"
             if self.clock_law is not None:
                 b += f"; clock law: route x min(1, {math.exp(self.clock_law.a):.3f} B^{self.clock_law.b:.3f})"
+        if self.high_fanout is not None:
+            b += (f"; a net over {self.high_fanout.knee} sinks: +{self.high_fanout.per_doubling_ps:.0f} ps "
+                  f"per doubling above it, up to the path's budget")
         return (f"fitted on routed Vivado paths ({self.provenance.get('summary', 'no provenance')}; "
                 f"kabe/timing/fitted_constants.py){b}")
 

@@ -290,10 +290,13 @@ def _mapped(res: StaResult) -> str:
 def _pressure(ep: Endpoint) -> str:
     """How the endpoint's routing was scaled (kabe.timing.pressure, and the fitted model's clock
     law for a tight clock: kabe.timing.fitted.ClockLaw): nets above are as scaled."""
+    hf = getattr(ep, "high_fanout_ps", 0.0)
+    hf_said = (f"; nets of many sinks +{hf / 1000:.3f} ns (Vivado leaves them long while the path meets its "
+               f"budget, so they fill its slack at most)" if hf > 0 else "")
     if ep.pressure >= 1.0:
-        return "none (the path fits its clock as estimated)"
+        return "none (the path fits its clock as estimated)" + hf_said
     return (f"routing x {ep.pressure:.2f} (Vivado's timing-driven placement shortens a path over its "
-            f"budget, and the nets of a tight clock; docs/timing_model.md)")
+            f"budget, and the nets of a tight clock; docs/timing_model.md)" + hf_said)
 
 
 def _label(cell: str, labels: dict[str, str] | None) -> str:

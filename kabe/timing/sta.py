@@ -80,6 +80,7 @@ class Endpoint:
     slack_ps: float
     path: list[PathStep] = field(default_factory=list)
     pressure: float = 1.0  # routing factor timing pressure left this path at (kabe.timing.pressure)
+    high_fanout_ps: float = 0.0  # what the model's high-fanout term added (kabe.timing.fitted.HighFanout)
 
 
 @dataclass
@@ -251,6 +252,22 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             return 0.0
         return model.net_ps(cells[d[0]]["type"], d[1], cells[sink_cell]["type"], sink_pin, fanout.get(b, 1))
 
+    # the fitted model's high-fanout term (kabe.timing.fitted.HighFanout): a net of many sinks is
+    # longer than the fanout law says, but only while its path meets its budget (Vivado replicates
+    # and pulls in such a net once it is critical), so it is timed in a second propagation and
+    # fills an endpoint's slack at most
+    hf = getattr(model, "high_fanout", None)
+    use_hf = hf is not None and any(f > hf.knee for f in fanout.values())
+
+    def hf_ps(b: int, sink_cell: str, sink_pin: str) -> float:
+        d = driver.get(b)
+        if not use_hf or d is None or d[0] == "$port" or fanout.get(b, 1) <= hf.knee:
+            return 0.0
+        return model.high_fanout_ps(cells[d[0]]["type"], d[1], cells[sink_cell]["type"], sink_pin, fanout[b])
+
+    def route_hf(b: int, sink_cell: str, sink_pin: str) -> float:
+        return route(b, sink_cell, sink_pin) + hf_ps(b, sink_cell, sink_pin)
+
     # ---- combinational graph: edges in_bit -> out_bit
     edges: dict[int, list[tuple[int, str, str, str, float]]] = defaultdict(list)  # in -> (out, cell, pin_in, pin_out, ps)
     indeg: dict[int, int] = defaultdict(int)
@@ -354,12 +371,16 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
         # overtake the route-heavy one that was worst before)
         for c in sorted({p[-1] for p in pending} - {1.0}):
             runs[c] = _propagate(st, order, edges, route, cones, cone_route, c)
+        runs_hf = {c: _propagate(st, order, edges, route_hf, cones, cone_route, c)
+                   for c in sorted({p[-1] for p in pending})} if use_hf else {}
         for cname, pin, x, r, ip, setup, cap_clk, cap_t, c in pending:
             arr, pred = runs[c]
             launch_t, required = required_after(x, pred, cap_clk, cap_t, setup)
             delay = arr[x] - launch_t + c * r
             ep = Endpoint(cname, cells[cname]["type"], pin, clk_name, delay, required, required - delay, pressure=c)
-            ep._trace_args = (x, pred, r, cname, ip, setup, c)  # traced for the worst few only
+            ep._trace_args = (x, pred, r, cname, ip, setup, c, None, 1.0)  # traced for the worst few only
+            if use_hf and ep.slack_ps > 0:
+                _fill_high_fanout(ep, x, runs_hf[c], r + hf_ps(x, cname, ip), hf_ps, required_after, cap_clk, cap_t)
             endpoints.append(ep)
         for pname, p in ports.items():
             if p["direction"] == "output" and any(isinstance(b, int) and b in reached for b in p["bits"]):
@@ -368,8 +389,8 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     traced: dict[str, int] = defaultdict(int)
     for ep in endpoints:
         if traced[ep.clock] < TRACE_WORST:
-            x, pred, r, cname, ip, setup, g = ep._trace_args
-            ep.path = _trace(x, pred, cells, r, cname, ip, setup, g, fanout)
+            x, pred, r, cname, ip, setup, g, hf_of, k = ep._trace_args
+            ep.path = _trace(x, pred, cells, r, cname, ip, setup, g, fanout, hf_of, k)
             traced[ep.clock] += 1
         del ep._trace_args
     clk_rows = []
@@ -468,18 +489,56 @@ def pred_launch_time(x: int, pred: dict) -> float:
     return p[4]
 
 
+def _fill_high_fanout(ep: Endpoint, x: int, run_hf: tuple, r_end: float, hf_ps, required_after, cap_clk, cap_t) -> None:
+    """The endpoint with the high-fanout term (kabe.timing.fitted.HighFanout): its worst path with
+    the term, at the endpoint's routing weight, lengthened up to its budget and no further; an
+    endpoint whose slack the term does not reduce is left as it is."""
+    arr, pred = run_hf
+    _, _, _, cname, ip, setup, c, _, _ = ep._trace_args
+    launch_t, required = required_after(x, pred, cap_clk, cap_t, setup)
+    delay = arr[x] - launch_t + c * r_end
+    slack = required - delay
+    if slack >= ep.slack_ps:
+        return
+    extra = c * (hf_ps(x, cname, ip) + _path_high_fanout(x, pred, hf_ps))  # the term on this path, weighted
+    k = 1.0 if slack >= 0 or extra <= 0 else max(0.0, min(1.0, (slack + extra) / extra))
+    added = k * extra
+    # a path the term fills to its budget ends exactly there: slack 0, never a rounding under it
+    ep.arrival_ps, ep.required_ps = (delay - extra + added) if k >= 1.0 else required, required
+    ep.slack_ps = required - ep.arrival_ps if k >= 1.0 else 0.0
+    ep.high_fanout_ps = added
+    ep._trace_args = (x, pred, r_end, cname, ip, setup, c, hf_ps, k)
+
+
+def _path_high_fanout(x: int, pred: dict, hf_ps) -> float:
+    """The high-fanout term on the nets of the path into `x` (the endpoint's own net apart)."""
+    total, p = 0.0, pred[x]
+    while p[0] == "comb":
+        _, cname, ip, _, _, _, prev = p
+        if not ip.startswith("cone"):
+            total += hf_ps(prev, cname, ip)
+        p = pred[prev]
+    return total
+
+
 def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin: str, setup: float,
-           pressure: float = 1.0, fanout: dict | None = None) -> list[PathStep]:
-    """The path into `x` as steps; each net as the endpoint's timing pressure left it."""
+           pressure: float = 1.0, fanout: dict | None = None, hf_ps=None, k: float = 1.0) -> list[PathStep]:
+    """The path into `x` as steps; each net as the endpoint's timing pressure left it (and with
+    the share k of the high-fanout term the endpoint's slack left room for, when `hf_ps` is given)."""
+    def shown(r: float, b: int, cell: str, pin: str) -> float:
+        if hf_ps is not None and not pin.startswith("cone"):
+            r -= (1.0 - k) * hf_ps(b, cell, pin)
+        return r * pressure
+
     steps: list[PathStep] = []
-    route_into_next = r_end * pressure
+    route_into_next = shown(r_end, x, end_cell, end_pin)
     p = pred[x]
     while p[0] == "comb":
         _, cname, ip, op, ps, r, prev = p
         kind = cells[cname]["type"]
         if ip.startswith("cone"):  # a narrow cone, as Vivado would map it (kabe.timing.lut_cones)
             kind = "+".join(SHAPES[max(6, int(ip[4:]))])
-        steps.append(PathStep(cname, kind, ip, op, ps, r * pressure, (fanout or {}).get(prev, 1)))
+        steps.append(PathStep(cname, kind, ip, op, ps, shown(r, prev, cname, ip), (fanout or {}).get(prev, 1)))
         p = pred[prev]
     _, cname, op, ps, _ = p
     steps.append(PathStep(cname, cells[cname]["type"], None, op, ps, 0.0))

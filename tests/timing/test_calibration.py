@@ -480,3 +480,50 @@ def test_dsp_ratio_holds_on_designs_outside_the_corpus():
                     assert s["delay_ns"] * 1000 / base == pytest.approx(ratio, rel=0.05), (name, i, o)
                     seen += 1
     assert seen >= 4
+
+
+# ---------------------------------------------------------------- the fanout law's top end (issue 25)
+
+def _fanout_points(h_ps: float, rng, designs: int = 12, knee: int = F.HIGH_FANOUT_KNEE):
+    """Held-out points (x, logic, route, Vivado, design, budget, fanouts) at a slow clock (no
+    pressure, no law) of designs whose nets above `knee` sinks come out h_ps per doubling longer
+    than the fanout law; a third of the paths have such a net."""
+    pts = []
+    for k in range(designs):
+        for j in range(6):
+            fanouts = (4, 12) if j % 3 else (4, int(knee * 2 ** rng.uniform(0.5, 4)))
+            route = rng.uniform(1.0, 3.0)
+            extra = sum(h_ps * max(0.0, math.log2(f / knee)) for f in fanouts) / 1000.0
+            pts.append((0.1, 1.0, route, 1.0 + (route + extra) * rng.uniform(0.97, 1.03), f"D{k}", 100.0, fanouts))
+    return pts
+
+
+def test_high_fanout_term_recovers_a_known_slope_above_the_knee():
+    rng = np.random.default_rng(3)
+    m = FittedModel()
+    hf = F.fit_high_fanout(_fanout_points(700.0, rng), m)
+    assert hf is not None and hf.knee == F.HIGH_FANOUT_KNEE and hf.designs == 12
+    assert hf.per_doubling_ps == pytest.approx(700.0, abs=50.0)
+    assert F.fit_high_fanout(_fanout_points(0.0, rng), m) is None  # the law already right: no term
+    # too few designs with such a net to tell it from one design's pace
+    assert F.fit_high_fanout(_fanout_points(700.0, rng, designs=F.MIN_HIGH_FANOUT_DESIGNS - 1), m) is None
+
+
+def test_high_fanout_term_fills_a_paths_slack_and_no_more():
+    """Within its budget a path takes the whole term; one the term would push over its budget ends
+    at the budget (slack 0); one already over its budget keeps its delay: the term never turns a
+    passing estimate into a failing one."""
+    from kabe.timing.fitted import HighFanout
+    assert HighFanout.fill(5.0, 6.0, 7.0) == 6.0
+    assert HighFanout.fill(5.0, 8.0, 7.0) == 7.0
+    assert HighFanout.fill(7.5, 9.0, 7.0) == 7.5
+    hf = HighFanout(64, 1800.0)
+    assert hf.ps(64) == 0.0 and hf.ps(256) == pytest.approx(3600.0)
+    assert HighFanout.from_json(hf.to_json()) == hf
+    m = dataclasses.replace(load(), high_fanout=hf)
+    assert m.high_fanout_ps("FDRE", "Q", "LUT6", "I0", 256) == pytest.approx(3600.0)
+    assert m.high_fanout_ps("FDRE", "Q", "LUT6", "I0", 64) == 0.0
+    assert m.high_fanout_ps("CARRY4", "CO[3]", "CARRY4", "CI", 256) == 0.0  # dedicated: not a routed net
+    assert m.net_ps("FDRE", "Q", "LUT6", "I0", 256) == dataclasses.replace(m, high_fanout=None).net_ps(
+        "FDRE", "Q", "LUT6", "I0", 256)  # the term is not in net_ps: it is applied per path, capped
+    assert "up to the path's budget" in m.describe()

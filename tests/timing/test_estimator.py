@@ -336,8 +336,8 @@ def test_summary_shows_the_band_and_marginal():
 
 def test_a_high_fanout_net_on_the_worst_path_gets_its_class_band_and_says_why(tmp_path):
     """A register driving 300 LUTs (a reset or enable spread over the device): the traced path knows
-    the net's fanout, and the band is the high-fanout class's (kabe.timing.conformal), wider than
-    the default one, with the reason in timing_estimate.rpt."""
+    the net's fanout, and the band is the high-fanout class's (kabe.timing.conformal), with the
+    reason in timing_estimate.rpt."""
     net = Net()
     q = net.bit()
     net.ff("ff_start", net.bit(), q)
@@ -351,6 +351,57 @@ def test_a_high_fanout_net_on_the_worst_path_gets_its_class_band_and_says_why(tm
     assert [s.fanout for s in cp.path][1] == 300
     b = res.model.band
     assert rec["band"]["route_factor"] == [b.classes["high-fanout"]["lo"], b.classes["high-fanout"]["hi"]]
-    assert b.classes["high-fanout"]["hi"] > b.classes["default"]["hi"]
+    # calibrated on its own paths (before issue 25's high-fanout term it was the widest class; with the
+    # term in the point estimate its route factors are no longer the widest, and need not be)
+    assert b.classes["high-fanout"]["designs"] >= 8 and "pooled band" not in b.classes["high-fanout"]["why"]
     assert "Path 1 band: route x" in rpt.read_text() and ", high-fanout: a net of fanout 256 or more" in rpt.read_text()
     assert kabe_timing.parse(rpt) == rec
+
+
+def _fanout_tree(sinks: int) -> dict:
+    """A register driving `sinks` LUTs, each into its own register (a reset or enable tree)."""
+    net = Net()
+    q = net.bit()
+    net.ff("ff_start", net.bit(), q)
+    for i in range(sinks):
+        y = net.bit()
+        net.cell(f"lut{i}", "LUT1", I0=("input", q), O=("output", y))
+        net.ff(f"ff_end{i}", y, net.bit())
+    return net.json()
+
+
+@pytest.mark.parametrize("period, expect", [(50.0, "whole"), (None, "to the budget"), (1.0, "none")])
+def test_the_high_fanout_term_fills_an_endpoints_slack_and_no_more(period, expect, tmp_path):
+    """A 300-sink net timed with the committed model's high-fanout term (kabe.timing.fitted.HighFanout):
+    at a slow clock the path takes the whole term; at a clock between the path without and with it
+    the path ends at its budget (slack 0) with rows that still add up; at a clock it already fails
+    the estimate is as without the term. A fanout-1 chain is never touched."""
+    import dataclasses
+    m = _without_pressure()
+    hf = m.high_fanout
+    assert hf is not None and hf.knee < 300
+    plain = dataclasses.replace(m, high_fanout=None)
+    probe, _ = estimate(_fanout_tree(300), parse_xdc_text("create_clock -period 50 -name clk [get_ports clk]"), plain,
+                        vivado_mapping=False)
+    d0 = probe["critical_path"]["delay_ns"]
+    if period is None:  # halfway between the path without the term and with it
+        period = 50 - probe["wns_ns"] + (hf.ps(300) / 1000) / 2
+    xdc = parse_xdc_text(f"create_clock -period {period:.3f} -name clk [get_ports clk]")
+    rpt = tmp_path / "t.rpt"
+    rec, res = estimate(_fanout_tree(300), xdc, m, report=rpt, design="fan", vivado_mapping=False)
+    without, _ = estimate(_fanout_tree(300), xdc, plain, vivado_mapping=False)
+    cp = rec["critical_path"]
+    added = cp["delay_ns"] - without["critical_path"]["delay_ns"]
+    if expect == "whole":
+        assert added == pytest.approx(hf.ps(300) / 1000, abs=2e-3)
+    elif expect == "to the budget":
+        assert 0 < added < hf.ps(300) / 1000 and rec["wns_ns"] == pytest.approx(0.0, abs=2e-3)
+        assert without["wns_ns"] > 0
+    else:
+        assert without["wns_ns"] < 0 and rec == without
+    assert cp["logic_delay_ns"] + cp["route_delay_ns"] == pytest.approx(cp["delay_ns"], abs=3e-3)
+    assert d0 > 0 and kabe_timing.parse(rpt) == rec
+    if added > 0:
+        assert "nets of many sinks +" in rpt.read_text()
+    chain, _ = estimate(lut_chain(4), xdc, m, vivado_mapping=False)
+    assert chain == estimate(lut_chain(4), xdc, plain, vivado_mapping=False)[0]

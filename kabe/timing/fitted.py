@@ -169,7 +169,8 @@ class HighFanout:
     def to_json(self) -> dict:
         return {"knee": self.knee, "per_doubling_ps": round(self.per_doubling_ps, 1), "paths": self.paths,
                 "designs": self.designs,
-                "meaning": "a net of fanout F > knee: + per_doubling_ps x log2(F / knee), on top of the fanout law"}
+                "meaning": "a net of fanout F > knee: + per_doubling_ps x log2(F / knee) on top of the fanout law, "
+                           "weighted as its path's routing, lengthening the path up to its budget and no further"}
 
     @classmethod
     def from_json(cls, d: dict | None) -> HighFanout | None:

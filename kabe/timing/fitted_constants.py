@@ -82,8 +82,9 @@ MODEL = {'band': {'classes': {'bram-dsp': {'designs': 38,
                           '(budget = requirement - setup + clock)'},
  'high_fanout': {'designs': 52,
                  'knee': 64,
-                 'meaning': 'a net of fanout F > knee: + per_doubling_ps x log2(F / knee), on top '
-                            'of the fanout law',
+                 'meaning': 'a net of fanout F > knee: + per_doubling_ps x log2(F / knee) on top '
+                            "of the fanout law, weighted as its path's routing, lengthening the "
+                            'path up to its budget and no further',
                  'paths': 257,
                  'per_doubling_ps': 1800.0},
  'nets': {'dedicated_check': {'rows': 25, 'zero_in_vivado': 22},

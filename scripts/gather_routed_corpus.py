@@ -79,9 +79,13 @@ def blob(git_dir: Path, commit: str, path: str) -> bytes | None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:  # a failed write leaves no temp file behind
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def sources_md(got: list[Source]) -> str:

@@ -121,6 +121,13 @@ def net_class(drv_type: str | None, drv_pin: str | None, sink_type: str | None, 
     return (cell_class(drv_type), sink_group(sink_type, sink_pin), fanout_bucket(fanout))
 
 
+def fanout_law_net(drv_type: str | None, drv_pin: str | None, sink_type: str | None, sink_pin: str | None,
+                   fanout: int) -> bool:
+    """A net the fanout law times: neither dedicated nor slice-packed (net_class)."""
+    nc = net_class(drv_type, drv_pin, sink_type, sink_pin, fanout)
+    return nc is not None and nc[0] != "SLICE->FF"
+
+
 @lru_cache(maxsize=None)
 def arc_key(cell_type: str, in_pin: str | None, out_pin: str | None) -> str:
     """The name a fitted cell-delay constant is kept under: `LUT6:I->O`, `FDRE:C->Q`,

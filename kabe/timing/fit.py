@@ -47,8 +47,8 @@ import numpy as np
 
 from kabe.timing.calibration_data import MODEL_SCOPE, PathSample
 from kabe.timing.cells import FF_SETUP_PS, cell_timing
-from kabe.timing.delay_classes import (arc_key, cell_class, net_class, pin_base, pin_bit,
-                                      setup_key)
+from kabe.timing.delay_classes import (arc_key, cell_class, fanout_law_net, net_class, pin_base,
+                                      pin_bit, setup_key)
 from kabe.timing.fitted import Band, ClockLaw, FittedModel, HighFanout
 from kabe.timing.pressure import fit as fit_pressure
 
@@ -348,12 +348,7 @@ def points(model: FittedModel, samples: list[PathSample], scope: str = MODEL_SCO
 
 def _routed_fanouts(s: PathSample) -> tuple[int, ...]:
     """The fanouts of the path's nets the fanout law times (not dedicated, not slice-packed)."""
-    out = []
-    for dt, dp, st, sp, fo, _ in s.nets:
-        nc = net_class(dt, dp, st, sp, fo)
-        if nc is not None and nc[0] != "SLICE->FF":
-            out.append(fo)
-    return tuple(out)
+    return tuple(n[4] for n in s.nets if fanout_law_net(*n[:5]))
 
 
 def held_out_points(samples: list[PathSample], scope: str = MODEL_SCOPE) -> list[tuple]:

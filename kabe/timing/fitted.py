@@ -34,8 +34,10 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+import numpy as np
+
 from kabe.timing.conformal import PathFeatures, path_class
-from kabe.timing.delay_classes import arc_key, cell_class, net_class, setup_key
+from kabe.timing.delay_classes import arc_key, cell_class, fanout_law_net, net_class, setup_key
 from kabe.timing.pressure import Pressure
 
 
@@ -163,7 +165,6 @@ class HighFanout:
     def fill(without, with_term, budget):
         """A path's delay with the term: it lengthens the path up to its budget and no further, and
         a path already over its budget keeps its delay without it (scalars or numpy arrays)."""
-        import numpy as np
         return np.maximum(without, np.minimum(with_term, budget))
 
     def to_json(self) -> dict:
@@ -236,8 +237,7 @@ class FittedModel:
         on a dedicated or slice-packed connection (the nets the fanout law does not time)."""
         if self.high_fanout is None or fanout <= self.high_fanout.knee:
             return 0.0
-        nc = net_class(drv_type, drv_pin, sink_type, sink_pin, fanout)
-        return 0.0 if nc is None or nc[0] == "SLICE->FF" else self.high_fanout.ps(fanout)
+        return self.high_fanout.ps(fanout) if fanout_law_net(drv_type, drv_pin, sink_type, sink_pin, fanout) else 0.0
 
     # --- timing pressure (kabe.timing.pressure)
     def pressure_factor(self, delay_ps: float, budget_ps: float) -> float:

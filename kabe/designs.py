@@ -73,7 +73,9 @@ _FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constrai
            "budgets_vivado", "regressions", "waivers", "kind")
 _REQUIRED = ("core",)
 # Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.rules.gate applies them)
-WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)"}
+WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)",
+            "uncounted_cells": "cells the utilization does not count (a black box, unmapped logic) "
+                               "under an upper-bound resource budget"}
 
 
 class DesignError(UserError, ValueError):

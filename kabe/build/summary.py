@@ -68,6 +68,9 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     table.add_row("LUT / FF", f"{_num(u.get('lut'))} / {_num(u.get('ff'))}")
     table.add_row("DSP / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
     table.add_row("CARRY4 / SRL / LUTRAM", f"{_num(u.get('carry4'))} / {_num(u.get('srl'))} / {_num(u.get('lut_memory'))}")
+    if isinstance(u.get("uncounted"), dict) and u["uncounted"]:  # a black box or unmapped logic: counts are lower bounds
+        cells = ", ".join(f"{_num(n)} x {t}" for t, n in list(u["uncounted"].items())[:5])
+        table.add_row("uncounted cells", f"[yellow]{escape(cells)}: the counts above leave them out[/]")
     if u.get("proxy"):  # another fabric's counts (Yosys has no target for the part's): said beside them
         table.add_row("resources", f"[yellow]{escape(str(u['proxy']))}[/]")
     if "not_estimated" in t:  # a board kabe cannot time (kabe.flows.open): no number, said as such

@@ -13,6 +13,12 @@ Counting follows Vivado's utilization report so the two flows compare:
 * ff: FDRE/FDSE/FDCE/FDPE (and their _1 negative-edge forms, and LDCE/LDPE latches, which
   Vivado lists under "Slice Registers" too).
 * bram36_equiv = ramb36 + ramb18 / 2 (FIFO36E1 / FIFO18E1 count as RAMB36 / RAMB18).
+* uncounted ({type: count}, present only when there are some): cells that none of the above counts
+  and that are not a primitive known to take none of those resources (IO and clock buffers,
+  clocking, IO logic, the PS, configuration). A `$`-cell Yosys left unmapped or a black box (a
+  vendor IP the open flow cannot synthesise) uses LUTs, FFs or RAM that no number here holds, so
+  an upper-bound budget on them cannot be checked (kabe.rules.gate.Budget) instead of passing on
+  an undercount.
 
 synth_xilinx -family xcu/xcup (a board profile's open_flow.synth_family) maps to UltraScale cells:
 DSP48E2 counts as a DSP, RAMB36E2/RAMB18E2 (and FIFO36E2/FIFO18E2) as block RAM, CARRY8 in `carry8`
@@ -42,6 +48,17 @@ FF = {"FDRE", "FDSE", "FDCE", "FDPE", "FDRE_1", "FDSE_1", "FDCE_1", "FDPE_1", "L
 RAMB36 = {"RAMB36E1", "FIFO36E1", "RAMB36E2", "FIFO36E2"}
 RAMB18 = {"RAMB18E1", "FIFO18E1", "RAMB18E2", "FIFO18E2"}
 DSP = {"DSP48E1", "DSP48E2"}
+OTHER_COUNTED = {"CARRY4", "CARRY8", "MUXF7", "MUXF8", "MUXF9", "URAM288"}
+COUNTED = set(LUT_LOGIC) | set(LUT_MEMORY) | FF | RAMB36 | RAMB18 | DSP | OTHER_COUNTED
+# Xilinx primitives that hold none of the counted resources (7-series and UltraScale spellings): a
+# cell of one of these is not "uncounted". Anything else unknown is, so a new primitive errs on the
+# side of "cannot check the budget", never on a silent pass.
+NO_FABRIC = re.compile(
+    r"(GND|VCC|PULLUP|PULLDOWN|KEEPER|\$scopeinfo"
+    r"|(I|O|IO)BUF\w*|OBUFT\w*|BUF(G|H|R|IO|MR|CE)\w*|BUFG_\w+"
+    r"|(MMCM|PLL)E\d_(ADV|BASE)|(I|O)DDR\w*|(I|O)SERDESE\d|(I|O)DELAYE\d|IDELAYCTRL|(I|O)FIFO\w*|HPIO_\w+"
+    r"|PS7|PS8|PS9|STARTUPE\d|BSCANE\d|DNA_PORT\w*|ICAPE\d|XADC|SYSMONE\d|CAPTUREE\d|FRAME_ECCE\d|USR_ACCESSE\d"
+    r"|GT\w+|IBUFDS_GTE\d|PCIE\w*|EFUSE_USR)")
 
 _SECTION = re.compile(r"^=== (.+) ===\s*$")
 _CELLS = re.compile(r"^\s+(\d+)\s+cells\s*$")
@@ -71,7 +88,15 @@ def utilization_from_counts(counts: dict[str, int]) -> dict:
         "srl": sum(c.get(t, 0) for t in SRL),
         **({"carry8": c["CARRY8"]} if c.get("CARRY8") else {}),  # UltraScale cells only where mapped
         **({"uram288": c["URAM288"]} if c.get("URAM288") else {}),
+        **({"uncounted": unc} if (unc := uncounted(c)) else {}),
     }
+
+
+def uncounted(counts: dict[str, int]) -> dict[str, int]:
+    """{type: count} of the cells no utilization number counts and that are not known to need
+    none of the counted resources (see the module's docstring)."""
+    return {t: n for t, n in sorted(counts.items())
+            if n and t not in COUNTED and not NO_FABRIC.fullmatch(t)}
 
 
 def parse_stat_text(text: str, origin: str = "<stat>") -> dict[str, dict]:
@@ -249,8 +274,9 @@ def parse_report(rep: report_file.Report) -> dict:
     per_module = parse_stat_json(obj, rep.source)
     design = obj.get("design")
     if isinstance(design, dict) and isinstance(design.get("num_cells_by_type"), dict):
+        # the totals list the instances of the design's own modules too: those are not cells
         return utilization_from_counts({k: v for k, v in design["num_cells_by_type"].items()
-                                        if isinstance(v, int)})
+                                        if isinstance(v, int) and k.lstrip("\\") not in per_module})
     if len(per_module) != 1:
         raise ReportError(f"{rep.source}: stat -json has {len(per_module)} modules and no \"design\" "
                           f"totals; cannot tell which is the top")

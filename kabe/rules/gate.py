@@ -29,6 +29,7 @@ from kabe.designs import WAIVABLE
 
 _OPS = {"eq": (operator.eq, "=="), "lt": (operator.lt, "<"), "le": (operator.le, "<="),
         "gt": (operator.gt, ">"), "ge": (operator.ge, ">=")}
+_UPPER_BOUNDS = ("eq", "lt", "le")  # the budgets an undercount could pass falsely
 
 # The verdict lines a report_timing_summary prints under its Design Timing Summary, and what each
 # means; any other line is "unknown" and fails. (kabe.parsers.vivado_timing_summary reads them from here.)
@@ -96,7 +97,11 @@ class Budget:
         if self.op not in _OPS:
             raise ValueError(f"budget op {self.op!r} for {self.metric} unknown; use one of {', '.join(_OPS)}")
 
-    def check(self, values: Mapping[str, Any]) -> Check:
+    def check(self, values: Mapping[str, Any], uncounted_waiver: str | None = None) -> Check:
+        """values: the utilization record and timing_metrics. Its `uncounted` cells (a black box,
+        logic Yosys left unmapped: kabe.parsers.yosys_stat) may hold any resource, so a count is a
+        lower bound: an upper bound (==, <, <=) on it cannot be checked, and fails unless the
+        design waives `uncounted_cells` with a reason; a lower bound (>, >=) still can."""
         fn, sym = _OPS[self.op]
         name = f"budget.{self.metric}"
         got = values.get(self.metric)
@@ -104,6 +109,16 @@ class Budget:
             return Check(name, f"{sym} {self.limit:g}", None, False,
                          f"budget {self.metric} {sym} {self.limit:g} cannot be checked: the reports give no '{self.metric}'")
         ok = bool(fn(got, self.limit))
+        unc = values.get("uncounted") if self.metric not in TIMING_METRICS and self.op in _UPPER_BOUNDS else None
+        if ok and isinstance(unc, Mapping) and unc:
+            cells = ", ".join(f"{n} x {t}" for t, n in list(unc.items())[:5]) + (", ..." if len(unc) > 5 else "")
+            if uncounted_waiver:
+                return Check(name, f"{sym} {self.limit:g}", f"{got} + uncounted cells (waived: {uncounted_waiver})", True)
+            return Check(name, f"{sym} {self.limit:g}", f"{got} + uncounted cells", False,
+                         f"budget {self.metric} {sym} {self.limit:g} cannot be checked: {got} counted, but the netlist "
+                         f"also has cells kabe does not count ({cells}): a black box or logic synthesis left "
+                         f"unmapped may use {self.metric} too; map them, or waive it in design.yaml: "
+                         f"waivers: {{uncounted_cells: \"<why>\"}}")
         return Check(name, f"{sym} {self.limit:g}", got, ok,
                      "" if ok else f"budget exceeded: {self.metric} = {got} (must be {sym} {self.limit:g})")
 
@@ -466,10 +481,12 @@ def evaluate(timing: Mapping[str, Any] | None, utilization: Mapping[str, Any] | 
             checks.append(Check(f"budget.{b.metric}", "a utilization report", None, False,
                                 "budget gate: no utilization report was produced or it could not be read"))
             continue
-        checks.append(b.check(values))
+        checks.append(b.check(values, waivers.get("uncounted_cells")))
     failures = [c.message or c.line() for c in checks if not c.passed]
-    applied = {k: v for k, v in waivers.items() if any(c.name == f"timing.{k}" and "waived" in str(c.got)
-                                                       for c in checks)}
+    applied = {k: v for k, v in waivers.items()
+               if any("waived" in str(c.got) and (c.name == f"timing.{k}" or
+                                                  (k == "uncounted_cells" and c.name.startswith("budget.")))
+                      for c in checks)}
     not_estimated = not_estimated_reason(timing)
     return Verdict(not failures and not not_estimated, failures, [_as_dict(c) for c in checks], applied,
                    list((timing or {}).get("warnings") or []), not_estimated=not_estimated)

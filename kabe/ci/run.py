@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import errno
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from kabe.records import cache, junit, lineage, signing, store
 from kabe.records import load as record_load
 from kabe.records.archive import archive_dir, write_text_atomic
 
-from . import markdown
+from . import base_signers, markdown
 from kabe.ci.design_result import DesignOutcome
 
 
@@ -56,7 +57,7 @@ def _has_remote(remote: str, root: Path) -> bool:
 
 
 def on_default_branch(root: Path = ROOT, remote: str = "origin") -> bool:
-    if os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request") or os.environ.get("CI_MERGE_REQUEST_IID"):
+    if base_signers.change_pipeline():
         return False
     branch = lineage.base_branch(root, remote)
     return branch is not None and lineage.current_branch(root) == branch
@@ -222,15 +223,25 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
 
 def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, reports_root: Path = REPORTS) -> int:
     console = console or make_console()
-    clock = {"start": time.monotonic()}
     has_remote = _has_remote(opts.remote, root)
+    if has_remote:  # before the pull: a change's pipeline reads the allowed signers from the base branch
+        _fetch_base_branch(root, opts.remote)
+    if not base_signers.change_pipeline():
+        return _run(opts, console, root, reports_root, has_remote)
+    with tempfile.TemporaryDirectory(prefix="kabe-ci-signers-") as tmp:
+        allowed, note = base_signers.base_allowed_signers(root, opts.remote, Path(tmp) / "allowed_signers")
+        _say(console, f"kabe ci: a pipeline for a change: {escape(note)}")
+        with signing.pinned_allowed_signers(allowed):
+            return _run(opts, console, root, reports_root, has_remote)
+
+
+def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_remote: bool) -> int:
+    clock = {"start": time.monotonic()}
     _pull(opts, has_remote, root, reports_root, console)
     clock["pulled"] = time.monotonic()
 
     flow = config.resolve_flow(opts.flow)
     commit = provenance.current_commit(root)
-    if opts.base is None and has_remote:
-        _fetch_base_branch(root, opts.remote)
     base = lineage.base_commit(root, opts.base, opts.remote)
     _say(console, f"kabe ci: {commit.short}, {flow} flow; base: "
                   + (f"{base.commit[:12]} ({base.how})" if base.commit else f"none ({base.how})"))

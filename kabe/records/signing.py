@@ -24,6 +24,7 @@ import json
 import os
 import re
 import subprocess
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -227,9 +228,32 @@ def verify_dir(unit_dir: Path, unit: str, allowed_signers: Path | None = None) -
     return SignatureCheck(True, signer, f"signed by {signer}", listed)
 
 
+# A run that must not take its list of trusted keys from the commit it builds (kabe ci for a pull
+# request: the change could add its author's key) pins the list for its duration (pinned_allowed_signers).
+_pinned: list[Path | None] = []
+
+
+@contextmanager
+def pinned_allowed_signers(path: Path | None):
+    """Within: every verification (pull, cache, kabe ci's archived builds) reads `path` as the allowed
+    signers (None: no key is trusted, so no pulled unit verifies), whatever this checkout's file says."""
+    _pinned.append(path)
+    try:
+        yield
+    finally:
+        _pinned.pop()
+
+
+def is_pinned() -> bool:
+    return bool(_pinned)
+
+
 def allowed_signers_file(settings: Mapping | None = None) -> Path | None:
     """[tool.kabe] allowed_signers (relative to the project), default .kabe/allowed_signers; None when
-    the file does not exist (then no pulled unit verifies)."""
+    the file does not exist (then no pulled unit verifies). A pinned list (pinned_allowed_signers) wins."""
+    if _pinned:
+        path = _pinned[-1]
+        return path if path is not None and path.is_file() else None
     settings = config.load() if settings is None else settings
     value = settings.get("allowed_signers") or str(DEFAULT_ALLOWED_SIGNERS)
     path = Path(value)

@@ -481,7 +481,7 @@ def _promote(staged: Path, dest: Path, reports_root: Path) -> None:
 
 def allowed_signers_of(root: Path) -> Path | None:
     """The allowed-signers file of the project at root ([tool.kabe] allowed_signers for this checkout)."""
-    if Path(root).resolve() == ROOT.resolve():
+    if Path(root).resolve() == ROOT.resolve() or signing.is_pinned():
         return signing.allowed_signers_file()
     path = Path(root) / signing.DEFAULT_ALLOWED_SIGNERS
     return path if path.is_file() else None

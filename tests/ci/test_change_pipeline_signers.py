@@ -1,0 +1,98 @@
+"""A pipeline for a change (a pull request) trusts the base branch's allowed signers, never the
+change's own: a change that adds its author's key to .kabe/allowed_signers must not get units signed
+with that key believed by its own pipeline (kabe.ci.base_signers)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from kabe import build
+from kabe.ci import CiOptions, run
+from kabe.records import signing
+
+from .conftest import clone, git, write_archive
+
+
+def _key(where: Path, name: str) -> Path:
+    key = where / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True)
+    return key
+
+
+def _signers(repo: Path, *keys: Path) -> None:
+    (repo / ".kabe").mkdir(exist_ok=True)
+    (repo / ".kabe" / "allowed_signers").write_text(
+        "".join(f'{k.name}@kabe namespaces="kabe-archive" {k.with_suffix(".pub").read_text()}' for k in keys))
+    git(repo, "add", ".kabe/allowed_signers")
+
+
+@pytest.fixture()
+def change(remote, tmp_path):
+    """main trusts CI's key; the change (branch `feature`) adds the attacker's key, and this commit's
+    archived build is signed with it."""
+    ci_key, attacker = _key(tmp_path, "ci"), _key(tmp_path, "attacker")
+    repo = clone(remote, tmp_path / "work")
+    _signers(repo, ci_key)
+    git(repo, "commit", "-qm", "trust CI's key")
+    git(repo, "push", "-q", "origin", "main")
+    git(repo, "checkout", "-qb", "feature")
+    _signers(repo, ci_key, attacker)
+    git(repo, "commit", "-qm", "also trust mine")
+    head = git(repo, "rev-parse", "HEAD")
+    unit = f"{head}/stage2/open"
+    d = write_archive(repo / "reports", head, lut=232, wns=2.0)
+    (d / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(unit, signing.hash_dir(d), attacker))
+    return repo, d, unit, ci_key
+
+
+def _ci_for_a_change(repo: Path, monkeypatch, base_ref: str = "main") -> list[str]:
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_BASE_REF", base_ref)
+
+    def no_tools_here(name, *a, **kw):  # was a build asked for (the archived one not believed)?
+        raise build.BuildError(f"{name}: asked to build")
+
+    monkeypatch.setattr(build, "build", no_tools_here)
+    out = io.StringIO()
+    opts = CiOptions(designs=["stage2"], flow="open", summary=repo / "reports" / "s.md",
+                     junit=repo / "reports" / "j.xml", pull=False)
+    run(opts, Console(file=out, width=400, color_system=None), root=repo, reports_root=repo / "reports")
+    return out.getvalue().strip().splitlines()
+
+
+def test_the_changes_own_key_is_not_trusted_by_its_pipeline(change, monkeypatch):
+    repo, d, unit, _ = change
+    # the change's own list would believe the unit: that is the hole
+    assert signing.verify_dir(d, unit, repo / ".kabe" / "allowed_signers").ok
+    lines = _ci_for_a_change(repo, monkeypatch)
+    assert ("kabe ci: a pipeline for a change: trusting the signers of .kabe/allowed_signers on "
+            "refs/remotes/origin/main, not this change's (this change edits .kabe/allowed_signers: its keys "
+            "are trusted once it is merged)") in lines
+    said = next(ln for ln in lines if "archived build is not used" in ln)
+    assert "its signature does not verify (signed by a key not in" in said
+    assert any("stage2: asked to build" in ln for ln in lines)
+    assert not signing.is_pinned()  # the pin ends with the run
+
+
+def test_a_unit_signed_by_the_base_branchs_key_is_still_checked_as_usual(change, monkeypatch):
+    repo, d, unit, ci_key = change
+    (d / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(unit, signing.hash_dir(d), ci_key))
+    lines = _ci_for_a_change(repo, monkeypatch)
+    said = next(ln for ln in lines if "archived build is not used" in ln)
+    # past the signature: now its numbers must be what its raw reports say (they are not: written by hand)
+    assert "its numbers disagree with its raw reports" in said
+
+
+def test_without_the_base_branch_no_key_is_trusted(change, monkeypatch):
+    repo, d, unit, ci_key = change
+    (d / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(unit, signing.hash_dir(d), ci_key))
+    lines = _ci_for_a_change(repo, monkeypatch, base_ref="no-such-branch")
+    assert any("no base branch here to read the allowed signers from, so no pulled unit is trusted" in ln
+               for ln in lines)
+    said = next(ln for ln in lines if "archived build is not used" in ln)
+    assert "its signature does not verify" in said

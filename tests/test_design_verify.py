@@ -116,3 +116,47 @@ def test_the_cache_key_follows_the_verify_declaration_and_the_models_source(tmp_
     y.write_text(y.read_text().replace('verify: {model: "pkg.golden:fn"}', 'verify: {none: "not yet"}'))
     k3 = key(designs.load(y))
     assert k3.key not in (k1.key, k2.key) and k3.material["design"]["verify"] == {"kind": "none", "reason": "not yet"}
+
+
+def test_the_cache_key_holds_the_project_modules_the_model_imports(tmp_path):
+    """A model that keeps its arithmetic in helper modules: an edit to any of them is a new key (a cached
+    verification made against the old helper is not reused), an edit elsewhere is not."""
+    proj = tmp_path
+    pkg = proj / "golden"
+    (pkg / "fixed").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "fixed" / "__init__.py").write_text("from .round import rne\n")
+    (pkg / "fixed" / "round.py").write_text("def rne(x): return x\n")
+    (pkg / "quant.py").write_text("import numpy as np\nSCALE = 3\n")
+    (pkg / "unused.py").write_text("X = 1\n")
+    (proj / "tables.py").write_text("T = [1, 2]\n")
+    (pkg / "model.py").write_text(
+        "import os\nimport numpy as np\nfrom . import quant\nfrom .fixed import rne\n"
+        "def fn(seed, size, context):\n    import tables  # a function-level import runs too\n    return None\n")
+    y = _write(tmp_path, 'verify: {model: "golden.model:fn"}\nstreams: {in: {s: 8}, out: {m: 8}}\n')
+    d = designs.load(y)
+
+    def key():
+        return cache.compute(d, "open", {}, sim_check_rows=None, tools={}, root=proj)
+
+    k = key()
+    files = set(k.material["files"])
+    for rel in ("golden/__init__.py", "golden/model.py", "golden/quant.py", "golden/fixed/__init__.py",
+                "golden/fixed/round.py", "tables.py"):
+        assert rel in files, rel
+    assert "golden/unused.py" not in files  # imported by nothing: not the model's
+    assert not any("numpy" in f or f.startswith("os") for f in files)  # not the project's: tools, not files
+    for helper in (pkg / "fixed" / "round.py", pkg / "quant.py", proj / "tables.py"):
+        before = key().key
+        helper.write_text(helper.read_text() + "# changed\n")
+        assert key().key != before, helper
+    before = key().key
+    (pkg / "unused.py").write_text("X = 2\n")
+    assert key().key == before
+
+
+def test_a_model_that_does_not_parse_is_still_keyed_and_not_followed(tmp_path):
+    (tmp_path / "broken.py").write_text("def fn(seed, size, context:\n")
+    y = _write(tmp_path, 'verify: {model: "broken:fn"}\nstreams: {in: {s: 8}, out: {m: 8}}\n')
+    k = cache.compute(designs.load(y), "open", {}, sim_check_rows=None, tools={}, root=tmp_path)
+    assert "broken.py" in k.material["files"]

@@ -11,7 +11,9 @@ The key (sha256 of `material`, a JSON document written beside each archive as ca
 * the tool versions (Yosys or Vivado, Verilator, FuseSoC);
 * kabe's own code that shapes a result (FLOW_CODE: flows, timing, parsers, sim, model, ...);
 * the design's facts from design.yaml that shape the build (core, kind, ports, row_bytes) and the
-  size of the simulation check.
+  size of the simulation check;
+* the source of its golden model or cocotb testbench and of every project module that source
+  imports, directly or not (kabe.python_imports: read from the import statements, never imported).
 
 Not in the key, on purpose: the commit (the Vivado flow stamps it into USR_ACCESS at bitstream
 time only, from a generated settings file that is no input), budgets and expect_gate (a hit is
@@ -36,7 +38,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from kabe import designs
+from kabe import designs, python_imports
 from kabe.flows import registry as flow_registry
 from kabe.paths import BUILD, GENERATORS, PACKAGE, ROOT
 from kabe.boards.profile import PROFILE_DIR
@@ -191,7 +193,8 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(Path(p) for p in edam.input_files)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
-    files.update(designs.verify_sources(design, root))
+    for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
+        files.update(python_imports.local_closure(src, [root, design.directory]))
     own = kabe_code() + flow_scripts(flow)
     material = {
         "format": KEY_FORMAT,

@@ -101,10 +101,11 @@ def dedicated(drv_type: str | None, drv_pin: str | None, sink_type: str | None, 
 
 
 def slice_packed(drv_type: str | None, sink_type: str | None, sink_pin: str | None, fanout: int) -> bool:
-    """A fanout-1 net from slice logic (LUT/CARRY4/MUXF) into a flip-flop's D: usually packed into
-    one slice (0.000 in Vivado), but not always (a LUT5 output, a full slice): its own class with a
-    fitted mean, not a rule."""
-    return (cell_class(drv_type) in ("LUT", "CARRY4", "MUXF") and sink_group(sink_type, sink_pin) == "FF.D"
+    """A fanout-1 net from slice logic (LUT/CARRY4/MUXF, and an SRL: a SLICEM LUT whose output feeds
+    its slice's flip-flops as a LUT's does) into a flip-flop's D: usually packed into one slice
+    (0.000 in Vivado, as both SRL->FF nets of the corpora are), but not always (a LUT5 output, a full
+    slice): its own class with a fitted mean, not a rule."""
+    return (cell_class(drv_type) in ("LUT", "CARRY4", "MUXF", "SRL") and sink_group(sink_type, sink_pin) == "FF.D"
             and fanout == 1)
 
 

@@ -102,6 +102,9 @@ def test_dedicated_connections():
     assert net_class("LUT6", "O", "CARRY4", "S", 1) is None
     assert net_class("LUT3", "O", "FDRE", "D", 1) == ("SLICE->FF", "FF.D", "1")
     assert net_class("LUT3", "O", "FDRE", "D", 2) == ("LUT", "FF.D", "2")
+    # an SRL is a SLICEM LUT: its output feeds its own slice's flip-flop like a LUT's (Vivado: 0.000)
+    assert net_class("SRL16E", "Q", "FDRE", "D", 1) == ("SLICE->FF", "FF.D", "1")
+    assert net_class("FDRE", "Q", "FDRE", "D", 1) == ("FF", "FF.D", "1")  # a flip-flop's Q leaves the slice
     assert net_class("FDRE", "Q", "FDRE", "CE", 40) == ("FF", "FF.CTRL", "17-64")
     assert [fanout_bucket(f) for f in (1, 2, 3, 4, 5, 8, 9, 16, 17, 64, 65, 5000)] == \
         ["1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "9-16", "17-64", "17-64", "65+", "65+"]

@@ -36,7 +36,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.console import make_console
-from kabe import config, designs, provenance
+from kabe import config, designs, provenance, tool_group
 from kabe.errors import UserError
 from kabe.paths import REPORTS, ROOT, project_dirs
 from kabe.records.archive import archive_dir, write_json_atomic
@@ -142,7 +142,8 @@ def _build_in(checkout: Path, design: str, flow: str, console: Console) -> None:
     cmd = [sys.executable, "-m", "kabe.cli", "build", design, "--flow", flow, "--no-cache"]
     env = {**os.environ, "PYTHONPATH": str(checkout), "KABE_PROJECT": str(checkout)}  # the checkout is the project
     console.print(f"[dim]repro {design}: building in {checkout}[/]")
-    proc = subprocess.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
+    # in a tool group (kabe.tool_group): a Ctrl-C or kill of `kabe repro` stops the child build and its tools
+    proc = tool_group.run(cmd, cwd=checkout, env=env, capture_output=True, text=True)
     build = project_dirs(checkout)["build_dir"]  # the checkout's own [tool.kabe] says where
     build.mkdir(parents=True, exist_ok=True)
     (build / "repro_build.log").write_text(proc.stdout + proc.stderr)

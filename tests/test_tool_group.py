@@ -177,3 +177,35 @@ def test_ctrl_c_in_kabe_stops_the_tool_it_waits_for(tmp_path):
     finally:
         kabe.kill()
         kabe.wait()
+
+
+# `kabe repro` stand-in: its child build (repro._build_in) is a script that records its pid and
+# starts a grandchild, in place of `python -m kabe.cli build`.
+REPRO = """
+import sys
+from pathlib import Path
+from rich.console import Console
+from kabe import repro
+sys.executable = sys.argv[1]  # the child build repro starts: the stand-in below
+repro._build_in(Path(sys.argv[2]), "stage2", "open", Console(file=open("/dev/null", "w")))
+"""
+
+
+def test_kill_9_of_kabe_repro_takes_its_child_build_too(tmp_path):
+    child = tmp_path / "fake_build.sh"
+    pids = tmp_path / "pids"
+    child.write_text(f"#!/bin/sh\nsleep 300 &\necho $$ $! > {pids}\nwait\n")
+    child.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-c", REPRO, str(child), str(tmp_path)],
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    deadline = time.monotonic() + 20
+    while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    build_pid = int(pids.read_text().split()[0])
+    pgid = os.getpgid(build_pid)
+    started.append(pgid)
+    assert pgid != os.getpgid(proc.pid)  # the child build leads a group of its own
+    os.kill(proc.pid, signal.SIGKILL)  # repro alone: its child build gets no signal from this
+    proc.wait()
+    _wait_gone(pgid, 5)
+    assert not _group_members(pgid), f"repro's child build left running: {_group_members(pgid)}"

@@ -30,12 +30,12 @@ class BlobTooLarge(ValueError):
 # crosses gc.auto's thresholds would otherwise repack the user's whole repository inside an archive
 # pull, at a cost (time, memory) that has nothing to do with the archive. The user's own git
 # commands still run it.
-_NO_AUTO_GC = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
+NO_AUTO_GC = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
 
 
 def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
     try:
-        proc = subprocess.run(["git", *_NO_AUTO_GC, *args], cwd=root, input=input, capture_output=True)
+        proc = subprocess.run(["git", *NO_AUTO_GC, *args], cwd=root, input=input, capture_output=True)
     except FileNotFoundError:
         raise GitError("git is not on PATH; the shared archive is plain git, install it") from None
     if check and proc.returncode != 0:

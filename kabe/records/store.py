@@ -53,7 +53,7 @@ from typing import BinaryIO, Callable, Iterable
 from kabe import config
 from kabe.paths import REPORTS, ROOT
 from kabe.records import archive_paths as ap
-from kabe.records import git_plumbing, safe_fs, signing
+from kabe.records import git_fetch, git_plumbing, safe_fs, signing
 from kabe.records.archive import write_atomic
 from kabe.records.git_plumbing import BlobTooLarge, GitError
 
@@ -137,8 +137,7 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
     does not descend from the last one seen is refused (ArchiveRewritten) unless it is accept_rewrite."""
     ref = ref or archive_ref()
     local = _tracking_ref(remote)
-    proc = git_plumbing.run(root, "fetch", "--no-tags", "--quiet", "--no-write-fetch-head", remote, f"+{ref}:{local}",
-                      check=False)
+    proc = git_fetch.fetch(root, remote, ref, local)
     seen = _rev(root, seen_ref(remote))
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace")

@@ -108,10 +108,15 @@ class Budget:
         if got is None:
             return Check(name, f"{sym} {self.limit:g}", None, False,
                          f"budget {self.metric} {sym} {self.limit:g} cannot be checked: the reports give no '{self.metric}'")
+        if isinstance(got, bool) or not isinstance(got, (int, float)):  # a table or a sentence (uncounted, proxy)
+            return Check(name, f"{sym} {self.limit:g}", None, False,
+                         f"budget {self.metric} {sym} {self.limit:g} cannot be checked: the reports give no number for "
+                         f"'{self.metric}'")
         ok = bool(fn(got, self.limit))
         unc = values.get("uncounted") if self.metric not in TIMING_METRICS and self.op in _UPPER_BOUNDS else None
         if ok and isinstance(unc, Mapping) and unc:
-            cells = ", ".join(f"{n} x {t}" for t, n in list(unc.items())[:5]) + (", ..." if len(unc) > 5 else "")
+            cells = ", ".join(f"{str(n)[:12]} x {str(t)[:60]}" for t, n in list(unc.items())[:5]) \
+                + (", ..." if len(unc) > 5 else "")
             if uncounted_waiver:
                 return Check(name, f"{sym} {self.limit:g}", f"{got} + uncounted cells (waived: {uncounted_waiver})", True)
             return Check(name, f"{sym} {self.limit:g}", f"{got} + uncounted cells", False,

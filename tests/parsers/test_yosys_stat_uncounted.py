@@ -71,3 +71,11 @@ def test_a_fully_mapped_netlist_has_no_uncounted_key():
                                             "MMCME2_ADV": 1, "PS7": 1, "IDDR_2CLK": 1, "GND": 1})
     assert "uncounted" not in u
     assert yosys_stat.uncounted({"$_AND_": 5, "LUT6": 1, "XPM_FIFO": 0}) == {"$_AND_": 5}
+
+
+def test_a_budget_on_a_value_that_is_no_number_is_uncheckable_not_a_crash():
+    """`uncounted` (a table) or `proxy` (a sentence) named as a budget's metric: one clear failure."""
+    util = {"lut": 10, "uncounted": {"x": 1}, "proxy": "UltraScale+ cells"}
+    for metric in ("uncounted", "proxy"):
+        v = evaluate(TIMING_MET, util, budgets_from_mapping({metric: {"lt": 5}}))
+        assert v.failures == [f"budget {metric} < 5 cannot be checked: the reports give no number for '{metric}'"]

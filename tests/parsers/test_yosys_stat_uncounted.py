@@ -8,7 +8,9 @@ import pytest
 
 from kabe.flows.open import yosys_command
 from kabe.parsers import yosys_stat
+from kabe.records import metrics
 from kabe.rules.gate import budgets_from_mapping, evaluate
+from records_fixtures import record
 
 TOP = """
 (* blackbox *) module vendor_fifo(input clk, input [7:0] d, output [7:0] q); endmodule
@@ -79,3 +81,12 @@ def test_a_budget_on_a_value_that_is_no_number_is_uncheckable_not_a_crash():
     for metric in ("uncounted", "proxy"):
         v = evaluate(TIMING_MET, util, budgets_from_mapping({metric: {"lt": 5}}))
         assert v.failures == [f"budget {metric} < 5 cannot be checked: the reports give no number for '{metric}'"]
+
+
+def test_metrics_json_takes_the_uncounted_table_and_refuses_a_malformed_one(black_box_utilization):
+    rec = record("a" * 40)
+    rec["utilization"] = {**rec["utilization"], "uncounted": black_box_utilization["uncounted"]}
+    metrics.validate(rec)  # as a build of the black-box design writes it
+    rec["utilization"]["uncounted"] = {"vendor_fifo": "many"}
+    with pytest.raises(Exception, match="uncounted"):
+        metrics.validate(rec)

@@ -194,7 +194,9 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
-        files.update(python_imports.local_closure(src, [root, design.directory]))
+        # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
+        files.update([src] if src.is_relative_to(PACKAGE.resolve())
+                     else python_imports.local_closure(src, [root, design.directory]))
     own = kabe_code() + flow_scripts(flow)
     material = {
         "format": KEY_FORMAT,

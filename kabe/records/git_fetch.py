@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from kabe import disk_space, tool_group
-from kabe.records.git_plumbing import NO_AUTO_GC, GitError, run
+from kabe.records.git_plumbing import NO_AUTO_GC, NO_GIT, GitError, run
 
 # A fetch brings what is new on the archive ref: a unit stores at most 256 MB (MAX_UNIT_STORED_BYTES,
 # bitstreams included) and a team's first pull of a long archive a few GB. 8 GiB is far above either
@@ -48,7 +48,7 @@ def fetch(root: Path, remote: str, src: str, dest: str, *, max_bytes: int = MAX_
         try:
             proc = tool_group.popen(argv, cwd=root, stdout=subprocess.DEVNULL, stderr=err)
         except FileNotFoundError:
-            raise GitError("git is not on PATH; the shared archive is plain git, install it") from None
+            raise GitError(NO_GIT) from None
         why = None
         try:
             while proc.poll() is None:

@@ -31,13 +31,14 @@ class BlobTooLarge(ValueError):
 # pull, at a cost (time, memory) that has nothing to do with the archive. The user's own git
 # commands still run it.
 NO_AUTO_GC = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
+NO_GIT = "git is not on PATH; the shared archive is plain git, install it"
 
 
 def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
     try:
         proc = subprocess.run(["git", *NO_AUTO_GC, *args], cwd=root, input=input, capture_output=True)
     except FileNotFoundError:
-        raise GitError("git is not on PATH; the shared archive is plain git, install it") from None
+        raise GitError(NO_GIT) from None
     if check and proc.returncode != 0:
         raise GitError(f"git {' '.join(args[:3])} failed in {root}: {last_line(proc.stderr)}")
     return proc

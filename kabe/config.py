@@ -105,6 +105,8 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("archive_ref", 'a git ref for the shared archive, like "refs/kabe/archive" (kabe/records/store.py)',
             lambda v: isinstance(v, str) and re.fullmatch(r"refs/[A-Za-z0-9._/-]+", v) is not None and ".." not in v,
             "refs/kabe/archive"),
+    # the most one archive fetch may store (kabe/records/git_fetch.py); the disk floor applies as well
+    Setting("archive_fetch_max_mb", "a positive integer of MB (8192: 8 GiB)", _positive_int, 8192),
     Setting("allowed_signers", 'the path of the allowed-signers file for archive signatures, like ".kabe/allowed_signers" '
             '(git\'s gpg.ssh.allowedSignersFile format; docs/archive.md)', _text, ".kabe/allowed_signers"),
     Setting("default_branch", 'the base branch\'s name, like "main" (kabe ci judges regressions against it)',

@@ -22,7 +22,8 @@ from kabe.records.git_plumbing import NO_AUTO_GC, NO_GIT, GitError, run
 
 # A fetch brings what is new on the archive ref: a unit stores at most 256 MB (MAX_UNIT_STORED_BYTES,
 # bitstreams included) and a team's first pull of a long archive a few GB. 8 GiB is far above either
-# and far under a runner's disk.
+# and far under a runner's disk; a team whose archive outgrows it raises [tool.kabe] archive_fetch_max_mb
+# (kabe.records.store passes it here).
 MAX_FETCH_BYTES = 8 * 2**30
 POLL_S = 0.02
 
@@ -67,8 +68,9 @@ def fetch(root: Path, remote: str, src: str, dest: str, *, max_bytes: int = MAX_
                 _remove_new(pack_dir, before)
         if why:
             raise FetchTooLarge(f"the archive fetch was stopped: {why}; nothing of it was kept. A remote "
-                                f"ref this large is not a kabe archive: ask who pushed it, or fetch it by "
-                                f"hand if it is meant to be")
+                                f"ref this large is not a kabe archive: ask who pushed it; if the archive "
+                                f"is meant to be this large, raise [tool.kabe] archive_fetch_max_mb "
+                                f"(now {max_bytes // 2**20} MB)")
         err.seek(0)
         return subprocess.CompletedProcess(argv, proc.returncode, b"", err.read())
 

@@ -76,6 +76,11 @@ def archive_ref(settings: dict | None = None) -> str:
     return str(ref)
 
 
+def fetch_max_bytes(settings: dict | None = None) -> int:
+    """[tool.kabe] archive_fetch_max_mb in bytes: what one archive fetch may store."""
+    return int(config.value(config.load() if settings is None else settings, "archive_fetch_max_mb")) * 2**20
+
+
 def _remote_key(remote: str) -> str:
     return (re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote")[-80:]
 
@@ -137,7 +142,7 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
     does not descend from the last one seen is refused (ArchiveRewritten) unless it is accept_rewrite."""
     ref = ref or archive_ref()
     local = _tracking_ref(remote)
-    proc = git_fetch.fetch(root, remote, ref, local)
+    proc = git_fetch.fetch(root, remote, ref, local, max_bytes=fetch_max_bytes())
     seen = _rev(root, seen_ref(remote))
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace")

@@ -41,7 +41,8 @@ def test_a_fetch_past_the_cap_is_stopped_and_leaves_nothing(remote, tmp_path, mo
     _push_blob_ref(remote, tmp_path, 40 * 2**20)
     packs = _pack_files(here)
     tracking = git(here, "for-each-ref", "--format=%(refname) %(objectname)", "refs/kabe")
-    monkeypatch.setattr(git_fetch.fetch, "__kwdefaults__", {"max_bytes": 4 * 2**20, "min_free": None})
+    # the project's [tool.kabe] archive_fetch_max_mb, as kabe.config reads it, lowered to 4 MB
+    monkeypatch.setattr(store.config, "load", lambda *a, **k: {"archive_fetch_max_mb": 4})
     if seen == "after it arrived":  # a local remote can be faster than the watch: the pack it left is judged
         real = git_fetch._new_bytes
         monkeypatch.setattr(git_fetch, "_new_bytes", lambda d, b, prefix: 0 if prefix == "tmp_pack_" else real(d, b, prefix))
@@ -49,6 +50,7 @@ def test_a_fetch_past_the_cap_is_stopped_and_leaves_nothing(remote, tmp_path, mo
         store.fetch("origin", here, REF)
     msg = str(e.value)
     assert msg.startswith("the archive fetch was stopped: it had received ") and "more than a fetch may store (4.0 MB)" in msg
+    assert "raise [tool.kabe] archive_fetch_max_mb (now 4 MB)" in msg
     assert _pack_files(here) == packs  # no partial pack, no new pack
     # the tracking ref and the last tip seen are as before: the next pull starts from the same place
     assert git(here, "for-each-ref", "--format=%(refname) %(objectname)", "refs/kabe") == tracking
@@ -61,6 +63,7 @@ def test_a_fetch_under_the_cap_is_as_before(remote, tmp_path):
     _push_blob_ref(remote, tmp_path, 2 * 2**20)
     tip = store.fetch("origin", here, REF)
     assert tip and git(here, "cat-file", "-t", tip) == "commit"
+    assert store.fetch_max_bytes({}) == 8 * 2**30  # without archive_fetch_max_mb: 8 GiB
     assert not any(n.startswith("tmp_") for n in _pack_files(here))
 
 

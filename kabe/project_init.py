@@ -97,8 +97,16 @@ def init(folder: Path | None = None) -> list[str]:
     return said
 
 
+def top_module(name: str) -> str:
+    """The Verilog module name of design `name`'s top: <name>_top, with each '-' made '_' and a 'd_' in
+    front of a leading digit (a design name may hold both; a Verilog identifier may not)."""
+    ident = name.replace("-", "_")
+    return ("d_" if ident[:1].isdigit() else "") + ident + "_top"
+
+
 def new(name: str, root: Path | None = None, cores: Path | None = None) -> list[str]:
-    """Write cores/<name>/ (design.yaml, <name>.core, rtl/<name>_top.v, <name>.xdc) in the project."""
+    """Write cores/<name>/ (design.yaml, <name>.core, rtl/<top>.v, <name>.xdc) in the project; <top> is
+    top_module(name), a legal Verilog identifier."""
     if not designs.NAME_PATTERN.fullmatch(name) or name.startswith("-"):
         raise InitError(f"design name {name!r} is not usable: letters, digits, '_' and '-' (not first), "
                         f"at most 64 characters, e.g. `kabe new my_fifo`")
@@ -107,12 +115,15 @@ def new(name: str, root: Path | None = None, cores: Path | None = None) -> list[
     if folder.exists():
         raise InitError(f"{folder} already exists; kabe writes no file over yours (pick another name)")
     vlnv = f"user:design:{name}:0.1.0"
+    top = top_module(name)
 
     def fill(template: str) -> str:
-        return _template("new", template).replace("{name}", name).replace("{vlnv}", vlnv)
+        return _template("new", template).replace("{top}", top).replace("{name}", name).replace("{vlnv}", vlnv)
 
     files = {folder / "design.yaml": fill("design.yaml"), folder / f"{name}.core": fill("design.core"),
-             folder / "rtl" / f"{name}_top.v": fill("top.v"), folder / f"{name}.xdc": fill("design.xdc")}
+             folder / "rtl" / f"{top}.v": fill("top.v"), folder / f"{name}.xdc": fill("design.xdc")}
     said = [f"wrote {p}" for p in _write_all(files)]
+    if top != f"{name}_top":
+        said.append(f"the top module is {top}: a Verilog name cannot hold '-' or start with a digit")
     said.append(f"next: `doit build:{name}` (or `kabe build {name}`)")
     return said

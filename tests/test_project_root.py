@@ -187,3 +187,25 @@ def test_doctor_names_the_project_and_checks_kabes_own_dependencies_not_the_proj
     outside = subprocess.run([sys.executable, "-m", "kabe.cli", "doctor"], cwd=tmp_path, env={**_env(), "COLUMNS": "400"},
                              capture_output=True, text=True)
     assert outside.returncode == 2 and "Traceback" not in outside.stderr and f"none found from {tmp_path}" in outside.stdout
+
+
+@pytest.mark.parametrize("name, top", [("my-design", "my_design_top"), ("9lives", "d_9lives_top")])
+def test_new_gives_a_design_name_no_verilog_identifier_could_hold_a_legal_top(tmp_path, name, top):
+    from kabe.sim.verilator_build import _env as verilator_env, verilator_root
+
+    repo = _git_repo(tmp_path / "mine")
+    assert _kabe(repo, "init").returncode == 0
+    r = _kabe(repo, "new", name)
+    assert r.returncode == 0, r.stderr
+    assert f"the top module is {top}" in r.stdout
+    folder = repo / "cores" / name
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) == sorted([
+        "design.yaml", f"{name}.core", f"{name}.xdc", f"rtl/{top}.v"])
+    core = (folder / f"{name}.core").read_text()
+    assert f"name: user:design:{name}:0.1.0" in core and f"toplevel: {top}\n" in core and f"rtl/{top}.v" in core
+    # real Verilator reads the written top as the core names it
+    lint = subprocess.run([str(verilator_root() / "bin" / "verilator"), "--lint-only", "-Wno-fatal",
+                           "--top-module", top, str(folder / "rtl" / f"{top}.v")],
+                          capture_output=True, text=True, env=verilator_env())
+    assert lint.returncode == 0, lint.stderr
+    assert _kabe(repo, "new", name).returncode == 2 and (folder / "rtl" / f"{top}.v").exists()  # never over it

@@ -1,8 +1,8 @@
-// {name}_top: the skeleton `kabe new` writes. Replace the body with your design; keep the ports
+// {top}: the skeleton `kabe new` writes. Replace the body with your design; keep the ports
 // design.yaml's `streams:` names (clk, rst, then s_axis_* in and m_axis_* out).
 // It adds up each frame's 32-bit words and sends the sum as one word when the frame's last word arrives.
 `default_nettype none
-module {name}_top (
+module {top} (
     input  wire        clk,
     input  wire        rst,
     input  wire [31:0] s_axis_tdata,

@@ -59,7 +59,7 @@ def proxy_label(synth_family: str, device_family: str) -> str | None:
 @dataclass(frozen=True)
 class ScriptInputs:
     top: str
-    sources: tuple[Path, ...]
+    sources: tuple[Path, ...]  # paths, or kabe.cores.SourceFile (its file_type says -sv, else the suffix)
     include_dirs: tuple[Path, ...] = ()
     defines: Mapping[str, Any] | None = None  # `define NAME VALUE (vlogdefine)
     parameters: Mapping[str, Any] | None = None  # top-level parameters (vlogparam)
@@ -73,6 +73,37 @@ def _rel(p: Path, cwd: Path) -> str:
 
 def _quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"' if any(c in s for c in ' \t"#;') else s
+
+
+# FuseSoC file types (the part before any "-<version>": systemVerilogSource-2012) by the language they hold
+VERILOG_TYPES = ("verilogSource",)
+SYSTEMVERILOG_TYPES = ("systemVerilogSource",)
+VHDL_TYPES = ("vhdlSource",)
+_SV_SUFFIXES = (".sv", ".svh")
+_VHDL_SUFFIXES = (".vhd", ".vhdl")
+
+
+def language(src: Any) -> str:
+    """"verilog", "systemverilog" or "vhdl": from the source's FuseSoC file_type (a kabe.cores.SourceFile),
+    else (a plain path, or a file_type that names no HDL) from its suffix."""
+    kind = str(getattr(src, "file_type", "") or "").split("-")[0]
+    if kind in SYSTEMVERILOG_TYPES:
+        return "systemverilog"
+    if kind in VERILOG_TYPES:
+        return "verilog"
+    if kind in VHDL_TYPES:
+        return "vhdl"
+    suffix = Path(src).suffix.lower()
+    return "systemverilog" if suffix in _SV_SUFFIXES else "vhdl" if suffix in _VHDL_SUFFIXES else "verilog"
+
+
+def edam_sources(edam) -> tuple:
+    """The EDAM's sources to read, with their file types when it has them (kabe.cores.Edam.files), else
+    its plain `sources` paths (duck-typed EDAMs)."""
+    files = getattr(edam, "files", None)
+    if files is None:
+        return tuple(edam.sources)
+    return tuple(f for f in files if f.is_hdl and not f.is_include_file)
 
 
 def _param_value(v: Any) -> str:
@@ -106,7 +137,7 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
     for d in inp.include_dirs:
         flags.append("-I" + _quote(_rel(d, cwd)))
     for src in inp.sources:
-        sv = " -sv" if Path(src).suffix.lower() in (".sv", ".svh") else ""
+        sv = " -sv" if language(src) == "systemverilog" else ""
         L.append(" ".join(["read_verilog -defer" + sv, *flags, _quote(_rel(src, cwd))]))
     chparams = " ".join(f"-chparam {k} {_param_value(v)}" for k, v in (inp.parameters or {}).items())
     L += [f"hierarchy -check -top {inp.top}" + (f" {chparams}" if chparams else ""),
@@ -144,5 +175,5 @@ def from_edam(edam, cwd: Path, family: str = "xc7") -> str:
     synth = opts.get("yosys_synth_options") or opts.get("synth_options") or []
     if isinstance(synth, str):
         synth = synth.split()
-    return render(ScriptInputs(edam.toplevel, tuple(edam.sources), tuple(edam.include_dirs), defines,
+    return render(ScriptInputs(edam.toplevel, edam_sources(edam), tuple(edam.include_dirs), defines,
                                params, tuple(synth), family), cwd)

@@ -30,9 +30,10 @@ from kabe.parsers.report_file import NEAR
 
 _DASHES = re.compile(r"-+")
 _TOKEN = re.compile(r"\S+")
-_PLAIN_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
-_COUNT = re.compile(r"\d+")
-_FRACTION = re.compile(r"\d+\.\d+")
+# [0-9], not \d: \d takes any script's digits, and a report with them is damaged, not read
+_PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(?:\.[0-9]+)?")
+_COUNT = re.compile(r"[0-9]+")
+_FRACTION = re.compile(r"[0-9]+\.[0-9]+")
 
 NOT_A_NUMBER = ("NA", "N/A", "INF", "-INF", "+INF", "-")
 

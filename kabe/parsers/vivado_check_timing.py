@@ -48,19 +48,22 @@ TOC_TITLE = "Table of Contents"
 # Patterns over "\n" + lines joined + "\n": each starts at a newline, so the regex engine jumps from
 # newline to newline (a verbose item lists thousands of pin names; a damaged one may list millions).
 # Any line that starts like an item ("3. checking", "3 . Checking", "  3.checking") must be an entry
-# of the table of contents or an item's title, or the section is refused.
+# of the table of contents or an item's title, or the section is refused. Lines are found with \d, which
+# takes any script's digits, and read with [0-9] only: a line that starts like an item or a sentence with
+# other digits is found and then refused, never skipped.
 _ITEMISH = re.compile(r"\n[ \t]*\d+[ \t]*\.[ \t]*checking", re.I)
 _THERE = re.compile(r"\n[ \t]*There (?:are|is) \d")  # a line that means to be a sentence
-_SENTENCE = re.compile(r"\n[ \t]*There (?:are|is) (\d+)(?:[ \t]([^\n]*))?(?=\n)")  # one that is: (N, rest)
+_SENTENCE = re.compile(r"\n[ \t]*There (?:are|is) ([0-9]+)(?:[ \t]([^\n]*))?(?=\n)")  # one that is: (N, rest)
 _INDENTED = re.compile(r"\n[ \t]+\S")
-_INDENTED_SENTENCE = re.compile(r"\n[ \t]+There (?:are|is) \d+(?:[ \t][^\n]*)?(?=\n)")
+_INDENTED_SENTENCE = re.compile(r"\n[ \t]+There (?:are|is) [0-9]+(?:[ \t][^\n]*)?(?=\n)")
 _NOT_PROBLEMS = (" but ", "due to constant clock")  # old layout: sentences that are not counted
+_COUNT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', which int() refuses
 
 
 def _entry(line: str):
     """(number, name, count or None) of "N. checking name words [(count)]", else None."""
     num, dot, rest = line.partition(".")
-    if not dot or not num.isdigit() or num != num.strip():
+    if not dot or not _COUNT.fullmatch(num):
         return None
     words = rest.split()
     if len(words) < 2 or words[0] != "checking":
@@ -68,7 +71,7 @@ def _entry(line: str):
     count = None
     last = words[-1]
     if last.startswith("(") and last.endswith(")"):
-        if not last[1:-1].isdigit():
+        if not _COUNT.fullmatch(last[1:-1]):
             return None
         count = int(last[1:-1])
         words = words[:-1]

@@ -36,6 +36,8 @@ _FROM_CLOCK = re.compile(r"^From Clock:", re.M)
 _PW_TITLE = re.compile(r"^[ \t]*Pulse Width Checks[ \t]*$", re.M)
 
 _TOL = 0.0015  # Vivado prints 3 decimals
+_COUNT = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes '²', which int() refuses
+_DECIMAL = re.compile(r"-*(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
 @dataclass
@@ -54,13 +56,16 @@ def _worst_slack_is_number(line: str) -> bool:
     return bool(sep and words and words[0].endswith("ns"))
 
 
-def _endpoints(line: str) -> int:
-    """"Max Delay   18 Endpoints" -> 18."""
+def _endpoints(line: str, *, where: str) -> int:
+    """"Max Delay   18 Endpoints" -> 18; ReportError when the count cannot be read (a count that
+    cannot be read is never a zero: it would excuse a section whose paths were cut away)."""
     words = line.split()
-    return int(words[2]) if len(words) >= 4 and words[2].isdigit() else 0
+    if len(words) != 4 or not _COUNT.fullmatch(words[2]):
+        raise ReportError(f"{where}: '{line[:80]}' is not '<Max|Min> Delay <count> Endpoints'")
+    return int(words[2])
 
 
-def sections(lines: list[str], first_line: int) -> list[Section]:
+def sections(lines: list[str], first_line: int, source: str = "<report_timing_summary>") -> list[Section]:
     joined = "\n".join(lines)
     groups = find_lines(lines, _PATH_GROUP, literal="Path Group:", joined=joined)
     heads = sorted(set(groups) | {i for i in find_lines(lines, _FROM_CLOCK, literal="From Clock:", joined=joined)
@@ -70,8 +75,8 @@ def sections(lines: list[str], first_line: int) -> list[Section]:
         end = heads[k + 1] if k + 1 < len(heads) else len(lines)
         name = " ".join(lines[i].split(":", 1)[1].split())
         sec = Section(first_line + i, i, end, name)
-        for ln in lines[i:min(end, i + 12)]:
-            s = ln.strip()
+        for j in range(i, min(end, i + 12)):
+            s = lines[j].strip()
             if s.startswith("Setup :"):
                 sec.promises["max"] = _worst_slack_is_number(s)
             elif s.startswith("Hold  :") or s.startswith("Hold :"):
@@ -79,9 +84,9 @@ def sections(lines: list[str], first_line: int) -> list[Section]:
             elif s.startswith("PW    :") or s.startswith("PW :"):
                 sec.promises["pw"] = _worst_slack_is_number(s)
             elif s.startswith("Max Delay") and s.endswith(("Endpoints", "Endpoint")):
-                sec.promises["max"] = _endpoints(s) > 0
+                sec.promises["max"] = _endpoints(s, where=f"{source} line {first_line + j}") > 0
             elif s.startswith("Min Delay") and s.endswith(("Endpoints", "Endpoint")):
-                sec.promises["min"] = _endpoints(s) > 0
+                sec.promises["min"] = _endpoints(s, where=f"{source} line {first_line + j}") > 0
         out.append(sec)
     return out
 
@@ -109,7 +114,7 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
     tail_empty = at_end and blocks and blank(lines[blocks[-1].end:])
     if blocks and blocks[-1].error and tail_empty:
         raise ReportError(f"{blocks[-1].error}; it is the last thing in the report, so the report is cut short")
-    secs = sections(lines, first_line)
+    secs = sections(lines, first_line, source)
     grouped = [s for s in secs if not s.name.startswith("(none)")]
     if len(grouped) < expected_groups:
         raise ReportError(f"{source}: Timing Details has {len(grouped)} path group sections, the summary "
@@ -158,7 +163,7 @@ def _digits(text: str) -> int:
     """Decimals of the first number in `text` ("slack   0.410" -> 3, "Slack (MET) :  0.41ns" -> 2):
     a closing slack line printed with fewer decimals than its header was cut inside its number."""
     for w in text.replace("ns", " ").replace(":", " ").split():
-        if w.lstrip("-").replace(".", "", 1).isdigit():
+        if _DECIMAL.fullmatch(w):
             return len(w.partition(".")[2])
     return -1
 

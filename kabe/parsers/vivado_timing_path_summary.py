@@ -31,7 +31,7 @@ from kabe.parsers.report_file import Report
 
 _HEADER = re.compile(r"^Startpoint\s+Endpoint\s+Slack(?:\(ns\))?\s*$")
 _RULE = re.compile(r"^-{20,}\s*$")
-_SLACK = re.compile(r"^-?\d+(?:\.\d+)?$")
+_SLACK = re.compile(r"^-?[0-9]+(?:\.[0-9]+)?$")
 
 
 def is_summary(rep: Report) -> bool:

@@ -49,18 +49,20 @@ from kabe.parsers import report_file, vivado_timing_path_summary
 from kabe.parsers._vivado_common import is_hidden_name
 from kabe.parsers.report_file import find_lines
 
-_FLOAT = re.compile(r"-?\d+\.\d+")
-_NUM = re.compile(r"-?\d+(?:\.\d+)?")
-_NS = re.compile(r"(-?\d+(?:\.\d+)?)ns")
+# Digits are [0-9]: \d and str.isdigit() take other scripts' digits too (and '²', which int() refuses)
+_COUNT = re.compile(r"[0-9]+")
+_FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
+_NUM = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+_NS = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?)ns")
 _DPD = re.compile(
-    r"(?P<tot>-?\d+(?:\.\d+)?)ns +\(logic +(?P<logic>-?\d+(?:\.\d+)?)ns +\([\d.]+%\) +"
-    r"route +(?P<route>-?\d+(?:\.\d+)?)ns +\([\d.]+%\)\)")
+    r"(?P<tot>-?[0-9]+(?:\.[0-9]+)?)ns +\(logic +(?P<logic>-?[0-9]+(?:\.[0-9]+)?)ns +\([0-9.]+%\) +"
+    r"route +(?P<route>-?[0-9]+(?:\.[0-9]+)?)ns +\([0-9.]+%\)\)")
 _KEY = re.compile(r"[A-Z][A-Za-z ]*")
 _CHECKS = {"setup": "max", "hold": "min", "recovery": "max", "removal": "min"}
 _FOOTERS = ("required time", "arrival time", "slack")
 _CLOCK_WORDS = {("clocked", "by"), ("clock", "source"), ("rising-edge", "clock"), ("falling-edge", "clock")}
-_NET_ROW = re.compile(r"net \(fo=(?P<fo>\d+)(?:, *(?P<state>\w+))?\)")
-_SITE = re.compile(r"_X\d+Y\d+$|^[A-Z]{1,2}\d{1,2}$")  # SLICE_X51Y71, package pin H9
+_NET_ROW = re.compile(r"net \(fo=(?P<fo>[0-9]+)(?:, *(?P<state>\w+))?\)")
+_SITE = re.compile(r"_X[0-9]+Y[0-9]+$|^[A-Z]{1,2}[0-9]{1,2}$")  # SLICE_X51Y71, package pin H9
 
 _TOL = 0.0015  # Vivado prints 3 decimals
 _SLACK_START = re.compile(r"^Slack", re.M)
@@ -229,13 +231,15 @@ def _parse_one(block: list[str], *, source: str, line_no: int) -> dict:
                           f"!= data path delay {p['data_path_delay_ns']}")
     ll = fields["Logic Levels"]
     count, _, detail = ll.partition("(")
-    if not count.strip().isdigit():
+    if not _COUNT.fullmatch(count.strip()):
         raise ReportError(f"{where}: Logic Levels '{ll[:60]}' is not a count")
     p["logic_levels"] = int(count)
     p["logic_level_cells"] = {}
     for item in detail.rstrip(")").split():
-        name, _, n = item.rpartition("=")
-        if name and n.isdigit():
+        name, eq, n = item.rpartition("=")
+        if name and eq and not _COUNT.fullmatch(n):
+            raise ReportError(f"{where}: Logic Levels '{ll[:60]}': '{item[:40]}' is not <cell>=<count>")
+        if name:
             p["logic_level_cells"][name] = int(n)
     for key, out in (("Clock Path Skew", "clock_path_skew_ns"), ("Clock Uncertainty", "clock_uncertainty_ns"),
                      ("Input Delay", "input_delay_ns"), ("Output Delay", "output_delay_ns")):

@@ -62,9 +62,9 @@ NO_FABRIC = re.compile(
     r"|GT\w+|IBUFDS_GTE\d|PCIE\w*|EFUSE_USR)")
 
 _SECTION = re.compile(r"^=== (.+) ===\s*$")
-_CELLS = re.compile(r"^\s+(\d+)\s+cells\s*$")
-_SUBMODS = re.compile(r"^\s+(\d+)\s+submodules\s*$")
-_TYPE = re.compile(r"^\s+(\d+)\s{2,}(\S+)\s*$")
+_CELLS = re.compile(r"^\s+([0-9]+)\s+cells\s*$")
+_SUBMODS = re.compile(r"^\s+([0-9]+)\s+submodules\s*$")
+_TYPE = re.compile(r"^\s+([0-9]+)\s{2,}(\S+)\s*$")
 
 
 def utilization_from_counts(counts: dict[str, int]) -> dict:

@@ -84,9 +84,25 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
+class DuplicateKey(ValueError):
+    """One JSON object names a key twice: json.loads would keep the last value silently, so a
+    failing value followed by a passing one would pass. Which one was meant is a guess: refused."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKey(f"key {bounded(key, 60)} appears twice in one object")
+        out[key] = value
+    return out
+
+
 def parse(text: str) -> Any:
-    """json.loads, strict: no NaN/Infinity, no float that overflows, no integer beyond 16 digits."""
-    return json.loads(text, parse_float=_finite, parse_int=_count, parse_constant=_no_constant)
+    """json.loads, strict: no NaN/Infinity, no float that overflows, no integer beyond 16 digits,
+    no key repeated within an object (DuplicateKey)."""
+    return json.loads(text, parse_float=_finite, parse_int=_count, parse_constant=_no_constant,
+                      object_pairs_hook=_unique)
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -103,6 +119,9 @@ def load(path: Path) -> dict[str, Any]:
         raise MetricsError(f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a metrics record kabe wrote")
     try:
         record = parse(raw.decode("utf-8"))
+    except DuplicateKey as e:
+        raise MetricsError(f"{path}: {_cut(str(e))}: which value counts is a guess, so the record is refused; "
+                           f"rebuild it") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as e:  # JSONDecodeError is a ValueError
         raise MetricsError(f"{path}: not valid JSON ({_cut(str(e))}); the file is damaged, rebuild it") from None
     if isinstance(record, dict) and "schema" not in record:

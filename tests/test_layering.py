@@ -12,6 +12,7 @@ import pytest
 
 # Top first. A module may import its own layer and any layer below it, never one above.
 LAYERS: list[tuple[str, ...]] = [
+    ("kabe.__main__",),  # `python -m kabe`: runs kabe.cli
     ("kabe.cli",),  # verbs
     ("kabe.doit_tasks", "kabe.tasks", "kabe.sweep", "kabe.ci"),  # what runs where (kabe/tasks/: the doit tasks, their results and verdict lines; Dask; kabe ci)
     ("kabe.build", "kabe.deploy", "kabe.repro", "kabe.doctor", "kabe.project_init"),  # the pipeline (kabe/build/:

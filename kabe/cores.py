@@ -128,6 +128,13 @@ def _format_override(value: Any) -> str:
     return str(value)
 
 
+def hdl_value(value: Any) -> Any:
+    """A parameter's value as the HDL tools are given it (-D, -G, -chparam): a bool is 1 or 0, as edalize
+    passes it (its param_value_str filter), so `NAME ? a : b` means the same in simulation
+    and synthesis; any other value is unchanged."""
+    return int(value) if isinstance(value, bool) else value
+
+
 def _override_key(params: Mapping[str, Any], flags: Iterable[str]) -> str:
     if not params and not flags:
         return ""

@@ -133,7 +133,8 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
     L = [GENERATED_HEADER, f"# top: {inp.top}", ""]
     flags = []
     for k, v in (inp.defines or {}).items():
-        flags.append(f"-D{k}" if v is None or v is True else f"-D{k}={v}")
+        # a bool is 1 or 0, as edalize passes it and kabe's Verilator runs define it: sim and synthesis agree
+        flags.append(f"-D{k}" if v is None else f"-D{k}={int(v) if isinstance(v, bool) else v}")
     for d in inp.include_dirs:
         flags.append("-I" + _quote(_rel(d, cwd)))
     for src in inp.sources:

@@ -82,7 +82,9 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
     try:
         results = work / "results.xml"
         job = {"sources": [str(p) for p in edam.sources], "includes": [str(p) for p in edam.include_dirs],
-               "defines": {k: v for k, v in defines.items()}, "parameters": values, "toplevel": edam.toplevel,
+               # a bool is 1 or 0 (cores.hdl_value), never Python's True/False
+               "defines": {k: cores.hdl_value(v) for k, v in defines.items()},
+               "parameters": {k: cores.hdl_value(v) for k, v in values.items()}, "toplevel": edam.toplevel,
                "build_dir": str(run_root / "build"), "test_dir": str(work), "results_xml": str(results),
                "module": module, "seed": seed, "pythonpath": [str(found[0].parent), str(ROOT)],
                "build_args": ["-Wno-fatal", "-Wno-lint", "-Wno-style",

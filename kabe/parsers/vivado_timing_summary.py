@@ -13,7 +13,8 @@ needs.
 
 Refused (ReportError, no partial result), because a truncated, incomplete or inconsistent
 report must fail closed:
-  * empty text, a header naming another command, no Design Timing Summary;
+  * empty text, a header naming another command, no Design Timing Summary, or more than one
+    (two runs in one file: -append);
   * a required section missing or out of order (Design Timing Summary, Clock Summary, Intra
     Clock Table, Inter Clock Table, Other Path Groups Table, Timing Details): a cut anywhere
     before Timing Details;
@@ -150,8 +151,13 @@ def parse_report(rep: report_file.Report) -> dict:
     if "Design Timing Summary" not in titles:
         raise ReportError(f"{source}: no 'Design Timing Summary' table; not a complete "
                           f"report_timing_summary (empty, cut short, or another report)")
-    # the header's own command line says when Vivado was asked for no path details at all
-    no_details = "-no_detailed_paths" in rep.header.get("command", "").split()
+    runs = titles.count("Design Timing Summary")
+    if runs > 1:  # report_timing_summary -append, or files joined: which run is the design's is unknowable
+        raise ReportError(f"{source}: {runs} report_timing_summary outputs in one file (written with -append, "
+                          f"or joined): kabe cannot tell which run to judge; write each run to its own file")
+    # the header's own command line says when Vivado was asked for no path details at all; details
+    # that are there anyway (a header edited, or another run's) are read like any others
+    no_details = "-no_detailed_paths" in rep.header.get("command", "").split() and "Timing Details" not in titles
     required = [t for t in REQUIRED_SECTIONS if not (no_details and t == "Timing Details")]
     missing = [t for t in required if t not in titles]
     if missing:

@@ -21,6 +21,7 @@ knows two outcomes sees "not passed", never a pass without a timing number (docs
 from __future__ import annotations
 
 import operator
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
@@ -184,6 +185,8 @@ class TimingRules:
         if "not_estimated" in timing:  # no timing number by design: only what such a record must be is checked
             return checks + _not_estimated_checks(timing)
         checks += _slacks(timing, estimated)
+        if all(c.passed for c in checks):  # a failing slack already fails; else nothing may contradict it
+            checks += _contradictions(timing)
         worst = timing.get("worst_slack_by_check") or {}
         for name, kind in CHECK_KIND_RULES:
             if worst.get(kind) is not None:
@@ -251,6 +254,10 @@ def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
     if (timing.get("estimated") or any(timing.get(k) not in (None, 0) for k in _EMPTY_WITH[key])
             or not timing.get("clocks") or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
         return False, ""
+    if any(timing.get(k) is not None for k in _TIMED_BY_KEY[key] if k.endswith("_ns")):  # WNS without WHS
+        other = next(k for k in _TIMED_BY_KEY[key] if k.endswith("_ns") and timing.get(k) is not None)
+        return False, (f"the Design Timing Summary has {other.removesuffix('_ns').upper()} but no "
+                       f"{key.removesuffix('_ns').upper()}: where one was timed so was the other")
     timed = [c.get("name") for c in timing.get("clocks") or []
              if any(_has_number(c, k) for k in _TIMED_BY_KEY[key])]
     paths = timing.get("worst_slack_by_check") if key != "wpws_ns" else None
@@ -299,6 +306,66 @@ def _slacks(timing: Mapping[str, Any], estimated: bool) -> list[Check]:
             msg = f"timing gate: {r.what} violation, {r.abbr} {v:+.3f} ns"
         out.append(Check(r.name, expected, v, ok, msg))
     return out
+
+
+# Every other place a timing record carries a slack, a total or a count of failing endpoints. In a
+# report that is whole these agree with the summary's WNS/WHS/WPWS (which sum them up), so they only
+# ever add a failure when the summary row was edited, mis-read or cut: any one of them below 0 (a
+# total or slack) or above 0 (a failing count) fails, and a negative count is no count at all.
+_ROW_SLACKS = ("wns_ns", "whs_ns", "wpws_ns", "tns_ns", "ths_ns", "tpws_ns")
+_ROW_FAILING = ("failing_endpoints", "hold_failing_endpoints", "pw_failing_endpoints")
+_ROW_COUNTS = _ROW_FAILING + ("total_endpoints", "hold_total_endpoints", "pw_total_endpoints")
+_ROW_TABLES = (("clocks", "clock {name}"), ("clock_interaction", "inter-clock paths {from} -> {to}"),
+               ("other_path_groups", "path group {path_group}"))
+
+
+# report_clock_interaction's pairs whose paths Vivado does not time: a number there is no slack
+_UNTIMED_PAIR = re.compile(r"^(false path|(asynchronous|(logically |physically )?exclusive) groups|not timed\b)", re.I)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _row_findings(row: Mapping[str, Any], where: str) -> list[str]:
+    out = []
+    for k in _ROW_SLACKS:
+        v = row.get(k)
+        if _is_number(v) and v < MIN_SLACK_NS:
+            out.append(f"{where}: {k.removesuffix('_ns').upper()} {v:+.3f} ns")
+    for k in _ROW_COUNTS:
+        v = row.get(k)
+        if _is_number(v) and (v < 0 or (k in _ROW_FAILING and v > 0)):
+            out.append(f"{where}: {k.replace('_', ' ')} {v}")
+    return out
+
+
+def _contradictions(timing: Mapping[str, Any]) -> list[Check]:
+    """One failing check when any slack, total or failing count outside the summary's WNS/WHS/WPWS
+    says the design fails (or is no number it could be): a clock, inter-clock or path-group row,
+    the summary's own TNS/THS/TPWS and failing counts, the worst path's slack, the worst slack of
+    each check kind. Also for estimates: their record has no verdict line to cross-check."""
+    found = _row_findings(timing, "the summary")
+    for key, label in _ROW_TABLES:
+        rows = timing.get(key)
+        for row in rows if isinstance(rows, list) else []:
+            if isinstance(row, Mapping) and not _UNTIMED_PAIR.match(str(row.get("type") or "")):
+                found += _row_findings(row, label.format_map({k: row.get(k, "?") for k in
+                                                               ("name", "from", "to", "path_group")}))
+    path = timing.get("critical_path")
+    if isinstance(path, Mapping) and _is_number(path.get("slack_ns")) and path["slack_ns"] < MIN_SLACK_NS:
+        found.append(f"the worst path: slack {path['slack_ns']:+.3f} ns")
+    worst = timing.get("worst_slack_by_check")
+    for kind, v in (worst.items() if isinstance(worst, Mapping) else ()):
+        if _is_number(v) and v < MIN_SLACK_NS:
+            found.append(f"the worst {kind} path: slack {v:+.3f} ns")
+    if not found:
+        return []
+    shown = "; ".join(found[:4]) + (f"; and {len(found) - 4} more" if len(found) > 4 else "")
+    return [Check("timing.consistency", "no slack, total or failing count anywhere says the design fails",
+                  shown, False,
+                  f"timing gate: the summary's slacks are >= 0 but {shown}: the report contradicts itself "
+                  f"(edited, mis-read or cut), and a negative slack anywhere fails")]
 
 
 def _worst_path(path: Mapping[str, Any]) -> str:
@@ -389,16 +456,20 @@ def _verdict_check(timing: Mapping[str, Any]) -> Check:
 def _unclocked(timing: Mapping[str, Any], estimated: bool, waivers: Mapping[str, str]) -> list[Check]:
     n = timing.get("no_clock")
     reason = waivers.get("no_clock")
-    if n is None and not estimated and "check_timing" in timing and timing["check_timing"] is None:
-        # a summary written with -no_check_timing: it cannot say whether a register has no clock, and
-        # an unclocked register is never timed, so a met WNS over the rest proves nothing about it
+    if n is None and not estimated and timing.get("check_timing") is None:
+        # a summary written with -no_check_timing (check_timing None), or a sign-off record that has no
+        # check_timing at all: it cannot say whether a register has no clock, and an unclocked register
+        # is never timed, so a met WNS over the rest proves nothing about it
         if reason:
             return [Check("timing.no_clock", "0 register/latch pins without a clock",
                           f"not reported (waived: {reason})", True)]
+        why, fix = (("the report was written with -no_check_timing", "write it without -no_check_timing")
+                    if "check_timing" in timing else
+                    ("the sign-off record has no check_timing", "take the record from a whole report_timing_summary"))
         return [Check("timing.no_clock", "0 register/latch pins without a clock", "not reported", False,
-                      "timing gate: the report was written with -no_check_timing, so it does not say whether "
-                      "every register/latch pin has a clock (an unclocked one is never timed); write it without "
-                      "-no_check_timing, or waive it in design.yaml: waivers: {no_clock: \"<why>\"}")]
+                      f"timing gate: {why}, so it does not say whether every register/latch pin has a clock (an "
+                      f"unclocked one is never timed); {fix}, or waive it in design.yaml: "
+                      f"waivers: {{no_clock: \"<why>\"}}")]
     if n is None:
         return []
     if n > 0 and reason:

@@ -12,6 +12,9 @@ Kinds (each a function text -> list of mutated texts, [] when it does not apply)
   verdict_flipped   a failing report whose verdict line says met, and a met one whose line says not met
   verdict_deleted   the verdict line removed
   nul_bytes         a NUL byte inside the text (bytes: goes through the file path, as `kabe gate` does)
+  clock_row_negative  one clock's Intra Clock Table WNS set negative, the summary left as it was
+  total_negative    the summary's TNS, THS or TPWS set negative, its WNS/WHS/WPWS and verdict left as they were
+  appended          a second run after the first (report_timing_summary -append), the second failing
 """
 
 from __future__ import annotations
@@ -140,10 +143,39 @@ def nul_bytes(text: str) -> list[bytes]:
     return [data[:k] + b"\x00" + data[k:] for k in (len(data) // 3, max(0, len(data.rstrip()) - 5))]
 
 
+def clock_row_negative(text: str) -> list[str]:
+    """The first Intra Clock Table row's WNS (its first number) replaced by -0.512, right-aligned where
+    it stood: a clock failing setup under a summary that still says it passes."""
+    lines = _lines(text)
+    try:
+        t = next(i for i, ln in enumerate(lines) if ln.rstrip() == "| Intra Clock Table")
+        d = next(i for i in range(t + 2, t + 12) if lines[i].strip().startswith("-----") and "  -" in lines[i])
+    except StopIteration:
+        return []
+    row = lines[d + 1]
+    m = next((m for m in re.finditer(r"\S+", row) if m.start() > 0 and re.fullmatch(r"-?\d+\.\d+", m.group())), None)
+    if m is None or not row.strip():
+        return []
+    value = "-0.512".rjust(m.end() - m.start())
+    lines[d + 1] = row[:m.end() - len(value)] + value + row[m.end():]
+    return ["\n".join(lines)]
+
+
+def total_negative(text: str) -> list[str]:
+    return [set_summary(text, {name: "-1.000"}) for name in ("TNS(ns)", "THS(ns)", "TPWS(ns)")
+            if name in _lines(text)[_dts_row(_lines(text))[0] - 1]]
+
+
+def appended(text: str) -> list[str]:
+    """What `report_timing_summary -append` leaves: this run, then another that fails hold."""
+    return [text.rstrip("\n") + "\n\n\n" + hold_only(text)[0]]
+
+
 KINDS = {
     "truncated": truncated, "hold_only": hold_only, "pulse_width_only": pulse_width_only,
     "no_clocks": no_clocks, "verdict_flipped": verdict_flipped, "verdict_deleted": verdict_deleted,
-    "nul_bytes": nul_bytes,
+    "nul_bytes": nul_bytes, "clock_row_negative": clock_row_negative, "total_negative": total_negative,
+    "appended": appended,
 }
 
 

@@ -74,6 +74,14 @@ def test_each_kind_changes_what_it_says_it_does():
         parse(rm.verdict_deleted(text)[0], "del")
     cuts = rm.truncated(text)
     assert len(cuts) > 40 and all(len(c) < len(text.rstrip()) for c in cuts)
+    row = parse(rm.clock_row_negative(text)[0], "row")
+    assert row["clocks"][0]["wns_ns"] == -0.512 and row["wns_ns"] >= 0
+    assert any("contradicts itself" in f for f in evaluate(row, None).failures)
+    totals = [parse(m, "tot") for m in rm.total_negative(text)]
+    assert [(r["tns_ns"], r["ths_ns"], r["tpws_ns"]) for r in totals] == [(-1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, -1.0)]
+    assert all(r["wns_ns"] >= 0 and r["verdict"] == "met" and not evaluate(r, None).passed for r in totals)
+    with pytest.raises(ReportError, match="2 report_timing_summary outputs in one file"):
+        parse(rm.appended(text)[0], "two runs")
     nc = parse(rm.no_clocks((FIX / "timing_summary_7z020_2019.1_hold_violated.rpt").read_text())[0], "noclk")
     assert (nc["clocks"], nc["wns_ns"], nc["verdict"], nc["critical_path"]) == ([], None, "unconstrained", None)
     assert any("no clock is constrained" in f for f in evaluate(nc, None).failures)

@@ -156,6 +156,7 @@ def test_deleted_verdict_line_fails():
 def test_verdict_table_through_the_gate():
     """Only "met" with every slack >= 0 passes; each disagreement is named as one."""
     base = {"estimated": False, "clocks": [{"name": "c"}], "failing_endpoints": 0, "hold_failing_endpoints": 0,
+            "check_timing": {"no_clock": 0, "unconstrained_internal_endpoints": 0}, "no_clock": 0,
             "pw_failing_endpoints": 0, "critical_path": None}
     met, nm = gate.VERDICT_MET, gate.VERDICT_NOT_MET
     cases = [  # verdict, wns, whs, wpws, gate passes, the verdict check says "disagree"

@@ -270,6 +270,11 @@ def parse_report(rep: report_file.Report) -> dict:
             rec, lines[s:e], s + 1, at_end=titles[-1] == "Timing Details", source=source,
             expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
             expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []))
+    state = rec.get("design_state") or ""
+    if state and "rout" not in state.lower():  # Routed, Fully Routed, Physopt postRoute are routed
+        rec["warnings"] = [f"{source}: the design was not routed when this report was written (Design State: "
+                           f"{state[:40]}): its slacks are Vivado's estimate before routing, not sign-off"
+                           ] + list(rec.get("warnings") or [])
     # Vivado closes the report with blank lines (every real report in the corpus ends with at least
     # four newlines); without them, only a last path read whole (its slack line last) shows the end
     # is the end: content up to the last character is how a file cut inside a last table looks

@@ -273,6 +273,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     beats = sum(s["beats_accepted"] for s in ins)
     port_cycles = sum(s["cycles"] for s in ins)
     words_checked = sum(int(e.shape[0]) for e in expected.values())
+    if words_checked == 0:  # a pass must have compared something, as a cocotb run with no test fails
+        problems.append(f"the golden model {d.verify.value} expected no word on {', '.join(streams.outputs)}: "
+                        f"nothing was checked (its expected arrays are empty{'' if beats_in else ', and so is its stimulus'}); "
+                        f"make it return at least one input beat and the words that must come out")
     per_port = []  # kabe's paired memory ports (the board's lanes): input p with output p and its counters
     for p, (i, o) in enumerate(zip(ins, outs)):
         per_port.append({

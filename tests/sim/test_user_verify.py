@@ -69,6 +69,17 @@ def test_a_wrong_status_prediction_fails(project):
     assert r["problems"] == ["beats_seen = 800 at the end of the run, the model expects 801"]
 
 
+def test_a_model_that_expects_no_word_checks_nothing_and_fails(project):
+    """Empty stimulus and expected arrays: nothing compared is no pass (as a cocotb run with no test)."""
+    d = _width(project)
+    r = runner.run_sim(d, 0, build_root=project / "build")  # size 0: the model's arrays are all empty
+    assert r["words_checked"] == 0 and r["mismatches"] == 0
+    assert not r["passed"] and r["problems"] == [
+        f"the golden model {d.verify.value} expected no word on m_axis, m_narrow_axis: nothing was checked (its "
+        f"expected arrays are empty, and so is its stimulus); make it return at least one input beat and the "
+        f"words that must come out"]
+
+
 @pytest.mark.parametrize("change, message", [
     (('"s_wide_axis": wide}', '"s_wyde_axis": wide}'),
      r"gives beats for \['s_axis', 's_wyde_axis'\]; design.yaml's streams.in declares \['s_axis', 's_wide_axis'\]"),

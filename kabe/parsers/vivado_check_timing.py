@@ -33,7 +33,9 @@ a clean one (tsfpga's check_timing.tcl treats every item as required the same wa
     without any readable sentence (a count that cannot be read is never a zero);
   * an indented line in an item that is not a "There are N ..." sentence (Vivado indents only
     those; pin names start at the margin);
-  * anything but blank lines between the table of contents and the first item.
+  * anything but blank lines between the table of contents and the first item;
+  * no no_clock or no unconstrained_internal_endpoints item (every Vivado prints both; the gate
+    reads them).
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ _THERE = re.compile(r"\n[ \t]*There (?:are|is) \d")  # a line that means to be a
 _SENTENCE = re.compile(r"\n[ \t]*There (?:are|is) ([0-9]+)(?:[ \t]([^\n]*))?(?=\n)")  # one that is: (N, rest)
 _INDENTED = re.compile(r"\n[ \t]+\S")
 _INDENTED_SENTENCE = re.compile(r"\n[ \t]+There (?:are|is) [0-9]+(?:[ \t][^\n]*)?(?=\n)")
+# The items every Vivado prints (2014 to 2025), which the gate reads: a section without one cannot say
+# that no register lacks a clock, so it is refused rather than read as "not reported, fine".
+REQUIRED = ("no_clock", "unconstrained_internal_endpoints")
 _NOT_PROBLEMS = (" but ", "due to constant clock")  # old layout: sentences that are not counted
 _COUNT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', which int() refuses
 
@@ -186,6 +191,11 @@ def read_section(lines: list[str], start: int, end: int, source: str) -> dict[st
         if name in counts:
             raise ReportError(f"{where} item '{name}' (line {i + 1}) appears twice: the section is damaged")
         counts[name] = count if count is not None else problems
+    missing = [name for name in REQUIRED if name not in counts]
+    if missing:
+        raise ReportError(f"{where} (line {start + 1}): no item {' and no item '.join(missing)}, which Vivado prints "
+                          f"in every check_timing section: the section is damaged or edited, so it cannot say "
+                          f"whether every register has a clock and every endpoint a constraint")
     return counts
 
 

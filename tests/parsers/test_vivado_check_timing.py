@@ -165,3 +165,19 @@ def test_2014_names_with_a_space_are_read():
     """Vivado 2014.2 prints "2. checking constant clock" (a space, not an underscore)."""
     rec = parse(shared_file("vivado-reports-more", "xapp1082-timing-routed.rpt").read_text(errors="replace"), "x")
     assert "constant_clock" in rec["check_timing"] and len(rec["check_timing"]) == 13
+
+
+@pytest.mark.parametrize("item", ["no_clock", "unconstrained_internal_endpoints"])
+def test_a_section_without_an_item_the_gate_reads_is_refused(item, tmp_path, capsys):
+    """Every Vivado prints both items; renamed in the table of contents and the title alike, the
+    section would read as whole but without them, and a met report would pass unchecked."""
+    text = NEW.read_text()
+    mutant = text.replace(f"checking {item} (0)", f"checking {item}_renamed (0)")
+    assert mutant.count(f"{item}_renamed") == 2
+    with pytest.raises(ReportError, match=f"no item {item}, which Vivado prints"):
+        parse(mutant, "mutant")
+    f = tmp_path / "timing_summary.rpt"
+    f.write_text(mutant)
+    rc = cli.main(["gate", str(f)])
+    out = "".join(capsys.readouterr())
+    assert rc == 1 and f"no item {item}" in out and "gate: FAIL" in out, out

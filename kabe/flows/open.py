@@ -35,7 +35,7 @@ from kabe import constraints as xdc, disk_space, tool_group
 from kabe.console import make_console
 from kabe.paths import ROOT
 from kabe.flows import yosys_cache, yosys_script as ys
-from kabe.flows.base import FlowResult, ToolError, unreadable_timing
+from kabe.flows.base import FlowError, FlowResult, ToolError, unreadable_timing
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
 
 NAME = "open"
@@ -145,8 +145,26 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
                        tool_version(log_text), seconds)
 
 
+def check_languages(edam) -> None:
+    """FlowError naming the first VHDL source (by its FuseSoC file_type, else its suffix): Yosys here reads
+    Verilog and SystemVerilog only, and read_verilog on VHDL says nothing but a syntax error at line 1."""
+    vhdl = [s for s in ys.edam_sources(edam) if ys.language(s) == "vhdl"]
+    if not vhdl:
+        return
+    first = vhdl[0]
+    kind = getattr(first, "file_type", "") or Path(first).suffix
+    core = getattr(first, "core", "") or getattr(edam, "vlnv", "")
+    more = f" (and {len(vhdl) - 1} more VHDL file(s))" if len(vhdl) > 1 else ""
+    design = getattr(edam, "design", "") or "<design>"
+    raise FlowError(f"{Path(first)}: VHDL ({kind}{', core ' + core if core else ''}){more}; the open flow reads "
+                    f"Verilog and SystemVerilog only. Fix: build it with flow=vivado (`doit build:{design} "
+                    f"flow=vivado`), or give the design a Verilog version of the file")
+
+
 def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7") -> SynthResult:
-    """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family."""
+    """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family.
+    A VHDL source is refused before Yosys starts (check_languages)."""
+    check_languages(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     return run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)

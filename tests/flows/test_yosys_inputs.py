@@ -13,7 +13,9 @@ import pytest
 
 from kabe import cores
 from kabe.cores import SourceFile
+from kabe.errors import UserError
 from kabe.flows import open as open_flow
+from kabe.flows.base import FlowError
 from kabe.flows import yosys_script
 from kabe.sim import verilator_build
 
@@ -90,3 +92,26 @@ def test_a_bool_vlogdefine_is_1_or_0_in_synthesis_and_simulation_alike(tmp_path,
                         "-Wno-style", define, f"-GEXPECT={step}", str(src)],
                        capture_output=True, text=True, env=verilator_build._env())
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_vhdl_source_is_refused_before_yosys_runs(tmp_path):
+    vhd = tmp_path / "vtop.vhd"
+    vhd.write_text("library ieee;\nentity vtop is end entity;\narchitecture rtl of vtop is begin end architecture;\n")
+    v = tmp_path / "helper.v"
+    v.write_text("module helper; endmodule\n")
+    edam = _edam([SourceFile(v, "verilogSource", "c"), SourceFile(vhd, "vhdlSource-2008", "user:design:vhdl:0.1.0")],
+                 "vtop")
+    edam.design = "vhdl"
+    out = tmp_path / "out"
+    with pytest.raises(FlowError) as e:
+        open_flow.synthesize(edam, out)
+    assert isinstance(e.value, UserError) and "\n" not in str(e.value)  # one line, exit 2
+    assert str(e.value) == (f"{vhd}: VHDL (vhdlSource-2008, core user:design:vhdl:0.1.0); the open flow reads "
+                            f"Verilog and SystemVerilog only. Fix: build it with flow=vivado "
+                            f"(`doit build:vhdl flow=vivado`), or give the design a Verilog version of the file")
+    assert not (out / yosys_script.SCRIPT).exists() and not (out / yosys_script.LOG).exists()  # Yosys never ran
+    # a duck-typed EDAM of plain paths: the suffix says VHDL
+    plain = SimpleNamespace(toplevel="vtop", sources=[vhd], include_dirs=[], parameters={}, parameter_specs={},
+                            tool_options={})
+    with pytest.raises(FlowError, match=r"vtop\.vhd: VHDL \(\.vhd\); the open flow reads Verilog"):
+        open_flow.check_languages(plain)

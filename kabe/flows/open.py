@@ -98,6 +98,26 @@ def tool_version(log_text: str | None = None) -> str:
     return m.group(1).rstrip(",") + (")" if "(" in m.group(1) else "")
 
 
+# Yosys's error lines: "ERROR: ..." and, from its front ends, "<file>:<line>: ERROR: ..." (0.70 may
+# leave out the space after the colon)
+_ERROR_LINE = re.compile(r"^(?:(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*)?ERROR:\s*(?P<msg>.*)$")
+
+
+def first_error(lines, cwd: Path) -> str | None:
+    """The first of Yosys's error lines as "ERROR: msg" or "<file>:<line>: ERROR: msg", with a file that
+    exists relative to cwd (the script's paths are relative to the build directory) as its full path."""
+    for ln in lines:
+        m = _ERROR_LINE.match(ln.strip())
+        if not m:
+            continue
+        if m.group("file") is None:
+            return f"ERROR: {m.group('msg')}"
+        where = Path(cwd) / m.group("file")
+        shown = str(where.resolve()) if where.is_file() else m.group("file")
+        return f"{shown}:{m.group('line')}: ERROR: {m.group('msg')}"
+    return None
+
+
 def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SynthResult:
     """Write `script_text` to out_dir/synth.ys and run Yosys in out_dir. Raises ToolError."""
     out_dir = Path(out_dir).resolve()
@@ -132,7 +152,7 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
                                        free_before=free_before)
         if full:
             raise ToolError(f"{full} (full log: {log})")
-        first = next((ln.strip() for ln in log_tail + proc.stderr.splitlines() if ln.strip().startswith("ERROR:")), None)
+        first = first_error(log_tail + proc.stderr.splitlines(), out_dir)
         if first:  # the tool's own first error names the file and line; the log has the rest
             raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log})")
         raise ToolError(f"Yosys failed (exit {proc.returncode}); log: {log}\n{tail}")

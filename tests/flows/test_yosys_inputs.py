@@ -15,7 +15,7 @@ from kabe import cores
 from kabe.cores import SourceFile
 from kabe.errors import UserError
 from kabe.flows import open as open_flow
-from kabe.flows.base import FlowError
+from kabe.flows.base import FlowError, ToolError
 from kabe.flows import yosys_script
 from kabe.sim import verilator_build
 
@@ -115,3 +115,26 @@ def test_a_vhdl_source_is_refused_before_yosys_runs(tmp_path):
                             tool_options={})
     with pytest.raises(FlowError, match=r"vtop\.vhd: VHDL \(\.vhd\); the open flow reads Verilog"):
         open_flow.check_languages(plain)
+
+
+def test_a_yosys_syntax_error_is_one_line_with_its_file_and_line(tmp_path):
+    src = tmp_path / "rtl" / "broken_top.v"
+    src.parent.mkdir()
+    src.write_text("module broken_top (input wire clk);\n  this is not verilog (\nendmodule\n")
+    edam = _edam([SourceFile(src, "verilogSource", "c")], "broken_top")
+    with pytest.raises(ToolError) as e:
+        open_flow.synthesize(edam, tmp_path / "build")  # Yosys reads it as ../rtl/broken_top.v
+    msg = str(e.value)
+    assert "\n" not in msg, msg
+    assert msg.startswith(f"Yosys failed (exit 1): {src}:2: ERROR: syntax error"), msg
+    assert msg.endswith(f"(full log: {tmp_path / 'build' / yosys_script.LOG})")
+
+
+def test_the_first_error_line_is_found_in_each_of_yosys_s_forms(tmp_path):
+    (tmp_path / "a.v").write_text("")
+    assert open_flow.first_error(["-- Parsing --", "ERROR: Module `x' not found!"], tmp_path) == \
+        "ERROR: Module `x' not found!"
+    assert open_flow.first_error(["a.v:3: ERROR:Parameter \\STEP does not evaluate to constant value!"], tmp_path) == \
+        f"{tmp_path / 'a.v'}:3: ERROR: Parameter \\STEP does not evaluate to constant value!"
+    assert open_flow.first_error(["  gone.v:7: ERROR: syntax error"], tmp_path) == "gone.v:7: ERROR: syntax error"
+    assert open_flow.first_error(["Warning: x", "End of script."], tmp_path) is None

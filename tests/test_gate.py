@@ -279,3 +279,10 @@ def test_a_pair_vivado_does_not_time_carries_no_slack_to_judge():
     pair = {"from": "a", "to": "b", "type": "Asynchronous Groups", "wns_ns": -1.0}
     assert evaluate(signoff(clock_interaction=[pair]), UTIL).passed
     assert not evaluate(signoff(clock_interaction=[{**pair, "type": "Partial False Path"}]), UTIL).passed
+
+
+def test_unconstrained_outputs_on_the_open_flow_name_the_flow_that_times_them():
+    rec = {**estimate(0.5), "unconstrained_endpoints": 3}
+    assert evaluate(rec, UTIL).passed  # reported only, by default
+    v = evaluate(rec, UTIL, rules=TimingRules(fail_on_unconstrained=True))
+    assert not v.passed and any("3 endpoints are unconstrained" in f and "flow=vivado" in f for f in v.failures)

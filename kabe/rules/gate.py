@@ -205,9 +205,11 @@ class TimingRules:
         unconstrained = timing.get("unconstrained_endpoints")
         if unconstrained:
             fail = self.fail_on_unconstrained
+            fix = ("the open flow's estimate times register to register only (it reads no set_input_delay or "
+                   "set_output_delay): time them with flow=vivado" if estimated else "constrain them")
             checks.append(Check("timing.unconstrained", "0 unconstrained endpoints" if fail else "reported only",
                                 unconstrained, not fail,
-                                f"timing gate: {unconstrained} endpoints are unconstrained (not timed); constrain them "
+                                f"timing gate: {unconstrained} endpoints are unconstrained (not timed); {fix}, "
                                 f"or set [tool.kabe] fail_on_unconstrained = false"))
         unsafe = [c for c in timing.get("clock_interaction") or []
                   if c.get("unsafe") or "unsafe" in str(c.get("type", "")).lower()]

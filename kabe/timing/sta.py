@@ -383,8 +383,8 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                 _fill_high_fanout(ep, x, runs_hf[c], r + hf_ps(x, cname, ip), hf_ps, required_after, cap_clk, cap_t)
             endpoints.append(ep)
         for pname, p in ports.items():
-            if p["direction"] == "output" and any(isinstance(b, int) and b in reached for b in p["bits"]):
-                unconstrained_out += sum(1 for b in p["bits"] if isinstance(b, int) and b in reached)
+            if p["direction"] == "output":
+                unconstrained_out += sum(1 for b in p["bits"] if _port_bit_reached(b, reached, driver, cells))
     endpoints.sort(key=lambda e: e.slack_ps)
     traced: dict[str, int] = defaultdict(int)
     for ep in endpoints:
@@ -434,6 +434,22 @@ def _clock_root(n: int, driver: dict, cells: dict):
         n = nxt
         seen += 1
     return n
+
+
+_OUTPUT_BUFFERS = {"OBUF": "I", "OBUFT": "I", "IOBUF": "I", "OBUFDS": "I"}
+
+
+def _port_bit_reached(b, reached: dict, driver: dict, cells: dict) -> bool:
+    """An output port bit a clock's data reaches: directly, or through the output buffer Yosys put
+    before it (an IO buffer has no timing arc, so propagation stops at its input)."""
+    if not isinstance(b, int):
+        return False
+    if b in reached:
+        return True
+    d = driver.get(b)
+    pin = _OUTPUT_BUFFERS.get(cells[d[0]]["type"]) if d and d[0] in cells else None
+    ins = cells[d[0]]["connections"].get(pin) or [] if pin else []
+    return any(isinstance(x, int) and x in reached for x in ins)
 
 
 PRESSURE_STEP = 0.02  # routing weights a pressured endpoint is timed at (rounded up: never optimistic)

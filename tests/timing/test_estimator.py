@@ -165,6 +165,25 @@ def test_unconstrained_io_and_unknown_clock():
     assert rec["total_endpoints"] == 0 and rec["wns_ns"] is None and rec["critical_path"] is None
 
 
+@pytest.mark.parametrize("buffer", [None, "OBUF", "OBUFT"])
+def test_a_register_driving_an_output_port_is_an_unconstrained_endpoint(buffer):
+    """The open flow does not time I/O: a register's output that leaves the chip, through the output
+    buffer synth_xilinx puts there (which has no timing arc) or straight, is counted as an
+    unconstrained endpoint, so fail_on_unconstrained has something to fail on."""
+    net = Net()
+    q = net.bit()
+    net.ff("f", net.bit(), q)
+    pad = q
+    if buffer:
+        pad = net.bit()
+        net.cell("ob", buffer, I=("input", q), O=("output", pad), **({"T": ("input", "0")} if buffer == "OBUFT" else {}))
+    net.ports["dout"] = {"direction": "output", "bits": [pad]}
+    other = net.bit()
+    net.ports["idle"] = {"direction": "output", "bits": [other]}  # driven by nothing a clock reaches
+    rec, _ = estimate(net.json(), CLOCKS, M)
+    assert rec["unconstrained_endpoints"] == 1
+
+
 def test_report_round_trip_and_truncation(tmp_path):
     rpt = tmp_path / "t.rpt"
     rec, _ = estimate(lut_chain(5), CLOCKS, M, report=rpt, design="chain", vivado_mapping=False)

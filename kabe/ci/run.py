@@ -176,7 +176,11 @@ def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Pa
     if commit.dirty:
         _say(console, "[yellow]kabe ci: not pushing: the tree is dirty, so nobody else could reproduce these builds[/]")
         return EXIT_PASS
-    if not has_remote:
+    if not has_remote and opts.push is None:  # a repository with no remote yet: as the pull, local only
+        _say(console, f"kabe ci: no remote {opts.remote!r}: the archive stays local (`kabe archive push` "
+                      f"shares it once the repository has one)")
+        return EXIT_PASS
+    if not has_remote:  # --push asked for it: a push that cannot happen is not a pass
         _say(console, f"[red]kabe ci: cannot push: no remote {opts.remote!r}[/]")
         return EXIT_COULD_NOT_RUN
     try:

@@ -255,3 +255,22 @@ def test_markdown_marks_every_breach():
     assert "**No base commit** (no base branch found): regressions were not judged." in md
     assert "| stage4 | open | LUT | - | 9,000 | - |  | **budget breached** |" in md
     assert "| stage4 | open | WNS ns (estimate) | - | -0.100 | - |  | **timing fails** |" in md
+
+
+def test_a_repository_without_a_remote_keeps_its_archive_local_unless_a_push_is_asked_for(tmp_path):
+    """`kabe ci` on a new repository's default branch, before it has a remote: like the pull, the push
+    is skipped and said, and the builds' verdict is the exit code; `--push` that cannot push exits 2."""
+    repo = tmp_path / "solo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "t@example.com")
+    git(repo, "config", "user.name", "t")
+    (repo / ".gitignore").write_text("reports/\n")  # as kabe init writes it: the archive is no change
+    git(repo, "add", ".gitignore")
+    head = _commit(repo, "first")
+    write_archive(repo / "reports", head)
+    code, lines, _ = _ci(repo, "stage2")
+    assert code == 0 and lines[-1] == "kabe ci: all 1 design(s) passed"
+    assert any("no remote 'origin': the archive stays local" in ln for ln in lines)
+    code, lines, _ = _ci(repo, "stage2", push=True)
+    assert code == 2 and any("cannot push: no remote 'origin'" in ln for ln in lines)

@@ -89,6 +89,14 @@ def test_a_second_source_without_its_slacks_is_refused(tmp_path, capsys):
     assert rc == 2 and "timing/second_source" in lines[0] and "required" in lines[0], lines
 
 
+@pytest.mark.parametrize("item", ["no_clock", "unconstrained_internal_endpoints"])
+def test_a_check_timing_without_an_item_the_gate_reads_is_refused(item, tmp_path, capsys):
+    rec = _record()
+    del rec["timing"]["check_timing"][item]
+    rc, lines = _gate(json.dumps(rec), tmp_path, capsys)
+    assert rc == 2 and "timing/check_timing" in lines[0] and f"'{item}' is a required property" in lines[0], lines
+
+
 def test_an_unreadable_second_source_fails(tmp_path, capsys):
     rec = _record()
     rec["timing"]["second_source"] = {"error": "timing_verdict.json: no 'wns_ns'"}

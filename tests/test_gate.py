@@ -286,3 +286,11 @@ def test_unconstrained_outputs_on_the_open_flow_name_the_flow_that_times_them():
     assert evaluate(rec, UTIL).passed  # reported only, by default
     v = evaluate(rec, UTIL, rules=TimingRules(fail_on_unconstrained=True))
     assert not v.passed and any("3 endpoints are unconstrained" in f and "flow=vivado" in f for f in v.failures)
+
+
+def test_an_estimate_with_no_register_to_register_path_fails_saying_why():
+    """A register slice between ports: the open flow times register to register only, so it timed
+    nothing. That fails (nothing timed is no pass), and says so rather than "a truncated report"."""
+    rec = {**estimate(0.5), "wns_ns": None, "tns_ns": None, "total_endpoints": 0, "critical_path": None}
+    v = evaluate(rec, UTIL)
+    assert not v.passed and any("no register-to-register path" in f and "flow=vivado" in f for f in v.failures)

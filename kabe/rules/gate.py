@@ -253,6 +253,10 @@ def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
     clock drives nothing. That passes only when check_timing shows no register without a clock and
     no unconstrained endpoint, and no clock table or path has a number the summary row lacks;
     otherwise a missing slack means "not timed"."""
+    if timing.get("estimated") and timing.get("clocks") and timing.get("total_endpoints") == 0:
+        return False, ("the open flow's estimate found no register-to-register path on any clock: it times "
+                       "nothing else (no path from an input port or to an output port), so nothing was timed; "
+                       "time the design's I/O paths with flow=vivado")
     if (timing.get("estimated") or any(timing.get(k) not in (None, 0) for k in _EMPTY_WITH[key])
             or not timing.get("clocks") or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
         return False, ""

@@ -221,8 +221,25 @@ def _fusesoc_cmd() -> list[str]:
 _ERROR_LINE = re.compile(r"^(ERROR|CRITICAL)[: ]\s*(.*)$")
 
 
-def _fix_hint(message: str, target: str, vlnv: str) -> str:
+_MISSING_DEP = re.compile(r"<- '([^' ]+) ==")  # FuseSoC's solver: 'needed by == v' <- 'missing == v'
+_PARSE_ERROR_IN = re.compile(r"parse error in (\S+?\.core)\b")
+
+
+def _fix_hint(message: str, target: str, vlnv: str, core_file: str | None = None) -> str:
     m = message.lower()
+    missing = _MISSING_DEP.findall(message) if "missing packages" in m else []
+    other = [f for f in _PARSE_ERROR_IN.findall(message)
+             if core_file is None or Path(f).resolve() != Path(core_file).resolve()]
+    if missing or other:  # the cause is elsewhere than this core's syntax: name it
+        parts = []
+        if missing:
+            parts.append(f"dependency {', '.join(dict.fromkeys(missing))} (FuseSoC's name: ':' read as '_') is in "
+                         f"no core library FuseSoC reads (cores/ included): add the library that has it (`fusesoc --config "
+                         f"fusesoc.conf library add <name> <url or folder>`), or correct the VLNV under `depend:`")
+        if other:
+            parts.append(f"{other[0]} does not parse, and FuseSoC reads every core file in its libraries: fix "
+                         f"its syntax (CAPI=2 YAML)")
+        return "; and ".join(parts)
     if m.startswith("parse error"):
         return "fix the core file's syntax (CAPI=2 YAML; `fusesoc core-info <vlnv>` shows the same error)"
     if "unrecognized arguments" in m:
@@ -282,7 +299,7 @@ def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
         message = " | ".join(tail) or f"exit status {proc.returncode}"
     raise CoreError(
         f"{design.core_file}: FuseSoC could not set up target {target!r} of {design.core}: {message}. "
-        f"Fix: {_fix_hint(message, target, design.core)}. (command: {' '.join(cmd)})"
+        f"Fix: {_fix_hint(message, target, design.core, str(design.core_file))}. (command: {' '.join(cmd)})"
     )
 
 

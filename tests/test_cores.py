@@ -139,7 +139,7 @@ def test_unknown_vlnv(tiny):
     root, _ = tiny
     (root / "tiny" / "design.yaml").write_text(DESIGN_YAML)
     (root / "tiny" / "tiny.core").write_text(CORE.replace("filesets:\n  rtl:\n", "filesets:\n  rtl:\n    depend: [kabe:lib:nope:0.1.0]\n", 1))
-    with pytest.raises(CoreError, match=r"kabe_lib_nope.*missing packages.*Fix: check that a core file"):
+    with pytest.raises(CoreError, match=r"kabe_lib_nope.*missing packages.*Fix: dependency kabe_lib_nope .* no core library FuseSoC reads \(cores/ included\)"):
         resolve(tiny)
 
 
@@ -188,3 +188,17 @@ def test_repository_designs_resolve(name):
     for target in ("sim", "synth"):
         e = cores.resolve(name, target)
         assert e.sources and e.toplevel
+
+
+def test_a_missing_dependency_and_another_core_that_does_not_parse_are_named_as_the_fix():
+    """FuseSoC's solver names the missing core ('a' <- 'missing'), and a parse error in an unrelated core
+    of the library is logged beside it: the fix names both, not "fix the core file's syntax"."""
+    from kabe.cores import _fix_hint
+    msg = ("parse error in /p/cores/b/b.core: did not find expected ',' | Failed to resolve dependencies. "
+           "Requirements: 'user_design_a == 0.1.0-0' <- 'zipcpu_wb_nothere == 1.0-0' / "
+           "+user_design_a-0.1.0-0 was ignored because it depends on missing packages")
+    fix = _fix_hint(msg, "synth", "user:design:a:0.1.0", "/p/cores/a/a.core")
+    assert fix.startswith("dependency zipcpu_wb_nothere ") and "library add" in fix
+    assert "/p/cores/b/b.core does not parse" in fix
+    own = _fix_hint("parse error in /p/cores/a/a.core: bad", "synth", "user:design:a:0.1.0", "/p/cores/a/a.core")
+    assert own.startswith("fix the core file's syntax")

@@ -322,7 +322,14 @@ def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: 
             d = (work_root / entry["include_path"]).resolve() if entry.get("include_path") else path.parent
             if d not in include_dirs:
                 include_dirs.append(d)
-    missing = [str(f.path) for f in files if not f.path.exists()]
+    lost = [f for f in files if not f.path.exists()]
+    foreign = sorted({f.core for f in lost if f.core and f.core.lstrip(":") != design.core.lstrip(":")})
+    if foreign:  # a dependency's own core file lists them: that core, not the design's, is to fix
+        listed = [str(f.path) for f in lost if f.core in foreign]
+        raise CoreError(f"core {foreign[0]} (a dependency of {design.core}, from its library) lists file(s) that do "
+                        f"not exist: {', '.join(listed[:5])}. Fix: that core is its library's: update the library "
+                        f"(`fusesoc library update`), depend on a version whose files exist, or fix it there")
+    missing = [str(f.path) for f in lost]
     if missing:
         raise CoreError(f"{design.core_file}: target {target!r} lists file(s) that do not exist: "
                         f"{', '.join(missing[:5])}. Fix: correct the fileset paths (relative to the core file)")

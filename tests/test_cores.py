@@ -202,3 +202,20 @@ def test_a_missing_dependency_and_another_core_that_does_not_parse_are_named_as_
     assert "/p/cores/b/b.core does not parse" in fix
     own = _fix_hint("parse error in /p/cores/a/a.core: bad", "synth", "user:design:a:0.1.0", "/p/cores/a/a.core")
     assert own.startswith("fix the core file's syntax")
+
+
+def test_a_file_missing_from_a_dependency_is_blamed_on_that_core_not_the_design(tmp_path):
+    from types import SimpleNamespace
+    from kabe.cores import _parse_eda
+    (tmp_path / "top.v").write_text("module top; endmodule\n")
+    eda = tmp_path / "x.eda.yml"
+    eda.write_text("files:\n"
+                   "- {name: top.v, file_type: verilogSource, core: 'user:design:ccf:0.1.0'}\n"
+                   "- {name: lib/src/cc_sync.sv, file_type: systemVerilogSource, core: 'vendor::cells:1.0'}\n")
+    design = SimpleNamespace(core="user:design:ccf:0.1.0", core_file=tmp_path / "ccf.core")
+    with pytest.raises(CoreError, match=r"^core vendor::cells:1.0 \(a dependency of user:design:ccf:0.1.0, from its "
+                                        r"library\) lists file\(s\) that do not exist: .*cc_sync.sv\. Fix: .*library"):
+        _parse_eda(eda, tmp_path, design, "synth", design.core)
+    eda.write_text("files:\n- {name: gone.v, file_type: verilogSource, core: 'user:design:ccf:0.1.0'}\n")
+    with pytest.raises(CoreError, match=r"ccf.core: target 'synth' lists file\(s\) that do not exist: .*gone.v"):
+        _parse_eda(eda, tmp_path, design, "synth", design.core)

@@ -285,8 +285,12 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     cp = timing_rec.get("critical_path") or {}
     if timing_rec.get("error"):
         console.log(f"[red]{design_name}: {escape(timing_rec['error'])}[/]")
-    timing_said = (f"timing not estimated ({escape(timing_rec['not_estimated'])})" if "not_estimated" in timing_rec
-                   else f"est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels")
+    if "not_estimated" in timing_rec:
+        timing_said = f"timing not estimated ({escape(timing_rec['not_estimated'])})"
+    elif timing_rec.get("wns_ns") is None:  # no clock, or no register-to-register path: the gate says why
+        timing_said = "no path timed"
+    else:
+        timing_said = f"est. WNS {timing_rec['wns_ns']} ns, path {cp.get('delay_ns')} ns, {cp.get('logic_levels')} levels"
     console.log(f"{design_name}: LUT {util['lut']}  FF {util['ff']}  DSP {util['dsp']}  BRAM36 {util['bram36_equiv']}"
                 f"{'  (' + escape(util['proxy'].split(':')[0]) + ')' if util.get('proxy') else ''}  | {timing_said}")
     return OpenResult(timing_rec, util, raw, tools, list(edam.input_files), synth.seconds, clocks[0].period_ns)

@@ -22,6 +22,8 @@ def signoff(wns=0.1, whs=0.05, wpws=2.0, verdict="All user specified timing cons
          "critical_path": None, "check_timing": {"no_clock": 0, "unconstrained_internal_endpoints": 0},
          "no_clock": 0}
     t.update(kw)
+    if "no_clock" in kw and "check_timing" not in kw:  # one count, in both places, as the parser writes it
+        t["check_timing"] = {**t["check_timing"], "no_clock": kw["no_clock"]}
     return t
 
 
@@ -294,3 +296,9 @@ def test_an_estimate_with_no_register_to_register_path_fails_saying_why():
     rec = {**estimate(0.5), "wns_ns": None, "tns_ns": None, "total_endpoints": 0, "critical_path": None}
     v = evaluate(rec, UTIL)
     assert not v.passed and any("no register-to-register path" in f and "flow=vivado" in f for f in v.failures)
+
+
+def test_a_no_clock_count_that_disagrees_with_check_timing_fails():
+    v = evaluate(signoff(no_clock=0, check_timing={"no_clock": 5, "unconstrained_internal_endpoints": 0}), UTIL,
+                 waivers={"no_clock": "a waiver excuses a count, not a record that contradicts itself"})
+    assert not v.passed and any("check_timing counts 5" in f for f in v.failures)

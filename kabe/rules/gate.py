@@ -463,6 +463,12 @@ def _verdict_check(timing: Mapping[str, Any]) -> Check:
 def _unclocked(timing: Mapping[str, Any], estimated: bool, waivers: Mapping[str, str]) -> list[Check]:
     n = timing.get("no_clock")
     reason = waivers.get("no_clock")
+    ct = timing.get("check_timing")
+    counted = ct.get("no_clock") if isinstance(ct, Mapping) else None
+    if _is_number(counted) and counted != n:  # the record's two copies of one count: edited, not read
+        return [Check("timing.no_clock", "no_clock as check_timing counts it", f"{n} (check_timing: {counted})",
+                      False, f"timing gate: the record says {n} register/latch pins have no clock but its "
+                             f"check_timing counts {counted}: it contradicts itself; regenerate it from the report")]
     if n is None and not estimated and timing.get("check_timing") is None:
         # a summary written with -no_check_timing (check_timing None), or a sign-off record that has no
         # check_timing at all: it cannot say whether a register has no clock, and an unclocked register

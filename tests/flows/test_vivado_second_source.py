@@ -63,6 +63,7 @@ def test_the_hook_counts_unsafe_crossings_and_pulse_width_violators(tmp_path):
 @pytest.mark.parametrize("text,why", [
     ("{", "not JSON"), ('{"schema": "other"}', "not a kabe.vivado_timing_verdict"),
     ('{"schema": "kabe.vivado_timing_verdict/1", "wns_ns": "0.1"}', "no 'whs_ns'|'wns_ns' is"),
+    ('{"schema": "kabe.vivado_timing_verdict/1", "wns_ns": -0.4, "wns_ns": 0.1}', "'wns_ns' appears twice"),
 ])
 def test_a_damaged_verdict_is_refused(tmp_path, text, why):
     with pytest.raises(ReportError, match=why):

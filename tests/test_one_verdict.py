@@ -192,6 +192,10 @@ def test_a_simulation_result_that_contradicts_its_own_passed_word_fails(checkout
     v = verdict.judge(rec, facts)
     assert not v.passed and v.failures[0].startswith("verification: 2 of 64 rows differ")
     assert not verdict.judge(_record(sha, sim={"passed": True}), facts).passed  # no counts: not a pass
+    only_missing = _record(sha, sim={"passed": False, "rows_checked": 64, "mismatches": 3, "first_mismatches": [],
+                                     "problems": ["m_axis: 3 of 64 result beats never came out"]})
+    assert verdict.judge(only_missing, facts).failures[:2] == [
+        "verification: 3 of 64 rows differ from the numpy model", "verification: m_axis: 3 of 64 result beats never came out"]
 
 
 # --- properties, over many records ------------------------------------------------------------------

@@ -119,8 +119,9 @@ def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:
     reasons: list[str] = []
     if counted and mismatches:
         first = s.get("first_mismatches")
-        reasons.append(f"{mismatches} of {rows} rows differ from the numpy model "
-                       f"(first: {first[:1] if isinstance(first, list) else first})"[:_MAX_LINE])
+        # no first mismatch to show when only missing or extra beats differ: the problems below say which
+        shown = f" (first: {first[:1] if isinstance(first, list) else first})" if first else ""
+        reasons.append(f"{mismatches} of {rows} rows differ from the numpy model{shown}"[:_MAX_LINE])
     reasons += problems or []
     if not passed and not reasons:
         reasons = ["the simulation did not pass" if s.get("passed") is not True else

@@ -25,6 +25,11 @@ class ConstraintError(UserError, ValueError):
     """An XDC kabe cannot take a clock from; the message names the file, the line and the fix."""
 
 
+class NoClockError(ConstraintError):
+    """A well-formed XDC with no create_clock: nothing can be timed, which the gate judges (a failing
+    verdict, archived), where a malformed command is bad input (exit 2, nothing archived)."""
+
+
 @dataclass(frozen=True)
 class Clock:
     name: str
@@ -133,7 +138,7 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
             raise ConstraintError(f"{where}: a virtual clock needs -name in {cmd!r}")
         clocks.append(Clock(name, period, wf, target_kind, targets, where))
     if not clocks:
-        raise ConstraintError(f"{origin}: no clock constrained (no create_clock command); "
+        raise NoClockError(f"{origin}: no clock constrained (no create_clock command); "
                               "add `create_clock -period <ns> -name <name> [get_ports clk]` (as the board's constraints file does: "
                               "docs/boards.md)")
     names = [c.name for c in clocks]

@@ -54,6 +54,19 @@ def test_no_clock_constraint_fails_the_gate(reports, tmp_path, monkeypatch):
     assert "no clock" in out.getvalue() and "FAIL" in out.getvalue()
 
 
+@pytest.mark.parametrize("line, why", [("create_clock -period -5 -name clk [get_ports clk]", "must be positive"),
+                                       ("create_clock -name clk [get_ports clk]", "without -period")])
+def test_a_malformed_create_clock_is_bad_input_before_anything_runs(reports, tmp_path, monkeypatch, line, why):
+    """Unlike an XDC with no create_clock (judged: the gate fails and the build is archived), a command
+    kabe cannot read is the user's to fix: one line naming file:line, exit 2, nothing archived."""
+    xdc = tmp_path / "bad.xdc"
+    xdc.write_text(line + "\n")
+    _only(monkeypatch, constraints=xdc)
+    with pytest.raises(build.BuildError, match=rf"^{xdc}:1: .*{why}"):
+        build.build("stage2", "open", reports_root=reports, sim_check=False)
+    assert not list(Path(reports).rglob("metrics.json"))
+
+
 @pytest.mark.parametrize("damage,words", [
     (lambda text: text[: len(text) // 2], "truncated"),
     (lambda text: "", "empty"),

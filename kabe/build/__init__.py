@@ -24,7 +24,7 @@ from kabe.build import rederive
 from kabe.build.reuse import check_writable, reuse, write_unit
 from kabe.build.verdict import build_verdict
 from kabe.console import make_console
-from kabe.constraints import ConstraintError
+from kabe.constraints import ConstraintError, NoClockError, parse_xdc
 from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
@@ -189,6 +189,12 @@ def _check_inputs(design: designs.Design) -> None:
                              f"or correct {rel}")
         if not os.access(path, os.R_OK):
             raise BuildError(f"{path}: cannot be read (permissions), the {what} of {rel}; fix its permissions")
+    try:  # a malformed create_clock is the user's to fix before anything runs; no clock at all is judged
+        parse_xdc(design.constraints)
+    except NoClockError:
+        pass
+    except ConstraintError as e:
+        raise BuildError(str(e)) from None
 
 
 def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | None = None) -> dict:

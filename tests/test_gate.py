@@ -302,3 +302,11 @@ def test_a_no_clock_count_that_disagrees_with_check_timing_fails():
     v = evaluate(signoff(no_clock=0, check_timing={"no_clock": 5, "unconstrained_internal_endpoints": 0}), UTIL,
                  waivers={"no_clock": "a waiver excuses a count, not a record that contradicts itself"})
     assert not v.passed and any("check_timing counts 5" in f for f in v.failures)
+
+
+def test_clock_crossings_the_open_flow_does_not_time_are_said_beside_the_verdict():
+    rec = estimate(0.5, clock_interaction=[{"from": "clk_a", "to": "clk_b", "type": "Not timed (cross-clock)"}])
+    v = evaluate(rec, UTIL)
+    assert v.passed and v.warnings == ["1 clock crossing(s) the open flow does not time: clk_a -> clk_b "
+                                       "(synchronized, or time them with flow=vivado)"]
+    assert evaluate(estimate(0.5), UTIL).warnings == []

@@ -64,7 +64,11 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     table.add_column()
     table.add_row("tools", "; ".join(f"{k} {v}" for k, v in record["tools"].items() if k != "kabe.timing"))
     period = record["clock_period_ns"]
-    table.add_row("part / clock", f"{record['part']} @ {'no clock' if period is None else f'{period:.3f} ns'}")
+    clocks = [c for c in t.get("clocks") or [] if isinstance(c, dict) and isinstance(c.get("period_ns"), (int, float))]
+    shown = (", ".join(f"{escape(str(c.get('name')))} {c['period_ns']:.3f} ns" for c in clocks[:4])
+             + (", ..." if len(clocks) > 4 else "")) if len(clocks) > 1 else None  # several: each by name
+    table.add_row("part / clock", f"{record['part']} @ "
+                  + (shown or ('no clock' if period is None else f'{period:.3f} ns')))
     table.add_row("LUT / FF", f"{_num(u.get('lut'))} / {_num(u.get('ff'))}")
     table.add_row("DSP / BRAM36-eq", f"{_num(u.get('dsp'))} / {_num(u.get('bram36_equiv'), '{:g}')}")
     table.add_row("CARRY4 / SRL / LUTRAM", f"{_num(u.get('carry4'))} / {_num(u.get('srl'))} / {_num(u.get('lut_memory'))}")

@@ -59,3 +59,15 @@ def test_summary_prints_the_rtl_line():
     summary.render(rec, Console(file=out, width=100, color_system=None), "pass")
     assert f"critical path: {NEW_LINE}" in out.getvalue()
     assert "$auto$" not in out.getvalue()
+
+
+def test_summary_names_every_clock_of_a_design_with_several():
+    rec = record("a" * 40)
+    rec["gate"]["checks"] = []
+    one = io.StringIO()
+    summary.render(rec, Console(file=one, width=120, color_system=None), "pass")
+    assert "xc7z020clg400-1 @ 7.000 ns" in one.getvalue()
+    rec["timing"]["clocks"] = [{"name": "i_clk", "period_ns": 10.0}, {"name": "i_rclk", "period_ns": 8.0}]
+    two = io.StringIO()
+    summary.render(rec, Console(file=two, width=120, color_system=None), "pass")
+    assert "xc7z020clg400-1 @ i_clk 10.000 ns, i_rclk 8.000 ns" in two.getvalue()

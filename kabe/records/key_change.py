@@ -124,7 +124,8 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any], root: Path) -> list[
     for rel in sorted(set(of) | set(nf)):
         if of.get(rel) == nf.get(rel):
             continue
-        how = "added" if rel not in of else "removed" if rel not in nf else "changed"
+        # "no longer an input": the file may still be on disk (a testbench module renamed in design.yaml)
+        how = "added as an input" if rel not in of else "no longer an input" if rel not in nf else "changed"
         if _is_generated(rel):
             m = _GEN_DIR.match(rel)
             if not (m and m.group("dir") in explained_dirs):

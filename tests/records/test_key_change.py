@@ -68,3 +68,11 @@ def test_tool_version_core_parameter_and_files(tmp_path):
         "kabe's own code changed (kabe/timing/sta.py)"]
     assert key_change.named_change(old, new, tmp_path).endswith("; and 1 more")
     assert key_change.named_change(old, old, tmp_path) is None and key_change.named_change(None, old, tmp_path) is None
+
+
+def test_a_file_that_stops_being_an_input_is_not_said_to_be_removed(tmp_path):
+    """A cocotb module renamed in design.yaml: the old file is still on disk, it is just no longer an input."""
+    old = _material({"cores/x/test_old.py": "3" * 64})
+    new = _material({"cores/x/test_new.py": "4" * 64})
+    assert key_change.changes(old, new, tmp_path) == ["cores/x/test_new.py added as an input",
+                                                      "cores/x/test_old.py no longer an input"]

@@ -35,6 +35,13 @@ _PLAIN_NUMBER = re.compile(r"[-+]?[0-9]+(?:\.[0-9]+)?")
 _COUNT = re.compile(r"[0-9]+")
 _FRACTION = re.compile(r"[0-9]+\.[0-9]+")
 
+
+def is_count(text: str) -> bool:
+    """ASCII digits only: str.isdigit() and \\d also take '²' and other scripts' digits, which int()
+    refuses or a report never prints, so a field holding them reads as unreadable, never as a count."""
+    return _COUNT.fullmatch(text) is not None
+
+
 NOT_A_NUMBER = ("NA", "N/A", "INF", "-INF", "+INF", "-")
 
 HIDDEN = "<hidden>"
@@ -75,7 +82,7 @@ def integer(tok: str | None, *, what: str, source: str):
     t = tok.strip()
     if t == "" or t.upper() in NOT_A_NUMBER:
         return None
-    if not _COUNT.fullmatch(t):
+    if not is_count(t):
         raise ReportError(f"{source}: {what}: '{t[:40]}' is not a whole count")
     return int(t)
 
@@ -87,7 +94,7 @@ def count_or_fraction(tok: str | None, *, what: str, source: str):
     t = tok.strip()
     if t == "" or t.upper() in NOT_A_NUMBER:
         return None
-    if _COUNT.fullmatch(t):
+    if is_count(t):
         return int(t)
     if _FRACTION.fullmatch(t):
         v = float(t)

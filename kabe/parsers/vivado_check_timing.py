@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 
 from kabe.parsers import ReportError
+from kabe.parsers._vivado_common import is_count
 from kabe.parsers.report_file import NEAR, find_lines
 
 TITLE = "check_timing report"
@@ -62,13 +63,12 @@ _INDENTED_SENTENCE = re.compile(r"\n[ \t]+There (?:are|is) [0-9]+(?:[ \t][^\n]*)
 # that no register lacks a clock, so it is refused rather than read as "not reported, fine".
 REQUIRED = ("no_clock", "unconstrained_internal_endpoints")
 _NOT_PROBLEMS = (" but ", "due to constant clock")  # old layout: sentences that are not counted
-_COUNT = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() also takes '²', which int() refuses
 
 
 def _entry(line: str):
     """(number, name, count or None) of "N. checking name words [(count)]", else None."""
     num, dot, rest = line.partition(".")
-    if not dot or not _COUNT.fullmatch(num):
+    if not dot or not is_count(num):
         return None
     words = rest.split()
     if len(words) < 2 or words[0] != "checking":
@@ -76,7 +76,7 @@ def _entry(line: str):
     count = None
     last = words[-1]
     if last.startswith("(") and last.endswith(")"):
-        if not _COUNT.fullmatch(last[1:-1]):
+        if not is_count(last[1:-1]):
             return None
         count = int(last[1:-1])
         words = words[:-1]

@@ -25,20 +25,19 @@ import re
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import find_lines
-from kabe.parsers._vivado_common import integer
+from kabe.parsers._vivado_common import integer, is_count
 
-_COUNT = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes '²', which int() refuses
 
 
 def _level(title: str) -> tuple[int, bool] | None:
     """(deepest level the column can hold, exact) of "6" / "11-15" / "16+", else None."""
     t = title.strip()
-    if _COUNT.fullmatch(t):
+    if is_count(t):
         return int(t), True
     lo, dash, hi = t.partition("-")
-    if dash and _COUNT.fullmatch(lo) and _COUNT.fullmatch(hi):
+    if dash and is_count(lo) and is_count(hi):
         return int(hi), True
-    if t.endswith("+") and _COUNT.fullmatch(t[:-1]):
+    if t.endswith("+") and is_count(t[:-1]):
         return int(t[:-1]), False
     return None
 

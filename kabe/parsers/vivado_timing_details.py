@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, field
 
 from kabe.parsers import ReportError
+from kabe.parsers._vivado_common import is_count
 from kabe.parsers.report_file import blank, find_lines
 from kabe.parsers.vivado_timing_paths import Block, footer, path_blocks
 
@@ -36,7 +37,6 @@ _FROM_CLOCK = re.compile(r"^From Clock:", re.M)
 _PW_TITLE = re.compile(r"^[ \t]*Pulse Width Checks[ \t]*$", re.M)
 
 _TOL = 0.0015  # Vivado prints 3 decimals
-_COUNT = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() also takes '²', which int() refuses
 _DECIMAL = re.compile(r"-*(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)")
 
 
@@ -60,7 +60,7 @@ def _endpoints(line: str, *, where: str) -> int:
     """"Max Delay   18 Endpoints" -> 18; ReportError when the count cannot be read (a count that
     cannot be read is never a zero: it would excuse a section whose paths were cut away)."""
     words = line.split()
-    if len(words) != 4 or not _COUNT.fullmatch(words[2]):
+    if len(words) != 4 or not is_count(words[2]):
         raise ReportError(f"{where}: '{line[:80]}' is not '<Max|Min> Delay <count> Endpoints'")
     return int(words[2])
 

@@ -46,11 +46,10 @@ from dataclasses import dataclass
 
 from kabe.parsers import ReportError
 from kabe.parsers import report_file, vivado_timing_path_summary
-from kabe.parsers._vivado_common import is_hidden_name
+from kabe.parsers._vivado_common import is_count, is_hidden_name
 from kabe.parsers.report_file import find_lines
 
 # Digits are [0-9]: \d and str.isdigit() take other scripts' digits too (and '²', which int() refuses)
-_COUNT = re.compile(r"[0-9]+")
 _FLOAT = re.compile(r"-?[0-9]+\.[0-9]+")
 _NUM = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
 _NS = re.compile(r"(-?[0-9]+(?:\.[0-9]+)?)ns")
@@ -231,13 +230,13 @@ def _parse_one(block: list[str], *, source: str, line_no: int) -> dict:
                           f"!= data path delay {p['data_path_delay_ns']}")
     ll = fields["Logic Levels"]
     count, _, detail = ll.partition("(")
-    if not _COUNT.fullmatch(count.strip()):
+    if not is_count(count.strip()):
         raise ReportError(f"{where}: Logic Levels '{ll[:60]}' is not a count")
     p["logic_levels"] = int(count)
     p["logic_level_cells"] = {}
     for item in detail.rstrip(")").split():
         name, eq, n = item.rpartition("=")
-        if name and eq and not _COUNT.fullmatch(n):
+        if name and eq and not is_count(n):
             raise ReportError(f"{where}: Logic Levels '{ll[:60]}': '{item[:40]}' is not <cell>=<count>")
         if name:
             p["logic_level_cells"][name] = int(n)

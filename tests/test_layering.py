@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
      "kabe.flows.registry",  # the flows as data: what other layers ask about a flow, without importing it
      "kabe.tool_group", "kabe.disk_space", "kabe.deploy.bitfile", "kabe.deploy.ssh_policy",
-     "kabe.rtl_path", "kabe.python_imports"),  # foundation (rtl_path: a critical path record as one line in RTL terms)
+     "kabe.rtl_path", "kabe.python_imports", "kabe.json_keys"),  # foundation (rtl_path: a critical path record as one line in RTL terms)
     # (tool_group: tools die with their build; disk_space: a full TMPDIR named before and after a tool;
     # bitfile: the USR_ACCESS encoding, shared with the board; ssh_policy: the ssh options settings may
     # name, checked by kabe.config too)

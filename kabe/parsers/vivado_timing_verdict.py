@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 
+from kabe.json_keys import one_value_per_key
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
 
@@ -23,20 +24,9 @@ SCHEMA = "kabe.vivado_timing_verdict/1"
 SLACKS = ("wns_ns", "whs_ns", "setup_ns", "hold_ns", "recovery_ns", "removal_ns")
 
 
-def _one_value_per_key(pairs: list) -> dict:
-    """A key twice in one object: json.loads keeps the last, so a failing slack followed by a passing
-    one would agree with a passing report. Which was meant cannot be told: refused."""
-    out: dict = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {str(key)[:60]!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
 def parse_report(rep: report_file.Report) -> dict:
     try:
-        data = json.loads(rep.text, object_pairs_hook=_one_value_per_key)
+        data = json.loads(rep.text, object_pairs_hook=one_value_per_key)
     except ValueError as e:
         raise ReportError(f"{rep.source}: not JSON ({e}); the hook's verdict is cut short or damaged") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:

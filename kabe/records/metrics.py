@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kabe.errors import UserError, bounded
+from kabe.json_keys import DuplicateKey, one_value_per_key
 
 SCHEMA_ID = "kabe.metrics/1"
 SCHEMA_PATH = Path(__file__).with_name("metrics.schema.json")
@@ -84,25 +85,11 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a JSON number")
 
 
-class DuplicateKey(ValueError):
-    """One JSON object names a key twice: json.loads would keep the last value silently, so a
-    failing value followed by a passing one would pass. Which one was meant is a guess: refused."""
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKey(f"key {bounded(key, 60)} appears twice in one object")
-        out[key] = value
-    return out
-
-
 def parse(text: str) -> Any:
     """json.loads, strict: no NaN/Infinity, no float that overflows, no integer beyond 16 digits,
     no key repeated within an object (DuplicateKey)."""
     return json.loads(text, parse_float=_finite, parse_int=_count, parse_constant=_no_constant,
-                      object_pairs_hook=_unique)
+                      object_pairs_hook=one_value_per_key)
 
 
 def load(path: Path) -> dict[str, Any]:

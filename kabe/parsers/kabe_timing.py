@@ -8,6 +8,7 @@ archive holds is what the gate saw. A report without its end marker is truncated
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 from kabe.parsers import ReportError
@@ -86,7 +87,7 @@ def parse_report(rep: report_file.Report) -> dict:
     titles = find_lines(lines, re.compile(r"^== ", re.M), literal="== ")
     # one report per file: a second header, section or untimed line (two reports joined, a section
     # pasted in) would leave the reader judging whichever came first
-    repeated = sorted({lines[i] for i in titles if sum(lines[j] == lines[i] for j in titles) > 1})
+    repeated = sorted(t for t, n in Counter(lines[i] for i in titles).items() if n > 1)
     repeated += [p.strip() for p in (HEADER_PREFIX, UNTIMED_PREFIX)
                  if sum(l.startswith(p) for l in lines) > 1]
     if repeated:

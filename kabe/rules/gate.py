@@ -109,7 +109,7 @@ class Budget:
         if got is None:
             return Check(name, f"{sym} {self.limit:g}", None, False,
                          f"budget {self.metric} {sym} {self.limit:g} cannot be checked: the reports give no '{self.metric}'")
-        if isinstance(got, bool) or not isinstance(got, (int, float)):  # a table or a sentence (uncounted, proxy)
+        if not _is_number(got):  # a table or a sentence (uncounted, proxy)
             return Check(name, f"{sym} {self.limit:g}", None, False,
                          f"budget {self.metric} {sym} {self.limit:g} cannot be checked: the reports give no number for "
                          f"'{self.metric}'")

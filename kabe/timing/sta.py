@@ -436,7 +436,7 @@ def _clock_root(n: int, driver: dict, cells: dict):
     return n
 
 
-_OUTPUT_BUFFERS = {"OBUF": "I", "OBUFT": "I", "IOBUF": "I", "OBUFDS": "I"}
+_OUTPUT_BUFFERS = frozenset({"OBUF", "OBUFT", "IOBUF", "OBUFDS"})  # the data pin of each is I
 
 
 def _port_bit_reached(b, reached: dict, driver: dict, cells: dict) -> bool:
@@ -447,9 +447,9 @@ def _port_bit_reached(b, reached: dict, driver: dict, cells: dict) -> bool:
     if b in reached:
         return True
     d = driver.get(b)
-    pin = _OUTPUT_BUFFERS.get(cells[d[0]]["type"]) if d and d[0] in cells else None
-    ins = cells[d[0]]["connections"].get(pin) or [] if pin else []
-    return any(isinstance(x, int) and x in reached for x in ins)
+    if not d or d[0] not in cells or cells[d[0]]["type"] not in _OUTPUT_BUFFERS:
+        return False
+    return any(isinstance(x, int) and x in reached for x in cells[d[0]]["connections"].get("I") or [])
 
 
 PRESSURE_STEP = 0.02  # routing weights a pressured endpoint is timed at (rounded up: never optimistic)

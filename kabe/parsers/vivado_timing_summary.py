@@ -24,9 +24,10 @@ report must fail closed:
   * no readable check_timing section where the command line promises one (every
     report_timing_summary without -no_check_timing), or one whose items, counts and sentences do
     not agree (kabe.parsers.vivado_check_timing);
-  * a cut inside Timing Details: the last path block unreadable with nothing after it, or the
-    worst setup/recovery slack printed there differing from the summary's WNS (the path that
-    carries WNS was cut off).
+  * a cut inside Timing Details: the last path block unreadable with nothing after it, the last
+    section stopping inside its header (no dashed rule under its Setup/Hold lines, even when blank
+    lines follow), or the worst setup/recovery slack printed there differing from the summary's
+    WNS (the path that carries WNS was cut off).
 "inf"/"NA" become None: a null WNS/WHS/WPWS means "no number" and the gate decides what that
 means (kabe.rules.gate), never this parser.
 """

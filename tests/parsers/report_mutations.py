@@ -15,6 +15,8 @@ Kinds (each a function text -> list of mutated texts, [] when it does not apply)
   clock_row_negative  one clock's Intra Clock Table WNS set negative, the summary left as it was
   total_negative    the summary's TNS, THS or TPWS set negative, its WNS/WHS/WPWS and verdict left as they were
   appended          a second run after the first (report_timing_summary -append), the second failing
+  cut_padded        cut inside Timing Details just after a section's header (and after its Setup
+                    line), then padded with the blank lines Vivado ends a report with
 """
 
 from __future__ import annotations
@@ -171,11 +173,30 @@ def appended(text: str) -> list[str]:
     return [text.rstrip("\n") + "\n\n\n" + hold_only(text)[0]]
 
 
+def cut_padded(text: str) -> list[str]:
+    """A cut that leaves the file ending as a whole report does: after a Timing Details section's
+    "To Clock:" line, or after the Setup line under it, followed by blank lines."""
+    lines = _lines(text)
+    try:
+        details = next(i for i, ln in enumerate(lines) if ln.rstrip() == "| Timing Details")
+    except StopIteration:
+        return []
+    out = []
+    for i in range(details, len(lines)):
+        if lines[i].strip().startswith("To Clock:"):
+            out.append("\n".join(lines[:i + 1]) + "\n" * 6)
+            setup = next((j for j in range(i + 1, min(i + 6, len(lines)))
+                          if lines[j].strip().startswith(("Setup :", "Max Delay"))), None)
+            if setup is not None:
+                out.append("\n".join(lines[:setup + 1]) + "\n" * 6)
+    return out
+
+
 KINDS = {
     "truncated": truncated, "hold_only": hold_only, "pulse_width_only": pulse_width_only,
     "no_clocks": no_clocks, "verdict_flipped": verdict_flipped, "verdict_deleted": verdict_deleted,
     "nul_bytes": nul_bytes, "clock_row_negative": clock_row_negative, "total_negative": total_negative,
-    "appended": appended,
+    "appended": appended, "cut_padded": cut_padded,
 }
 
 

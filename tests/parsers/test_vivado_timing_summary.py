@@ -316,3 +316,17 @@ def test_a_cut_that_drops_the_last_groups_is_refused():
     cut = text[:text.index("From Clock:  clkfbout_kabe_clk_wiz_0")]
     with pytest.raises(ReportError, match="path group sections"):
         ts.parse(cut + "\n\n\n\n", "cut")
+
+
+def test_a_cut_inside_the_last_sections_header_padded_with_blank_lines_is_refused():
+    """Cut after the last section's "To Clock:" line (or its Setup line) and padded with the blank
+    lines a whole report ends with: the dashed rule under its Setup/Hold lines is missing (red team
+    FP08b passed the gate this way). The uncut report still parses."""
+    text = MET.read_text()
+    assert ts.parse(text, "whole")["wns_ns"] is not None
+    head = text.rindex("  To Clock:")
+    to_clock_end = text.index("\n", head)
+    setup_end = text.index("\n", text.index("Max Delay", to_clock_end))
+    for cut in (to_clock_end, setup_end):
+        with pytest.raises(ReportError, match="stops inside its header"):
+            ts.parse(text[:cut] + "\n" * 6, "cut")

@@ -17,9 +17,12 @@ check kind, the critical path (the path carrying the summary's WNS), and whether
 complete. An unreadable path is a warning with its line number. A report cut inside Timing
 Details is refused: the last path block unreadable with nothing after it; fewer group sections
 than the summary tables list (and fewer "(none)" sections than the Unconstrained and User
-Ignored Path Tables list); the last section without a path its own Setup/Hold/Max Delay/Min
-Delay line promises, or without the Pulse Width Checks its PW line promises; or the summary's WNS
-not among the slacks printed (the path that carries it was cut off).
+Ignored Path Tables list); the last section stopping inside its header (no dashed rule under
+its Setup/Hold lines), without a path its own Setup/Hold/Max Delay/Min Delay line promises, without
+the Pulse Width Checks its PW line promises, or printing fewer paths than min(-max_paths, its
+endpoints) (a cut between two whole paths: the file may then end on a slack line, or be padded
+with blank lines, and look whole); or the summary's WNS not among the slacks printed (the path
+that carries it was cut off).
 """
 
 from __future__ import annotations
@@ -48,6 +51,8 @@ class Section:
     name: str
     promises: dict[str, bool] = field(default_factory=dict)  # max / min / pw: the header says it is there
     closed: bool = False  # its Setup/Hold (PW) or Max/Min Delay lines end in a dashed rule, as printed
+    key: tuple[str | None, str, str] = (None, "", "")  # (Path Group, From Clock, To Clock) as printed
+    endpoints: dict[str, int] = field(default_factory=dict)  # max / min: a "(none)" section's own counts
 
 
 def _worst_slack_is_number(line: str) -> bool:
@@ -76,21 +81,29 @@ def sections(lines: list[str], first_line: int, source: str = "<report_timing_su
         end = heads[k + 1] if k + 1 < len(heads) else len(lines)
         name = " ".join(lines[i].split(":", 1)[1].split())
         sec = Section(first_line + i, i, end, name)
+        group, src, dst = None, "", ""
         for j in range(i, min(end, i + 12)):
             s = lines[j].strip()
-            if s.startswith("Setup :"):
+            if s.startswith("Path Group:"):
+                group = s.split(":", 1)[1].strip()
+            elif s.startswith("From Clock:"):
+                src = s.split(":", 1)[1].strip()
+            elif s.startswith("To Clock:"):
+                dst = s.split(":", 1)[1].strip()
+            elif s.startswith("Setup :"):
                 sec.promises["max"] = _worst_slack_is_number(s)
             elif s.startswith("Hold  :") or s.startswith("Hold :"):
                 sec.promises["min"] = _worst_slack_is_number(s)
             elif s.startswith("PW    :") or s.startswith("PW :"):
                 sec.promises["pw"] = _worst_slack_is_number(s)
-            elif s.startswith("Max Delay") and s.endswith(("Endpoints", "Endpoint")):
-                sec.promises["max"] = _endpoints(s, where=f"{source} line {first_line + j}") > 0
-            elif s.startswith("Min Delay") and s.endswith(("Endpoints", "Endpoint")):
-                sec.promises["min"] = _endpoints(s, where=f"{source} line {first_line + j}") > 0
+            elif s.startswith(("Max Delay", "Min Delay")) and s.endswith(("Endpoints", "Endpoint")):
+                kind = "max" if s.startswith("Max") else "min"
+                sec.endpoints[kind] = _endpoints(s, where=f"{source} line {first_line + j}")
+                sec.promises[kind] = sec.endpoints[kind] > 0
             elif s.startswith("---") and sec.promises:
                 sec.closed = True
                 break
+        sec.key = (group, src, dst)
         out.append(sec)
     return out
 
@@ -106,11 +119,75 @@ def _missing(sec: Section, pw_titles: list[int], blocks: list[Block], offset: in
     return out
 
 
+# options of report_timing_summary that never leave a group with fewer paths than
+# min(-max_paths, its endpoints); any other option (-slack_lesser_than, -delay_type, -group,
+# -unique_pins, ...) may, so with one of those the count is not checked (never a false failure)
+_COUNT_SAFE_OPTIONS = {"-max_paths", "-nworst", "-file", "-rpx", "-pb", "-warn_on_violation",
+                       "-report_unconstrained", "-input_pins", "-routable_nets", "-datasheet", "-verbose",
+                       "-quiet", "-name", "-check_timing_verbose", "-no_check_timing", "-append",
+                       "-delay_type"}
+
+
+def max_paths(command: str | None) -> int | None:
+    """How many paths a report_timing_summary command line prints per group at most: -max_paths
+    (default 1), raised to -nworst when that is larger (as Vivado does: -nworst 10 alone prints 10
+    per group in the corpus); None when the line is missing or has an option that can print fewer."""
+    words = (command or "").split()
+    if not words or words[0] != "report_timing_summary":
+        return None
+    if any(w.startswith("-") and w not in _COUNT_SAFE_OPTIONS for w in words[1:]):
+        return None
+    if "-delay_type" in words and words[words.index("-delay_type") + 1:][:1] != ["min_max"]:
+        return None  # min_max (the default, and kabe's own flow) prints both kinds; max or min one
+    value = {"-max_paths": 1, "-nworst": 1}
+    for k, w in enumerate(words):
+        if w in value:
+            if k + 1 == len(words) or not is_count(words[k + 1]):
+                return None
+            value[w] = int(words[k + 1])
+    return max(value.values())
+
+
+def _table_endpoints(rec: dict, sec: Section) -> dict[str, int]:
+    """The section's setup (max) and hold (min) endpoint counts: a "(none)" section prints its own,
+    a group section's are its row in the Intra / Inter Clock or Other Path Groups Table."""
+    if sec.endpoints:
+        return sec.endpoints
+    group, src, dst = sec.key
+    if group is not None:  # a row's empty clock cell (a group of unclocked ends) is None, its header ""
+        rows = [r for r in rec.get("other_path_groups") or []
+                if (r.get("path_group"), r.get("from") or "", r.get("to") or "") == (group, src, dst)]
+    elif src == dst:
+        rows = [c for c in rec.get("clocks") or [] if c.get("name") == src]
+    else:
+        rows = [r for r in rec.get("clock_interaction") or []
+                if (r.get("from") or "", r.get("to") or "") == (src, dst)]
+    if len(rows) != 1:
+        return {}
+    counts = {"max": rows[0].get("total_endpoints"), "min": rows[0].get("hold_total_endpoints")}
+    return {k: v for k, v in counts.items() if isinstance(v, int)}
+
+
+def _short(rec: dict, sec: Section, blocks: list[Block], offset: int, n_paths: int) -> str | None:
+    """Why the section prints fewer paths than min(-max_paths, endpoints) for a kind it promises:
+    each endpoint has at least one path, and Vivado prints up to -max_paths of them (none of the
+    905 sections with endpoint counts in the shared corpora and kabe's fixtures prints fewer)."""
+    mine = [b for b in blocks if sec.start <= b.line - offset < sec.end]
+    for kind, what in (("max", "setup"), ("min", "hold")):
+        ep = _table_endpoints(rec, sec).get(kind)
+        printed = sum(1 for b in mine if b.delay_type == kind)
+        if sec.promises.get(kind) and ep is not None and printed < min(n_paths, ep):
+            return (f"prints {printed} {what} path(s) where -max_paths {n_paths} and its {ep} endpoints "
+                    f"call for {min(n_paths, ep)}")
+    return None
+
+
 def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected_groups: int,
-         expected_none: int, source: str) -> bool:
+         expected_none: int, source: str, n_paths: int | None = None) -> bool:
     """Fill rec's warnings, worst_slack_by_check and critical_path from the Timing Details lines;
     ReportError when they show the report was cut. at_end: nothing follows them. Returns whether
-    the report ends on a path read whole (nothing after its closing slack line but blanks)."""
+    the report ends on a path read whole (nothing after its closing slack line but blanks).
+    n_paths: the command's -max_paths (max_paths()), None when the path count cannot be checked."""
     blocks = path_blocks(lines, source=source, first_line=first_line)
     offset = first_line
     rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
@@ -141,6 +218,13 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
                                    f"has no Setup/Hold lines with a dashed rule under its header")
             continue
         missing = _missing(sec, pw_titles, blocks, offset)
+        if k == len(secs) - 1 and at_end and not missing and n_paths:
+            # a cut between two whole paths of the last section, the file then ending as a whole
+            # report does (on a slack line, or with blank lines after it), is told by the count
+            short = _short(rec, sec, blocks, offset, n_paths)
+            if short:
+                raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
+                                  f"{short}: the report is cut short")
         if missing and k == len(secs) - 1 and at_end:
             raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
                               f"has no {' and no '.join(missing)} although its header counts them: the report "

@@ -26,7 +26,7 @@ report must fail closed:
     not agree (kabe.parsers.vivado_check_timing);
   * a cut inside Timing Details: the last path block unreadable with nothing after it, the last
     section stopping inside its header (no dashed rule under its Setup/Hold lines, even when blank
-    lines follow), or the worst setup/recovery slack printed there differing from the summary's
+    lines follow) or printing fewer paths than min(-max_paths, its endpoints), or the worst setup/recovery slack printed there differing from the summary's
     WNS (the path that carries WNS was cut off).
 "inf"/"NA" become None: a null WNS/WHS/WPWS means "no number" and the gate decides what that
 means (kabe.rules.gate), never this parser.
@@ -270,7 +270,8 @@ def parse_report(rep: report_file.Report) -> dict:
         ends_on_path = vivado_timing_details.read(
             rec, lines[s:e], s + 1, at_end=titles[-1] == "Timing Details", source=source,
             expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
-            expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []))
+            expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
+            n_paths=vivado_timing_details.max_paths(rep.header.get("command")))
     state = rec.get("design_state") or ""
     if state and "rout" not in state.lower():  # Routed, Fully Routed, Physopt postRoute are routed
         rec["warnings"] = [f"{source}: the design was not routed when this report was written (Design State: "

@@ -17,6 +17,8 @@ Kinds (each a function text -> list of mutated texts, [] when it does not apply)
   appended          a second run after the first (report_timing_summary -append), the second failing
   cut_padded        cut inside Timing Details just after a section's header (and after its Setup
                     line), then padded with the blank lines Vivado ends a report with
+  cut_between_paths cut just after a whole path (its slack line) that is not the report's last,
+                    the file ending there (as after an end-of-file fixer) or padded with blank lines
 """
 
 from __future__ import annotations
@@ -192,11 +194,22 @@ def cut_padded(text: str) -> list[str]:
     return out
 
 
+_SLACK_LINE = re.compile(r"^\s+slack(\s+\(VIOLATED\))?\s+-?[0-9.]+\s*$")
+
+
+def cut_between_paths(text: str) -> list[str]:
+    """Cuts after each path's closing slack line but the last path's: what is left reads whole,
+    up to the missing paths (and tables) after it."""
+    lines = _lines(text)
+    ends = [i for i, ln in enumerate(lines) if _SLACK_LINE.match(ln)]
+    return ["\n".join(lines[:i + 1]) + pad for i in ends[:-1] for pad in ("\n", "\n" * 6)]
+
+
 KINDS = {
     "truncated": truncated, "hold_only": hold_only, "pulse_width_only": pulse_width_only,
     "no_clocks": no_clocks, "verdict_flipped": verdict_flipped, "verdict_deleted": verdict_deleted,
     "nul_bytes": nul_bytes, "clock_row_negative": clock_row_negative, "total_negative": total_negative,
-    "appended": appended, "cut_padded": cut_padded,
+    "appended": appended, "cut_padded": cut_padded, "cut_between_paths": cut_between_paths,
 }
 
 

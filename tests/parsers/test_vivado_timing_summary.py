@@ -330,3 +330,33 @@ def test_a_cut_inside_the_last_sections_header_padded_with_blank_lines_is_refuse
     for cut in (to_clock_end, setup_end):
         with pytest.raises(ReportError, match="stops inside its header"):
             ts.parse(text[:cut] + "\n" * 6, "cut")
+
+
+def test_a_last_section_with_fewer_paths_than_its_endpoints_and_max_paths_is_refused():
+    """Vivado prints min(-max_paths, endpoints) paths per group (no real section prints fewer), so a
+    last section short of that is a cut between two whole paths, however the file then ends."""
+    text = MET.read_text().replace("-max_paths 1 ", "-max_paths 10 ")
+    assert ts.parse(text, "whole")["wns_ns"] is not None  # its (none) sections: 1 endpoint, 1 path
+    last = text.rindex("Max Delay             1 Endpoint")
+    short = text[:last] + "Max Delay             3 Endpoints" + text[last + len("Max Delay             1 Endpoint"):]
+    with pytest.raises(ReportError, match=r"prints 1 setup path\(s\) where -max_paths 10 and its 3 endpoints"):
+        ts.parse(short, "cut")
+    # an option that can print fewer paths (here a slack filter) turns the count check off
+    filtered = short.replace("-max_paths 10 ", "-max_paths 10 -slack_lesser_than 0 ")
+    assert ts.parse(filtered, "filtered")["wns_ns"] is not None
+
+
+@pytest.mark.parametrize("command,expected", [
+    ("report_timing_summary -file t.rpt", 1),
+    ("report_timing_summary -max_paths 10 -report_unconstrained -warn_on_violation", 10),
+    ("report_timing_summary -file timing.rpt -nworst 10 -verbose", 10),  # -nworst raises -max_paths
+    ("report_timing_summary -delay_type min_max -max_paths 20 -check_timing_verbose", 20),
+    ("report_timing_summary -delay_type max -max_paths 20", None),  # min paths not printed
+    ("report_timing_summary -max_paths 10 -slack_lesser_than 0", None),
+    ("report_timing_summary -max_paths", None),
+    ("report_timing -max_paths 10", None),
+    (None, None),
+])
+def test_max_paths_of_a_command_line(command, expected):
+    from kabe.parsers.vivado_timing_details import max_paths
+    assert max_paths(command) == expected

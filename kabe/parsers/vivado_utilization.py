@@ -30,7 +30,7 @@ import re
 
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
-from kabe.parsers.report_file import NEAR, find_lines
+from kabe.parsers.report_file import NEAR, blank, find_lines
 from kabe.parsers._vivado_common import count_or_fraction, integer
 
 _SEC_NUM = re.compile(r"\d+(?:\.\d+)*\.?")
@@ -121,6 +121,11 @@ def _boxed_table(lines: list[str], start: int, end: int, *, what: str, source: s
         else:
             break
         j += 1
+    if header is not None and borders == 2 and not rows and blank(lines[j:end]) and end < len(lines):
+        # Vivado prints a table with no rows (a synthesized block-design wrapper whose logic is all
+        # in black boxes has no Primitives) as its header alone, with no closing border; the next
+        # section after it shows the report goes on, so the table is empty, not cut
+        return header, rows
     if header is None or borders < 3:
         raise ReportError(f"{source}: {what} table starting at line {i + 1} is cut short (no "
                           f"closing +---+ border)")

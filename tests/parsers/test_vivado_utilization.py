@@ -227,3 +227,21 @@ def test_hierarchical_truncation_raises_or_is_complete(path):
         except ReportError:
             continue
         assert r == full, f"cut at {off} gave different numbers"
+
+
+def test_an_empty_table_is_its_header_alone_and_is_read_as_empty():
+    """Vivado prints a table with no rows as its header alone, no closing border (a synthesized
+    block-design wrapper whose logic is all in black boxes has no Primitives: 28 of 598 real
+    reports). With the next section after it the table is empty; with nothing after it, cut."""
+    text = PLACED.read_text()
+    lines = text.split("\n")
+    start = max(i for i, ln in enumerate(lines) if ln == "8. Primitives")  # the section, not the contents
+    first_row = start + 6  # title, dashes, blank, border, header, border
+    close = next(i for i in range(first_row, len(lines)) if lines[i].startswith("+"))
+    assert lines[first_row].startswith("| ") and close > first_row
+    empty = "\n".join(lines[:first_row] + lines[close + 1:])
+    r = vu.parse(empty, "empty primitives")
+    assert r["primitives"] == {} and r["lut"] == vu.parse(text, "whole")["lut"]
+    cut = "\n".join(lines[:first_row]) + "\n\n\n"
+    with pytest.raises(ReportError, match="cut short"):
+        vu.parse(cut, "cut after the header")

@@ -272,6 +272,13 @@ def parse_report(rep: report_file.Report) -> dict:
             expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
             expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
             n_paths=vivado_timing_details.max_paths(rep.header.get("command")))
+    words = (rep.header.get("command") or "").split()
+    one_kind = words[words.index("-delay_type") + 1:][:1] if "-delay_type" in words else []
+    if one_kind in (["max"], ["min"]):
+        left_out = "hold (min delay)" if one_kind == ["max"] else "setup (max delay)"
+        rec["warnings"] = [f"{source}: written with -delay_type {one_kind[0]}: Vivado left {left_out} out of "
+                           f"it, so its slack has no number; write the report with -delay_type min_max (the "
+                           f"default)"] + list(rec.get("warnings") or [])
     state = rec.get("design_state") or ""
     if state and "rout" not in state.lower():  # Routed, Fully Routed, Physopt postRoute are routed
         rec["warnings"] = [f"{source}: the design was not routed when this report was written (Design State: "

@@ -120,12 +120,23 @@ def _missing(sec: Section, pw_titles: list[int], blocks: list[Block], offset: in
 
 
 # options of report_timing_summary that never leave a group with fewer paths than
-# min(-max_paths, its endpoints); any other option (-slack_lesser_than, -delay_type, -group,
-# -unique_pins, ...) may, so with one of those the count is not checked (never a false failure)
+# min(-max_paths, its endpoints) (-delay_type only as min_max); any other option
+# (-slack_lesser_than, -group, -unique_pins, ...) may, so with one of those the count is not
+# checked (never a false failure)
 _COUNT_SAFE_OPTIONS = {"-max_paths", "-nworst", "-file", "-rpx", "-pb", "-warn_on_violation",
                        "-report_unconstrained", "-input_pins", "-routable_nets", "-datasheet", "-verbose",
                        "-quiet", "-name", "-check_timing_verbose", "-no_check_timing", "-append",
                        "-delay_type"}
+
+
+def delay_type(command: str | None) -> str | None:
+    """The -delay_type a command line asked for: "min_max" when it names none (Vivado's default),
+    None when the option has no value."""
+    words = (command or "").split()
+    if "-delay_type" not in words:
+        return "min_max"
+    value = words[words.index("-delay_type") + 1:][:1]
+    return value[0] if value else None
 
 
 def max_paths(command: str | None) -> int | None:
@@ -137,7 +148,7 @@ def max_paths(command: str | None) -> int | None:
         return None
     if any(w.startswith("-") and w not in _COUNT_SAFE_OPTIONS for w in words[1:]):
         return None
-    if "-delay_type" in words and words[words.index("-delay_type") + 1:][:1] != ["min_max"]:
+    if delay_type(command) != "min_max":
         return None  # min_max (the default, and kabe's own flow) prints both kinds; max or min one
     value = {"-max_paths": 1, "-nworst": 1}
     for k, w in enumerate(words):

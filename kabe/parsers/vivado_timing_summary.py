@@ -26,8 +26,9 @@ report must fail closed:
     not agree (kabe.parsers.vivado_check_timing);
   * a cut inside Timing Details: the last path block unreadable with nothing after it, the last
     section stopping inside its header (no dashed rule under its Setup/Hold lines, even when blank
-    lines follow) or printing fewer paths than min(-max_paths, its endpoints), or the worst setup/recovery slack printed there differing from the summary's
-    WNS (the path that carries WNS was cut off).
+    lines follow) or printing fewer paths than min(-max_paths, its endpoints), or the worst
+    setup/recovery slack printed there differing from the summary's WNS (the path that carries
+    WNS was cut off).
 "inf"/"NA" become None: a null WNS/WHS/WPWS means "no number" and the gate decides what that
 means (kabe.rules.gate), never this parser.
 """
@@ -272,11 +273,10 @@ def parse_report(rep: report_file.Report) -> dict:
             expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
             expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
             n_paths=vivado_timing_details.max_paths(rep.header.get("command")))
-    words = (rep.header.get("command") or "").split()
-    one_kind = words[words.index("-delay_type") + 1:][:1] if "-delay_type" in words else []
-    if one_kind in (["max"], ["min"]):
-        left_out = "hold (min delay)" if one_kind == ["max"] else "setup (max delay)"
-        rec["warnings"] = [f"{source}: written with -delay_type {one_kind[0]}: Vivado left {left_out} out of "
+    one_kind = vivado_timing_details.delay_type(rep.header.get("command"))
+    if one_kind in ("max", "min"):
+        left_out = "hold (min delay)" if one_kind == "max" else "setup (max delay)"
+        rec["warnings"] = [f"{source}: written with -delay_type {one_kind}: Vivado left {left_out} out of "
                            f"it, so its slack has no number; write the report with -delay_type min_max (the "
                            f"default)"] + list(rec.get("warnings") or [])
     state = rec.get("design_state") or ""

@@ -170,13 +170,18 @@ def parse_report(rep: report_file.Report) -> dict:
     return rec
 
 
+# file:line, split at the last ':' before the line number: the file name is whatever precedes it,
+# spaces ("sp top.v:17") and a drive letter ("C:\\rtl\\top.v:17") included; it only has to be there
+_FILE_LINE = re.compile(r"(?!\s)(.*\S):(\d+)")
+
+
 def _rtl(value: str, title: str, origin: str) -> dict:
     """A Startpoint RTL / Endpoint RTL value (kabe.timing.report.rtl_line) -> {name, source[, note]}."""
     parts = value.split(RTL_SEP, 2)
     if len(parts) < 2 or not all(p.strip() for p in parts):
         raise ReportError(f"{origin}: Path 1's {title!r} line is not 'name{RTL_SEP}file:line[{RTL_SEP}note]': {value[:120]!r}")
     name, source = (None if p == NO_RTL else p for p in parts[:2])
-    if source is not None and not re.fullmatch(r"[^\s:]+:\d+", source):
+    if source is not None and not _FILE_LINE.fullmatch(source):
         raise ReportError(f"{origin}: Path 1's {title!r} source {source[:80]!r} is not file:line")
     out = {"name": name, "source": source}
     if len(parts) == 3:

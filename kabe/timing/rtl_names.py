@@ -326,7 +326,7 @@ def _widths(regs: set[str], path: str, lines: SourceLines) -> dict[str, int] | N
 def _elsewhere(own: str | None, decl: str | None) -> str | None:
     """A note when the register (its always block, `own`) and the net naming it lie in different
     files: Yosys kept only another module's name for that net (a port the register drives)."""
-    if own and decl and own.split(":")[0] != decl.split(":")[0]:
+    if own and decl and own.rpartition(":")[0] != decl.rpartition(":")[0]:  # file:line, the file any name
         return f"{_ELSEWHERE}; named by the net it drives, declared at {decl}"
     return None
 

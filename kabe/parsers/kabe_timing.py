@@ -3,6 +3,9 @@
 The open flow archives that text report as its raw timing file and takes the record from it
 through this parser, exactly as the Vivado flow takes its record from Vivado's report: what the
 archive holds is what the gate saw. A report without its end marker is truncated: ReportError.
+A report whose Clock Summary lists NOT-FOUND rows (a create_clock on an object the top lacks,
+registers no clock reaches) reads as the estimate's own failing record (kabe.timing.report.
+timing_record): `error` gives the build's reason, and the gate fails on it.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import find_lines
 
-from kabe.timing.report import (BAND_SECTION, END_MARKER, HEADER_PREFIX, MARGINAL, NO_RTL, RTL_LINES,  # the writer
-                                RTL_SEP, UNTIMED_PREFIX)  # defines the format
+from kabe.timing.report import (BAND_SECTION, CLOCK_INPUTS_PREFIX, END_MARKER, HEADER_PREFIX,  # the writer
+                                MARGINAL, NO_CLOCK_ROW, NO_RTL, NOT_FOUND, RTL_LINES, RTL_SEP,  # defines
+                                UNTIMED_PREFIX, clocks_message, not_timed_record)  # the format
 
 _NUM = r"(-?\d+(?:\.\d+)?|NA)"
 _STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.*) \((\S+) -> (\S+)\)\s*$")
@@ -24,6 +28,54 @@ _STEP = re.compile(r"^\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(-?\d+\.\d+)\s+(\S+)\s+(.
 
 def _num(s: str):
     return None if s == "NA" else float(s)
+
+
+_NOT_FOUND_ROW = re.compile(rf"^({re.escape(NO_CLOCK_ROW)}|\S+)\s+{re.escape(NOT_FOUND)} (.*)$")
+_MISSING = re.compile(r"^(\S+) (.+?) not found in top (\S+) \((.*)\)$")
+_UNCLOCKED = re.compile(r"^(\d+) register clock pin\(s\) clocked from (.+)$")
+
+
+class _NotFound:
+    """The Clock Summary's NOT-FOUND rows (kabe.timing.report.render): create_clock objects the
+    netlist lacks, registers no clock reaches, and the ports the registers are clocked from. Read
+    back into the estimate's own failing record (kabe.timing.report.timing_record): the gate fails
+    with the build's reason, never with "cannot read"."""
+
+    def __init__(self):
+        self.missing: list[dict] = []
+        self.top = ""
+        self.unclocked_pins, self.unclocked_from = 0, []
+        self.clock_inputs: list[str] = []  # reports from before this line: the message has no hint
+
+    def __bool__(self) -> bool:
+        return bool(self.missing or self.unclocked_pins)
+
+    def read(self, line: str, origin: str) -> bool:
+        """Whether `line` is one of these rows (taken in); a NOT-FOUND row that says nothing readable
+        is a damaged report (ReportError), never a timed clock."""
+        if line.startswith(CLOCK_INPUTS_PREFIX):
+            body = line[len(CLOCK_INPUTS_PREFIX):].strip()
+            self.clock_inputs = [] if body == "none" else body.split(", ")
+            return True
+        row = _NOT_FOUND_ROW.match(line)
+        if row is None:
+            return False
+        name, body = row.group(1), row.group(2).strip()
+        m = _UNCLOCKED.match(body) if name == NO_CLOCK_ROW else _MISSING.match(body)
+        if m is None or (name == NO_CLOCK_ROW and int(m.group(1)) == 0):
+            raise ReportError(f"{origin}: cannot read clock line {line!r}")
+        if name == NO_CLOCK_ROW:
+            self.unclocked_pins += int(m.group(1))
+            self.unclocked_from += m.group(2).split(", ")
+        else:
+            self.top = self.top or m.group(3)
+            self.missing.append({"clock": name, "kind": m.group(1), "target": m.group(2), "source": m.group(4)})
+        return True
+
+    def message(self, created: list[str]) -> str:
+        """kabe.timing.report.missing_clocks_message, from the rows."""
+        return clocks_message(created, self.missing, self.top, self.clock_inputs, self.unclocked_pins,
+                              self.unclocked_from)
 
 
 def _untimed_cells(lines: list[str], origin: str) -> dict[str, int]:
@@ -116,14 +168,19 @@ def parse_report(rep: report_file.Report) -> dict:
            "verdict_line": None, "unconstrained_endpoints": int(m.group(5))}
 
     clocks = []
+    not_found = _NotFound()
     for l in section("Clock Summary")[1:]:
         if not l.strip():
+            continue
+        if not_found.read(l, origin):
             continue
         cm = re.match(rf"^(\S+)\s+(\d+\.\d+)\s+{_NUM}\s+{_NUM}\s+(\d+)\s+(\d+)\s*$", l)
         if not cm:
             raise ReportError(f"{origin}: cannot read clock line {l!r}")
         clocks.append({"name": cm.group(1), "period_ns": float(cm.group(2)), "wns_ns": _num(cm.group(3)),
                        "tns_ns": _num(cm.group(4)), "whs_ns": None, "wpws_ns": None})
+    if not_found:  # a clock the XDC asks for that was never created, or registers no clock reaches
+        return not_timed_record(not_found.message([c["name"] for c in clocks]))
     if not clocks:
         raise ReportError(f"{origin}: no clock in the Clock Summary (no clock constrained?)")
     rec["clocks"] = clocks

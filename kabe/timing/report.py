@@ -31,7 +31,15 @@ HEADER = HEADER_PREFIX + " (ESTIMATED: no placement, no routing; not a sign-off)
 UNTIMED_PREFIX = "Unknown cell types (untimed): "  # the parser requires this line (kabe.parsers.kabe_timing)
 MARGINAL = "marginal: run Vivado"
 BAND_SECTION = "Uncertainty"
-NOT_FOUND = "NOT-FOUND"  # a Clock Summary row of a create_clock whose object is not in the netlist
+# Clock Summary rows of what no create_clock times: a create_clock whose object is not in the netlist
+# ("<clock> NOT-FOUND <kind> <target> not found in top <top> (<xdc>:<line>)"), and the register clock
+# pins no created clock reaches ("(no clock) NOT-FOUND <n> register clock pin(s) clocked from <roots>");
+# then, when a clock is missing, CLOCK_INPUTS_PREFIX and the ports the registers are clocked from. The
+# parser (kabe.parsers.kabe_timing) reads them back into timing_record's failing record, with
+# clocks_message's words: such a report is readable and never passes.
+NOT_FOUND = "NOT-FOUND"
+NO_CLOCK_ROW = "(no clock)"
+CLOCK_INPUTS_PREFIX = "Register clock inputs: "
 # A path's registers in RTL terms (kabe.timing.rtl_names): "<name> | <file:line> | <note>", NO_RTL for
 # a part not known; the parser (kabe.parsers.kabe_timing) reads them back as startpoint_rtl/endpoint_rtl
 RTL_LINES = {"startpoint_rtl": "Startpoint RTL", "endpoint_rtl": "Endpoint RTL"}
@@ -133,34 +141,47 @@ def missing_clocks_message(res: StaResult) -> str | None:
     registers no created clock reaches (Vivado's check_timing no_clock). None when every clock was
     created and reaches every register. With several clocks, each missing one is named; the others
     are still timed (in the report)."""
-    if not res.missing_clocks:
-        if res.unclocked_pins:
-            return (f"no clock on {res.unclocked_pins} register clock pin(s), so they are never timed: clocked from "
-                    f"{', '.join(res.unclocked_from)}, which no create_clock reaches; constrain that clock in the XDC")
+    return clocks_message([c["name"] for c in res.clocks], res.missing_clocks, res.top, res.clock_inputs,
+                          res.unclocked_pins, res.unclocked_from)
+
+
+def clocks_message(created: list[str], missing: list[dict], top: str, clock_inputs: list[str],
+                   unclocked_pins: int, unclocked_from: list[str]) -> str | None:
+    """missing_clocks_message from its parts, as the report lists them (the parser builds the same
+    line from the report's NOT-FOUND rows). `missing`: {clock, kind, target, source} per object."""
+    if not missing:
+        if unclocked_pins:
+            return (f"no clock on {unclocked_pins} register clock pin(s), so they are never timed: clocked from "
+                    f"{', '.join(unclocked_from)}, which no create_clock reaches; constrain that clock in the XDC")
         return None
-    created = {c["name"] for c in res.clocks}
-    lost = list(dict.fromkeys(m["clock"] for m in res.missing_clocks if m["clock"] not in created))
-    what = "; ".join(f"{KIND_WORD.get(m['kind'], m['kind'])} {m['target']} not found in top {res.top}"
-                     for m in res.missing_clocks)
-    where = ", ".join(dict.fromkeys(f"create_clock -name {m['clock']} at {m['source']}" for m in res.missing_clocks))
+    created = set(created)
+    lost = list(dict.fromkeys(m["clock"] for m in missing if m["clock"] not in created))
+    what = "; ".join(f"{KIND_WORD.get(m['kind'], m['kind'])} {m['target']} not found in top {top}"
+                     for m in missing)
+    where = ", ".join(dict.fromkeys(f"create_clock -name {m['clock']} at {m['source']}" for m in missing))
     if not created:
         head = "no clock constrained"
     elif lost:
         head = f"clock {', '.join(lost)} not constrained ({', '.join(sorted(created))} timed)"
     else:  # a clock on several objects, some of which are missing
         head = "clock targets missing"
-    hint = (f"; the registers are clocked from {'port' if len(res.clock_inputs) == 1 else 'ports'} "
-            f"{', '.join(res.clock_inputs)}" if res.clock_inputs else "")
+    hint = (f"; the registers are clocked from {'port' if len(clock_inputs) == 1 else 'ports'} "
+            f"{', '.join(clock_inputs)}" if clock_inputs else "")
     return f"{head}: {what} ({where}{hint})"
 
 
 def timing_record(res: StaResult) -> dict:
     missing = missing_clocks_message(res)
     if missing is not None:
-        # No partial record: a clock the XDC asks for was never created, so nothing here is a verdict.
-        return {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
-                "clocks": [], "error": missing}
+        return not_timed_record(missing)
     return _record(res)
+
+
+def not_timed_record(message: str) -> dict:
+    """No partial record: a clock the XDC asks for was never created (or registers no clock reaches),
+    so nothing here is a verdict; the gate fails on `error`. The parser gives the same for the report."""
+    return {"estimated": True, "wns_ns": None, "tns_ns": None, "whs_ns": None, "critical_path": None,
+            "clocks": [], "error": message}
 
 
 def _record(res: StaResult) -> dict:
@@ -208,13 +229,16 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
         L.append(f"{c['name']:<20} {c['period_ns']:>10.3f} {_f(c['wns_ns']):>10} {_f(c['tns_ns']):>12} "
                  f"{c['failing_endpoints']:>8} {c['total_endpoints']:>8}")
     # A clock whose object is missing is listed as such, in a row no reader can take for a timed
-    # clock (kabe.parsers.kabe_timing refuses it): re-reading this report can never pass it.
+    # clock: kabe.parsers.kabe_timing reads it back as the failing record, so re-reading this report
+    # can never pass it.
     for m in res.missing_clocks:
         L.append(f"{m['clock']:<20} {NOT_FOUND} {KIND_WORD.get(m['kind'], m['kind'])} {m['target']} "
                  f"not found in top {res.top} ({m['source']})")
     if res.unclocked_pins:  # registers no clock reaches: a row that cannot be read as a timed clock either
-        L.append(f"{'(no clock)':<20} {NOT_FOUND} {res.unclocked_pins} register clock pin(s) clocked from "
+        L.append(f"{NO_CLOCK_ROW:<20} {NOT_FOUND} {res.unclocked_pins} register clock pin(s) clocked from "
                  f"{', '.join(res.unclocked_from)}")
+    if res.missing_clocks:  # the failing record's hint (clocks_message): where the registers' clocks come from
+        L.append(CLOCK_INPUTS_PREFIX + (", ".join(res.clock_inputs) or "none"))
     L += ["", f"== {BAND_SECTION} =="]
     bd = rec["band"]
     if bd is None:

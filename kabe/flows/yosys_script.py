@@ -109,6 +109,8 @@ def edam_sources(edam) -> tuple:
 
 
 def _param_value(v: Any) -> str:
+    """A parameter's value as `chparam -set` takes it: a number as it is (a bool 1 or 0: hdl_value), any
+    other value a string in double quotes, which chparam reads as a Verilog string ("XOR")."""
     v = hdl_value(v)
     if isinstance(v, (int, float)):
         return str(v)
@@ -141,8 +143,12 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
     for src in inp.sources:
         sv = " -sv" if language(src) == "systemverilog" else ""
         L.append(" ".join(["read_verilog -defer" + sv, *flags, _quote(_rel(src, cwd))]))
-    chparams = " ".join(f"-chparam {k} {_param_value(v)}" for k, v in (inp.parameters or {}).items())
-    L += [f"hierarchy -check -top {inp.top}" + (f" {chparams}" if chparams else ""),
+    if inp.parameters:
+        # the top's parameters, set on the (deferred) top before it is elaborated, as edalize's Yosys flow
+        # does (chparam -set): `hierarchy -chparam` decodes numbers only, and stops on a string ("XOR")
+        L.append(" ".join(["chparam", *(f"-set {k} {_param_value(v)}" for k, v in inp.parameters.items()),
+                           inp.top]))
+    L += [f"hierarchy -check -top {inp.top}",
           "# keep the top's direct children as boundaries: their stat is the per-instance breakdown",
           f"setattr -mod -set keep_hierarchy 1 {inp.top}/c:* %M",
           " ".join([f"synth_xilinx -family {inp.family}", f"-top {inp.top}", *_synth_options(inp.synth_options), "-flatten"]),

@@ -30,7 +30,7 @@ def test_script_is_plain_yosys_with_relative_paths(tmp_path):
     assert "tcl" not in text.lower()
     reads = [l for l in text.splitlines() if l.startswith("read_verilog")]
     assert reads and all(" /" not in l and "-I/" not in l for l in reads)  # relative paths only
-    assert "-chparam W 8" in text and '-chparam NAME "x y"' in text
+    assert 'chparam -set W 8 -set NAME "x y" t' in text.splitlines()  # chparam -set: numbers and strings alike
     synth = next(l for l in text.splitlines() if l.startswith("synth_xilinx"))
     assert synth == "synth_xilinx -family xc7 -top t -nodsp -flatten"
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -42,6 +43,42 @@ _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch ex
 
 class SimError(UserError, RuntimeError):
     """The simulation could not run (bad row count, harness failure, cycle limit)."""
+
+
+# Verilator's runtime messages, on the harness's stdout: "[<time>] %Error: f.sv:9: Assertion failed in
+# TOP.top: <the $error text>", "%Fatal: ...", "%Error: /abs/f.sv:9: Verilog $stop" (a design's $display
+# lines are its own business and stay unshown).
+_VL_MESSAGE = re.compile(r"^(?:\[[^\]]*\]\s*)?(?P<msg>%(?P<kind>Error|Fatal|Warning)(?:-[A-Z0-9_]+)?:.*)$", re.M)
+_VL_STOP = re.compile(r"^%Error: (?P<where>.+:\d+): Verilog \$stop$")
+
+
+def design_stop(output: str) -> str | None:
+    """The line saying why the design ended its own simulation (its assertion's $error, a $fatal or
+    $stop, a model that did not converge), from the harness's output after it exited 1 (Verilator's
+    vl_fatal; the harness's own exits are 0, 2 and 3); None when there is no such line. The
+    assertion's own message first, with where the simulation stopped (its full path) when it adds one."""
+    errors = [m.group("msg").strip() for m in _VL_MESSAGE.finditer(output) if m.group("kind") != "Warning"]
+    if not errors:
+        return None
+    first = errors[0]
+    stop = next((_VL_STOP.match(e) for e in errors if _VL_STOP.match(e)), None)
+    if stop and stop.group(0) != first and stop.group("where") not in first:
+        first += f" (stopped at {stop.group('where')})"
+    return first
+
+
+def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expected_beats: Mapping[str, Any],
+                     max_cycles: int) -> dict:
+    """The harness's summary.json for a run the design stopped (the harness wrote none): nothing
+    accepted, nothing out, no status read."""
+    return {
+        "timeout": False, "total_cycles": 0, "max_cycles": max_cycles, "sim_seconds": 0.0, "status": {},
+        "inputs": [{"name": n, "beats_in": int(beats_in.get(n, 0)), "beats_accepted": 0, "cycles": 0,
+                    "tready_low_cycles": 0, "first_accept_cycle": -1, "last_accept_cycle": -1}
+                   for n in streams.inputs],
+        "outputs": [{"name": n, "beats": 0, "expected_beats": int(expected_beats[n]), "tlast_at": [],
+                     "first_out_cycle": -1, "last_out_cycle": -1} for n in streams.outputs],
+    }
 
 
 def full_scale_rows(design: str | designs.Design) -> int:
@@ -185,6 +222,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         with _stage(console, f"[bold]{d.name}[/]: writing the streams"):
             argv: list[str] = []
             beats_in = 0
+            beats_of: dict[str, int] = {}
             for name, bits in streams.inputs.items():
                 words = golden.words(d, name, stim.inputs[name], bits)
                 in_path = workdir / f"in.{name}.bin"
@@ -196,6 +234,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                         raise SimError(full) from None
                     raise
                 beats_in = max(beats_in, words.shape[0])
+                beats_of[name] = int(words.shape[0])
                 argv += ["--in", str(in_path)]
                 del words
             expected_now = None if callable(stim.expected) else stim.expected
@@ -237,33 +276,44 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
             proc = subprocess.CompletedProcess(cmd, sim_proc.returncode, out, err)
         simulate_seconds = time.monotonic() - t0
         frame_seconds += model_seconds
-        if proc.returncode not in (0, 3) or not (workdir / "summary.json").exists():
+        output = (proc.stdout or "") + "\n" + (proc.stderr or "")
+        # exit 1 is Verilator's own (vl_fatal): the design's assertion, $fatal or $stop ended the run
+        stopped = design_stop(output) if proc.returncode == 1 else None
+        if stopped is None and (proc.returncode not in (0, 3) or not (workdir / "summary.json").exists()):
             full = disk_space.full_message(f"the {d.name} simulation", proc.stderr + "\n" + proc.stdout, places)
             if full:
                 raise SimError(full)
             raise SimError(f"the {d.name} harness failed (exit {proc.returncode}): "
                            f"{(proc.stderr or proc.stdout).strip()[-800:]}")
-        summary = json.loads((workdir / "summary.json").read_text())
         problems: list[str] = []
+        if stopped is not None:
+            # the harness wrote no summary: the run ended at the design's check, before any word was compared
+            problems.append(f"the design's own check failed and stopped the simulation: {stopped}")
+            console.print(f"[red]{d.name}: {escape(problems[0])}[/]")
+            summary = _stopped_summary(streams, beats_of, counts, max_cycles)
+        else:
+            summary = json.loads((workdir / "summary.json").read_text())
         if summary["timeout"]:
             problems.append(f"cycle limit {max_cycles:,} reached before every expected word came out "
                             f"(the design hung or stalled)")
-        console.print(f"[dim]{d.name}[/]: simulated {summary['total_cycles']:,} cycles in {simulate_seconds:.1f} s "
-                      f"({summary['total_cycles'] / max(summary['sim_seconds'], 1e-9) / 1e6:.2f} M cycles/s)")
+        if stopped is None:
+            console.print(f"[dim]{d.name}[/]: simulated {summary['total_cycles']:,} cycles in {simulate_seconds:.1f} s "
+                          f"({summary['total_cycles'] / max(summary['sim_seconds'], 1e-9) / 1e6:.2f} M cycles/s)")
 
         # Compare.
         t0 = time.monotonic()
         first: list[dict] = []
         mismatches = 0
         with _stage(console, f"[bold]{d.name}[/]: comparing against the golden model"):
-            check_inputs(summary["inputs"], stim.stall_free, problems)
-            for os_ in summary["outputs"]:
-                name, bits = os_["name"], streams.outputs[os_["name"]]
-                got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
-                w = words_per_beat(bits)
-                got = got if w == 1 else got.reshape(-1, w)
-                mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
-            check_status(summary["status"], want_status, problems)
+            if stopped is None:  # else nothing came out to compare: the design's failed check is the verdict
+                check_inputs(summary["inputs"], stim.stall_free, problems)
+                for os_ in summary["outputs"]:
+                    name, bits = os_["name"], streams.outputs[os_["name"]]
+                    got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
+                    w = words_per_beat(bits)
+                    got = got if w == 1 else got.reshape(-1, w)
+                    mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
+                check_status(summary["status"], want_status, problems)
         compare_seconds = time.monotonic() - t0
     finally:
         if not keep_files:
@@ -272,8 +322,9 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     ins, outs, status = summary["inputs"], summary["outputs"], summary["status"]
     beats = sum(s["beats_accepted"] for s in ins)
     port_cycles = sum(s["cycles"] for s in ins)
-    words_checked = sum(int(e.shape[0]) for e in expected.values())
-    if words_checked == 0:  # a pass must have compared something, as a cocotb run with no test fails
+    words_expected = sum(int(e.shape[0]) for e in expected.values())
+    words_checked = words_expected if stopped is None else 0  # a stopped run compared nothing
+    if words_expected == 0:  # a pass must have compared something, as a cocotb run with no test fails
         problems.append(f"the golden model {d.verify.value} expected no word on {', '.join(streams.outputs)}: "
                         f"nothing was checked (its expected arrays are empty{'' if beats_in else ', and so is its stimulus'}); "
                         f"make it return at least one input beat and the words that must come out")
@@ -294,12 +345,12 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "verification": d.verify.as_dict(),
         "streams": streams.as_dict(),
         "ports": d.ports,
-        "rows": rows if rows is not None else words_checked,
+        "rows": rows if rows is not None else words_expected,
         "rows_per_port": rows // d.ports if rows is not None and d.kind is not None else None,
         "row_bytes": row_bytes,
         # kabe's engines: one result word per row (attention: per output element); the probe: the rows
         # it counted (the model's `checked`); any other model: the beats compared
-        "rows_checked": stim.checked if stim.checked is not None else words_checked,
+        "rows_checked": 0 if stopped is not None else stim.checked if stim.checked is not None else words_checked,
         "words_checked": words_checked,
         "mismatches": mismatches,
         "first_mismatches": first,

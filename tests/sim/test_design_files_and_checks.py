@@ -1,0 +1,182 @@
+"""The Verilator harness runs a design as FuseSoC's tools do: its own SystemVerilog assertions are on (a
+failed one fails the verification in one line naming it), it runs in the FuseSoC work root (where a
+core's `copyto:` files land, so `$readmemh("table.hex")` reads the table), Verilator's runtime warnings
+are said, and a project in a folder with a space in its path is refused before make can refuse it.
+Real FuseSoC and real Verilator (one small compile per design); the designs live in temporary projects."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+
+from kabe import designs
+from kabe.errors import UserError
+from kabe.sim import golden, runner, verilator_build
+
+from . import user_designs as u
+
+# A register stage whose interface contract says tdata never exceeds MAXV; its assertion checks it.
+ASRT_TOP = """\
+module asrt_top #(parameter int MAXV = 100) (input logic clk, input logic rst,
+  input logic [7:0] s_axis_tdata, input logic s_axis_tvalid, output logic s_axis_tready, input logic s_axis_tlast,
+  output logic [7:0] m_axis_tdata, output logic m_axis_tvalid, input logic m_axis_tready, output logic m_axis_tlast);
+  assign s_axis_tready = !m_axis_tvalid || m_axis_tready;
+  always_ff @(posedge clk) begin
+`ifndef SYNTHESIS
+    if (!rst && s_axis_tvalid) assert (s_axis_tdata <= MAXV) else $error("tdata %0d > MAXV", s_axis_tdata);
+`endif
+    if (rst) m_axis_tvalid <= 1'b0;
+    else if (s_axis_tready) begin
+      m_axis_tvalid <= s_axis_tvalid; m_axis_tdata <= s_axis_tdata; m_axis_tlast <= s_axis_tlast;
+    end
+  end
+endmodule
+"""
+
+# size beats 0, 1, ..., size - 1 (mod 256), passed through: up to size 101 the contract holds
+ASRT_MODEL = """\
+import numpy as np
+from kabe.verify import Stimulus
+def stimulus(seed, size, context):
+    a = np.arange(256 if size is None else size, dtype=np.uint32) % 256
+    return Stimulus(inputs={"s_axis": a}, expected={"m_axis": a})
+"""
+
+ROM_TOP = """\
+module rom_top (input wire clk, input wire rst,
+  input wire [7:0] s_axis_tdata, input wire s_axis_tvalid, output wire s_axis_tready, input wire s_axis_tlast,
+  output reg [7:0] m_axis_tdata, output reg m_axis_tvalid, input wire m_axis_tready, output reg m_axis_tlast);
+  reg [7:0] rom [0:255];
+  initial $readmemh("table.hex", rom);
+  assign s_axis_tready = !m_axis_tvalid || m_axis_tready;
+  always @(posedge clk) begin
+    if (rst) m_axis_tvalid <= 1'b0;
+    else if (s_axis_tready) begin
+      m_axis_tvalid <= s_axis_tvalid; m_axis_tdata <= rom[s_axis_tdata]; m_axis_tlast <= s_axis_tlast;
+    end
+  end
+endmodule
+"""
+
+TABLE = [(37 * i + 11) % 256 for i in range(256)]  # a permutation: no row reads back its own address
+
+ROM_MODEL = f"""\
+import numpy as np
+from kabe.verify import Stimulus
+TABLE = np.array({TABLE}, dtype=np.uint32)
+def stimulus(seed, size, context):
+    a = np.random.default_rng(seed).integers(0, 256, size=256 if size is None else size, dtype=np.uint32)
+    return Stimulus(inputs={{"s_axis": a}}, expected={{"m_axis": TABLE[a]}})
+"""
+
+# the table listed the FuseSoC way: a `user` file copied into the work root under the name the RTL reads
+ROM_CORE = """\
+CAPI=2:
+name: user:design:rom:0.1.0
+filesets:
+  rtl:
+    files: [rtl/rom_top.v]
+    file_type: verilogSource
+  data:
+    files: [rtl/table.hex: {copyto: table.hex}]
+    file_type: user
+targets:
+  default: &default
+    filesets: [rtl, data]
+    toplevel: rom_top
+  sim:
+    <<: *default
+    flow: sim
+    flow_options: {tool: verilator, mode: cc}
+  synth:
+    <<: *default
+    flow: generic
+    flow_options: {tool: yosys, arch: xilinx, output_format: json, yosys_synth_options: [-family, xc7]}
+"""
+
+
+def _design_yaml(name: str, model: str) -> str:
+    return textwrap.dedent(f"""\
+        core: user:design:{name}:0.1.0
+        constraints: {name}.xdc
+        verify: {{model: "{model}:stimulus"}}
+        streams: {{in: {{s_axis: 8}}, out: {{m_axis: 8}}}}
+        """)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project folder whose root is importable (as kabe puts the project root on sys.path)."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(golden, "ROOT", tmp_path)
+    return tmp_path
+
+
+def _model(project: Path, text: str) -> str:
+    name = f"model_{uuid.uuid4().hex[:8]}"  # Python caches a module by name
+    (project / f"{name}.py").write_text(text)
+    return name
+
+
+def write_asrt(project: Path) -> designs.Design:
+    d = project / "cores" / "asrt"
+    d.mkdir(parents=True)
+    (d / "asrt_top.sv").write_text(ASRT_TOP)
+    (d / "asrt.core").write_text(u.core_file("asrt", "user:design:asrt:0.1.0", "asrt_top", ["asrt_top.sv"])
+                                 .replace("file_type: verilogSource", "file_type: systemVerilogSource"))
+    (d / "asrt.xdc").write_text(u.XDC)
+    (d / "design.yaml").write_text(_design_yaml("asrt", _model(project, ASRT_MODEL)))
+    return designs.load(d / "design.yaml")
+
+
+def write_rom(project: Path) -> designs.Design:
+    d = project / "cores" / "rom"
+    (d / "rtl").mkdir(parents=True)
+    (d / "rtl" / "rom_top.v").write_text(ROM_TOP)
+    (d / "rtl" / "table.hex").write_text("".join(f"{v:02x}\n" for v in TABLE))
+    (d / "rom.core").write_text(ROM_CORE)
+    (d / "rom.xdc").write_text(u.XDC)
+    (d / "design.yaml").write_text(_design_yaml("rom", _model(project, ROM_MODEL)))
+    return designs.load(d / "design.yaml")
+
+
+# ---- A: the design's own assertions run ---------------------------------------------------------
+
+def test_a_failed_assertion_fails_the_verification_in_one_line_naming_it(project):
+    d = write_asrt(project)
+    build = project / "build"
+    ok = runner.run_sim(d, 50, build_root=build)  # beats 0..49: the contract holds, the assertion stays quiet
+    assert ok["passed"], (ok["problems"], ok["first_mismatches"])
+
+    r = runner.run_sim(d, 200, build_root=build)  # beat 101 breaks it (same model, no second compile)
+    assert not r["compiled"]
+    assert not r["passed"] and r["mismatches"] == 0 and r["rows_checked"] == 0 and r["words_checked"] == 0
+    assert len(r["problems"]) == 1, r["problems"]
+    line = r["problems"][0]
+    assert "\n" not in line
+    assert "the design's own check failed" in line and "Assertion failed" in line, line
+    assert "tdata 101 > MAXV" in line and "asrt_top.sv:7" in line, line
+    # kabe's one verdict (the build's gate) fails the verification on it, saying the same line
+    from kabe.rules import gate, verdict
+    v = gate.Verdict(passed=True)
+    verdict._judge_sim(v, r)
+    assert not v.passed and any(line in f for f in v.failures), v.failures
+
+
+@pytest.mark.parametrize("output, said", [
+    ("[0] %Error: a.sv:9: Assertion failed in TOP.a: tdata 7 > MAXV\n%Error: /p/a.sv:9: Verilog $stop\nAborting...\n",
+     "%Error: a.sv:9: Assertion failed in TOP.a: tdata 7 > MAXV (stopped at /p/a.sv:9)"),
+    ("[0] %Fatal: a.sv:4: Assertion failed in TOP.a: MAXV must fit 8 bits\n%Error: /p/a.sv:4: Verilog $stop\n",
+     "%Fatal: a.sv:4: Assertion failed in TOP.a: MAXV must fit 8 bits (stopped at /p/a.sv:4)"),
+    ("some $display line\n%Error: /p/a.sv:12: Verilog $stop\nAborting...\n", "%Error: /p/a.sv:12: Verilog $stop"),
+    ("harness: cannot open input x\n", None),
+])
+def test_design_stop_reads_verilators_lines(output, said):
+    assert runner.design_stop(output) == said

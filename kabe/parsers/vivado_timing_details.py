@@ -53,6 +53,8 @@ class Section:
     closed: bool = False  # its Setup/Hold (PW) or Max/Min Delay lines end in a dashed rule, as printed
     key: tuple[str | None, str, str] = (None, "", "")  # (Path Group, From Clock, To Clock) as printed
     endpoints: dict[str, int] = field(default_factory=dict)  # max / min: a "(none)" section's own counts
+    # "Setup : 2 Failing Endpoints, Worst Slack -0.144ns, ..." as (failing, worst ns), by max / min / pw
+    header: dict[str, tuple[int | None, float | None]] = field(default_factory=dict)
 
 
 def _worst_slack_is_number(line: str) -> bool:
@@ -60,6 +62,43 @@ def _worst_slack_is_number(line: str) -> bool:
     _, sep, rest = line.partition("Worst Slack")
     words = rest.replace(",", " ").split()
     return bool(sep and words and words[0].endswith("ns"))
+
+
+def _header_numbers(line: str) -> tuple[int | None, float | None]:
+    """(failing endpoints, worst slack in ns) of a Setup/Hold/PW line; None for NA or unreadable."""
+    words = line.split(":", 1)[1].replace(",", " ").split()
+    failing = int(words[0]) if words and is_count(words[0]) else None
+    _, sep, rest = line.partition("Worst Slack")
+    w = rest.replace(",", " ").split()[:1]
+    worst = None
+    if sep and w and w[0].endswith("ns"):
+        try:
+            worst = float(w[0][:-2]) if w[0][:-2].isascii() else None
+        except ValueError:
+            worst = None
+    return failing, worst
+
+
+# the summary's value each section header line is bounded by: Vivado's WNS/WHS/WPWS is the worst
+# over every section, so no section can print a worse one, nor failing endpoints the summary lacks
+_SUMMARY_OF = {"max": ("wns_ns", "failing_endpoints", "Setup", "WNS"),
+               "min": ("whs_ns", "hold_failing_endpoints", "Hold", "WHS"),
+               "pw": ("wpws_ns", "pw_failing_endpoints", "PW", "WPWS")}
+
+
+def _header_disagrees(rec: dict, sec: Section) -> str | None:
+    """Why a section's Setup/Hold/PW line contradicts the Design Timing Summary (4,645 of 4,645
+    such lines in the shared corpora and the gathered repositories agree with theirs), or None."""
+    for kind, (failing, worst) in sec.header.items():
+        key, count_key, label, abbr = _SUMMARY_OF[kind]
+        summary = rec.get(key)
+        if worst is not None and (summary is None or worst < summary - _TOL):
+            return (f"its {label} line's worst slack is {worst:.3f} ns, the Design Timing Summary's {abbr} "
+                    f"{'has no number (NA or inf)' if summary is None else f'is {summary}'}")
+        if failing and not rec.get(count_key):
+            return (f"its {label} line counts {failing} failing endpoint(s), the Design Timing Summary "
+                    f"{rec.get(count_key)}")
+    return None
 
 
 def _endpoints(line: str, *, where: str) -> int:
@@ -92,10 +131,13 @@ def sections(lines: list[str], first_line: int, source: str = "<report_timing_su
                 dst = s.split(":", 1)[1].strip()
             elif s.startswith("Setup :"):
                 sec.promises["max"] = _worst_slack_is_number(s)
+                sec.header["max"] = _header_numbers(s)
             elif s.startswith("Hold  :") or s.startswith("Hold :"):
                 sec.promises["min"] = _worst_slack_is_number(s)
+                sec.header["min"] = _header_numbers(s)
             elif s.startswith("PW    :") or s.startswith("PW :"):
                 sec.promises["pw"] = _worst_slack_is_number(s)
+                sec.header["pw"] = _header_numbers(s)
             elif s.startswith(("Max Delay", "Min Delay")) and s.endswith(("Endpoints", "Endpoint")):
                 kind = "max" if s.startswith("Max") else "min"
                 sec.endpoints[kind] = _endpoints(s, where=f"{source} line {first_line + j}")
@@ -205,8 +247,11 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
     rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"
                        for b in blocks if b.error]
     tail_empty = at_end and blocks and blank(lines[blocks[-1].end:])
-    if blocks and blocks[-1].error and tail_empty:
-        raise ReportError(f"{blocks[-1].error}; it is the last thing in the report, so the report is cut short")
+    # the last path of Timing Details unreadable is a cut, whatever follows it (a log line, another
+    # report joined on by cat): no real report in the corpora has an unreadable path at all (0 of 356)
+    if blocks and blocks[-1].error:
+        raise ReportError(f"{blocks[-1].error}; it is the last path of Timing Details"
+                          f"{'' if tail_empty else ' (only other text follows it)'}, so the report is cut short")
     secs = sections(lines, first_line, source)
     grouped = [s for s in secs if not s.name.startswith("(none)")]
     if len(grouped) < expected_groups:
@@ -218,11 +263,15 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
                           f"short inside Timing Details")
     pw_titles = find_lines(lines, _PW_TITLE, literal="Pulse Width Checks")
     for k, sec in enumerate(secs):
+        disagree = _header_disagrees(rec, sec)
+        if disagree:
+            raise ReportError(f"{source}: Timing Details section '{sec.name[:80]}' (line {sec.line}): {disagree}: "
+                              f"the summary and the details disagree (report edited or mis-read)")
         if not sec.closed:
             # every section of a real report opens with its Setup/Hold(/PW) or Max/Min Delay lines
             # and a dashed rule under them (1,291 of 1,291 sections in the shared corpora and
             # kabe's fixtures): a header without them, last in the file, is a cut padded with blanks
-            if k == len(secs) - 1 and at_end:
+            if k == len(secs) - 1:
                 raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
                                   f"stops inside its header, before the dashed rule under its Setup/Hold "
                                   f"lines: the report is cut short")
@@ -230,14 +279,14 @@ def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected
                                    f"has no Setup/Hold lines with a dashed rule under its header")
             continue
         missing = _missing(sec, pw_titles, blocks, offset)
-        if k == len(secs) - 1 and at_end and not missing and n_paths:
+        if k == len(secs) - 1 and not missing and n_paths:
             # a cut between two whole paths of the last section, the file then ending as a whole
             # report does (on a slack line, or with blank lines after it), is told by the count
             short = _short(rec, sec, blocks, offset, n_paths)
             if short:
                 raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
                                   f"{short}: the report is cut short")
-        if missing and k == len(secs) - 1 and at_end:
+        if missing and k == len(secs) - 1:
             raise ReportError(f"{source}: the last Timing Details section ('{sec.name[:80]}', line {sec.line}) "
                               f"has no {' and no '.join(missing)} although its header counts them: the report "
                               f"is cut short")

@@ -19,6 +19,8 @@ Kinds (each a function text -> list of mutated texts, [] when it does not apply)
                     line), then padded with the blank lines Vivado ends a report with
   cut_between_paths cut just after a whole path (its slack line) that is not the report's last,
                     the file ending there (as after an end-of-file fixer) or padded with blank lines
+  cut_then_trailer  cut inside Timing Details, then a Vivado log line or another report after it
+                    (a log and a report joined, or `cat a.rpt b.rpt`)
 """
 
 from __future__ import annotations
@@ -194,6 +196,18 @@ def cut_padded(text: str) -> list[str]:
     return out
 
 
+def cut_then_trailer(text: str, samples: int = 12) -> list[str]:
+    """Cuts spread over Timing Details, each followed by something that is not blank."""
+    at = text.find("| Timing Details")
+    last = len(text.rstrip())
+    if at < 0 or last - at < samples:
+        return []
+    offs = sorted({at + (last - at) * k // samples for k in range(1, samples)})
+    trailers = ("\nINFO: [Common 17-206] Exiting Vivado at Tue Mar  4 09:13:01 2025...\n\n\n\n",
+                "\n" + text[:at].rstrip() + "\n\n\n\n")  # the report's own head, as a second report
+    return [text[:o] + t for o in offs for t in trailers]
+
+
 _SLACK_LINE = re.compile(r"^\s+slack(\s+\(VIOLATED\))?\s+-?[0-9.]+\s*$")
 
 
@@ -210,6 +224,7 @@ KINDS = {
     "no_clocks": no_clocks, "verdict_flipped": verdict_flipped, "verdict_deleted": verdict_deleted,
     "nul_bytes": nul_bytes, "clock_row_negative": clock_row_negative, "total_negative": total_negative,
     "appended": appended, "cut_padded": cut_padded, "cut_between_paths": cut_between_paths,
+    "cut_then_trailer": cut_then_trailer,
 }
 
 

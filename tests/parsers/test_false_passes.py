@@ -80,8 +80,14 @@ def test_each_kind_changes_what_it_says_it_does():
     totals = [parse(m, "tot") for m in rm.total_negative(text)]
     assert [(r["tns_ns"], r["ths_ns"], r["tpws_ns"]) for r in totals] == [(-1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, -1.0)]
     assert all(r["wns_ns"] >= 0 and r["verdict"] == "met" and not evaluate(r, None).passed for r in totals)
-    with pytest.raises(ReportError, match="2 report_timing_summary outputs in one file"):
+    with pytest.raises(ReportError, match="a second report header at line .*: two reports in one file"):
         parse(rm.appended(text)[0], "two runs")
+    headless = rm.appended(text)[0].replace("| Tool Version", "| Tool version")  # the second run's summary still counts
+    with pytest.raises(ReportError, match="2 report_timing_summary outputs in one file"):
+        parse(headless, "two runs, one header")
+    for m in rm.cut_then_trailer(text):
+        with pytest.raises(ReportError):
+            parse(m, "cut, then a log or a report")
     nc = parse(rm.no_clocks((FIX / "timing_summary_7z020_2019.1_hold_violated.rpt").read_text())[0], "noclk")
     assert (nc["clocks"], nc["wns_ns"], nc["verdict"], nc["critical_path"]) == ([], None, "unconstrained", None)
     assert any("no clock is constrained" in f for f in evaluate(nc, None).failures)

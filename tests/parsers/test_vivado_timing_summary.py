@@ -369,3 +369,29 @@ def test_a_report_written_for_one_delay_type_says_so():
     warnings = ts.parse(text, "max only")["warnings"]
     assert any("-delay_type max" in w and "hold (min delay)" in w and "min_max" in w for w in warnings)
     assert not any("-delay_type" in w for w in ts.parse(MET.read_text(), "both")["warnings"])
+
+
+def test_a_cut_inside_the_last_path_is_refused_whatever_follows_it():
+    """A report cut inside its last path, then a Vivado log line or another report joined on: the
+    last path of Timing Details cannot be read, so the report is cut (red team: these passed)."""
+    text = MET.read_text()
+    last_path = text.rindex("Slack")
+    cut = text[:text.index("Logic Levels", last_path)]
+    trailers = {"\nINFO: [Common 17-206] Exiting Vivado at Tue Mar  4 09:13:01 2025...\n\n\n\n": "Vivado log message",
+                (FIX / "utilization_7z020_2023.2_placed_prohibited.rpt").read_text(): "second report header",
+                "Some text a script wrote after it\n\n\n\n": "last path of Timing Details"}
+    for trailer, why in trailers.items():
+        with pytest.raises(ReportError, match=why):
+            ts.parse(cut + trailer, "cut")
+
+
+def test_a_section_header_worse_than_the_summary_is_refused():
+    """A real pulse-width failure whose Design Timing Summary row, clock row and verdict were edited
+    to pass: the PW line of its Timing Details section still says -0.144 ns (red team: passed)."""
+    text = PW.read_text()
+    assert ts.parse(text, "real")["wpws_ns"] < 0
+    from report_mutations import set_summary
+    forged = set_summary(text, {"WPWS(ns)": "0.144", "TPWS(ns)": "0.000", "TPWS Failing Endpoints": "0"},
+                         "All user specified timing constraints are met.")
+    with pytest.raises(ReportError, match=r"PW line's worst slack is -0\.\d+ ns, the Design Timing Summary's WPWS is 0\.144"):
+        ts.parse(forged, "forged")

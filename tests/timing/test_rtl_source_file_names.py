@@ -80,9 +80,6 @@ def test_a_source_that_is_not_file_colon_line_is_still_refused(tmp_path, source)
         kabe_timing.parse_text(bad)
 
 
-@pytest.mark.xfail(strict=True, reason="kabe/records/metrics.schema.json still has startpoint_rtl/endpoint_rtl "
-                   "source pattern ^[^\\s:]+:[0-9]+$, which refuses a file name with a space or a ':' "
-                   "(outside this fix's files; the build then stops with 'metrics record invalid')")
 def test_the_metrics_schema_takes_such_a_source():
     import jsonschema
     rec, _ = estimate(netlist("../cores/sp/rtl/sp top.v"), CLOCKS, M, vivado_mapping=False)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -46,10 +47,11 @@ class SimError(UserError, RuntimeError):
 
 
 # Verilator's runtime messages, on the harness's stdout: "[<time>] %Error: f.sv:9: Assertion failed in
-# TOP.top: <the $error text>", "%Fatal: ...", "%Error: /abs/f.sv:9: Verilog $stop" (a design's $display
-# lines are its own business and stay unshown).
+# TOP.top: <the $error text>", "%Fatal: ...", "%Error: /abs/f.sv:9: Verilog $stop", "%Warning: table.hex:0:
+# $readmem file not found" (a design's $display lines are its own business and stay unshown).
 _VL_MESSAGE = re.compile(r"^(?:\[[^\]]*\]\s*)?(?P<msg>%(?P<kind>Error|Fatal|Warning)(?:-[A-Z0-9_]+)?:.*)$", re.M)
 _VL_STOP = re.compile(r"^%Error: (?P<where>.+:\d+): Verilog \$stop$")
+_MAX_WARNINGS = 5
 
 
 def design_stop(output: str) -> str | None:
@@ -65,6 +67,15 @@ def design_stop(output: str) -> str | None:
     if stop and stop.group(0) != first and stop.group("where") not in first:
         first += f" (stopped at {stop.group('where')})"
     return first
+
+
+def runtime_warnings(output: str) -> list[str]:
+    """Verilator's runtime warnings in the harness's output (e.g. a $readmem file it did not find), the
+    first few, then how many more."""
+    found = list(dict.fromkeys(m.group("msg").strip() for m in _VL_MESSAGE.finditer(output)
+                               if m.group("kind") == "Warning"))
+    more = len(found) - _MAX_WARNINGS
+    return found[:_MAX_WARNINGS] + ([f"(and {more} more warning(s))"] if more > 0 else [])
 
 
 def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expected_beats: Mapping[str, Any],
@@ -209,7 +220,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     if sb.compiled:
         console.print(f"[dim]{d.name}[/]: compiled in {sb.compile_seconds:.1f} s -> {sb.exe}")
 
-    run_root = Path(build_root) / "sim" / d.name / "runs"
+    # Absolute: the harness runs in the FuseSoC work root (below), not here.
+    run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
     run_root.mkdir(parents=True, exist_ok=True)
     places = [disk_space.build_place(run_root)]
     disk_space.check_free(f"the {d.name} simulation", places)  # its streams and outputs go to run_root
@@ -247,12 +259,16 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
 
         # Simulate, and meanwhile compute what must come back.
         max_cycles = 4 * beats_in + 100_000
-        cmd = [str(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
+        cmd = [os.path.abspath(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
                "--drain", str(_DRAIN_CYCLES), *argv]
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: simulating {beats_in:,} cycles per input"):
             # in a process group tied to this run: a killed build takes the simulation with it
-            with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as sim_proc:
+            # Its working directory is the FuseSoC work root, as FuseSoC's own tools run: the files a core
+            # lists with `copyto:` land there, where a design's $readmemh("table.hex") finds them.
+            cwd = sb.edam.work_root if sb.edam is not None and Path(sb.edam.work_root).is_dir() else None
+            with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  cwd=cwd) as sim_proc:
                 try:
                     t1 = time.monotonic()
                     expected_raw = expected_now if expected_now is not None else resolve(stim.expected)
@@ -277,6 +293,9 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         simulate_seconds = time.monotonic() - t0
         frame_seconds += model_seconds
         output = (proc.stdout or "") + "\n" + (proc.stderr or "")
+        warnings = runtime_warnings(output)
+        for w in warnings:  # shown whether or not the run passes: a missing $readmem file is said here
+            console.print(f"[yellow]{d.name}: the simulation warned: {escape(w)}[/]")
         # exit 1 is Verilator's own (vl_fatal): the design's assertion, $fatal or $stop ended the run
         stopped = design_stop(output) if proc.returncode == 1 else None
         if stopped is None and (proc.returncode not in (0, 3) or not (workdir / "summary.json").exists()):
@@ -314,6 +333,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                     got = got if w == 1 else got.reshape(-1, w)
                     mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
                 check_status(summary["status"], want_status, problems)
+            if warnings and (mismatches or problems):  # a failed run: a warning may say why (a missing $readmem file)
+                problems += [f"Verilator warned during the run: {w}" for w in warnings]
         compare_seconds = time.monotonic() - t0
     finally:
         if not keep_files:
@@ -355,6 +376,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "mismatches": mismatches,
         "first_mismatches": first,
         "problems": problems,
+        "warnings": warnings,  # Verilator's runtime warnings (a $readmem file not found, a design's $warning)
         "passed": mismatches == 0 and not problems,
         "beats": beats,
         "cycles": max((s["cycles"] for s in ins), default=0),

@@ -218,6 +218,8 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     Raises cores.CoreError if the core does not resolve, SimBuildError if Verilator fails.
     """
     d = designs.get(design)
+    # Absolute: Verilator and make run in the build folder, and the harness in the FuseSoC work root.
+    build_root = Path(os.path.abspath(build_root))
     edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
     params = dict(params or {})
     values = {k: v for k, v in edam.parameters.items()

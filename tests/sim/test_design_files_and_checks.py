@@ -154,6 +154,7 @@ def test_a_failed_assertion_fails_the_verification_in_one_line_naming_it(project
     build = project / "build"
     ok = runner.run_sim(d, 50, build_root=build)  # beats 0..49: the contract holds, the assertion stays quiet
     assert ok["passed"], (ok["problems"], ok["first_mismatches"])
+    assert ok["warnings"] == []
 
     r = runner.run_sim(d, 200, build_root=build)  # beat 101 breaks it (same model, no second compile)
     assert not r["compiled"]
@@ -180,3 +181,39 @@ def test_a_failed_assertion_fails_the_verification_in_one_line_naming_it(project
 ])
 def test_design_stop_reads_verilators_lines(output, said):
     assert runner.design_stop(output) == said
+
+
+def test_runtime_warnings_are_read_and_capped():
+    out = "".join(f"%Warning: t{i}.hex:0: $readmem file not found\n" for i in range(8)) + "[3] a $display line\n"
+    w = runner.runtime_warnings(out)
+    assert w[0] == "%Warning: t0.hex:0: $readmem file not found" and w[-1] == "(and 3 more warning(s))" and len(w) == 6
+    assert runner.runtime_warnings("[0] %Error: a.sv:1: x\n") == []
+
+
+# ---- B: copyto files are where the simulation runs; its warnings are said -------------------------
+
+def test_readmemh_of_a_copyto_file_reads_the_table(project):
+    r = runner.run_sim(write_rom(project), 256, build_root=project / "build")
+    assert r["passed"], (r["problems"], r["first_mismatches"])
+    assert r["mismatches"] == 0 and r["warnings"] == []
+
+
+def test_a_readmemh_file_the_core_does_not_list_is_said(project):
+    """The table beside the RTL but not in the core (so never in the work root): every row differs, and
+    Verilator's warning naming the file is in the result, among its problems and on the console."""
+    d = write_rom(project)
+    core = project / "cores" / "rom" / "rom.core"
+    core.write_text(core.read_text().replace("filesets: [rtl, data]", "filesets: [rtl]"))
+    d = designs.load(d.yaml_file)
+    r = runner.run_sim(d, 256, build_root=project / "build")
+    assert not r["passed"] and r["mismatches"] > 200
+    assert r["warnings"] == ["%Warning: table.hex:0: $readmem file not found"], r["warnings"]
+    assert "Verilator warned during the run: %Warning: table.hex:0: $readmem file not found" in r["problems"]
+
+
+def test_the_harness_paths_hold_with_a_relative_build_root(project, monkeypatch):
+    """The harness runs in the work root: the streams, outputs and summary it is given are absolute."""
+    d = write_rom(project)
+    monkeypatch.chdir(project)
+    r = runner.run_sim(d, 64, build_root=Path("build"))
+    assert r["passed"], (r["problems"], r["first_mismatches"])

@@ -202,6 +202,31 @@ def missing_compiler(output: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
+def spaced_folder(path: Path) -> Path | None:
+    """The outermost folder of path whose name holds whitespace, or None. GNU Make splits a path at
+    its spaces: Verilator's verilated.mk refuses to build in such a folder ("GNU Make cannot build in
+    directories containing spaces") and includes itself through VERILATOR_ROOT."""
+    path = Path(os.path.abspath(path))
+    for i, part in enumerate(path.parts):
+        if any(c.isspace() for c in part):
+            return Path(*path.parts[: i + 1])
+    return None
+
+
+def _check_no_spaces(design: str, out: Path, vroot: Path) -> None:
+    """Refuse, before anything is verilated, a build make could only refuse later (in an error cut short)."""
+    folder = spaced_folder(out)
+    if folder is not None:
+        raise SimBuildError(f"cannot simulate {design} in {str(folder)!r}: GNU Make (Verilator's build) cannot build "
+                            f"in a folder whose path has a space. Fix: rename that folder, or move the project (or "
+                            f"its build folder) to a path without spaces")
+    folder = spaced_folder(vroot)
+    if folder is not None:
+        raise SimBuildError(f"cannot simulate {design}: Verilator is installed in {str(folder)!r}, whose path has a "
+                            f"space, and GNU Make cannot read its makefiles from there. Fix: install kabe's venv in a "
+                            f"folder whose path has no spaces, or set VERILATOR_ROOT to such a copy")
+
+
 def _prune(design_dir: Path, keep: Path, build_root: Path) -> None:
     builds = sorted((d for d in design_dir.iterdir()
                      if d.is_dir() and not d.is_symlink() and d != keep and (d / "stamp.json").exists()),
@@ -241,6 +266,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         return SimBuild(**common)
 
     vroot = verilator_root()
+    _check_no_spaces(d.name, out, vroot)  # one line now, not make's refusal after the contract check
     # What Verilator reads the design with, for the contract check and the build alike.
     front_end = [
         "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-TIMESCALEMOD", *core_options,

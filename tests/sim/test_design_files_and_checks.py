@@ -217,3 +217,36 @@ def test_the_harness_paths_hold_with_a_relative_build_root(project, monkeypatch)
     monkeypatch.chdir(project)
     r = runner.run_sim(d, 64, build_root=Path("build"))
     assert r["passed"], (r["problems"], r["first_mismatches"])
+
+
+# ---- C: a folder with a space ---------------------------------------------------------------------
+
+def test_a_build_folder_with_a_space_is_refused_before_verilator_runs(tmp_path):
+    d = designs.load(u.write_width(tmp_path / "project"))
+    build = tmp_path / "my build" / "build"
+    with pytest.raises(verilator_build.SimBuildError) as caught:
+        verilator_build.build(d, build_root=build)
+    message = str(caught.value)
+    assert isinstance(caught.value, UserError) and "\n" not in message
+    assert f"'{tmp_path / 'my build'}'" in message and "path has a space" in message, message
+    assert "Fix: rename that folder, or move the project" in message
+    assert not (build / "sim" / "width").exists()  # nothing verilated, no make run
+
+
+def test_spaced_folder():
+    assert verilator_build.spaced_folder(Path("/a/b c/d e/f")) == Path("/a/b c")
+    assert verilator_build.spaced_folder(Path("/a/b\tc")) == Path("/a/b\tc")
+    assert verilator_build.spaced_folder(Path("/a/b/c")) is None
+
+
+def test_kabe_sim_in_a_project_with_a_space_exits_2_in_one_line(tmp_path):
+    project = tmp_path / "my proj"
+    u.write_width(project)
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\n')
+    kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
+    proc = subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(project)}, timeout=600)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    said = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "path has a space" in ln]
+    assert len(said) == 1 and str(project) in said[0] and "Fix:" in said[0], proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and "GNU Make cannot build in directories" not in proc.stdout + proc.stderr

@@ -197,7 +197,8 @@ def _record(res: StaResult) -> dict:
         "verdict_line": None,
         "unconstrained_endpoints": res.unconstrained_endpoints,
         "untimed_cells": dict(sorted(res.unknown_cells.items())),
-        "clocks": [{k: c[k] for k in ("name", "period_ns", "wns_ns", "tns_ns", "whs_ns", "wpws_ns")}
+        "clocks": [{k: c[k] for k in ("name", "period_ns", "wns_ns", "tns_ns", "whs_ns", "wpws_ns",
+                                      "failing_endpoints", "total_endpoints")}
                    for c in res.clocks],
         "clock_interaction": [{"from": a, "to": b, "type": "Not timed (cross-clock)"}
                               for a, b in res.cross_clock_paths],

@@ -179,6 +179,40 @@ def _target(edam, root: Path) -> dict[str, Any]:
             "files": [[_rel(f.path, root), f.file_type, f.is_include_file] for f in edam.files]}
 
 
+def _reachable_headers(edam) -> list[Path]:
+    """Every file directly in the target's include folders: Yosys and Verilator read any header an
+    `include names there, listed in the core file or not (an unlisted one left out of the key kept an
+    old verdict after it changed)."""
+    out: list[Path] = []
+    for d in edam.include_dirs:
+        d = Path(d)
+        if d.is_dir():
+            out += sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
+    return out
+
+
+# what a simulation or an editor leaves beside a testbench: outputs, never inputs
+_NOT_DATA = {"__pycache__", "sim_build", ".pytest_cache"}
+_NOT_DATA_SUFFIXES = {".pyc", ".vcd", ".fst", ".ghw", ".log"}
+
+
+def _data_beside(src: Path, root: Path) -> list[Path]:
+    """Files a project's model or testbench may read beside it (a table, coefficients as JSON,
+    test vectors): every file in its folder, and below it unless that folder is the project's top
+    (which holds everything). Python follows only imports; a data file a model opens was left out
+    of the key, and a changed one kept the old verdict."""
+    folder = src.parent
+    top = folder.resolve() == root.resolve()
+    found = folder.iterdir() if top else folder.rglob("*")
+    out = []
+    for p in found:
+        rel = p.relative_to(folder).parts
+        if (p.is_file() and not any(part.startswith(".") or part in _NOT_DATA for part in rel)
+                and p.suffix not in _NOT_DATA_SUFFIXES and p.name != "results.xml"):
+            out.append(p)
+    return sorted(out)
+
+
 def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int | None,
             tools: Mapping[str, str] | None = None, settings: Mapping[str, Any] | None = None,
             root: Path = ROOT) -> CacheKey:
@@ -191,12 +225,16 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
     core_files: set[Path] = set()
     for edam in edams.values():
         files.update(Path(p) for p in edam.input_files)
+        files.update(_reachable_headers(edam))
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
         # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
-        files.update([src] if src.is_relative_to(PACKAGE.resolve())
-                     else python_imports.local_closure(src, [root, design.directory]))
+        if src.is_relative_to(PACKAGE.resolve()):
+            files.add(src)
+            continue
+        files.update(python_imports.local_closure(src, [root, design.directory]))
+        files.update(_data_beside(src, root))
     own = kabe_code() + flow_scripts(flow)
     material = {
         "format": KEY_FORMAT,

@@ -57,6 +57,20 @@ def current_commit(cwd: Path = ROOT) -> Commit:
     return Commit(sha, bool(status))
 
 
+def why_no_commit(cwd: Path = ROOT) -> str | None:
+    """Why current_commit(cwd) has no commit, in words a user can act on; None when it has one."""
+    try:
+        top = _git("rev-parse", "--show-toplevel", cwd=cwd)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return (f"{cwd} is not in a git repository: builds are recorded as 'nogit', so no archive is "
+                f"shared and no regression is judged (git init, commit, and build again)")
+    if Path(top).resolve() != Path(cwd).resolve():
+        return (f"the kabe project at {cwd} is not the top of its git repository ({top}): kabe records a "
+                f"commit only for a project at its repository's top, so builds here are 'nogit', no archive "
+                f"is shared and no regression is judged (give the FPGA project a repository of its own)")
+    return None
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

@@ -196,6 +196,9 @@ def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Pa
 def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
     """The last lines of the log: each failing design and why, then the count."""
     failed = [o for o in outcomes if not o.ok]
+    for o in outcomes:  # a rule not judged is neither pass nor fail: said where the verdict is read
+        for note in o.judgement.notes:
+            _say(console, f"[yellow]kabe ci: not judged: {escape(note)}[/]")
     for o in outcomes:
         if o.ok and o.expect_gate == "fail":
             _say(console, f"kabe ci: {o.design} ({o.flow}) failed its gate as it must (negative example): FAIL (expected)")
@@ -249,6 +252,10 @@ def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_
     base = lineage.base_commit(root, opts.base, opts.remote)
     _say(console, f"kabe ci: {commit.short}, {flow} flow; base: "
                   + (f"{base.commit[:12]} ({base.how})" if base.commit else f"none ({base.how})"))
+    if commit.sha == "nogit":
+        why = provenance.why_no_commit(root)
+        if why:
+            _say(console, f"[yellow]kabe ci: {escape(why)}[/]")
     outcomes, build_seconds = [], 0.0
     for name in opts.designs or designs.names():  # a broken design.yaml is its own could-not-run outcome
         t = time.monotonic()

@@ -186,10 +186,12 @@ def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch)
 def test_a_missing_baseline_is_said_and_is_neither_pass_nor_fail(branch):
     repo, base, head = branch
     write_archive(repo / "reports", head, design="stage4", lut=3600, wns=0.3)
-    code, _lines, reports = _ci(repo, "stage4")
+    code, lines, reports = _ci(repo, "stage4")
     assert code == 0
     md = (reports / "s.md").read_text()
     assert f"stage4 (open): no archived build at base {base[:12]}, so its regression rules were not judged" in md
+    # said on the console too, where a user reads the verdict, not only in the summary file
+    assert any(ln.startswith("kabe ci: not judged: stage4 (open): no archived build") for ln in lines), lines
     skipped = ET.parse(reports / "j.xml").getroot().findall(".//testcase[@name='regression baseline']/skipped")
     assert len(skipped) == 1 and "neither pass nor fail" in skipped[0].get("message")
 
@@ -274,3 +276,16 @@ def test_a_repository_without_a_remote_keeps_its_archive_local_unless_a_push_is_
     assert any("no remote 'origin': the archive stays local" in ln for ln in lines)
     code, lines, _ = _ci(repo, "stage2", push=True)
     assert code == 2 and any("cannot push: no remote 'origin'" in ln for ln in lines)
+
+
+def test_a_project_below_its_repositorys_top_is_told_why_nothing_is_judged(tmp_path):
+    """A kabe project in a subfolder of a git repository (a monorepo) gets no commit: kabe ci says
+    why on the console, instead of an unexplained 'nogit' and regressions silently not judged."""
+    from kabe import provenance
+
+    top = tmp_path / "mono"
+    (top / "fpga").mkdir(parents=True)
+    git(top, "init", "-q")
+    assert "not the top of its git repository" in provenance.why_no_commit(top / "fpga")
+    assert provenance.why_no_commit(top) is None
+    assert "not in a git repository" in provenance.why_no_commit(tmp_path)

@@ -1,6 +1,7 @@
 """report_timing_summary parser: kabe's own fixtures (tests/fixtures/vivado), failure cases and
 truncation at many offsets. The real-report checks live in test_vivado_real_reports.py."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -395,3 +396,12 @@ def test_a_section_header_worse_than_the_summary_is_refused():
                          "All user specified timing constraints are met.")
     with pytest.raises(ReportError, match=r"PW line's worst slack is -0\.\d+ ns, the Design Timing Summary's WPWS is 0\.144"):
         ts.parse(forged, "forged")
+
+
+@pytest.mark.parametrize("column", ["TNS(ns)", "TNS Failing Endpoints", "TNS Total Endpoints"])
+def test_a_total_or_count_without_a_number_beside_a_slack_is_refused(column):
+    """Vivado prints a slack with its total and counts or none of them: NA in one of them beside a
+    number is an edit the gate would read as 0 failing (red team: passed)."""
+    from report_mutations import set_summary
+    with pytest.raises(ReportError, match=rf"WNS\(ns\) is 0.452 but {re.escape(column)} has no number"):
+        ts.parse(set_summary(MET.read_text(), {column: "NA"}), "edited")

@@ -7,7 +7,17 @@ generator_cache/.
 
 Calling resolve() twice is cheap: the second call re-reads the EDAM unless a core file, a
 generator script (any non-HDL file under cores/, any script under scripts/), the FuseSoC version,
-the target or the overrides changed since the last setup.
+the target or the overrides changed since the last setup. Two exceptions, since kabe cannot know what
+files FuseSoC's output is read from there: a core tree that runs a project's (or a library's) own
+generator, and a core listing a `copyto` file, are set up again by FuseSoC once in every kabe process
+(generators re-run, copies re-made), so generated RTL is never older than the build. kabe's own
+generators (kabe/generators) read nothing but their parameters and are hashed: they do not count.
+force=True (a build with cache=off) sets up again whatever the case.
+
+FuseSoC writes into a fresh folder beside the work root; kabe then moves into the work root only
+the files that differ, and removes those of the last setup this one did not write (a file a core
+stopped listing under `copyto`, an old generator_cache folder). An unchanged setup therefore changes
+nothing on disk, and another build reading the same work root meanwhile is not disturbed.
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +45,11 @@ HDL_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource")
 # Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
 _STAMP = "kabe_resolve.json"
-_STAMP_FORMAT = 1  # bump when the stamp or the way kabe calls FuseSoC changes
+_STAMP_FORMAT = 2  # bump when the stamp or the way kabe calls FuseSoC changes
+_LOCK = ".lock"
+_OWN = {_LOCK, _STAMP, "fusesoc.conf"}  # kabe's files in a work root, not FuseSoC's output
+# work root -> the inputs key FuseSoC last set it up for in this process (kabe.cores' docstring)
+_FRESH: dict[Path, str] = {}
 
 
 class CoreError(UserError, RuntimeError):
@@ -303,6 +318,78 @@ def _run_fusesoc(cmd: list[str], design: designs.Design, target: str) -> None:
     )
 
 
+def _defines_generators(core_file: Path) -> bool:
+    try:
+        text = Path(core_file).read_text(errors="replace")
+        if "generators" not in text:
+            return False
+        core = yaml.load(text, Loader=designs.YAML_LOADER)
+    except (OSError, yaml.YAMLError):
+        return True  # cannot tell: count it
+    return isinstance(core, dict) and bool(core.get("generators"))
+
+
+def _must_rerun(edam: Edam) -> bool:
+    """True when FuseSoC's output depends on files kabe does not hash for the stamp: a generator
+    other than kabe's own ran (it may read any file: a data file a parameter names, a module beside
+    it), or a file was copied into the work root (`copyto`: an HDL or .hex source is not hashed)."""
+    work_root = Path(edam.work_root)
+    gen_cache = work_root / "generator_cache"
+    if any(f.path.is_relative_to(work_root) and not f.path.is_relative_to(gen_cache) for f in edam.files):
+        return True  # a copyto file
+    generated = [c for c in edam.core_files if c.is_relative_to(gen_cache)]
+    if not generated:
+        return False
+    own = GENERATORS.resolve()
+    return any(not c.is_relative_to(own) and _defines_generators(c) for c in edam.core_files)
+
+
+def _tree(root: Path) -> dict[str, Path]:
+    """FuseSoC's files under root (relative posix path -> path), kabe's own files left out."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            p = Path(dirpath, name)
+            rel = p.relative_to(root).as_posix()
+            if rel not in _OWN:
+                out[rel] = p
+    return out
+
+
+def _same(a: Path, b: Path) -> bool:
+    if a.is_symlink() or b.is_symlink():
+        return a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)
+    try:
+        if a.stat().st_size != b.stat().st_size:
+            return False
+        return a.read_bytes() == b.read_bytes()
+    except OSError:
+        return False
+
+
+def _publish(staging: Path, work_root: Path, last: list[str] | None) -> list[str]:
+    """Make work_root hold FuseSoC's new output from staging: files that differ are moved in (one
+    rename each), files of the last setup (`last`; every non-kabe file when unknown) that the new
+    one did not write are removed, and folders left empty with them. Returns the new file list."""
+    new = _tree(staging)
+    old = _tree(work_root)
+    for rel, src in new.items():
+        dst = work_root / rel
+        if rel in old and _same(src, dst):
+            continue
+        if dst.is_dir() and not dst.is_symlink():
+            shutil.rmtree(dst)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(src, dst)
+    stale = (set(old) if last is None else set(last) & set(old)) - set(new)
+    for rel in sorted(stale):
+        (work_root / rel).unlink(missing_ok=True)
+    for dirpath, _dirs, _files in sorted(os.walk(work_root), key=lambda t: -len(t[0])):
+        if Path(dirpath) != work_root and not os.listdir(dirpath):
+            os.rmdir(dirpath)
+    return sorted(new)
+
+
 def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: str, vlnv: str) -> Edam:
     try:
         eda = yaml.load(eda_file.read_text(), Loader=designs.YAML_LOADER)
@@ -368,7 +455,8 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
 
     params override core parameters (FuseSoC backend arguments, e.g. {"LATENCY_ADJUST": 1});
     flags are FuseSoC use flags. Overrides get their own work root, so they never disturb the
-    default one. Raises CoreError (core file, FuseSoC's message, the fix) on any failure.
+    default one. force: FuseSoC sets the target up again even when its last answer still holds
+    (a build with cache=off). Raises CoreError (core file, FuseSoC's message, the fix) on any failure.
     """
     if isinstance(design, designs.Design):
         d = design
@@ -385,40 +473,65 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
     eda_file = work_root / (d.core.replace(":", "_") + ".eda.yml")
 
     # Another process (a parallel doit task, another agent) may be resolving the same target.
-    with open(work_root / ".lock", "w") as lock:
+    with open(work_root / _LOCK, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not force and stamp.exists() and eda_file.exists():
+        try:
+            state = json.loads(stamp.read_text())
+            if not isinstance(state, dict):
+                state = {}
+        except (OSError, ValueError):
+            state = {}
+        if state.get("eda_file"):
+            eda_file = work_root / Path(str(state["eda_file"])).name
+        # reused: the same inputs, and either FuseSoC's output depends on nothing else or this process
+        # has set it up for these inputs already (a build resolves a target several times)
+        if (not force and state.get("key") == key and eda_file.exists()
+                and (not state.get("rerun") or _FRESH.get(work_root) == key)):
             try:
-                if json.loads(stamp.read_text()).get("key") == key:
-                    edam = _parse_eda(eda_file, work_root, d, target, d.core)
-                    return edam
-            except (ValueError, CoreError):
+                return _parse_eda(eda_file, work_root, d, target, d.core)
+            except CoreError:
                 pass
         stamp.unlink(missing_ok=True)
-        eda_file.unlink(missing_ok=True)
+        _FRESH.pop(work_root, None)
         conf = project_fusesoc_conf()  # the project's libraries; no user or system config leaks in
         if conf is None:
             conf = work_root / "fusesoc.conf"
             conf.write_text("[main]\n")
-        # kabe's own library first (kabe:gen:top, package data), then the project's cores
-        cmd = _fusesoc_cmd() + ["--config", str(conf), "--cores-root", str(GENERATORS), "--cores-root", str(cores_root)]
-        cmd += ["run", "--setup", "--no-export", "--work-root", str(work_root), "--target", target]
-        for fl in flags:
-            cmd += ["--flag", fl]
-        cmd.append(d.core)
-        cmd += [f"--{k}={_format_override(v)}" for k, v in params.items()]
-        _run_fusesoc(cmd, d, target)
-        if not eda_file.exists():
-            found = sorted(p.name for p in work_root.glob("*.eda.yml"))
-            if len(found) != 1:
-                raise CoreError(f"{d.core_file}: FuseSoC ran but wrote no EDAM in {work_root} "
-                                f"(found {found}). Fix: check the target's flow/tool settings")
-            eda_file = work_root / found[0]
+        # FuseSoC writes into a fresh sibling of the work root (the same depth: its relative paths are
+        # the same), and only what changed is moved in (_publish)
+        for old in work_root.parent.glob(f".{work_root.name}.new-*"):  # a killed setup's (we hold the lock)
+            shutil.rmtree(old, ignore_errors=True)
+        staging = work_root.parent / f".{work_root.name}.new-{os.getpid()}"
+        staging.mkdir()
+        try:
+            # kabe's own library first (kabe:gen:top, package data), then the project's cores
+            cmd = _fusesoc_cmd() + ["--config", str(conf), "--cores-root", str(GENERATORS),
+                                    "--cores-root", str(cores_root)]
+            cmd += ["run", "--setup", "--no-export", "--work-root", str(staging), "--target", target]
+            for fl in flags:
+                cmd += ["--flag", fl]
+            cmd.append(d.core)
+            cmd += [f"--{k}={_format_override(v)}" for k, v in params.items()]
+            _run_fusesoc(cmd, d, target)
+            eda_name = d.core.replace(":", "_") + ".eda.yml"
+            if not (staging / eda_name).exists():
+                found = sorted(p.name for p in staging.glob("*.eda.yml"))
+                if len(found) != 1:
+                    raise CoreError(f"{d.core_file}: FuseSoC ran but wrote no EDAM in {work_root} "
+                                    f"(found {found}). Fix: check the target's flow/tool settings")
+                eda_name = found[0]
+            last = state.get("files") if isinstance(state.get("files"), list) else None
+            files = _publish(staging, work_root, last)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        eda_file = work_root / eda_name
         edam = _parse_eda(eda_file, work_root, d, target, d.core)
         unknown = sorted(set(params) - set(edam.parameters))
         if unknown:
             raise CoreError(f"{d.core_file}: target {target!r} has no parameter(s) {', '.join(unknown)}; "
                             f"its parameters: {', '.join(edam.parameters) or '(none)'}. "
                             f"Fix: declare them in the core and list them under the target's `parameters:`")
-        stamp.write_text(json.dumps({"key": key, "eda_file": eda_file.name}) + "\n")
+        stamp.write_text(json.dumps({"key": key, "eda_file": eda_file.name, "rerun": _must_rerun(edam),
+                                     "files": files}) + "\n")
+        _FRESH[work_root] = key
         return edam

@@ -134,7 +134,9 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     variant = _sweep_variant()  # a malformed KABE_VARIANT is said before any tool runs
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
-    edam = cores.resolve(design, "synth")  # once: the flow gets the resolved target, not a name
+    edam = cores.resolve(design, "synth", force=not use_cache)  # once: the flow gets the resolved target
+    if not use_cache and design.verify.kind != "none":  # cache=off reuses no FuseSoC answer either
+        cores.resolve(design, "sim", force=True)  # (the key and the simulation check then read this one)
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
     ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,

@@ -6,9 +6,6 @@ Real FuseSoC and real Verilator (one small compile per design); the designs live
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 import textwrap
 import uuid
@@ -241,11 +238,7 @@ def test_spaced_folder():
 
 def test_kabe_sim_in_a_project_with_a_space_exits_2_in_one_line(tmp_path):
     project = tmp_path / "my proj"
-    u.write_width(project)
-    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\n')
-    kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
-    proc = subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(project)}, timeout=600)
+    proc = u.kabe_sim_width(project)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     said = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "path has a space" in ln]
     assert len(said) == 1 and str(project) in said[0] and "Fix:" in said[0], proc.stdout + proc.stderr

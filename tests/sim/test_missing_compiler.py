@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -59,11 +57,7 @@ def test_a_missing_compiler_names_the_package_in_one_line(tmp_path, no_compiler)
 
 def test_kabe_sim_on_a_machine_without_a_compiler_exits_2(tmp_path, no_compiler):
     project = tmp_path / "project"
-    u.write_width(project)
-    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\n')
-    kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
-    proc = subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(project)}, timeout=600)
+    proc = u.kabe_sim_width(project)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     said = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "C++ compiler" in ln]
     assert len(said) == 1 and "apt-get install g++ make, or build-essential" in said[0], proc.stdout + proc.stderr

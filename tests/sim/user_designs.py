@@ -242,3 +242,18 @@ def write_counter(project: Path) -> Path:
                                    f"constraints: counter.xdc\n")
     (d / "counter.xdc").write_text(XDC)
     return d / "design.yaml"
+
+
+def kabe_sim_width(project: Path, env: dict | None = None):
+    """`kabe sim width --rows 8` run as a user runs it, in a project of the width design (written
+    here, with a bare [tool.kabe]); the finished process."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    write_width(project)
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\n')
+    kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
+    return subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(project), **(env or {})}, timeout=600)

@@ -193,14 +193,16 @@ def _reachable_headers(edam) -> list[Path]:
 
 # what a simulation or an editor leaves beside a testbench: outputs, never inputs
 _NOT_DATA = {"__pycache__", "sim_build", ".pytest_cache"}
-_NOT_DATA_SUFFIXES = {".pyc", ".vcd", ".fst", ".ghw", ".log"}
+# .py: Python beside a model is its code, in the key when imported (python_imports.local_closure)
+_NOT_DATA_SUFFIXES = {".py", ".pyc", ".vcd", ".fst", ".ghw", ".log"}
 
 
 def _data_beside(src: Path, root: Path) -> list[Path]:
     """Files a project's model or testbench may read beside it (a table, coefficients as JSON,
     test vectors): every file in its folder, and below it unless that folder is the project's top
-    (which holds everything). Python follows only imports; a data file a model opens was left out
-    of the key, and a changed one kept the old verdict."""
+    (which holds everything). Python modules are not data: the ones it imports are in the key already
+    (an unused one is not). A data file a model opens was left out of the key, and a changed one
+    kept the old verdict."""
     folder = src.parent
     top = folder.resolve() == root.resolve()
     found = folder.iterdir() if top else folder.rglob("*")

@@ -211,12 +211,14 @@ def cut_then_trailer(text: str, samples: int = 12) -> list[str]:
 _SLACK_LINE = re.compile(r"^\s+slack(\s+\(VIOLATED\))?\s+-?[0-9.]+\s*$")
 
 
-def cut_between_paths(text: str) -> list[str]:
-    """Cuts after each path's closing slack line but the last path's: what is left reads whole,
-    up to the missing paths (and tables) after it."""
+def cut_between_paths(text: str, spread: int = 6, last: int = 8) -> list[str]:
+    """Cuts after a path's closing slack line (any but the last path's): what is left reads whole,
+    up to the missing paths (and tables) after it. The last few path ends (where only the path count
+    can tell) and a few spread over the rest, so a report of hundreds of paths stays a few mutants."""
     lines = _lines(text)
-    ends = [i for i, ln in enumerate(lines) if _SLACK_LINE.match(ln)]
-    return ["\n".join(lines[:i + 1]) + pad for i in ends[:-1] for pad in ("\n", "\n" * 6)]
+    ends = [i for i, ln in enumerate(lines) if _SLACK_LINE.match(ln)][:-1]
+    picked = sorted(set(ends[-last:]) | set(ends[::max(1, len(ends) // spread)]))
+    return ["\n".join(lines[:i + 1]) + pad for i in picked for pad in ("\n", "\n" * 6)]
 
 
 KINDS = {

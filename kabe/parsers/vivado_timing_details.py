@@ -57,23 +57,27 @@ class Section:
     header: dict[str, tuple[int | None, float | None]] = field(default_factory=dict)
 
 
-def _worst_slack_is_number(line: str) -> bool:
-    """"Setup :  0  Failing Endpoints,  Worst Slack  5.626ns, ..." -> True; NA or blank -> False."""
+def _worst_slack_word(line: str) -> str | None:
+    """"Setup :  0  Failing Endpoints,  Worst Slack  5.626ns, ..." -> "5.626ns"; None without one."""
     _, sep, rest = line.partition("Worst Slack")
     words = rest.replace(",", " ").split()
-    return bool(sep and words and words[0].endswith("ns"))
+    return words[0] if sep and words else None
+
+
+def _worst_slack_is_number(line: str) -> bool:
+    """"Setup :  0  Failing Endpoints,  Worst Slack  5.626ns, ..." -> True; NA or blank -> False."""
+    return (_worst_slack_word(line) or "").endswith("ns")
 
 
 def _header_numbers(line: str) -> tuple[int | None, float | None]:
     """(failing endpoints, worst slack in ns) of a Setup/Hold/PW line; None for NA or unreadable."""
     words = line.split(":", 1)[1].replace(",", " ").split()
     failing = int(words[0]) if words and is_count(words[0]) else None
-    _, sep, rest = line.partition("Worst Slack")
-    w = rest.replace(",", " ").split()[:1]
+    w = _worst_slack_word(line) or ""
     worst = None
-    if sep and w and w[0].endswith("ns"):
+    if w.endswith("ns") and w[:-2].isascii():
         try:
-            worst = float(w[0][:-2]) if w[0][:-2].isascii() else None
+            worst = float(w[:-2])
         except ValueError:
             worst = None
     return failing, worst
@@ -232,8 +236,9 @@ def _short(rec: dict, sec: Section, blocks: list[Block], offset: int, n_paths: i
     882 real sections with endpoint counts in the shared corpora prints fewer; kabe's own
     hand-written fixtures do, above their last section, which is the one checked)."""
     mine = [b for b in blocks if sec.start <= b.line - offset < sec.end]
+    endpoints = _table_endpoints(rec, sec)
     for kind, what in (("max", "setup"), ("min", "hold")):
-        ep = _table_endpoints(rec, sec).get(kind)
+        ep = endpoints.get(kind)
         printed = sum(1 for b in mine if b.delay_type == kind)
         if sec.promises.get(kind) and ep is not None and printed < min(n_paths, ep):
             return (f"prints {printed} {what} path(s) where -max_paths {n_paths} and its {ep} endpoints "

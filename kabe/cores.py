@@ -105,6 +105,20 @@ class Edam:
         return tuple(f.path for f in self.files if f.is_include_file)
 
     @property
+    def reachable_headers(self) -> tuple[Path, ...]:
+        """Every file directly in the target's include folders: Yosys and Verilator read any header an
+        `include names there, listed in the core file or not, whatever its suffix (`.inc`, `.svh`,
+        `.h`), so every key of an output built from this target (the build's cache key, Verilator's
+        compiled model) must hash them all: an unlisted one left out kept an old verdict after it
+        changed."""
+        out: list[Path] = []
+        for d in self.include_dirs:
+            d = Path(d)
+            if d.is_dir():
+                out += sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
+        return tuple(out)
+
+    @property
     def generated_files(self) -> tuple[Path, ...]:
         return tuple(f.path for f in self.files if f.generated)
 

@@ -3,18 +3,18 @@ a header in an include folder the core file does not list, and a data file a pro
 model opens beside it. Before, editing either kept the old verdict from the cache."""
 
 from pathlib import Path
-from types import SimpleNamespace
 
-from kabe import designs
+from kabe import cores, designs
 from kabe.records import cache
+from kabe.sim import verilator_build
 
 TOOLS = {"yosys": "x", "verilator": "y"}
 
 
-def _edam(tmp_path: Path, include_dir: Path) -> SimpleNamespace:
-    top = tmp_path / "rtl" / "top.v"
-    return SimpleNamespace(toplevel="top", parameters={}, tool_options={}, files=[], input_files=[str(top)],
-                           core_files=[], include_dirs=(include_dir,))
+def _edam(tmp_path: Path, include_dir: Path) -> cores.Edam:
+    top = cores.SourceFile(path=tmp_path / "rtl" / "top.v", file_type="verilogSource", core="t")
+    return cores.Edam(design="t", target="synth", vlnv="t:t:t:0", name="t_t_t_0", toplevel="top", tool="yosys",
+                      files=(top,), include_dirs=(include_dir,), parameters={}, parameter_specs={}, tool_options={})
 
 
 def _key(tmp_path: Path, edam) -> str:
@@ -34,9 +34,21 @@ def test_a_header_in_an_include_folder_is_in_the_key_listed_or_not(tmp_path):
     assert before == _key(tmp_path, edam)  # the same inputs, the same key
     unlisted.write_text("`define XOR_KEY 8'h5A\n")
     assert _key(tmp_path, edam) != before
-    assert unlisted in cache._reachable_headers(edam)
+    assert unlisted in edam.reachable_headers
     (rtl / ".top.v.swp").write_text("editor state")  # hidden files are no input
-    assert (rtl / ".top.v.swp") not in cache._reachable_headers(edam)
+    assert (rtl / ".top.v.swp") not in edam.reachable_headers
+
+
+def test_the_compiled_model_key_has_every_header_the_build_key_has(tmp_path):
+    """Verilator's compiled model is reused by its own key: a header with any suffix (`.inc`) in an
+    include folder must be in it as it is in the build's key, or an edit simulates the old model."""
+    rtl = tmp_path / "rtl"
+    rtl.mkdir()
+    (rtl / "top.v").write_text('`include "table.inc"\nmodule top; endmodule\n')
+    (rtl / "table.inc").write_text("localparam K = 1;\n")
+    edam = _edam(tmp_path, rtl)
+    assert rtl / "table.inc" in verilator_build._hdl_files(edam)
+    assert set(edam.reachable_headers) <= set(verilator_build._hdl_files(edam))
 
 
 def test_data_beside_a_model_is_in_the_key_and_outputs_are_not(tmp_path):

@@ -179,18 +179,6 @@ def _target(edam, root: Path) -> dict[str, Any]:
             "files": [[_rel(f.path, root), f.file_type, f.is_include_file] for f in edam.files]}
 
 
-def _reachable_headers(edam) -> list[Path]:
-    """Every file directly in the target's include folders: Yosys and Verilator read any header an
-    `include names there, listed in the core file or not (an unlisted one left out of the key kept an
-    old verdict after it changed)."""
-    out: list[Path] = []
-    for d in edam.include_dirs:
-        d = Path(d)
-        if d.is_dir():
-            out += sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))
-    return out
-
-
 # what a simulation or an editor leaves beside a testbench: outputs, never inputs
 _NOT_DATA = {"__pycache__", "sim_build", ".pytest_cache"}
 # .py: Python beside a model is its code, in the key when imported (python_imports.local_closure)
@@ -227,7 +215,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
     core_files: set[Path] = set()
     for edam in edams.values():
         files.update(Path(p) for p in edam.input_files)
-        files.update(_reachable_headers(edam))
+        files.update(edam.reachable_headers)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports

@@ -35,7 +35,6 @@ COMPILER_FIX = "install g++ and make (Debian/Ubuntu: apt-get install g++ make, o
 _NO_COMPILER = re.compile(r"^(?:make(?:\[\d+\])?|(?:/bin/)?sh(?:: \d+)?): ((?:\S*/)?(?:[\w.-]*-)?(?:c\+\+|g\+\+|clang\+\+|cc|gcc|clang)"
                           r"(?:-[\d.]+)?): (?:No such file or directory|not found|command not found)", re.M)
 _KEEP_BUILDS = 4  # per design: the default build and a few override variants stay warm
-_HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh"}
 
 
 class SimBuildError(UserError, RuntimeError):
@@ -119,11 +118,9 @@ def _is_number(s: str) -> bool:
 
 
 def _hdl_files(edam: cores.Edam) -> list[Path]:
-    """Sources plus everything an `include could reach (include files and HDL in include dirs)."""
-    files = list(edam.sources) + list(edam.include_files)
-    for d in edam.include_dirs:
-        files += sorted(p for p in d.iterdir() if p.is_file() and p.suffix in _HDL_SUFFIXES)
-    return list(dict.fromkeys(files))
+    """Sources plus everything an `include could reach (include files and every file in include dirs,
+    as the build's cache key has them: an edited `.inc` must not reuse a model compiled before)."""
+    return list(dict.fromkeys(list(edam.sources) + list(edam.include_files) + list(edam.reachable_headers)))
 
 
 def _key(edam: cores.Edam, streams: designs.Streams, params: Mapping[str, Any], defines: Mapping[str, Any],

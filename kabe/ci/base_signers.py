@@ -38,7 +38,9 @@ def base_allowed_signers(root: Path, remote: str, dest: Path) -> tuple[Path | No
     setting = _base_setting(root, ref)
     if Path(setting).is_absolute():  # a file of the CI machine, not of the change
         return Path(setting), f"trusting the signers in {setting} (named by {ref}'s pyproject.toml)"
-    text = lineage.git(root, "show", f"{ref}:{setting}")
+    # "<ref>:./<path>": git reads the path relative to the working directory, the project's folder, so a
+    # project below its repository's top (a monorepo's fpga/) reads its own file; at the top it is "<ref>:<path>"
+    text = lineage.git(root, "show", f"{ref}:./{setting}")
     if text is None:
         return None, f"{ref} has no {setting}, so no pulled unit is trusted"
     write_text_atomic(dest, text + "\n")
@@ -51,7 +53,7 @@ def base_allowed_signers(root: Path, remote: str, dest: Path) -> tuple[Path | No
 
 def _base_setting(root: Path, ref: str) -> str:
     """[tool.kabe] allowed_signers as the base branch's pyproject.toml says, else the default."""
-    text = lineage.git(root, "show", f"{ref}:pyproject.toml")
+    text = lineage.git(root, "show", f"{ref}:./pyproject.toml")  # the project's own, wherever it sits in the repository
     try:
         value = (tomllib.loads(text or "").get("tool", {}).get("kabe", {}).get("allowed_signers"))
     except (tomllib.TOMLDecodeError, AttributeError):

@@ -32,6 +32,13 @@ tree is laid out like reports/: <commit>/<design>/<flow|sim|board>/<file>.
   a fetched tip that does not descend from it (a force-push) is refused, naming both, until
   accepted with `kabe archive pull --accept-rewrite <tip>`.
 
+A project below its repository's top (a monorepo's fpga/) keeps all its refs apart, under
+refs/kabe/sub/<its folder>/ (archive, fetched/<remote>, seen/<remote>; "hw/fpga" is written "hw+fpga"),
+with the tree laid out as above: its records are its own, so two kabe projects in one repository
+never append to, fetch over or judge each other's archive (a shared ref would mix designs of the same
+name and race every push). A project at the top keeps refs/kabe/archive and its refs exactly as
+before. [tool.kabe] archive_ref still names the archive ref when set.
+
 Plain git underneath: the user's remotes, credentials and hosting work as they are. Nothing pulled
 is ever imported or run: it is files under reports/, read as data.
 """
@@ -69,8 +76,21 @@ _RETRYABLE = ("non-fast-forward", "fetch first", "failed to update ref", "cannot
               "failed to lock", "stale info")
 
 
-def archive_ref(settings: dict | None = None) -> str:
-    ref = (config.load() if settings is None else settings).get("archive_ref") or DEFAULT_REF
+def project_refs(root: Path = ROOT) -> str:
+    """Where the refs of the project at root live: "refs/kabe/" for a project at its repository's top
+    (today's names: refs/kabe/archive, refs/kabe/fetched/<remote>, refs/kabe/seen/<remote>), else
+    "refs/kabe/sub/<its folder, '/' written '+'>/" (each name made of letters, digits, '_' and '-':
+    a flat name, so a project nested in another's folder never collides with its refs)."""
+    from kabe.provenance import project_prefix
+
+    prefix = (project_prefix(root) or "").strip("/")
+    if not prefix:
+        return "refs/kabe/"
+    return "refs/kabe/sub/" + "+".join(re.sub(r"[^A-Za-z0-9_-]", "_", part) for part in prefix.split("/")) + "/"
+
+
+def archive_ref(settings: dict | None = None, root: Path = ROOT) -> str:
+    ref = (config.load() if settings is None else settings).get("archive_ref") or project_refs(root) + "archive"
     if not str(ref).startswith("refs/") or str(ref).count("/") < 2:
         raise GitError(f"[tool.kabe] archive_ref = {ref!r} must be a full ref name like {DEFAULT_REF}")
     return str(ref)
@@ -85,14 +105,14 @@ def _remote_key(remote: str) -> str:
     return (re.sub(r"[^A-Za-z0-9._-]+", "_", remote).strip("._") or "remote")[-80:]
 
 
-def _tracking_ref(remote: str) -> str:
+def _tracking_ref(remote: str, root: Path = ROOT) -> str:
     """Where the fetched tip of a remote's archive is kept locally (a remote may be a URL or a path)."""
-    return f"refs/kabe/fetched/{_remote_key(remote)}"
+    return f"{project_refs(root)}fetched/{_remote_key(remote)}"
 
 
-def seen_ref(remote: str) -> str:
+def seen_ref(remote: str, root: Path = ROOT) -> str:
     """The last archive tip this clone accepted from the remote: a later tip must descend from it."""
-    return f"refs/kabe/seen/{_remote_key(remote)}"
+    return f"{project_refs(root)}seen/{_remote_key(remote)}"
 
 
 class ArchiveRewritten(GitError):
@@ -140,17 +160,17 @@ def _rev(root: Path, ref: str) -> str | None:
 def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite: str | None = None) -> str | None:
     """Fetch the remote's archive ref; its tip, or None when the remote has no archive yet. A tip that
     does not descend from the last one seen is refused (ArchiveRewritten) unless it is accept_rewrite."""
-    ref = ref or archive_ref()
-    local = _tracking_ref(remote)
+    ref = ref or archive_ref(root=root)
+    local, seen_at = _tracking_ref(remote, root), seen_ref(remote, root)
     proc = git_fetch.fetch(root, remote, ref, local, max_bytes=fetch_max_bytes())
-    seen = _rev(root, seen_ref(remote))
+    seen = _rev(root, seen_at)
     if proc.returncode != 0:
         err = proc.stderr.decode(errors="replace")
         if "couldn't find remote ref" in err or "could not find remote ref" in err:
             if seen:
                 raise ArchiveRewritten(
                     f"the archive {ref} on {remote!r} is gone; this clone saw it last at {seen}. If it was deleted "
-                    f"on purpose, forget that tip: git update-ref -d {seen_ref(remote)}")
+                    f"on purpose, forget that tip: git update-ref -d {seen_at}")
             return None
         raise GitError(f"cannot fetch the archive ({ref}) from {remote!r}: {git_plumbing.last_line(proc.stderr)}")
     tip = git_plumbing.run(root, "rev-parse", local).stdout.decode().strip()
@@ -161,7 +181,7 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
                 f"the archive {ref} on {remote!r} was rewritten: its tip {tip} does not descend from {seen}, the tip "
                 f"this clone saw last (a force-push replaced its history; nothing was pulled). If the rewrite was "
                 f"deliberate, accept it: kabe archive pull {remote} --accept-rewrite {tip}")
-    git_plumbing.run(root, "update-ref", seen_ref(remote), tip)
+    git_plumbing.run(root, "update-ref", seen_at, tip)
     return tip
 
 
@@ -269,7 +289,7 @@ def _push_refusal(proc) -> str:
 def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, commits: list[str] | None = None,
          bitstreams: bool = False, ref: str | None = None, tries: int = PUSH_TRIES) -> PushReport:
     """Add every clean local archive (or those of `commits`) that the remote lacks, as one commit on the ref."""
-    ref = ref or archive_ref()
+    ref = ref or archive_ref(root=root)
     units, dirty = local_units(reports_root, commits)
     key = signing.signing_key()
     report = PushReport(remote, ref, dirty=dirty, signed_by=str(key) if key else None)
@@ -286,8 +306,8 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
         proc = git_plumbing.run(root, "push", "--quiet", "--porcelain", remote, f"{commit}:{ref}", check=False)
         if proc.returncode == 0:
             report.commit = commit
-            git_plumbing.run(root, "update-ref", _tracking_ref(remote), commit, check=False)
-            git_plumbing.run(root, "update-ref", seen_ref(remote), commit, check=False)
+            git_plumbing.run(root, "update-ref", _tracking_ref(remote, root), commit, check=False)
+            git_plumbing.run(root, "update-ref", seen_ref(remote, root), commit, check=False)
             return report
         said = (proc.stdout + proc.stderr).decode(errors="replace")
         last_error = _push_refusal(proc)
@@ -493,7 +513,7 @@ def allowed_signers_of(root: Path) -> Path | None:
 
 def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, bitstreams: bool = False,
          ref: str | None = None, accept_rewrite: str | None = None, allowed_signers: Path | None = None) -> PullReport:
-    ref = ref or archive_ref()
+    ref = ref or archive_ref(root=root)
     report = PullReport(remote, ref)
     tip = fetch(remote, root, ref, accept_rewrite)
     if tip is None:

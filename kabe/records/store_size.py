@@ -77,7 +77,7 @@ def render(remote: str, ref: str, rows: list[CommitSize], total_disk: int) -> st
 
 
 def du(remote: str = "origin", root: Path = ROOT, ref: str | None = None) -> str:
-    ref = ref or store.archive_ref()
+    ref = ref or store.archive_ref(root=root)
     tip = store.fetch(remote, root, ref)
     if tip is None:
         return render(remote, ref, [], 0)

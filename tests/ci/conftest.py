@@ -85,3 +85,20 @@ def env_without_ci() -> dict:
     env = {k: v for k, v in os.environ.items() if k not in CI_VARS}
     env.update(GIT_ID)
     return env
+
+
+def monorepo(remote: Path, where: Path, project: str = "fpga") -> tuple[Path, Path]:
+    """A clone of the remote made a monorepo: sw/ (the software) beside the kabe project in `project`/
+    (its own pyproject.toml with [tool.kabe] and .gitignore), committed and pushed to main.
+    Returns (the repository's top, the project's folder)."""
+    top = clone(remote, where)
+    fpga = top / project
+    fpga.mkdir(parents=True)
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\n')
+    (fpga / ".gitignore").write_text("/build/\n/reports/\n.doit.db*\n.doit.sqlite3*\n")
+    (top / "sw").mkdir()
+    (top / "sw" / "main.py").write_text("print(1)\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", f"sw/ and {project}/")
+    git(top, "push", "-q", "origin", "main")
+    return top, fpga

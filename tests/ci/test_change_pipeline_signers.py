@@ -13,9 +13,10 @@ from rich.console import Console
 
 from kabe import build
 from kabe.ci import CiOptions, run
+from kabe.ci import base_signers
 from kabe.records import signing
 
-from .conftest import clone, git, write_archive
+from .conftest import clone, git, monorepo, write_archive
 
 
 def _key(where: Path, name: str) -> Path:
@@ -96,3 +97,26 @@ def test_without_the_base_branch_no_key_is_trusted(change, monkeypatch):
                for ln in lines)
     said = next(ln for ln in lines if "archived build is not used" in ln)
     assert "its signature does not verify" in said
+
+
+def test_a_project_below_its_repositorys_top_reads_its_own_signers_from_the_base(remote, tmp_path, monkeypatch):
+    """In a monorepo's fpga/, the base branch's list is read as <ref>:./<path>, relative to the
+    project's folder: fpga/pyproject.toml's allowed_signers and the file it names under fpga/, never a
+    file of that name at the repository's top."""
+    top, fpga = monorepo(remote, tmp_path / "work")
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\nallowed_signers = "keys/signers"\n')
+    (fpga / "keys").mkdir()
+    (fpga / "keys" / "signers").write_text("main's list\n")
+    (top / "keys").mkdir()
+    (top / "keys" / "signers").write_text("the top's file of the same name\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "signers")
+    git(top, "push", "-q", "origin", "main")
+    git(top, "checkout", "-qb", "feature")
+    (fpga / "keys" / "signers").write_text("the change's list\n")
+    git(top, "commit", "-qam", "mine")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    dest, note = base_signers.base_allowed_signers(fpga, "origin", tmp_path / "trusted")
+    assert dest == tmp_path / "trusted" and dest.read_text() == "main's list\n"
+    assert note == ("trusting the signers of keys/signers on refs/remotes/origin/main, not this change's "
+                    "(this change edits keys/signers: its keys are trusted once it is merged)")

@@ -18,7 +18,7 @@ from kabe.ci.design_result import DesignOutcome
 from kabe.records import lineage, store
 from kabe.records.lineage import LineageError
 
-from .conftest import clone, git, record, write_archive
+from .conftest import clone, git, monorepo, record, write_archive
 
 
 def _commit(repo: Path, message: str, branch: str | None = None) -> str:
@@ -278,14 +278,85 @@ def test_a_repository_without_a_remote_keeps_its_archive_local_unless_a_push_is_
     assert code == 2 and any("cannot push: no remote 'origin'" in ln for ln in lines)
 
 
-def test_a_project_below_its_repositorys_top_is_told_why_nothing_is_judged(tmp_path):
-    """A kabe project in a subfolder of a git repository (a monorepo) gets no commit: kabe ci says
-    why on the console, instead of an unexplained 'nogit' and regressions silently not judged."""
+def test_a_project_folder_its_repository_does_not_track_is_told_why_nothing_is_judged(tmp_path):
+    """A kabe project in a folder of someone else's checkout that the repository does not track (never
+    added, or ignored) gets no commit: kabe ci says why on the console, instead of an unexplained
+    'nogit' and regressions silently not judged."""
     from kabe import provenance
 
     top = tmp_path / "mono"
     (top / "fpga").mkdir(parents=True)
     git(top, "init", "-q")
-    assert "not the top of its git repository" in provenance.why_no_commit(top / "fpga")
+    (top / "README").write_text("x\n")
+    git(top, "add", "README")
+    git(top, "commit", "-qm", "readme")
+    assert "has no file tracked by its git repository" in provenance.why_no_commit(top / "fpga")
+    assert provenance.current_commit(top / "fpga") == provenance.Commit("nogit", True)
+    (top / ".gitignore").write_text("/fpga/\n")
+    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\n")
+    assert provenance.current_commit(top / "fpga").sha == "nogit"  # ignored: not this repository's files
     assert provenance.why_no_commit(top) is None
     assert "not in a git repository" in provenance.why_no_commit(tmp_path)
+
+
+def test_a_project_below_its_repositorys_top_records_the_commit_and_only_its_folder_makes_it_dirty(remote, tmp_path):
+    """A monorepo: fpga/ is the kabe project beside sw/. Its builds carry the repository's commit; it
+    is dirty when a file under fpga/ differs (tracked or untracked, not ignored), or under a FuseSoC
+    library its fusesoc.conf names elsewhere in the repository; an edit to sw/ leaves it clean. At the
+    top, as always, any change in the repository makes the tree dirty."""
+    from kabe import provenance
+
+    top, fpga = monorepo(remote, tmp_path / "work")
+    head = git(top, "rev-parse", "HEAD")
+    assert provenance.project_prefix(fpga) == "fpga/" and provenance.project_prefix(top) == ""
+    assert provenance.current_commit(fpga) == provenance.Commit(head, False)
+    assert provenance.why_no_commit(fpga) is None
+    (top / "sw" / "main.py").write_text("print(2)\n")  # tracked, outside the project
+    (top / "sw" / "new.py").write_text("")  # untracked, outside the project
+    assert provenance.current_commit(fpga) == provenance.Commit(head, False)
+    assert provenance.current_commit(top) == provenance.Commit(head, True)  # the top: the whole tree, as before
+    (fpga / "reports" / head).mkdir(parents=True)
+    (fpga / "reports" / head / "x.json").write_text("{}")  # ignored by the project's .gitignore
+    assert not provenance.current_commit(fpga).dirty
+    (fpga / "notes.txt").write_text("untracked in the project\n")
+    assert provenance.current_commit(fpga) == provenance.Commit(head, True)
+    (fpga / "notes.txt").unlink()
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "vivado"\n')  # a tracked file of the project
+    assert provenance.current_commit(fpga).dirty
+    git(top, "checkout", "-q", "--", "fpga")
+    # a FuseSoC library of the project elsewhere in the repository counts as the project's
+    (top / "ip" / "fifo").mkdir(parents=True)
+    (top / "ip" / "fifo" / "fifo.core").write_text("CAPI=2:\n")
+    (fpga / "fusesoc.conf").write_text("[library.ip]\nlocation = ../ip\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "shared ip")
+    head = git(top, "rev-parse", "HEAD")
+    assert provenance.current_commit(fpga) == provenance.Commit(head, False)
+    (top / "ip" / "fifo" / "fifo.core").write_text("CAPI=2:\nname: x\n")
+    assert provenance.current_commit(fpga) == provenance.Commit(head, True)
+    git(top, "checkout", "-q", "--", "ip")
+    assert provenance.current_commit(fpga) == provenance.Commit(head, False)
+
+
+def test_kabe_ci_in_a_subfolder_project_judges_regressions_as_at_the_top(remote, tmp_path):
+    """kabe ci in a monorepo's fpga/: the base's archive (pushed to the project's own ref) is found and
+    a LUT regression fails; a change to sw/ alone keeps the project clean and the verdict the same."""
+    top, fpga = monorepo(remote, tmp_path / "work")
+    base = git(top, "rev-parse", "HEAD")
+    write_archive(fpga / "reports", base, lut=232, wns=2.0)
+    assert store.push("origin", fpga, fpga / "reports").ref == "refs/kabe/sub/fpga/archive"
+    git(top, "checkout", "-qb", "feature")
+    (top / "sw" / "main.py").write_text("print(2)\n")  # the software changes, the FPGA project does not
+    git(top, "commit", "-qam", "sw only")
+    head = git(top, "rev-parse", "HEAD")
+    write_archive(fpga / "reports", head, lut=260, wns=2.0)
+    code, lines, _ = _ci(fpga, "stage2")
+    assert code == 1, lines
+    assert lines[-2] == (f"kabe ci: FAIL stage2 (open), WNS +2.000 ns: regression: stage2 lut 232 at base {base[:12]} "
+                         f"-> 260 here (+28, +12.1%); allowed: increase <= 5%")
+    assert not any("nogit" in ln or "dirty" in ln for ln in lines), lines
+    code, lines, _ = _ci(fpga, "stage2", base="HEAD~1")
+    assert code == 1 and f"at base {base[:12]}" in lines[-2]
+    # the remote holds the project's archive under its own ref, and nothing under the top's
+    remote_refs = git(remote, "for-each-ref", "--format=%(refname)", "refs/kabe")
+    assert remote_refs.splitlines() == ["refs/kabe/sub/fpga/archive"]

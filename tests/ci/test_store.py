@@ -16,7 +16,7 @@ from kabe import cli
 from kabe.records import git_plumbing, store, store_size
 from kabe.records.git_plumbing import GitError
 
-from .conftest import clone, env_without_ci, git, write_archive
+from .conftest import clone, env_without_ci, git, monorepo, write_archive
 
 REF = "refs/kabe/archive"
 A, B, C = "a" * 40, "b" * 40, "c" * 40
@@ -232,3 +232,38 @@ def test_a_push_the_remote_declines_is_not_retried_and_says_why(remote, tmp_path
             store.push("origin", a, a / "reports", ref=REF)
     assert len(calls) == 1  # one try: a hook that declines will decline again
     assert "pre-receive hook declined" in str(e.value) and "archive pushes need the release role" in str(e.value)
+
+
+def test_two_projects_in_one_repository_keep_their_archives_apart(remote, tmp_path, ci_key):
+    """A monorepo with two kabe projects (fpga/ and hw/asic/): each pushes to, fetches into and
+    remembers the tip of its own refs (refs/kabe/sub/<folder>/...), so the same commit and design in
+    both are two builds, neither pull sees the other's, and neither takes the other's tip for a
+    rewrite. A project at the top keeps today's names."""
+    top, fpga = monorepo(remote, tmp_path / "a")
+    asic = top / "hw" / "asic"
+    asic.mkdir(parents=True)
+    (asic / "pyproject.toml").write_text("[tool.kabe]\n")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "a second project")
+    git(top, "push", "-q", "origin", "main")
+    head = git(top, "rev-parse", "HEAD")
+    assert store.project_refs(top) == "refs/kabe/" and store.archive_ref({}, root=top) == REF
+    assert store.seen_ref("origin", top) == "refs/kabe/seen/origin"
+    assert store.project_refs(asic) == "refs/kabe/sub/hw+asic/"
+    write_archive(fpga / "reports", head, lut=232)
+    write_archive(asic / "reports", head, lut=999)
+    pushed = [store.push("origin", p, p / "reports") for p in (fpga, asic)]
+    assert [r.ref for r in pushed] == ["refs/kabe/sub/fpga/archive", "refs/kabe/sub/hw+asic/archive"]
+    assert [r.added for r in pushed] == [[f"{head}/stage2/open"]] * 2  # not "already there": two archives
+    assert git(remote, "for-each-ref", "--format=%(refname)", "refs/kabe").splitlines() == [
+        "refs/kabe/sub/fpga/archive", "refs/kabe/sub/hw+asic/archive"]
+
+    b = clone(remote, tmp_path / "b")
+    for project, lut in (("fpga", 232), ("hw/asic", 999)):
+        trust(b / project, ci_key)
+        pulled = store.pull("origin", b / project, b / project / "reports")
+        assert pulled.added == [f"{head}/stage2/open"] and not pulled.unverified, pulled.lines()
+        assert f'"lut": {lut}' in (b / project / "reports" / head / "stage2" / "open" / "metrics.json").read_text()
+    for project in ("fpga", "hw/asic"):  # again: each tip is the one it saw (no "rewritten" from the other's)
+        assert store.pull("origin", b / project, b / project / "reports").same == [f"{head}/stage2/open"]
+    assert "refs/kabe/seen/origin" not in git(b, "for-each-ref", "--format=%(refname)", "refs/kabe").splitlines()

@@ -11,7 +11,7 @@
     kabe archive push|pull|du [REMOTE]  the per-commit archive shared through a ref of the project's own git remote
     kabe report [--site DIR]            the report page from the archive (`doit report`); DIR: it and its raw reports, to publish
     kabe doctor [--flow F] [--deploy]   what this machine has against what kabe needs, each problem with its fix
-    kabe init                           make this git repository a kabe project ([tool.kabe], dodo.py, .gitignore, CI)
+    kabe init                           make this folder of a git repository a kabe project ([tool.kabe], dodo.py, .gitignore, CI)
     kabe new <design>                   a design folder under cores/ to start from (refuses to overwrite)
 
 Exit codes (the same as doit's, see the README): 0 pass; 1 the gate failed; 2 could not run (missing
@@ -297,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--site", metavar="DIR", default=None,
                    help="also write DIR: the page and every raw report it links to, to publish as a static site")
     p.set_defaults(fn=_report)
-    p = sub.add_parser("init", help="make this git repository a kabe project (settings, dodo.py, .gitignore, CI)")
+    p = sub.add_parser("init", help="make this folder (a git repository's top, or a folder of it) a kabe project (settings, dodo.py, .gitignore, CI)")
     p.set_defaults(fn=_init)
     p = sub.add_parser("new", help="a new design under cores/: design.yaml, a core file, an RTL stub, an XDC")
     p.add_argument("design")

@@ -8,6 +8,8 @@ to is pyproject.toml: a [tool.kabe] table is appended when the file has none.
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 from importlib import resources
 from pathlib import Path
@@ -62,19 +64,74 @@ def _write_all(files: dict[Path, str]) -> list[Path]:
     return list(files)
 
 
+def _subfolder_github(text: str, prefix: str) -> str:
+    """The GitHub workflow for a project in the repository's folder `prefix` (a monorepo's "fpga"):
+    every `run` step in that folder, and the paths the upload steps name (from the repository's top)
+    under it. Each edit must apply: a template changed without this function fails here, not in CI."""
+    edits = [("\nname: kabe\n", f"\nname: {json.dumps('kabe ' + prefix)}\n"),
+             ("\njobs:\n", f"\ndefaults:\n  run:\n    working-directory: {json.dumps(prefix)}  # the kabe project's "
+                            f"folder in this repository (every kabe command runs there)\n\njobs:\n"),
+             ("            reports/\n            kabe-${{ matrix.design }}.md\n            kabe-${{ matrix.design }}.xml\n",
+              f"            {prefix}/reports/\n            {prefix}/kabe-${{{{ matrix.design }}}}.md\n"
+              f"            {prefix}/kabe-${{{{ matrix.design }}}}.xml\n"),
+             ("          path: public\n", f"          path: {json.dumps(prefix + '/public')}\n")]
+    return _edit(text, edits, "github-workflow.yml")
+
+
+def _subfolder_gitlab(text: str, prefix: str) -> str:
+    """The GitLab CI file for a project in the repository's folder `prefix`: each job's script starts
+    in that folder; artifacts (named from the repository's top) are under it, but the page stays in
+    public/ at the top, where GitLab Pages takes it."""
+    cd = f"    - cd {json.dumps(prefix)}  # the kabe project's folder in this repository\n"
+    edits = [("  script:\n    - kabe ci ", "  script:\n" + cd + "    - kabe ci "),
+             ("    paths: [kabe-summary.md, reports/]\n",
+              f"    paths: [{json.dumps(prefix + '/kabe-summary.md')}, {json.dumps(prefix + '/reports/')}]\n"),
+             ("      junit: kabe-junit.xml\n", f"      junit: {json.dumps(prefix + '/kabe-junit.xml')}\n"),
+             ("  script:\n    - kabe archive pull origin", "  script:\n" + cd + "    - kabe archive pull origin"),
+             ("    - kabe report --site public ", '    - kabe report --site "$CI_PROJECT_DIR/public" ')]
+    return _edit(text, edits, "gitlab-ci.yml")
+
+
+def _edit(text: str, edits: list[tuple[str, str]], name: str) -> str:
+    for old, new in edits:
+        if text.count(old) != 1:
+            raise InitError(f"kabe's template {name} changed: {old.strip()!r} is not in it once (a bug in kabe)")
+        text = text.replace(old, new)
+    return text
+
+
 def init(folder: Path | None = None) -> list[str]:
-    """Write the skeleton at the top of the git repository holding `folder` (default: cwd). Returns
-    the lines to print: one per file written or extended."""
-    top = _git_top(Path(folder or Path.cwd()))
-    pyproject = top / "pyproject.toml"
-    if paths._tool_kabe(pyproject) is not None:
-        raise InitError(f"{pyproject} has a [tool.kabe] table already: this is a kabe project")
-    new = {top / "dodo.py": DODO,
-           top / ".github" / "workflows" / "kabe.yml": _template("init", "github-workflow.yml"),
-           top / ".gitlab-ci.yml": _template("init", "gitlab-ci.yml"),
-           top / "cores" / ".gitkeep": "", top / "constraints" / ".gitkeep": ""}
+    """Make `folder` (default: cwd), a folder of a git repository, a kabe project: at the repository's
+    top as always, or in a subfolder of it (a monorepo's fpga/, beside sw/), which then is the project.
+    Returns the lines to print: one per file written or extended.
+
+    CI files: GitHub reads workflows only from the repository's top, so a subfolder's workflow is
+    written there as .github/workflows/kabe-<folder>.yml, its steps running in the project's folder.
+    GitLab reads only the top's .gitlab-ci.yml, which a monorepo usually has already: a subfolder's
+    .gitlab-ci.yml is written in the project's folder and the last lines say how to include it."""
+    here = Path(folder or Path.cwd()).resolve()
+    top = _git_top(here)
+    outer, found = paths.find_root(here, environ={})
+    if found and outer.is_relative_to(top) and paths._tool_kabe(outer / "pyproject.toml") is not None:
+        raise InitError(f"{outer / 'pyproject.toml'} has a [tool.kabe] table already: "
+                        + ("this is a kabe project" if outer == here else f"{here} is inside the kabe project at {outer}"))
+    prefix = here.relative_to(top).as_posix() if here != top else ""
+    pyproject = here / "pyproject.toml"
+    github, gitlab = _template("init", "github-workflow.yml"), _template("init", "gitlab-ci.yml")
+    if prefix:
+        slug = re.sub(r"[^A-Za-z0-9_-]+", "-", prefix).strip("-") or "project"
+        new = {here / "dodo.py": DODO,
+               top / ".github" / "workflows" / f"kabe-{slug}.yml": _subfolder_github(github, prefix),
+               here / ".gitlab-ci.yml": _subfolder_gitlab(gitlab, prefix),
+               here / "cores" / ".gitkeep": "", here / "constraints" / ".gitkeep": ""}
+    else:
+        new = {here / "dodo.py": DODO,
+               here / ".github" / "workflows" / "kabe.yml": github,
+               here / ".gitlab-ci.yml": gitlab,
+               here / "cores" / ".gitkeep": "", here / "constraints" / ".gitkeep": ""}
     _refuse_existing(new)
-    said = []
+    said = [f"{here} is a folder of the git repository at {top}: it is the kabe project (commits are the "
+            f"repository's; only changes under {prefix}/ make its builds dirty)"] if prefix else []
     if pyproject.exists():
         text = pyproject.read_text()
         with open(pyproject, "a") as f:
@@ -85,7 +142,7 @@ def init(folder: Path | None = None) -> list[str]:
             f.write(SETTINGS_TABLE.lstrip())
         said.append(f"wrote {pyproject}")
     said += [f"wrote {p}" for p in _write_all(new)]
-    gitignore = top / ".gitignore"
+    gitignore = here / ".gitignore"
     have = set(gitignore.read_text().splitlines()) if gitignore.exists() else set()
     missing = [line for line in GITIGNORE_LINES if line not in have]
     if missing:
@@ -93,6 +150,10 @@ def init(folder: Path | None = None) -> list[str]:
         with open(gitignore, "a") as f:
             f.write(("" if old.endswith("\n") or not old else "\n") + "\n".join(missing) + "\n")
         said.append(f"added {', '.join(missing)} to {gitignore}")
+    if prefix:
+        said.append(f"GitLab reads only {top / '.gitlab-ci.yml'}: include the project's from it "
+                    f"(include: [{{local: {json.dumps(prefix + '/.gitlab-ci.yml')}}}]); its jobs are named kabe and "
+                    f"pages (rename them if yours are too)")
     said.append("next: `kabe new <design>`, then `doit build:<design>`")
     return said
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from kabe import config, paths
 
@@ -153,6 +154,50 @@ def test_the_ci_files_init_writes_pass_actionlint_and_the_gitlab_schema(tmp_path
         assert proc.returncode == 0, proc.stdout + proc.stderr
     gitlab.write_text(gitlab.read_text().replace("when: always", "when: sometimes", 1))  # the check can fail
     assert gitlab_schema(gitlab).returncode != 0
+
+
+def test_init_in_a_folder_of_a_repository_makes_that_folder_the_project(tmp_path):
+    """A monorepo: the top holds the software's pyproject.toml and sw/; `kabe init` run in an empty
+    fpga/ makes fpga/ the project and leaves the top's files alone. Its GitHub workflow goes where
+    GitHub reads it (the top's .github/workflows/, named after the folder) with every step run in
+    fpga/; its GitLab file stays in fpga/ (GitLab reads only the top's) and init says how to include it.
+    Both pass actionlint and the GitLab schema."""
+    from tests.ci.test_templates import actionlint, gitlab_schema
+
+    top = _git_repo(tmp_path / "mono")
+    (top / "pyproject.toml").write_text('[project]\nname = "sw"\nversion = "1"\n')
+    (top / "sw").mkdir()
+    (top / "fpga").mkdir()
+    r = _kabe(top / "fpga", "init")
+    assert r.returncode == 0, r.stderr
+    assert (top / "pyproject.toml").read_text() == '[project]\nname = "sw"\nversion = "1"\n'
+    assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*") if p.is_file() and ".git" not in p.parts) == [
+        ".github/workflows/kabe-fpga.yml", "fpga/.gitignore", "fpga/.gitlab-ci.yml", "fpga/constraints/.gitkeep",
+        "fpga/cores/.gitkeep", "fpga/dodo.py", "fpga/pyproject.toml", "pyproject.toml"]
+    assert paths._tool_kabe(top / "fpga" / "pyproject.toml") == {"flow": "auto"}
+    assert _where(top / "fpga" / "cores")[:2] == [str(top / "fpga"), True]
+    assert 'include: [{local: "fpga/.gitlab-ci.yml"}]' in r.stdout
+    workflow, gitlab = top / ".github" / "workflows" / "kabe-fpga.yml", top / "fpga" / ".gitlab-ci.yml"
+    for proc in (actionlint(workflow), gitlab_schema(gitlab)):
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+    wf = yaml.safe_load(workflow.read_text())
+    assert wf["defaults"] == {"run": {"working-directory": "fpga"}}
+    upload = next(s for s in wf["jobs"]["build"]["steps"] if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"].splitlines() == ["fpga/reports/", "fpga/kabe-${{ matrix.design }}.md",
+                                             "fpga/kabe-${{ matrix.design }}.xml"]
+    assert wf["jobs"]["pages"]["steps"][-2]["with"]["path"] == "fpga/public"
+    gl = yaml.safe_load(gitlab.read_text())
+    assert gl["kabe"]["script"][0] == 'cd "fpga"' and gl["pages"]["script"][0] == 'cd "fpga"'
+    assert gl["kabe"]["artifacts"]["paths"] == ["fpga/kabe-summary.md", "fpga/reports/"]
+    assert gl["kabe"]["artifacts"]["reports"]["junit"] == "fpga/kabe-junit.xml"
+    assert gl["pages"]["script"][-1].startswith('kabe report --site "$CI_PROJECT_DIR/public"')
+    assert gl["pages"]["artifacts"] == {"paths": ["public"]}
+    # again, or from a folder inside the project: refused, nothing written
+    before = {p: p.read_bytes() for p in top.rglob("*") if p.is_file() and ".git" not in p.parts}
+    for where in (top / "fpga", top / "fpga" / "cores"):
+        r = _kabe(where, "init")
+        assert r.returncode == 2 and "[tool.kabe] table already" in r.stderr, r.stderr
+    assert before == {p: p.read_bytes() for p in top.rglob("*") if p.is_file() and ".git" not in p.parts}
 
 
 def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_path):

@@ -211,19 +211,23 @@ def repro(design_name: str, flow_request: str | None = flow_registry.DEFAULT, *,
         console.print(f"[yellow]repro {design.name}: the tree has uncommitted changes; building commit "
                       f"{here.sha[:12]} as committed[/]")
     commit = provenance.Commit(here.sha, False)
+    # A project below its repository's top (a monorepo's fpga/) is the same folder in each worktree.
+    prefix = provenance.project_prefix() or ""
     tmp = Path(tempfile.mkdtemp(prefix=f"kabe-repro-{design.name}-"))
-    checkouts = [tmp / "a", tmp / "b"]
+    worktrees = [tmp / "a", tmp / "b"]
+    checkouts = [w / prefix for w in worktrees]  # the project inside each worktree
     try:
-        for c in checkouts:
-            _git("worktree", "add", "--detach", str(c), commit.sha)
+        for w, c in zip(worktrees, checkouts):
+            _git("worktree", "add", "--detach", str(w), commit.sha)
             _build_in(c, design.name, flow, console)
         found = [artifacts(c, commit, design.name, flow) for c in checkouts]
-        if not any(name.startswith("reports/") for name in found[0]):
+        reports_dir = project_dirs(checkouts[0])["reports_dir"].relative_to(checkouts[0]).as_posix()
+        if not any(name.startswith(f"{reports_dir}/") for name in found[0]):
             raise ReproError(f"the build in {checkouts[0]} archived nothing (see build/repro_build.log there)")
         result = compare(checkouts[0], checkouts[1], *found)
     finally:
         if not keep:
-            for c in checkouts:
+            for c in worktrees:
                 subprocess.run(["git", "worktree", "remove", "--force", str(c)], cwd=ROOT, capture_output=True)
             shutil.rmtree(tmp, ignore_errors=True)
             subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)

@@ -47,8 +47,14 @@ def _git(root: Path, *args: str) -> bytes:
 
 
 def pack(root: Path, commit: str = "HEAD") -> ShippedTree:
+    """The project's files in `commit`. `git archive` run in a project below its repository's top (a
+    monorepo's fpga/) archives that folder alone, its files at the top of the archive (git's rule: the
+    working directory's files), so the worker's project top is the project; its content address is
+    then that folder's tree (`<sha>:fpga/`). The rest of the repository is not shipped (a FuseSoC
+    library outside the project's folder is not there either; see docs/your_design.md)."""
     sha = _git(root, "rev-parse", "--verify", f"{commit}^{{commit}}").decode().strip()
-    tree = _git(root, "rev-parse", f"{sha}^{{tree}}").decode().strip()
+    prefix = _git(root, "rev-parse", "--show-prefix").decode().strip()
+    tree = _git(root, "rev-parse", "--verify", f"{sha}:{prefix}" if prefix else f"{sha}^{{tree}}").decode().strip()
     archive = _git(root, "archive", "--format=tar.gz", sha)
     return ShippedTree(sha, tree, hashlib.sha256(archive).hexdigest(), archive)
 

@@ -117,3 +117,32 @@ def test_a_worker_never_reuses_a_cached_tree_of_other_content(tmp_path, repo):
     assert (tree / "dodo.py").is_file() and source.read_marker(tree) == shipped.identity()
     with pytest.raises(spec.SweepError, match="arrived damaged"):
         source.unpack({**shipped.identity(), "tree": "f" * 40}, shipped.archive[:-10], tmp_path)
+
+
+def test_a_project_below_its_repositorys_top_ships_its_own_folder_as_the_tree(tmp_path):
+    """A monorepo's fpga/: the worker gets the commit's fpga/ tree as its project top (not the whole
+    repository, where fpga/ would not be the folder it builds in), marked with the commit it came from,
+    which the build there records."""
+    from kabe import provenance
+
+    top = tmp_path / "mono"
+    (top / "fpga" / "cores").mkdir(parents=True)
+    (top / "sw").mkdir()
+    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\n")
+    (top / "fpga" / "cores" / "x.txt").write_text("x\n")
+    (top / "sw" / "main.py").write_text("print(1)\n")
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run(["git", *args], cwd=top, check=True, env=env, capture_output=True)
+    (top / "fpga" / "uncommitted.txt").write_text("not shipped\n")
+    shipped = source.pack(top / "fpga")
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=top, capture_output=True, text=True).stdout.strip()
+    subtree = subprocess.run(["git", "rev-parse", "HEAD:fpga"], cwd=top, capture_output=True, text=True).stdout.strip()
+    assert (shipped.commit, shipped.tree) == (sha, subtree)
+    tree = source.unpack(shipped.identity(), shipped.archive, tmp_path / "cache")
+    assert sorted(p.relative_to(tree).as_posix() for p in tree.rglob("*") if p.is_file()) == [
+        ".kabe-tree", "cores/x.txt", "pyproject.toml"]
+    assert provenance.current_commit(tree) == provenance.Commit(sha, False)
+    assert source.pack(top).tree == subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=top, capture_output=True,
+                                                   text=True).stdout.strip()  # the top: the whole tree, as before

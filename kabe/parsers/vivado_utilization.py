@@ -236,6 +236,11 @@ def parse_report(rep: report_file.Report) -> dict:
         rec["carry4"], rec["carry_type"] = 0, family_carry
     rec["primitives"] = {name: _used(cells, what=f"Primitives / {name}", source=source)
                          for name, cells in prim.items()}
+    if rec["lut_memory"] == 0:
+        # some versions leave the LUT-as-Memory sub-rows out of the first table when it is 0 (and print
+        # them as 0 further down): none of a zero is distributed RAM or a shift register
+        rec["lutram"] = 0 if rec["lutram"] is None else rec["lutram"]
+        rec["srl"] = 0 if rec["srl"] is None else rec["srl"]
     if rec["lut_logic"] is not None and rec["lut_memory"] is not None \
             and rec["lut_logic"] + rec["lut_memory"] != rec["lut"]:
         raise ReportError(f"{source}: LUT as Logic {rec['lut_logic']} + LUT as Memory "

@@ -239,6 +239,10 @@ _EMPTY_WITH = {
     "wpws_ns": ("tpws_ns", "pw_failing_endpoints", "pw_total_endpoints"),
 }
 _EMPTY_WITH["whs_ns"] = _EMPTY_WITH["wns_ns"]
+_OWN_COLUMNS = {"wns_ns": ("tns", "failing", "total"), "whs_ns": ("ths", "hold_"), "wpws_ns": ("tpws", "pw_")}
+_COLUMN = {"tns_ns": "TNS", "failing_endpoints": "TNS Failing Endpoints", "total_endpoints": "TNS Total Endpoints",
+           "ths_ns": "THS", "hold_failing_endpoints": "THS Failing Endpoints", "hold_total_endpoints": "THS Total Endpoints",
+           "tpws_ns": "TPWS", "pw_failing_endpoints": "TPWS Failing Endpoints", "pw_total_endpoints": "TPWS Total Endpoints"}
 _EMPTY_WITH["wpws_ns"] = _EMPTY_WITH["wns_ns"] + _EMPTY_WITH["wpws_ns"]
 
 
@@ -258,7 +262,15 @@ def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
         return False, ("the open flow's estimate found no register-to-register path on any clock: it times "
                        "nothing else (no path from an input port or to an output port), so nothing was timed; "
                        "time the design's I/O paths with flow=vivado")
-    if (timing.get("estimated") or any(timing.get(k) not in (None, 0) for k in _EMPTY_WITH[key])
+    counted = [(k, timing.get(k)) for k in _EMPTY_WITH[key] if timing.get(k) not in (None, 0)]
+    if counted and not timing.get("estimated"):
+        # a whole report can say so: inf over endpoints no timed path reaches (a switch-to-LED design
+        # with a clock and no I/O delays); a cut or garbled one is refused by the parser before this
+        k, v = min(counted, key=lambda kv: not kv[0].startswith(_OWN_COLUMNS[key]))  # its own columns first
+        return False, (f"the Design Timing Summary has no {key.removesuffix('_ns').upper()} number but counts "
+                       f"{_COLUMN.get(k, k)} {v}: no path to those endpoints was timed "
+                       "(unconstrained; check_timing names them), so nothing was timed")
+    if (timing.get("estimated") or counted
             or not timing.get("clocks") or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
         return False, ""
     if any(timing.get(k) is not None for k in _TIMED_BY_KEY[key] if k.endswith("_ns")):  # WNS without WHS

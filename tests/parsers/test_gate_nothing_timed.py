@@ -99,13 +99,20 @@ def test_inf_with_unclocked_registers_is_not_timed(tmp_path, capsys):
 
 
 def test_inf_beside_endpoints_or_negative_totals_fails(tmp_path, capsys):
-    """inf means "no endpoint": beside a count of endpoints, a failing endpoint or a negative TNS it
-    is a report that contradicts itself, never nothing-to-time."""
+    """inf over 0 endpoints means "no endpoint". Beside a count of endpoints it means no path to them
+    was timed (a real routed report of a switch-to-LED design, a clock and no I/O delays, prints inf
+    over 2 endpoints), and beside a failing endpoint or a negative TNS it contradicts itself: never
+    nothing-to-time, and the message names the column that counts them."""
     for cells in ({"TNS Total Endpoints": "973"}, {"TNS Failing Endpoints": "3", "TNS(ns)": "-1.250"},
                   {"THS Total Endpoints": "12"}, {"THS(ns)": "-0.100"}):
         rc, out = _gate(set_summary(INF.read_text(), cells), tmp_path, capsys)
         assert rc == 1, (cells, out)
         assert "the report has no WNS" in out or "the numbers and the verdict disagree" in out, (cells, out)
+    rc, out = _gate(set_summary(INF.read_text(), {"TNS Total Endpoints": "2", "THS Total Endpoints": "2"}),
+                    tmp_path, capsys)
+    assert rc == 1
+    assert "has no WNS number but counts TNS Total Endpoints 2: no path to those endpoints was timed" in out, out
+    assert "has no WHS number but counts THS Total Endpoints 2" in out, out
 
 
 def test_inf_summary_over_a_clock_table_with_slacks_fails(tmp_path, capsys):

@@ -245,3 +245,15 @@ def test_an_empty_table_is_its_header_alone_and_is_read_as_empty():
     cut = "\n".join(lines[:first_row]) + "\n\n\n"
     with pytest.raises(ReportError, match="cut short"):
         vu.parse(cut, "cut after the header")
+
+
+def test_zero_lut_memory_without_its_sub_rows_reads_as_zero_lutram_and_srl():
+    """Some versions print LUT as Memory 0 and leave its two sub-rows out of the first table (they
+    come as 0 further down): read as 0 distributed RAM and 0 shift registers, not unknown."""
+    text = SYNTH.read_text()
+    text = text.replace("| Slice LUTs*                | 12904 |", "| Slice LUTs*                | 12776 |")
+    text = text.replace("|   LUT as Memory            |   128 |", "|   LUT as Memory            |     0 |")
+    text = re.sub(r"\|     LUT as (Distributed RAM|Shift Register) .*\n", "", text)
+    r = vu.parse(text)
+    assert (r["lut"], r["lut_memory"], r["lutram"], r["srl"]) == (12776, 0, 0, 0)
+    assert vu.parse(SYNTH.read_text())["lutram"] == 96  # the rows that are there are read

@@ -1,7 +1,8 @@
 """Where things live. Everything else asks here instead of guessing.
 
 Two places, never mixed up:
-- the project: the user's repository kabe runs in (its designs, settings, reports, builds). It is
+- the project: the user's repository kabe runs in, or a folder of it (a monorepo's fpga/; kabe.provenance
+  and docs/your_design.md), with its designs, settings, reports and builds. It is
   found from the working directory, once, when kabe is imported: `KABE_PROJECT` if set, else the
   nearest folder (the working directory or an ancestor) with a pyproject.toml holding a [tool.kabe]
   table, or a dodo.py that imports kabe's tasks. kabe's own repository is one such project. Found

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from kabe.errors import UserError
@@ -38,6 +38,7 @@ class Clock:
     target_kind: str | None  # "ports" | "pins" | "nets" | None (virtual clock)
     targets: tuple[str, ...]  # object names as written, e.g. ("clk",)
     source: str  # "file:line"
+    add: bool = False  # written with -add: it joins the clocks already on its objects, replacing none
 
     @property
     def frequency_mhz(self) -> float:
@@ -47,7 +48,11 @@ class Clock:
         return asdict(self)
 
 
-_GETTER = re.compile(r"\[\s*get_(ports|pins|nets)\s+(.*?)\s*\]\s*$", re.S)
+# the object anywhere in the command: Tcl takes `create_clock -name c [get_ports clk] -period 2` too
+_GETTER = re.compile(r"\[\s*get_(ports|pins|nets)\s+((?:\{[^{}]*\}|\"[^\"]*\"|\[[^\[\]]*\]|[^\[\]{}\"])*?)\s*\]", re.S)
+# object queries kabe cannot evaluate (a filter expression, an object list, a regular expression):
+# refused with the fix rather than read as names (-filter {NAME == clk} is not three ports)
+_QUERY_OPTIONS = re.compile(r"(?<!\S)-(filter|of_objects|of|regexp)\b")
 
 
 def _logical_lines(text: str):
@@ -67,8 +72,27 @@ def _logical_lines(text: str):
         # a trailing `; # comment` is legal Tcl
         cmd = re.sub(r";\s*#.*$", "", buf).strip()
         buf = ""
-        if cmd:
-            yield start, cmd
+        for part in _commands(cmd):  # `set_property ... ; create_clock ...` is two commands
+            yield start, part
+
+
+def _commands(line: str) -> list[str]:
+    """A logical line split at the `;` that separate Tcl commands (not those inside [], {} or "")."""
+    out, depth, quoted, cur = [], 0, False, ""
+    for ch in line:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "[{":
+            depth += 1
+        elif not quoted and ch in "]}":
+            depth = max(0, depth - 1)
+        if ch == ";" and depth == 0 and not quoted:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return [c.strip() for c in out if c.strip()]
 
 
 def _number(value: str, what: str, where: str) -> float:
@@ -92,10 +116,14 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
         if m:
             target_kind = m.group(1)
             body = m.group(2).strip()
+            q = _QUERY_OPTIONS.search(body)
+            if q:
+                raise ConstraintError(f"{where}: cannot evaluate get_{target_kind} -{q.group(1)} in {cmd!r}: kabe "
+                                      f"reads the clock's object by name; write [get_{target_kind} <name>]")
             body = re.sub(r"^(-\w+\s+)+", "", body)  # get_pins -hierarchical ... -> names
             body = body.strip("{}\"")
             targets = tuple(t.strip("{}\"") for t in body.split())
-            cmd = cmd[: m.start()].strip()
+            cmd = (cmd[: m.start()] + " " + cmd[m.end():]).strip()
         elif "[" in cmd:
             raise ConstraintError(f"{where}: cannot read the clock target in {cmd!r}; "
                                   "use [get_ports <name>], [get_pins <name>] or [get_nets <name>]")
@@ -105,10 +133,12 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
         except ValueError as e:
             raise ConstraintError(f"{where}: cannot tokenize {cmd!r}: {e}") from None
         opts: dict[str, str] = {}
+        add = False
         i = 1
         while i < len(words):
             w = words[i]
             if w == "-add":
+                add = True
                 i += 1
                 continue
             if w.startswith("-"):
@@ -136,7 +166,8 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
         name = opts.get("name") or (targets[0] if targets else None)
         if not name:
             raise ConstraintError(f"{where}: a virtual clock needs -name in {cmd!r}")
-        clocks.append(Clock(name, period, wf, target_kind, targets, where))
+        clocks.append(Clock(name, period, wf, target_kind, targets, where, add))
+    clocks = replace_overridden(clocks)
     if not clocks:
         raise NoClockError(f"{origin}: no clock constrained (no create_clock command); "
                               "add `create_clock -period <ns> -name <name> [get_ports clk]` (as the board's constraints file does: "
@@ -146,6 +177,28 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
     if dup:
         raise ConstraintError(f"{origin}: clock name(s) {sorted(dup)} defined more than once")
     return clocks
+
+
+def replace_overridden(clocks: list[Clock]) -> list[Clock]:
+    """Vivado's rule for a second create_clock on an object that has a clock (UG835, create_clock
+    -add): without -add the later clock replaces the earlier on that object (an earlier clock left
+    on no object is gone); with -add both are there and both are timed. Reading the first and
+    dropping the later timed a 2 ns clock written after a 50 ns one on the same port at 50 ns."""
+    out: list[Clock] = []
+    for c in clocks:
+        if not c.add and c.target_kind is not None:
+            mine = set(c.targets)
+            kept = []
+            for e in out:
+                if e.target_kind == c.target_kind and mine & set(e.targets):
+                    rest = tuple(t for t in e.targets if t not in mine)
+                    if not rest:
+                        continue
+                    e = replace(e, targets=rest)
+                kept.append(e)
+            out = kept
+        out.append(c)
+    return out
 
 
 def parse_xdc(path: str | Path) -> list[Clock]:
@@ -170,4 +223,4 @@ def clocks(paths_: list[str | Path] | None = None) -> list[Clock]:
             raise
     if not out:
         raise ConstraintError(f"{', '.join(map(str, files))}: no clock constrained (no create_clock command)")
-    return out
+    return replace_overridden(out)  # a later file's clock replaces an earlier file's on the same object

@@ -51,3 +51,32 @@ def test_bad_clocks(line, msg):
 def test_missing_file(tmp_path):
     with pytest.raises(ConstraintError, match="cannot read"):
         constraints.parse_xdc(tmp_path / "nope.xdc")
+
+
+def test_tcl_forms_vivado_takes():
+    """Valid Tcl that was misread (red team 3b): options after the object, two commands on one line
+    joined by `;`, and a braced pin name with a bit index."""
+    (c,) = parse_xdc_text("create_clock -name clk [get_ports clk] -period 2.000\n")
+    assert (c.name, c.period_ns, c.targets) == ("clk", 2.0, ("clk",))
+    (c,) = parse_xdc_text("set_property IOSTANDARD LVCMOS33 [get_ports clk]; create_clock -period 2 -name k [get_ports clk]\n")
+    assert (c.name, c.period_ns, c.targets) == ("k", 2.0, ("clk",))
+    (c,) = parse_xdc_text("create_clock -period 10 -name f [get_pins {ps7/FCLK_CLK[0]}] -waveform {0 5}\n")
+    assert (c.targets, c.waveform_ns) == (("ps7/FCLK_CLK[0]",), (0.0, 5.0))
+
+
+def test_a_query_kabe_cannot_evaluate_is_refused_not_read_as_names():
+    with pytest.raises(ConstraintError, match=r"<xdc>:1: cannot evaluate get_ports -filter .* write \[get_ports <name>\]"):
+        parse_xdc_text("create_clock -period 2 -name c [get_ports -filter {NAME == clk}]\n")
+
+
+def test_a_later_clock_on_the_same_object_replaces_the_earlier_unless_added():
+    """Vivado (UG835 create_clock -add): without -add the later clock replaces the earlier on that
+    object; with -add both stay. The same name twice on one object is a redefinition, not a duplicate."""
+    two = "create_clock -period 50 -name slow [get_ports clk]\ncreate_clock {}-period 2 -name fast [get_ports clk]\n"
+    assert [c.name for c in parse_xdc_text(two.format(""))] == ["fast"]
+    assert [(c.name, c.add) for c in parse_xdc_text(two.format("-add "))] == [("slow", False), ("fast", True)]
+    again = "create_clock -period 10 -name c [get_ports clk]\ncreate_clock -period 8 -name c [get_ports clk]\n"
+    assert [(c.name, c.period_ns) for c in parse_xdc_text(again)] == [("c", 8.0)]
+    # a clock on two ports keeps the port the later clock did not take
+    part = "create_clock -period 10 -name a [get_ports {x y}]\ncreate_clock -period 4 -name b [get_ports y]\n"
+    assert [(c.name, c.targets) for c in parse_xdc_text(part)] == [("a", ("x",)), ("b", ("y",))]

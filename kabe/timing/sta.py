@@ -182,6 +182,7 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     netnames = top.get("netnames") or {}
     missing: list[dict] = []
     created: list[Clock] = []
+    seeds_of: dict[str, list[int]] = {}
     for clk in clocks:
         seeds = []
         for t in clk.targets:
@@ -189,9 +190,19 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             if not found:
                 missing.append({"clock": clk.name, "kind": clk.target_kind, "target": t, "source": clk.source})
             seeds += found
+        seeds_of[clk.name] = seeds
+    # Clocks on one object (create_clock -add): Vivado times its paths against each; this analysis
+    # gives a net one clock, so the one with the shortest period takes it: the one that can fail.
+    tightest: dict[int, Clock] = {}
+    for clk in clocks:
+        for b in seeds_of[clk.name]:
+            if b not in tightest or clk.period_ns < tightest[b].period_ns:
+                tightest[b] = clk
+    for clk in clocks:
+        seeds = seeds_of[clk.name]
         if seeds or clk.target_kind is None:  # a virtual clock has no object and is still a clock
             created.append(clk)
-        todo = list(seeds)
+        todo = [b for b in seeds if tightest[b] is clk]
         while todo:
             b = todo.pop()
             if b in clock_of_net:

@@ -127,3 +127,20 @@ def test_a_build_of_the_counter_fails_then_passes_with_the_right_port(tmp_path):
     xdc.write_text("create_clock -period 7.000 -name clk_fpga_0 [get_ports clk_i]\n")
     r = build()
     assert r["passed"] and r["failures"] == [], r
+
+
+@pytest.mark.parametrize("xdc_text, passes", [
+    # without -add the later create_clock replaces the earlier on the port (Vivado, UG835): the order decides
+    ("create_clock -period 7.000 -name slow [get_ports clk_i]\ncreate_clock -period 0.500 -name fast [get_ports clk_i]\n", False),
+    ("create_clock -period 0.500 -name fast [get_ports clk_i]\ncreate_clock -period 7.000 -name slow [get_ports clk_i]\n", True),
+    # with -add both clocks are on the port and both are timed: the tighter one fails, in either order
+    ("create_clock -period 7.000 -name slow [get_ports clk_i]\ncreate_clock -add -period 0.500 -name fast [get_ports clk_i]\n", False),
+    ("create_clock -period 0.500 -name fast [get_ports clk_i]\ncreate_clock -add -period 7.000 -name slow [get_ports clk_i]\n", False),
+])
+def test_two_clocks_on_one_port_are_timed_as_vivado_times_them(synth, tmp_path, xdc_text, passes):
+    """Red team 3b: kabe kept the first create_clock on a port and timed a 2 ns clock written after a
+    50 ns one at 50 ns (a false pass that depended on line order)."""
+    verdict, timing, _ = _gate(synth, xdc_text, tmp_path)
+    assert verdict.passed is passes, (verdict.failures, timing["clocks"])
+    if not passes:
+        assert any("WNS" in f for f in verdict.failures), verdict.failures

@@ -12,8 +12,10 @@ The key (sha256 of `material`, a JSON document written beside each archive as ca
 * kabe's own code that shapes a result (FLOW_CODE: flows, timing, parsers, sim, model, ...);
 * the design's facts from design.yaml that shape the build (core, kind, ports, row_bytes) and the
   size of the simulation check;
-* the source of its golden model or cocotb testbench and of every project module that source
-  imports, directly or not (kabe.python_imports: read from the import statements, never imported).
+* the source of its golden model or cocotb testbench and of every module that source imports,
+  directly or not, that is neither the standard library nor an installed distribution (the project's
+  modules, a src/ layout package on PYTHONPATH, an editable install's source), and the versions of the
+  installed distributions it imports (kabe.python_imports: resolved as Python would, never imported).
 
 Not in the key, on purpose: the commit (the Vivado flow stamps it into USR_ACCESS at bitstream
 time only, from a generated settings file that is no input), budgets and expect_gate (a hit is
@@ -33,6 +35,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -181,7 +184,7 @@ def _target(edam, root: Path) -> dict[str, Any]:
 
 # what a simulation or an editor leaves beside a testbench: outputs, never inputs
 _NOT_DATA = {"__pycache__", "sim_build", ".pytest_cache"}
-# .py: Python beside a model is its code, in the key when imported (python_imports.local_closure)
+# .py: Python beside a model is its code, in the key when imported (python_imports.closure)
 _NOT_DATA_SUFFIXES = {".py", ".pyc", ".vcd", ".fst", ".ghw", ".log"}
 
 
@@ -203,6 +206,14 @@ def _data_beside(src: Path, root: Path) -> list[Path]:
     return sorted(out)
 
 
+def model_path(design, src: Path, root: Path) -> list[str]:
+    """The sys.path a design's model or testbench is imported under: the project root first
+    (kabe.sim.golden.load), a cocotb testbench's own folder before it (kabe.sim.cocotb_run), then this
+    process's (PYTHONPATH, an editable install's .pth, site-packages)."""
+    first = [str(src.parent)] if design.verify.kind == "cocotb" else []
+    return first + [str(root)] + [p for p in sys.path if p not in first and p != str(root)]
+
+
 def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int | None,
             tools: Mapping[str, str] | None = None, settings: Mapping[str, Any] | None = None,
             root: Path = ROOT) -> CacheKey:
@@ -218,12 +229,16 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(edam.reachable_headers)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
+    packages: dict[str, str] = {}
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
         # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
         if src.is_relative_to(PACKAGE.resolve()):
             files.add(src)
             continue
-        files.update(python_imports.local_closure(src, [root, design.directory]))
+        found = python_imports.closure(src, design.verify.value.split(":")[0], model_path(design, src, root),
+                                       [root, design.directory])
+        files.update(found.files)
+        packages.update(found.distributions)
         files.update(_data_beside(src, root))
     own = kabe_code() + flow_scripts(flow)
     material = {
@@ -239,6 +254,9 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
         "tools": dict(tools if tools is not None else tool_versions(flow)),
         "settings": dict(settings or {}),
+        # the installed distributions (numpy) the model or testbench imports, by version: not the project's
+        # code, so not in "files", but a new version may compute other values (absent: none imported)
+        **({"model_packages": packages} if packages else {}),
         "files": {rel: _sha(p) for rel, p in sorted({**{_rel(p, root): Path(p) for p in files},
                                                       **{_rel(p, KABE_HOME): p for p in own}}.items())},
     }

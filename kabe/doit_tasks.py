@@ -17,6 +17,7 @@ import sys
 from doit import get_var
 
 from kabe import config, tasks
+from kabe.tasks import group_exit
 from kabe.tasks.results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
 from kabe.tasks.verdict_reporter import VerdictReporter
 
@@ -24,6 +25,7 @@ from kabe.tasks.verdict_reporter import VerdictReporter
 # design.yaml is said in one line and stops only its own tasks (BROKEN), never `doit list` or the others.
 DESIGNS, BROKEN = tasks.preflight(get_var("flow"), sys.argv[1:])
 install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
+group_exit.install()  # `doit build` with a design failing its gate: exit 1 (judged), not doit's 2
 refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
 
 # `doit` alone is `doit build`: every design, each judged against its design.yaml's expect_gate
@@ -51,10 +53,22 @@ def _int_var(name):
         raise config.ConfigError(f"{name}={value!r} is not a whole number; e.g. {name}=1024") from None
 
 
+_CACHE_WORDS = {"on": True, "true": True, "yes": True, "1": True, "off": False, "false": False, "no": False, "0": False}
+
+
+def _cache_var() -> bool:
+    """cache=on|off (and the usual spellings of either): any other word is refused, never read as "on"
+    (cache=false used to reuse the cache, the opposite of what was asked)."""
+    value = get_var("cache", "on")
+    if value.strip().lower() not in _CACHE_WORDS:
+        raise config.ConfigError(f"cache={value!r} is neither on nor off; write cache=off to run every tool")
+    return _CACHE_WORDS[value.strip().lower()]
+
+
 @exit_on_user_error
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
-    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=get_var("cache", "on") != "off")
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=_cache_var())
     yield from tasks.broken_tasks(BROKEN, "build")
 
 

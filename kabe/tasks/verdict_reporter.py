@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from doit.reporter import ConsoleReporter
 
+from kabe.tasks.group_exit import GroupFailed
 from kabe.tasks.results import CouldNotRun, GateFailed
 
 ARCHIVED = "(up to date; from its archive)"
@@ -38,8 +39,8 @@ class VerdictReporter(ConsoleReporter):
 
     def add_failure(self, task, fail):
         self._seen[task.name] = ("failed", fail)
-        if isinstance(fail, (GateFailed, CouldNotRun)):
-            return  # the action printed kabe's verdict line already; doit's line would only repeat it
+        if isinstance(fail, (GateFailed, CouldNotRun, GroupFailed)):
+            return  # the action printed kabe's verdict line already (the table ends a group); doit's would repeat it
         super().add_failure(task, fail)
 
     def _write_failure(self, result, write_exception=True):

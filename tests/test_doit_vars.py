@@ -1,0 +1,25 @@
+"""doit command-line variables are checked before any task runs: a word kabe does not know is one
+line and exit 2, never read as a default (cache=false used to mean "use the cache": red team 3b)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from kabe.paths import ROOT
+
+
+def _doit(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "doit", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("value", ["maybe", "disabled", ""])
+def test_an_unknown_cache_word_is_refused(value):
+    r = _doit("build:stage2", f"cache={value}")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"cache={value!r} is neither on nor off; write cache=off to run every tool" in r.stdout + r.stderr
+
+
+def test_rows_must_be_a_number():
+    r = _doit("sim:stage2", "rows=abc")
+    assert r.returncode == 2 and "rows='abc' is not a whole number" in r.stdout + r.stderr

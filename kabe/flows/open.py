@@ -181,13 +181,43 @@ def check_languages(edam) -> None:
                     f"flow=vivado`), or give the design a Verilog version of the file")
 
 
+# What Yosys's `check` pass (run inside synth_xilinx) reports as a warning and Vivado stops at: a signal
+# driven from two places (DRC MDRV-1, multiple driver nets) and a combinational loop (DRC LUTLP-1 at
+# write_bitstream). Yosys resolves the first to a constant and carries on, so the netlist it times is
+# not the design, while the simulation (Verilator) may well pass.
+_DESIGN_ERRORS = (
+    (re.compile(r"^Warning: multiple conflicting drivers for (\S+?):?$"),
+     "multiple conflicting drivers for {0}: two processes or assignments drive one signal, which Vivado "
+     "refuses (DRC MDRV-1); drive it from one always block"),
+    (re.compile(r"^Warning: found logic loop in module (\S+?):?$"),
+     "a combinational loop in module {0}: Vivado refuses it (DRC LUTLP-1); break it with a register"),
+)
+
+
+def design_errors(log_text: str) -> list[str]:
+    """The design errors (above) the Yosys log reports, each once, with the log line of its first report."""
+    out: dict[str, str] = {}
+    for no, line in enumerate(log_text.splitlines(), 1):
+        for pattern, words in _DESIGN_ERRORS:
+            m = pattern.match(line.strip())
+            if m and m.group(0) not in out:
+                out[m.group(0)] = f"{words.format(m.group(1))} (yosys.log line {no})"
+    return list(out.values())
+
+
 def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7") -> SynthResult:
     """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family.
-    A VHDL source is refused before Yosys starts (check_languages)."""
+    A VHDL source is refused before Yosys starts (check_languages); a design Vivado would refuse (a
+    multiply driven signal, a combinational loop: design_errors) after it, naming the signal."""
     check_languages(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    return run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)
+    result = run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)
+    errors = design_errors(result.log.read_text(errors="replace"))
+    if errors:
+        more = f" (and {len(errors) - 1} more: {result.log})" if len(errors) > 1 else f" ({result.log})"
+        raise FlowError(f"{getattr(edam, 'toplevel', 'the design')}: {errors[0]}{more}")
+    return result
 
 
 def not_estimated_timing(board, clocks: list) -> dict:

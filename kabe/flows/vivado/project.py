@@ -12,7 +12,7 @@ from typing import Any
 
 from kabe import constraints, cores, provenance
 from kabe.deploy import bitfile
-from kabe.flows.base import FlowError
+from kabe.flows.base import FlowError, refuse_core_constraints
 from kabe.paths import ROOT
 from kabe.records import safe_fs
 from kabe.flows.vivado import versal
@@ -170,6 +170,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     report_dir.mkdir()
 
     edam_in = edam if edam is not None else cores.resolve(design, "synth")
+    refuse_core_constraints(design, edam_in)  # the flow owns constraints: a core's own XDC would be dropped
     clock = _xdc_clock(design)
     _check_xdc_only_clock(design)
     is_versal = design.board.is_versal

@@ -197,9 +197,13 @@ class TimingRules:
         untimed = timing.get("untimed_cells") or {}
         if untimed:  # a path through a cell without a delay model is cut: the estimate is optimistic
             kinds = ", ".join(f"{t} x{n}" for t, n in sorted(untimed.items()))
+            latches = sorted(t for t in untimed if t in _LATCH_CELLS)
+            fix = (f"{'/'.join(latches)} is a latch Yosys inferred from a combinational always block that does "
+                   f"not assign a signal in every branch: assign it in every branch (or a default first), or "
+                   f"clock it" if latches else "add the cell type to kabe/timing/cells.py")
             checks.append(Check("timing.untimed_cells", "every cell timed", kinds, False,
                                 f"timing gate: the estimate has no delay model for {kinds}, so paths through them "
-                                f"were not timed; add the cell type to kabe/timing/cells.py"))
+                                f"were not timed; {fix}"))
         if timing.get("verdict_line") is not None or not estimated:
             checks.append(_verdict_check(timing))
         checks += _unclocked(timing, estimated, waivers or {})
@@ -222,6 +226,9 @@ class TimingRules:
             checks.append(_second_source(timing))
         return checks
 
+
+# Xilinx latch primitives (an inferred latch is almost always a missing else/default, not intent)
+_LATCH_CELLS = frozenset({"LDCE", "LDPE", "LDC", "LDP", "$_DLATCH_P_", "$_DLATCH_N_", "$dlatch"})
 
 # What a clock table or a path shows when a kind of check was timed: a summary row without a slack
 # over any of these numbers (a slack, or a count of endpoints above 0) contradicts itself.

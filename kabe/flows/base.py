@@ -18,6 +18,7 @@ design facts, nothing of kabe.build.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -81,3 +82,24 @@ def refuse_core_constraints(design, edam) -> None:
                 f"({own.name}, {design.yaml_file}), so it would be ignored. Fix: put its create_clock in "
                 f"{own.name} and drop it from the core file, or set `constraints: {Path(f.path).name}` in "
                 f"design.yaml if it is in the design's folder")
+
+
+# Source text that makes the synthesized design differ from the simulated one: Yosys and Vivado define
+# SYNTHESIS, Verilator does not; `translate_off` hides code from synthesis only.
+_SYNTH_ONLY = re.compile(r"`\s*(?:ifdef|ifndef|elsif)\s+SYNTHESIS\b|\b(?:synthesis|pragma|synopsys)\s+translate_off\b")
+
+
+def synthesis_only_code(sources) -> list[str]:
+    """`file:line` of every place in the HDL sources whose synthesized logic the simulation does not
+    run (`ifdef SYNTHESIS, translate_off): the build verifies the RTL as Verilator reads it, so what
+    those lines build was never compared with the model. Said on the console, never a failure."""
+    out = []
+    for src in sources:
+        try:
+            text = Path(src).read_text(errors="replace")
+        except OSError:
+            continue
+        for no, line in enumerate(text.splitlines(), 1):
+            if _SYNTH_ONLY.search(line):
+                out.append(f"{src}:{no}")
+    return out

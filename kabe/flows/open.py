@@ -35,7 +35,8 @@ from kabe import constraints as xdc, disk_space, tool_group
 from kabe.console import make_console
 from kabe.paths import ROOT
 from kabe.flows import yosys_cache, yosys_script as ys
-from kabe.flows.base import FlowError, FlowResult, ToolError, refuse_core_constraints, unreadable_timing
+from kabe.flows.base import (FlowError, FlowResult, ToolError, refuse_core_constraints, synthesis_only_code,
+                             unreadable_timing)
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
 
 NAME = "open"
@@ -293,6 +294,12 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
         with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
             edam = cores.resolve(design, "synth")
     refuse_core_constraints(design, edam)
+    unverified = synthesis_only_code(edam.sources)
+    if unverified:
+        more = f" and {len(unverified) - 1} more" if len(unverified) > 1 else ""
+        console.print(f"[yellow]{design_name}: note: {escape(unverified[0])}{more}: code for synthesis only "
+                      f"(`ifdef SYNTHESIS or translate_off); the simulation did not verify what it builds[/]",
+                      soft_wrap=True)
     # the records name the XDC as the checkout does (cores/x/x.xdc:3): the same build in another worktree
     # or on CI writes the same bytes (an error message still names the whole path, for the reader)
     xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints

@@ -32,3 +32,16 @@ def test_a_core_xdc_other_than_design_yaml_s_is_refused_with_the_fix(tmp_path, f
 def test_the_core_listing_design_yaml_s_own_xdc_is_fine(tmp_path):
     design, edam = _setup(tmp_path, "slow.xdc")
     refuse_core_constraints(design, edam)  # the same file: nothing is dropped
+
+
+def test_code_for_synthesis_only_is_found_by_file_and_line(tmp_path):
+    """`ifdef SYNTHESIS and translate_off build logic the simulation never ran (red team 3b, repro
+    19): the open flow says where, so a PASS is not read as covering it."""
+    from kabe.flows.base import synthesis_only_code
+
+    a = tmp_path / "a.v"
+    a.write_text("module a;\n`ifdef SYNTHESIS\n  assign k = 1;\n`else\n  assign k = 0;\n`endif\n"
+                 "// synthesis translate_off\n  initial $display(1);\n// synthesis translate_on\nendmodule\n")
+    b = tmp_path / "b.v"
+    b.write_text("module b; // SYNTHESIS is a word here, `ifdef SIM is not synthesis-only\nendmodule\n")
+    assert synthesis_only_code([a, b]) == [f"{a}:2", f"{a}:7"]

@@ -40,7 +40,8 @@ class Stimulus:
 
     A beat array is either 1-D integers, one beat per element (ports up to 64 bits; signed values
     are two's complement at the port's width), or 2-D uint8 of shape (beats, bits / 8), byte i being
-    tdata[8i+7:8i] (any width, 8 to 512 bits)."""
+    tdata[8i+7:8i] (any width, 8 to 512 bits). A value of a b-bit port lies in -2**(b-1) .. 2**b - 1,
+    whatever the array's dtype (numpy's default int64 holding 0..255 fits 8 bits)."""
 
     inputs: Mapping[str, Beats]
     expected: Later
@@ -88,11 +89,12 @@ def as_words(port: str, beats: Any, bits: int) -> np.ndarray:
         words = a.astype(np.int64 if signed else np.uint64, copy=False).view(np.uint64)
     if bits < 64:
         mask = np.uint64((1 << bits) - 1)
-        if signed:
-            lo = a.min(initial=0)
-            hi = a.max(initial=0)
-            if lo < -(1 << (bits - 1)) or hi >= 1 << (bits - 1):
-                raise StimulusError(f"{port}: a signed beat does not fit {bits} bits (min {lo}, max {hi})")
+        if signed:  # a signed array fits when each value does, read either way (int64 0..255 on 8 bits)
+            low, high = -(1 << (bits - 1)), (1 << bits) - 1
+            bad = np.flatnonzero((a < low) | (a > high))
+            if bad.size:
+                raise StimulusError(f"{port}: beat {int(bad[0])} is {int(a[bad[0]])}, outside what fits {bits} bits "
+                                    f"({low} to {high}: negative values as two's complement)")
             words = words & mask
         elif a.size and int(a.max()) >> bits:
             raise StimulusError(f"{port}: beat {int(np.flatnonzero(words > mask)[0])} has bits above bit {bits - 1}")

@@ -9,8 +9,10 @@ import importlib
 import sys
 from typing import Any, Callable
 
+import numpy as np
+
 from kabe.errors import UserError
-from kabe.model.stimulus import Context, Stimulus, StimulusError, as_words
+from kabe.model.stimulus import Context, Stimulus, StimulusError, as_words, resolve
 from .. import designs
 from ..paths import ROOT
 
@@ -58,11 +60,15 @@ def stimulus(d: designs.Design, fn: Callable[..., Any], seed: int, size: int | N
                          f"{sorted(context.inputs)}: give one array per input stream")
     if not callable(stim.expected):
         check_outputs(d, stim.expected, context)
+        for name in context.outputs:
+            beat_count(d, name, stim.expected[name])  # a 0-d array or a ragged list: said now, in one line
         if stim.expected_beats is not None:
             raise ModelError(f"{where}: expected_beats is only for an expected given as a function")
     elif stim.expected_beats is None or set(stim.expected_beats) != set(context.outputs):
         raise ModelError(f"{where}: an expected given as a function needs expected_beats, one count per output "
                          f"stream {sorted(context.outputs)}")
+    if not callable(stim.status):  # a status given now is checked now (a function's answer: when it is called)
+        check_status(d, stim.status, context)
     return stim
 
 
@@ -74,6 +80,31 @@ def check_outputs(d: designs.Design, expected: Any, context: Context) -> None:
                          f"{sorted(context.outputs)}: give one array per output stream")
 
 
+def beat_count(d: designs.Design, port: str, beats: Any) -> int:
+    """How many beats the model expects on `port`: the length of a 1-D or 2-D array; anything else
+    (a single value, a 0-d array, a ragged list) is one line naming the model and the port."""
+    where = f"the golden model {d.verify.value} of {d.name}"
+    try:
+        a = np.asarray(beats)
+    except Exception as e:  # noqa: BLE001 - whatever the model handed over: one line
+        raise ModelError(f"{where}: expected beats on {port} are not an array ({type(e).__name__}: {_line(e, 200)})") from None
+    if a.ndim not in (1, 2):
+        shown = f"a single value ({a.dtype}, a 0-d array)" if a.ndim == 0 else f"a {a.ndim}-D {a.dtype} array"
+        raise ModelError(f"{where}: expected beats on {port} are {shown}; give a 1-D array, one element per beat "
+                         f"(or 2-D uint8 (beats, bytes))")
+    return int(a.shape[0])
+
+
+def call_later(d: designs.Design, value: Any, what: str) -> Any:
+    """The model's `expected` or `status` (kabe.model.stimulus.resolve): a function it gave is called
+    here, and whatever it raises is one line naming the model, not a traceback."""
+    try:
+        return resolve(value)
+    except Exception as e:  # noqa: BLE001 - a model's bug is the user's to fix: one line
+        raise ModelError(f"the golden model {d.verify.value} of {d.name}: its {what} function raised "
+                         f"{type(e).__name__}: {_line(e, 300)}") from None
+
+
 def check_status(d: designs.Design, status: Any, context: Context) -> dict[str, int]:
     where = f"the golden model {d.verify.value} of {d.name}"
     if not isinstance(status, dict):
@@ -81,7 +112,18 @@ def check_status(d: designs.Design, status: Any, context: Context) -> dict[str, 
     unknown = sorted(set(status) - set(context.status))
     if unknown:
         raise ModelError(f"{where} expects status outputs {unknown} that design.yaml's streams.status does not declare")
-    return {str(k): int(v) for k, v in status.items()}
+    missing = [name for name in context.status if name not in status]
+    if missing:  # a declared status nobody predicts would be compared with nothing: refused, as a missing stream is
+        raise ModelError(f"{where} gives no expected value for status output(s) {missing} that design.yaml's "
+                         f"streams.status declares: return status={{{', '.join(repr(m) + ': ...' for m in missing)}}} "
+                         f"in its Stimulus, or remove them from streams.status")
+    out = {}
+    for k, v in status.items():
+        try:
+            out[str(k)] = int(v)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise ModelError(f"{where}: status {k} must be an integer, got {type(v).__name__} ({_line(e, 100)})") from None
+    return out
 
 
 def words(d: designs.Design, port: str, beats: Any, bits: int):

@@ -182,8 +182,10 @@ int main(int argc, char** argv) {
     long long usr_access = -1;  // -1: not given
     std::vector<std::string> in_paths;
     std::vector<std::pair<std::string, uint64_t>> out_args;
+    std::vector<const char*> plusargs{argv[0]};  // +verilator+... (X values: rand reset, seed) for Verilator
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
+        if (!a.empty() && a[0] == '+') { plusargs.push_back(argv[i]); continue; }
         auto need = [&](int n) {
             if (i + n >= argc) die("missing value after %s", a.c_str());
         };
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
     if (summary_path.empty() || max_cycles == 0) die("%s", "need --summary and --max-cycles");
 
     auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(1, argv);
+    ctx->commandArgs(static_cast<int>(plusargs.size()), plusargs.data());  // before the model: its X values
     auto top = std::make_unique<KABE_TOP_CLASS>(ctx.get());
     std::vector<In> ins;
     std::vector<Out> outs;

@@ -109,6 +109,12 @@ def problems(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tup
     return out
 
 
+def unchecked(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tuple[str, int]]) -> list[str]:
+    """The top's outputs the harness neither binds nor compares (in no stream or status of design.yaml),
+    in the order the top declares them: a debug port may be legitimate, but nothing verifies it."""
+    return [name for name, (direction, _) in found.items() if direction in ("output", "inout") and name not in want]
+
+
 def read_ports(verilator_argv: Sequence[str], toplevel: str, env: Mapping[str, str]) -> dict | None:
     """The top's ports as Verilator elaborates them (the build's own options and -G parameters),
     or None when Verilator cannot read the design (the build then says why)."""
@@ -133,10 +139,19 @@ def violation(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping
     """The one line saying how the top breaks the contract the harness relies on, or None when it
     keeps it (or Verilator cannot read the design: the build then says why).
     kabe.sim.verilator_build raises it as a PortContractError before anything is verilated."""
+    return check(design, toplevel, verilator_argv, env)[0]
+
+
+def check(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str]) -> tuple[str | None, list[str]]:
+    """(violation()'s line or None, the top's outputs nobody checks: unchecked())."""
     found = read_ports(verilator_argv, toplevel, env)
     if found is None:
-        return None
-    bad = problems(found, expected_ports(design.streams))
+        return None, []
+    want = expected_ports(design.streams)
+    return _violation_line(design, toplevel, problems(found, want)), unchecked(found, want)
+
+
+def _violation_line(design, toplevel: str, bad: list[str]) -> str | None:
     if not bad:
         return None
     declared = ", ".join(f"{n} {b}" for n, b in {**design.streams.inputs, **design.streams.outputs}.items())

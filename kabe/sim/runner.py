@@ -31,7 +31,7 @@ from .. import designs, disk_space, provenance, tool_group
 from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
 from ..model import frames
-from ..model.stimulus import Context, resolve, words_per_beat
+from ..model.stimulus import Context, words_per_beat
 from ..paths import BUILD, REPORTS
 from . import golden, verilator_build
 from .verilator_build import SimBuildError
@@ -219,6 +219,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         sb = verilator_build.build(d, params, flags=flags, build_root=build_root)
     if sb.compiled:
         console.print(f"[dim]{d.name}[/]: compiled in {sb.compile_seconds:.1f} s -> {sb.exe}")
+    if sb.not_checked:  # not a failure (a debug port may be meant), but nothing verifies them: said every run
+        console.print(f"[yellow]{d.name}: not checked: {escape(', '.join(sb.not_checked))} (outputs of top "
+                      f"{escape(sb.toplevel)} in no stream or status of design.yaml; nothing compares them)[/]",
+                      soft_wrap=True)
 
     # Absolute: the harness runs in the FuseSoC work root (below), not here.
     run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
@@ -250,7 +254,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                 argv += ["--in", str(in_path)]
                 del words
             expected_now = None if callable(stim.expected) else stim.expected
-            counts = stim.expected_beats or {n: int(np.asarray(a).shape[0]) for n, a in expected_now.items()}
+            counts = stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()}
             for name in streams.outputs:
                 argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
         frame_seconds = stim_seconds + time.monotonic() - t0
@@ -260,7 +264,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         # Simulate, and meanwhile compute what must come back.
         max_cycles = 4 * beats_in + 100_000
         cmd = [os.path.abspath(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
-               "--drain", str(_DRAIN_CYCLES), *argv]
+               "--drain", str(_DRAIN_CYCLES), *argv,
+               *verilator_build.x_plusargs(seed)]  # X values random, fixed by the seed (a rerun reproduces them)
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: simulating {beats_in:,} cycles per input"):
             # in a process group tied to this run: a killed build takes the simulation with it
@@ -271,18 +276,20 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                                   cwd=cwd) as sim_proc:
                 try:
                     t1 = time.monotonic()
-                    expected_raw = expected_now if expected_now is not None else resolve(stim.expected)
+                    expected_raw = expected_now if expected_now is not None else golden.call_later(d, stim.expected, "expected")
                     golden.check_outputs(d, expected_raw, context)
                     expected = {n: golden.words(d, n, expected_raw[n], streams.outputs[n]) for n in streams.outputs}
+                    # shown signed when the model's values are (a negative one): int64 0..255 reads as bytes
                     signed = {n: np.asarray(expected_raw[n]).ndim == 1
                               and np.issubdtype(np.asarray(expected_raw[n]).dtype, np.signedinteger)
+                              and bool((np.asarray(expected_raw[n]) < 0).any())
                               for n in streams.outputs}
                     for n in streams.outputs:
                         if expected[n].shape[0] != int(counts[n]):
                             raise golden.ModelError(f"the golden model {d.verify.value} of {d.name}: expected_beats "
                                                     f"says {counts[n]} on {n}, its expected array has "
                                                     f"{expected[n].shape[0]}")
-                    want_status = golden.check_status(d, resolve(stim.status), context)
+                    want_status = golden.check_status(d, golden.call_later(d, stim.status, "status"), context)
                     del expected_raw
                     model_seconds = time.monotonic() - t1
                     out, err = sim_proc.communicate()
@@ -405,6 +412,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "mcycles_per_second": round(summary["total_cycles"] / max(summary["sim_seconds"], 1e-9) / 1e6, 3),
         "simulator": "verilator",
         "version": sb.verilator_version,
+        "x_seed": verilator_build.x_seed(seed),  # +verilator+seed: the run's X values (rand reset 2)
+        "not_checked": list(sb.not_checked),  # the top's outputs in no stream or status: never compared
         "build_key": sb.key,
         "commit": commit.sha,
         "dirty": commit.dirty,
@@ -439,12 +448,14 @@ def describe(result: Mapping[str, Any]) -> str:
     want_invalid = [v for k, v in (result.get("expected_status") or {}).items() if k.endswith("_invalid")]
     invalid = (f", {result['stat_invalid']:,} invalid input(s) counted (model {sum(want_invalid):,})"
                if want_invalid else "")
+    unchecked = result.get("not_checked") or []
+    unchecked_text = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
     return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']} mismatches, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
             f"(beats/cycle {result['beats_per_cycle']:.3f}){invalid}, {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
             f"simulation, compile {result['compile_seconds']:.1f}, "
-            f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f})")
+            f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f}){unchecked_text}")
 
 
 def main(design: str, rows: int | None = None, seed: int = 1, *, console: Console | None = None,

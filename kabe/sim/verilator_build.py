@@ -35,6 +35,23 @@ COMPILER_FIX = "install g++ and make (Debian/Ubuntu: apt-get install g++ make, o
 _NO_COMPILER = re.compile(r"^(?:make(?:\[\d+\])?|(?:/bin/)?sh(?:: \d+)?): ((?:\S*/)?(?:[\w.-]*-)?(?:c\+\+|g\+\+|clang\+\+|cc|gcc|clang)"
                           r"(?:-[\d.]+)?): (?:No such file or directory|not found|command not found)", re.M)
 _KEEP_BUILDS = 4  # per design: the default build and a few override variants stay warm
+# X is not a value: every explicit X (`y = 8'bx`) and every register with no reset or initial value is
+# a value picked at run time (Verilator's --x-assign/--x-initial unique), random per run under
+# x_plusargs(); a model that matches X by luck (fast: one fixed value) would pass while Yosys builds
+# anything for those bits. In the compiled model's key (_key: the options).
+X_OPTIONS = ("--x-assign", "unique", "--x-initial", "unique")
+
+
+def x_seed(seed: int) -> int:
+    """Verilator's runtime seed for the X values of the run with this stimulus seed: fixed by it (a rerun
+    with the same seed simulates the same X values), never 0 (Verilator's "pick one at random")."""
+    digest = hashlib.sha256(f"kabe x values for seed {int(seed)}".encode()).digest()
+    return 1 + int.from_bytes(digest[:4], "little") % 0x7FFFFFFE
+
+
+def x_plusargs(seed: int) -> list[str]:
+    """The harness's run arguments that make X values random (rand reset 2) with x_seed(seed)."""
+    return ["+verilator+rand+reset+2", f"+verilator+seed+{x_seed(seed)}"]
 
 
 class SimBuildError(UserError, RuntimeError):
@@ -58,6 +75,8 @@ class SimBuild:
     compiled: bool = False  # True when this call ran the compiler
     compile_seconds: float = 0.0
     edam: cores.Edam | None = field(default=None, hash=False, compare=False)
+    # the top's outputs in no stream or status of design.yaml: nothing compares them (port_contract.unchecked)
+    not_checked: tuple[str, ...] = ()
 
 
 def verilator_root() -> Path:
@@ -224,6 +243,15 @@ def _check_no_spaces(design: str, out: Path, vroot: Path) -> None:
                             f"folder whose path has no spaces, or set VERILATOR_ROOT to such a copy")
 
 
+def _stamped_not_checked(stamp: Path) -> tuple[str, ...]:
+    """The unchecked outputs a compiled model's stamp.json recorded when it was built."""
+    try:
+        names = json.loads(stamp.read_text()).get("not_checked") or []
+        return tuple(str(n) for n in names)
+    except (OSError, ValueError, AttributeError):
+        return ()
+
+
 def _prune(design_dir: Path, keep: Path, build_root: Path) -> None:
     builds = sorted((d for d in design_dir.iterdir()
                      if d.is_dir() and not d.is_symlink() and d != keep and (d / "stamp.json").exists()),
@@ -252,7 +280,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     defines = {k: v for k, v in edam.parameters.items()
                if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
     core_options = [str(o) for o in edam.tool_options.get("verilator_options", [])]
-    key = _key(edam, d.streams, values, defines, core_options)
+    key = _key(edam, d.streams, values, defines, [*X_OPTIONS, *core_options])
     design_dir = Path(build_root) / "sim" / d.name
     out = design_dir / key[:16]
     exe = out / "harness"
@@ -260,7 +288,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     common = dict(design=d.name, exe=exe, directory=out, key=key, toplevel=edam.toplevel, nports=d.ports,
                   parameters=values, verilator_version=verilator_version(), edam=edam)
     if exe.exists() and stamp.exists():
-        return SimBuild(**common)
+        return SimBuild(**common, not_checked=_stamped_not_checked(stamp))
 
     vroot = verilator_root()
     _check_no_spaces(d.name, out, vroot)  # one line now, not make's refusal after the contract check
@@ -272,9 +300,10 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
         *[_define_arg(k, v) for k, v in defines.items()], *[str(p) for p in edam.sources],
     ]
     # A top off the contract is one line now, not a C++ error from the harness after the compile.
-    broken = port_contract.violation(d, edam.toplevel, [str(vroot / "bin" / "verilator"), *front_end], _env())
+    broken, not_checked = port_contract.check(d, edam.toplevel, [str(vroot / "bin" / "verilator"), *front_end], _env())
     if broken:
         raise PortContractError(broken)
+    common["not_checked"] = tuple(not_checked)
 
     safe_fs.make_dirs(design_dir, build_root)  # never through a symlinked build/sim/<design>
     lock_path = Path(build_root) / "sim" / ".compile.lock"
@@ -286,7 +315,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
                 log(f"another Verilator compile is running; waiting for {lock_path}")
             fcntl.flock(lock, fcntl.LOCK_EX)
         if exe.exists() and stamp.exists():  # another process built it while we waited
-            return SimBuild(**common)
+            return SimBuild(**{**common, "not_checked": _stamped_not_checked(stamp)})
         safe_fs.remove_tree(out, build_root)
         safe_fs.make_dirs(out, build_root)
         (out / "kabe_design.h").write_text(_design_header(d.name))
@@ -298,7 +327,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
             # Assertions stay on (Verilator's default, as in the cocotb path): a design's own `assert ...
             # else $error(...)`, $fatal or $stop ends the harness (exit 1), which kabe.sim.runner reports
             # as a failed verification naming the assertion.
-            "--x-assign", "fast", "--x-initial", "fast",
+            *X_OPTIONS,  # X is random at run time (x_plusargs), never a fixed value the model may match
             "--prefix", "Vtop", "-Mdir", str(out / "obj"), "-o", str(exe),
             "-j", str(jobs), "-CFLAGS", f"-O2 -I{out}",
             *front_end, str(HARNESS),
@@ -331,6 +360,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
                 or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
             raise SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
         stamp.write_text(json.dumps({"design": d.name, "key": key, "parameters": {k: str(v) for k, v in values.items()},
-                                     "verilator": verilator_version(), "compile_seconds": round(seconds, 2)}) + "\n")
+                                     "verilator": verilator_version(), "compile_seconds": round(seconds, 2),
+                                     "not_checked": list(not_checked)}) + "\n")
     _prune(design_dir, out, build_root)
     return SimBuild(**{**common, "compiled": True, "compile_seconds": seconds})

@@ -7,6 +7,7 @@ and a throwaway copy of the project (tests/repo_copy.py), never in cores/."""
 from __future__ import annotations
 
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,18 @@ def test_doit_sim_exits_2_with_one_line(tmp_path):
     assert len(lines) == 1 and "m0_axis_tvalid is missing (expected a 1-bit output)" in lines[0], out
     assert "docs/streams.md" in lines[0] and "Traceback" not in out and "error:" not in out
     assert not (copy / "build" / "sim" / "noport").exists()  # refused before the harness build's folder
+
+
+def test_outputs_in_no_stream_or_status_are_named_as_not_checked(tmp_path):
+    """A second output stream and a counter the design.yaml does not declare (red team 3b, repro 15):
+    not a contract break (a debug port may be meant), but named, so a PASS does not hide them."""
+    src = tmp_path / "t.v"
+    extra = {"m2_axis_tdata": "output wire [7:0] m2_axis_tdata", "m2_axis_tready": "input wire m2_axis_tready",
+             "beats_seen": "output wire [31:0] beats_seen", "dbg_io": "inout wire dbg_io"}
+    src.write_text(top_verilog("t", "", extra))
+    d = types.SimpleNamespace(name="t", streams=ONE_PROBE)  # check() reads only these of a design
+    broken, not_checked = port_contract.check(d, "t", verilator_argv(src, "t"), verilator_build._env())
+    assert broken is None
+    assert not_checked == ["m2_axis_tdata", "beats_seen", "dbg_io"]  # in declaration order; inputs are not outputs
+    found = port_contract.read_ports(verilator_argv(src, "t"), "t", verilator_build._env())
+    assert port_contract.unchecked(found, port_contract.expected_ports(ONE_PROBE)) == not_checked

@@ -92,6 +92,16 @@ def test_a_model_that_expects_no_word_checks_nothing_and_fails(project):
      r"raised ValueError: size must be even"),
     (('status={"beats_seen": 4 * n}', 'status={"beats_sen": 4 * n}'),
      r"expects status outputs \['beats_sen'\] that design.yaml's streams.status does not declare"),
+    # red team 3b (15, 05, 16): a declared status with no value, a single value for beats, an expected or
+    # status function that raises (called while the simulation runs)
+    (('status={"beats_seen": 4 * n},', ''),
+     r"gives no expected value for status output\(s\) \['beats_seen'\] that design.yaml's streams.status declares"),
+    (('"m_narrow_axis": wide.reshape(-1).view("<u4")}', '"m_narrow_axis": np.uint32(3)}'),
+     r"expected beats on m_narrow_axis are a single value \(uint32, a 0-d array\)"),
+    (('expected={"m_axis"', 'expected_beats={"m_axis": n, "m_narrow_axis": 4 * n}, expected=lambda: (1 // 0) or {"m_axis"'),
+     r"its expected function raised ZeroDivisionError: integer division or modulo by zero"),
+    (('status={"beats_seen": 4 * n}', 'status=lambda: {"beats_seen": int("four")}'),
+     r"its status function raised ValueError: invalid literal"),
 ])
 def test_a_model_mistake_is_one_line_naming_the_model(project, change, message):
     d = _width(project, model=u.WIDTH_MODEL.replace(*change))
@@ -161,3 +171,29 @@ def test_a_design_with_a_model_of_its_own_is_not_deployed(tmp_path):
     d = designs.load(u.write_width(tmp_path))
     with pytest.raises(ssh.DeployError, match=r"width is verified by model width_model:stimulus; the board runner"):
         host.deploy(d, settings=None, rows=8, reports_root=tmp_path / "reports")
+
+
+# ---- X: never a fixed value a model can match by luck ------------------------------------------
+
+def test_x_reaching_an_output_is_a_random_value_that_the_seed_reproduces(tmp_path, monkeypatch):
+    """The packer's low byte is `8'bx` and the model says 0 there (red team 3b, repro 09). Built with
+    --x-assign fast, X was a fixed 0 and the run passed; with --x-assign/--x-initial unique and
+    +verilator+rand+reset+2 it is random, fixed by the run's seed (x_seed), so it mismatches, and a
+    rerun with the same seed shows the same values."""
+    from kabe.sim import verilator_build
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    top = u.WIDTH_TOP.replace("m_axis_tdata <= {s_axis_tdata, acc};", "m_axis_tdata <= {s_axis_tdata, acc[95:8], 8'bx};")
+    model = u.WIDTH_MODEL.replace('expected={"m_axis": words.view(np.uint8).reshape(n, 16),',
+                                  'expected={"m_axis": np.where(np.arange(16) == 0, 0, words.view(np.uint8).reshape(n, 16)).astype(np.uint8),')
+    assert model != u.WIDTH_MODEL and top != u.WIDTH_TOP
+    d = _width(tmp_path, top, model)
+    first = runner.run_sim(d, 64, seed=4, build_root=tmp_path / "build")
+    assert not first["passed"] and first["mismatches"] > 0 and first["x_seed"] == verilator_build.x_seed(4)
+    again = runner.run_sim(d, 64, seed=4, build_root=tmp_path / "build")
+    assert again["first_mismatches"] == first["first_mismatches"]  # the same X values: the run reproduces
+    assert {"--x-assign", "--x-initial"} <= set(verilator_build.X_OPTIONS) and "fast" not in verilator_build.X_OPTIONS
+    build_log = next((tmp_path / "build" / "sim" / "width").glob("*/build.log")).read_text()
+    assert "--x-assign unique --x-initial unique" in build_log
+    assert verilator_build.x_plusargs(4) == ["+verilator+rand+reset+2", f"+verilator+seed+{verilator_build.x_seed(4)}"]
+    assert len({verilator_build.x_seed(s) for s in range(100)}) == 100 and 0 not in {verilator_build.x_seed(s) for s in range(100)}

@@ -203,7 +203,7 @@ def _read_yaml(yaml_file: Path) -> Any:
 _NAME_LINE = re.compile(r"^name\s*:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
 
 
-def _core_name(path: Path) -> str | None:
+def core_name(path: Path) -> str | None:
     """The top-level `name:` of a CAPI2 core file, read by pattern so a core with a YAML error elsewhere
     still maps to its design (FuseSoC then reports that error against the right file)."""
     try:
@@ -217,9 +217,9 @@ def _find_core_file(directory: Path, vlnv: str, yaml_file: Path) -> Path:
     preferred = directory / f"{directory.name}.core"
     candidates = [preferred] + sorted(p for p in directory.glob("*.core") if p != preferred)
     for cand in candidates:
-        if cand.is_file() and _core_name(cand) == vlnv:
+        if cand.is_file() and core_name(cand) == vlnv:
             return cand
-    names = {str(c.name): _core_name(c) for c in candidates if c.is_file()}
+    names = {str(c.name): core_name(c) for c in candidates if c.is_file()}
     if not names:
         raise _fail(yaml_file, f"no .core file beside it; expected {preferred.name} declaring name: {vlnv}")
     found = ", ".join(f"{k} -> {v}" for k, v in names.items())

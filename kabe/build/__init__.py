@@ -135,8 +135,12 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     edam = cores.resolve(design, "synth", force=not use_cache)  # once: the flow gets the resolved target
-    if not use_cache and design.verify.kind != "none":  # cache=off reuses no FuseSoC answer either
-        cores.resolve(design, "sim", force=True)  # (the key and the simulation check then read this one)
+    # the sim target is the verified design: the same design as the synth target, in a language the simulation
+    # reads, before anything runs (cache=off reuses no FuseSoC answer either: the key and the simulation check
+    # then read this one)
+    target_files = _check_sim_target(design, edam, console, force=not use_cache) if sim_check else None
+    if not sim_check and not use_cache and design.verify.kind != "none":
+        cores.resolve(design, "sim", force=True)  # the key reads it
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
     ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,
@@ -146,9 +150,44 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
         if record is not None:
             return record
     sim, sim_files = _sim_check(design, console, reports_root, commit) if sim_check else (None, {})
+    if sim is not None and target_files:  # the files one target lists and the other not, said with the result
+        sim = {**sim, "target_files": target_files}
     safe_fs.make_dirs(ctx.workdir, BUILD)  # a symlinked build/<design> is refused, not written through
     with scratch.exclusive(ctx.workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
         return _flow_gate_archive(ctx, sim, sim_files)
+
+
+def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: Console, *,
+                      force: bool = False) -> dict | None:
+    """The simulation check verifies the sim target and the flow builds the synth target: refuse (BuildError,
+    or the CoreError of cores.compare_targets) when they are different designs (another toplevel, another
+    parameter or define value), or when the sim target lists VHDL, which the Verilator harness cannot read
+    (said before the simulation, not as Verilator's syntax error). Files only one target lists (a simulation
+    model of a vendor primitive) are allowed: said in one line, and returned for metrics.json's
+    `sim.target_files`; None when both list the same files, or the design is not simulated."""
+    from kabe.flows import open as open_flow
+    from kabe.flows.base import FlowError
+
+    if design.verify.kind == "none":  # no sim target needed (kabe.records.cache.key_for)
+        return None
+    sim_edam = cores.resolve(design, "sim", force=force)
+    try:
+        open_flow.check_languages(sim_edam)
+    except FlowError as e:
+        head = str(e).split("; the open flow reads")[0]
+        raise BuildError(f"{head}, in target sim; kabe's simulation check (Verilator) reads Verilog and "
+                         f"SystemVerilog only, whatever the flow. Fix: give the design a Verilog version of the "
+                         f"file (flow=vivado synthesizes VHDL, but a simulated design is still simulated by "
+                         f"Verilator)") from None
+    sim_only, synth_only = cores.compare_targets(design, sim_edam, synth_edam)
+    if not sim_only and not synth_only:
+        return None
+    files = {"sim_only": cores.shown_files(sim_only), "synth_only": cores.shown_files(synth_only)}
+    said = "; ".join(f"files only in the {t} target: {', '.join(files[f'{t}_only'])}" for t in ("sim", "synth")
+                     if files[f"{t}_only"])
+    console.print(f"[yellow]{design.name}: {escape(said)} (otherwise the two targets agree: one toplevel, the same "
+                  f"parameters and defines)[/]", soft_wrap=True)
+    return files
 
 
 def _from_cache(ctx: BuildContext) -> dict | None:

@@ -487,8 +487,13 @@ def _parameter_problem(core: dict, target: str) -> str | None:
             why = _value_problem(spec["datatype"], value.strip())
             if why:
                 shown = value.strip() if len(value.strip()) <= 60 else value.strip()[:57] + "..."
-                return (f"target {tname!r} sets parameter {name.strip()} (datatype {spec['datatype']}) to "
-                        f"{shown}, {why}")
+                base = targets.get("default")
+                if tname != "default" and isinstance(base, dict) and item in (base.get("parameters") or []):
+                    tname = f"default' (which '{tname}' inherits"  # a `<<: *default` merge: said where written
+                    where = f"target '{tname})"
+                else:
+                    where = f"target {tname!r}"
+                return (f"{where} sets parameter {name.strip()} (datatype {spec['datatype']}) to {shown}, {why}")
     return None
 
 

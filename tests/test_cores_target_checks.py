@@ -187,8 +187,11 @@ def test_a_first_line_that_is_not_capi2(project, first, hint):
 @pytest.mark.parametrize("edit, said", [
     (("default: 90}", "default: abc}"), r"parameter XOR \(datatype int\) has default: 'abc', which FuseSoC cannot read "
                                         r"as an int\. Fix: write a decimal or a 0x/0o/0b number"),
-    (("    parameters: [XOR]\n", "    parameters: [XOR=90.0]\n"), r"target 'synth' sets parameter XOR \(datatype int\) "
-                                                                  r"to 90\.0, which FuseSoC cannot read as an int"),
+    (("    parameters: [XOR]\n", "    parameters: [XOR=90.0]\n"),
+     r"target 'default' \(which 'synth' inherits\) sets parameter XOR \(datatype int\) to 90\.0, which FuseSoC cannot "
+     r"read as an int"),
+    (("    flow: generic\n", "    flow: generic\n    parameters: [XOR=1.5]\n"),
+     r"target 'synth' sets parameter XOR \(datatype int\) to 1\.5, which FuseSoC cannot read as an int"),
     (("    parameters: [XOR]\n", "    parameters: [XOR=\"8'h5A\"]\n"), r"sets parameter XOR \(datatype int\) to "
                                                                        r"\"8'h5A\", which .* 8'h5A"),
     (("datatype: int", "datatype: integer"), r"parameter XOR has datatype 'integer'\. Fix: `datatype:` is one of"),

@@ -21,7 +21,8 @@ def main(job_file: str) -> int:
                  parameters=job["parameters"], hdl_toplevel=job["toplevel"], build_dir=job["build_dir"],
                  build_args=job["build_args"], always=False)
     runner.test(test_module=job["module"], hdl_toplevel=job["toplevel"], test_dir=job["test_dir"],
-                build_dir=job["build_dir"], results_xml=job["results_xml"], seed=job["seed"])
+                build_dir=job["build_dir"], results_xml=job["results_xml"], seed=job["seed"],
+                plusargs=job.get("plusargs", []))
     return 0
 
 

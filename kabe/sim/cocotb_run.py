@@ -9,6 +9,7 @@ with the result and archived beside it (reports/<commit>/<design>/sim/junit.xml)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -87,8 +88,16 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
                "parameters": {k: cores.hdl_value(v) for k, v in values.items()}, "toplevel": edam.toplevel,
                "build_dir": str(run_root / "build"), "test_dir": str(work), "results_xml": str(results),
                "module": module, "seed": seed, "pythonpath": [str(found[0].parent), str(ROOT)],
-               "build_args": ["-Wno-fatal", "-Wno-lint", "-Wno-style",
-                              *[str(o) for o in edam.tool_options.get("verilator_options", [])]]}
+               # X random per run, as in kabe's own harness (verilator_build.X_OPTIONS): an output that
+               # depends on X fails the testbench instead of matching it by luck
+               "build_args": ["-Wno-fatal", "-Wno-lint", "-Wno-style", *verilator_build.X_OPTIONS,
+                              *[str(o) for o in edam.tool_options.get("verilator_options", [])]],
+               "plusargs": verilator_build.x_plusargs(seed)}
+        # cocotb's runner rebuilds only when a source file is newer than its build (always=False): a change
+        # of parameters, defines or flags would reuse the old model, so each set of them builds in its own folder
+        what = {k: job[k] for k in ("sources", "includes", "defines", "parameters", "toplevel", "build_args")}
+        job["build_dir"] = str(run_root / ("build-" + hashlib.sha256(
+            json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]))
         (work / "job.json").write_text(json.dumps(job, default=str))
         env = verilator_build._env()
         env["PATH"] = f"{verilator_build.verilator_root() / 'bin'}{os.pathsep}{env.get('PATH', '')}"

@@ -36,12 +36,12 @@ from typing import Any, Iterable, Mapping
 
 import yaml
 
-from kabe.errors import UserError, bounded
 from kabe import designs, tool_group
+from kabe.core_files import (HDL_TYPES, CoreError, Declared, check_file_types, check_unique, check_used_cores,
+                             core_file_problem, declarations)
 from kabe.paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
 
 TARGETS = ("sim", "synth", "vivado")
-HDL_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource")
 # Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
 _STAMP = "kabe_resolve.json"
@@ -50,34 +50,6 @@ _LOCK = ".lock"
 _OWN = {_LOCK, _STAMP, "fusesoc.conf"}  # kabe's files in a work root, not FuseSoC's output
 # work root -> the inputs key FuseSoC last set it up for in this process (kabe.cores' docstring)
 _FRESH: dict[Path, str] = {}
-
-
-class CoreError(UserError, RuntimeError):
-    """FuseSoC could not resolve a core: names the core file, FuseSoC's message and the fix."""
-
-
-# File types FuseSoC and edalize know (FuseSoC's CAPI1 list, IP-XACT's and the ones edalize's tools read).
-# FuseSoC passes any string through and every tool leaves out a file whose type it does not know, so a typo
-# (`verilogSourc`) silently drops the file: kabe refuses an unknown type on an HDL file, or one a letter or
-# two from a known type. An HDL type may carry a standard's version (verilogSource-2005, vhdlSource-2008).
-KNOWN_FILE_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource", "xdc", "SDC", "sdc", "tclSource",
-                    "user", "mem", "xci", "bd", "UCF", "PCF", "LPF", "PDC", "CST", "CCF", "QIP", "QSYS", "QSF",
-                    "BMM", "vlt", "waiver", "edif", "uhdm", "dpiLibrary", "iceboxAscii", "chipdb", "bitstream",
-                    "report", "tlverilogsource", "cppSource", "cSource", "systemCSource", "veribleLintRules",
-                    "unknown", "swObject", "swCHeader")
-_HDL_FILE_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl"}
-CAPI2_HEADER = "CAPI=2:"
-_CORE_SCAN_EXCLUDE = {".git"}  # as FuseSoC's library scan
-
-
-@dataclass(frozen=True)
-class Declared:
-    """One .core file FuseSoC's library scan reads: its path, the `name:` it declares, and whether its first
-    line is the `CAPI=2:` FuseSoC needs (a core file without it is skipped: its VLNV is then "not found")."""
-
-    path: Path
-    name: str | None
-    capi2: bool
 
 
 @dataclass(frozen=True)
@@ -232,116 +204,6 @@ def _library_roots() -> list[Path]:
     return out
 
 
-def _first_word(path: Path) -> str:
-    """The first word of a core file's first line, as FuseSoC reads its CAPI version."""
-    try:
-        with open(path, errors="replace") as f:
-            words = f.readline().split()
-    except OSError:
-        return ""
-    return words[0] if words else ""
-
-
-def declarations(cores_root: Path) -> list[Declared]:
-    """Every .core file FuseSoC reads when it resolves a design of cores_root: kabe's own library, the
-    project's cores/ and the libraries its fusesoc.conf names, each file once (by its real path), walked as
-    FuseSoC walks them (symlinks followed once, .git and folders holding FUSESOC_IGNORE skipped)."""
-    out: list[Declared] = []
-    seen: set[Path] = set()
-    for root in [GENERATORS, Path(cores_root), *_library_roots()]:
-        if not Path(root).is_dir():
-            continue
-        visited: set[tuple[int, int]] = set()
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-            if "FUSESOC_IGNORE" in filenames:
-                dirnames[:] = []
-                continue
-            keep = []
-            for name in sorted(dirnames):
-                if name in _CORE_SCAN_EXCLUDE:
-                    continue
-                try:
-                    st = os.stat(os.path.join(dirpath, name))
-                except OSError:
-                    continue
-                if (st.st_dev, st.st_ino) not in visited:
-                    visited.add((st.st_dev, st.st_ino))
-                    keep.append(name)
-            dirnames[:] = keep
-            for name in sorted(filenames):
-                if not name.endswith(".core"):
-                    continue
-                path = Path(dirpath, name)
-                real = path.resolve()
-                if real in seen or not path.is_file():
-                    continue
-                seen.add(real)
-                out.append(Declared(path, designs.core_name(path), _first_word(path) == CAPI2_HEADER))
-    return out
-
-
-def _shown(path: Path | str) -> str:
-    """A path as a message shows it: relative to the project when it is under it."""
-    p = Path(path)
-    try:
-        return p.resolve().relative_to(ROOT.resolve()).as_posix()
-    except ValueError:
-        return str(p)
-
-
-def _same_file(a: Path | str, b: Path | str) -> bool:
-    return Path(a).resolve() == Path(b).resolve()
-
-
-def _duplicate_error(d: designs.Design, vlnv: str, files: list[Path], used: Path | None = None) -> CoreError:
-    """Two core files declare one VLNV: FuseSoC keeps one of them, silently, so a copied design whose core
-    still says the original's name builds the original's files (red team 3b, repro 23)."""
-    files = list(dict.fromkeys(Path(f) for f in files))
-    listed = ", ".join(_shown(f) for f in files)
-    picked = f" (this time it used {_shown(used)})" if used is not None else ""
-    parts = vlnv.split(":")
-    if vlnv == d.core:
-        yaml_shown = _shown(d.yaml_file)
-        if len(parts) == 4 and parts[2] != d.name:  # the design's folder holds a copy of another design's core
-            new = ":".join([*parts[:2], d.name, parts[3]])
-            fix = (f"a copied design needs its own VLNV: change `name:` in {_shown(d.core_file)} and `core:` in "
-                   f"{yaml_shown} to {new}")
-        else:
-            others = ", ".join(_shown(f) for f in files if not _same_file(f, d.core_file))
-            fix = (f"give the other core file(s) ({others}) a VLNV of their own (`name:`, and `core:` in the "
-                   f"design.yaml beside each), or delete the stale copy")
-        return CoreError(f"{_shown(d.core_file)}: VLNV {vlnv} is declared by {len(files)} core files ({listed}); "
-                         f"FuseSoC silently keeps one of them{picked}, so design {d.name} could be verified and "
-                         f"synthesized from the other's files. Fix: {fix}")
-    return CoreError(f"{_shown(d.core_file)}: dependency {vlnv} is declared by {len(files)} core files ({listed}); "
-                     f"FuseSoC silently keeps one of them{picked}. Fix: keep one (delete the stale copy), or give "
-                     f"the other its own `name:` (a new version number, if it is a newer copy)")
-
-
-def check_unique(d: designs.Design, declared: list[Declared]) -> None:
-    """CoreError when another core file FuseSoC reads declares the design's own VLNV."""
-    same = [x.path for x in declared if x.capi2 and x.name == d.core]
-    if any(not _same_file(p, d.core_file) for p in same):
-        raise _duplicate_error(d, d.core, [d.core_file, *same])
-
-
-def _check_used_cores(d: designs.Design, edam: "Edam", declared: list[Declared]) -> None:
-    """After resolution: the design's core is its own core file, and no core of the EDAM is declared twice."""
-    own = edam.core_of.get(d.core)
-    used = {p.resolve() for p in edam.core_files}
-    if (own is not None and not _same_file(own, d.core_file)) or (used and Path(d.core_file).resolve() not in used):
-        other = own if own is not None else None
-        raise CoreError(f"{_shown(d.core_file)}: FuseSoC resolved {d.core} from "
-                        f"{_shown(other) if other is not None else 'another core file'}, not from the design's own "
-                        f"core file, so design {d.name} would be verified and synthesized from another core's files. "
-                        f"Fix: give each core file its own `name:` (and `core:` in {_shown(d.yaml_file)} the "
-                        f"design's)")
-    for vlnv, path in edam.core_of.items():
-        same = [x.path for x in declared if x.capi2 and x.name == vlnv]
-        if len(same) > 1:
-            raise _duplicate_error(d, vlnv, same, used=path)
-
-
 def _resolve_inputs(cores_root: Path) -> list[Path]:
     """Files whose change may change FuseSoC's answer: core files and generator scripts/data, the
     project's fusesoc.conf and the core files of the libraries it names."""
@@ -421,128 +283,6 @@ def _fix_hint(message: str, target: str, vlnv: str, core_file: str | None = None
     if "yaml" in m or "parse" in m or "scanner" in m or "mapping" in m or "capi" in m or "schema" in m:
         return "fix the core file's syntax (CAPI=2 YAML; `fusesoc core-info` shows the same error)"
     return "run the printed fusesoc command by hand to see the full log"
-
-
-_PARAM_TYPES = ("cmdlinearg", "generic", "plusarg", "vlogdefine", "vlogparam")
-_DATATYPES = ("bool", "file", "int", "real", "str")
-_CYCLE = re.compile(r"^(\S+?)-[^\s-]+-\d+ -> ", re.MULTILINE)  # simplesat: 'user_design_ce-0.1.0-0 -> [...]'
-
-
-def _value_problem(datatype: str, value: Any) -> str | None:
-    """Why FuseSoC cannot read value as a parameter of datatype (its capi2 _parse_param_value), or None."""
-    if datatype == "int":
-        if isinstance(value, int):
-            return None
-        if isinstance(value, str):
-            try:
-                int(value, 0)
-                return None
-            except ValueError:
-                pass
-        return ("which FuseSoC cannot read as an int. Fix: write a decimal or a 0x/0o/0b number (90 or 0x5A; a "
-                "Verilog literal such as 8'h5A, a quoted value or a fraction is not read), or change the "
-                "parameter's `datatype:`")
-    if datatype == "bool":
-        if isinstance(value, str) and value.lower() not in ("true", "false"):
-            return "which is not a bool. Fix: write true or false"
-        return None
-    if datatype == "real" and not isinstance(value, float):
-        try:
-            float(value)
-            return None
-        except (TypeError, ValueError):
-            return "which FuseSoC cannot read as a real. Fix: write a number (e.g. 2.5)"
-    return None
-
-
-def _parameter_problem(core: dict, target: str) -> str | None:
-    """The first parameter of the core file FuseSoC cannot read: its datatype, paramtype, default, or a
-    `NAME=value` under a target's `parameters:` (the asked target first); None when they all read."""
-    specs = core.get("parameters") if isinstance(core.get("parameters"), dict) else {}
-    for name, spec in specs.items():
-        if not isinstance(spec, dict):
-            continue
-        datatype, paramtype = spec.get("datatype"), spec.get("paramtype")
-        if datatype not in _DATATYPES:
-            return (f"parameter {name} has datatype {bounded(datatype)}. Fix: `datatype:` is one of "
-                    f"{', '.join(_DATATYPES)}")
-        if paramtype not in _PARAM_TYPES:
-            return (f"parameter {name} has paramtype {bounded(paramtype)}. Fix: `paramtype:` is one of "
-                    f"{', '.join(_PARAM_TYPES)} (vlogparam: a Verilog parameter, vlogdefine: a `define)")
-        if "default" in spec:
-            why = _value_problem(datatype, spec["default"])
-            if why:
-                return f"parameter {name} (datatype {datatype}) has default: {bounded(spec['default'])}, {why}"
-    targets = core.get("targets") if isinstance(core.get("targets"), dict) else {}
-    for tname in sorted(targets, key=lambda t: (t != target, t != "default", str(t))):
-        tdef = targets[tname]
-        items = tdef.get("parameters") if isinstance(tdef, dict) else None
-        for item in items if isinstance(items, list) else []:
-            if not isinstance(item, str) or "=" not in item or "?" in item or "(" in item:
-                continue  # a plain name, or a use-flag expression FuseSoC evaluates first
-            name, value = item.split("=", 1)
-            spec = specs.get(name.strip())
-            if not isinstance(spec, dict) or spec.get("datatype") not in _DATATYPES:
-                continue
-            why = _value_problem(spec["datatype"], value.strip())
-            if why:
-                shown = value.strip() if len(value.strip()) <= 60 else value.strip()[:57] + "..."
-                base = targets.get("default")
-                if tname != "default" and isinstance(base, dict) and item in (base.get("parameters") or []):
-                    tname = f"default' (which '{tname}' inherits"  # a `<<: *default` merge: said where written
-                    where = f"target '{tname})"
-                else:
-                    where = f"target {tname!r}"
-                return (f"{where} sets parameter {name.strip()} (datatype {spec['datatype']}) to {shown}, {why}")
-    return None
-
-
-def _package_core(package: str, declared: list[Declared]) -> str:
-    """A core file for FuseSoC's solver name ('user_lib_helper'), else the name itself."""
-    for x in declared:
-        if x.name and "_".join(x.name.split(":")[:3]).strip("_") == package.strip("_"):
-            return _shown(x.path)
-    return package
-
-
-def core_file_problem(core_file: Path, target: str, text: str = "", declared: list[Declared] = ()) -> str | None:
-    """When FuseSoC failed: the mistake in the core file(s), said as one sentence naming the file and the fix,
-    for the cases FuseSoC says only as a traceback or as "core not found" (a first line that is not
-    `CAPI=2:`, a parameter value it cannot read, a dependency cycle); None when none of them is the cause."""
-    shown = _shown(core_file)
-    first = _first_word(core_file)
-    if first != CAPI2_HEADER:
-        seen = f"it is {bounded(first)}" if first else "it is empty"
-        hint = (" (FuseSoC 2 reads CAPI2 only; `CAPI=1` is the old format: convert the file to CAPI2)"
-                if first.startswith("CAPI=1") else " (add the colon)" if first == "CAPI=2" else "")
-        return (f"{shown}: the first line must be `CAPI=2:` ({seen}); FuseSoC skips a core file without it, and "
-                f"then says its core was not found. Fix: make the first line exactly `CAPI=2:`{hint}")
-    if "Cyclic dependencies" in text:
-        cycle = list(dict.fromkeys(_package_core(p, list(declared)) for p in _CYCLE.findall(text)))
-        shown_cycle = " -> ".join(cycle + cycle[:1]) if cycle else "see FuseSoC's message"
-        return (f"{shown}: the cores depend on each other in a cycle ({shown_cycle}), which FuseSoC cannot order. "
-                f"Fix: remove the `depend:` entry that closes the cycle (no core may depend on itself, even "
-                f"through another core)")
-    try:
-        core = yaml.load(Path(core_file).read_text(errors="replace"), Loader=designs.YAML_LOADER)
-    except (OSError, yaml.YAMLError):
-        core = None
-    if isinstance(core, dict):
-        why = _parameter_problem(core, target)
-        if why:
-            return f"{shown}: {why}"
-    # a dependency FuseSoC did not find, declared by a core file it skipped for its first line
-    missing = set(re.findall(r"<- '([^' ]+) [<>=!]", text)) | set(re.findall(r"requires '([^']+)', but this core was not found",
-                                                                 text))
-    for x in declared:
-        if x.capi2 or not x.name or _same_file(x.path, core_file):
-            continue
-        parts = x.name.split(":")
-        if {"_".join(parts[:3]).strip("_"), parts[2] if len(parts) > 2 else x.name} & {m.strip("_") for m in missing}:
-            return (f"{_shown(x.path)}: the first line must be `CAPI=2:` (it is {bounded(_first_word(x.path))}); "
-                    f"FuseSoC skips it, so {x.name}, a dependency of {shown}, is not found. Fix: make its first "
-                    f"line exactly `CAPI=2:`")
-    return None
 
 
 def _run_fusesoc(cmd: list[str], design: designs.Design, target: str, declared: list[Declared] = ()) -> None:
@@ -668,35 +408,6 @@ def _publish(staging: Path, work_root: Path, last: list[str] | None) -> list[str
     return sorted(new)
 
 
-def _file_type_known(file_type: str) -> bool:
-    base = file_type.split("-")[0] if file_type.split("-")[0] in HDL_TYPES else file_type
-    return base in KNOWN_FILE_TYPES
-
-
-def _check_file_types(files: list[SourceFile], core_of: Mapping[str, Path], design, target: str) -> None:
-    """CoreError for a file every tool would leave out because of its file_type: an HDL file (by suffix)
-    with no type or one no tool knows, or any file whose type is a near-miss of a known one (a typo)."""
-    import difflib
-
-    for f in files:
-        ft = f.file_type
-        if _file_type_known(ft):
-            continue
-        hdl = f.path.suffix.lower() in _HDL_FILE_SUFFIXES
-        near = difflib.get_close_matches(ft, KNOWN_FILE_TYPES, n=1, cutoff=0.75) if ft else []
-        if not (near or (hdl and not f.is_include_file)):
-            continue  # a tool-specific file kabe does not read, typed for another tool
-        core_file = core_of.get(f.core) or getattr(design, "core_file", None)
-        where = _shown(core_file) if core_file else f"core {f.core}"
-        what = f"has file_type {ft!r}, which no tool knows" if ft else "has no file_type"
-        guess = f" (did you mean {near[0]}?)" if near else ""
-        raise CoreError(
-            f"{where}: {_shown(f.path)} (target {target!r}) {what}{guess}, so every tool silently leaves the "
-            f"file out. Fix: set its `file_type:` (on the file or its fileset) to one FuseSoC's tools know: "
-            f"verilogSource, systemVerilogSource or vhdlSource for HDL (a version may follow, e.g. "
-            f"verilogSource-2005), else one of {', '.join(t for t in KNOWN_FILE_TYPES if t not in HDL_TYPES)}")
-
-
 def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: str, vlnv: str) -> Edam:
     try:
         eda = yaml.load(eda_file.read_text(), Loader=designs.YAML_LOADER)
@@ -742,7 +453,7 @@ def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: 
         if cf:
             core_files.append((work_root / cf).resolve())
             core_of[str(core_name)] = core_files[-1]
-    _check_file_types(files, core_of, design, target)
+    check_file_types(files, core_of, design, target)
     toplevel = eda.get("toplevel")
     if isinstance(toplevel, list):
         toplevel = toplevel[0] if len(toplevel) == 1 else " ".join(toplevel)
@@ -778,7 +489,7 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
     flags = list(flags)
     # another core file declaring the design's VLNV (a copied design not renamed): FuseSoC would keep one of
     # the two silently, and build whichever it kept
-    declared = declarations(Path(cores_root))
+    declared = declarations([GENERATORS, Path(cores_root), *_library_roots()])
     check_unique(d, declared)
     work_root = work_root_for(d.name, target, params, flags, build_root).resolve()
     work_root.mkdir(parents=True, exist_ok=True)
@@ -806,7 +517,7 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
             except CoreError:
                 pass
             else:
-                _check_used_cores(d, edam, declared)
+                check_used_cores(d, edam, declared)
                 return edam
         stamp.unlink(missing_ok=True)
         _FRESH.pop(work_root, None)
@@ -843,7 +554,7 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
             shutil.rmtree(staging, ignore_errors=True)
         eda_file = work_root / eda_name
         edam = _parse_eda(eda_file, work_root, d, target, d.core)
-        _check_used_cores(d, edam, declared)
+        check_used_cores(d, edam, declared)
         unknown = sorted(set(params) - set(edam.parameters))
         if unknown:
             raise CoreError(f"{d.core_file}: target {target!r} has no parameter(s) {', '.join(unknown)}; "
@@ -855,82 +566,3 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
         return edam
 
 
-_DEFINE_OPTION = re.compile(r"^-D([A-Za-z_][A-Za-z0-9_$]*)(?:=(.*))?$")
-
-
-def hdl_settings(edam: Edam) -> dict[tuple[str, str], Any]:
-    """What a target tells the HDL tools besides its files and top: ("parameter", name) -> value for its
-    vlogparam/generic parameters, ("define", name) -> value for its vlogdefine parameters and the -D /
-    +define+ of its verilator_options (which kabe's Verilator builds read). A parameter with no value is
-    left out (no tool is given it). plusarg and cmdlinearg parameters are run-time arguments of a
-    simulation, not part of the RTL: left out."""
-    out: dict[tuple[str, str], Any] = {}
-    for name, value in (edam.parameters or {}).items():
-        kind = ((edam.parameter_specs or {}).get(name) or {}).get("paramtype", "vlogparam")
-        if value is None or kind not in ("vlogparam", "generic", "vlogdefine"):
-            continue
-        out[("define" if kind == "vlogdefine" else "parameter", name)] = hdl_value(value)
-    options = [str(o) for o in (edam.tool_options or {}).get("verilator_options", []) or []]
-    for i, opt in enumerate(options):
-        if opt == "-D" and i + 1 < len(options):
-            opt = "-D" + options[i + 1]
-        if m := _DEFINE_OPTION.match(opt):
-            out[("define", m.group(1))] = m.group(2) if m.group(2) is not None else ""
-        elif opt.startswith("+define+"):
-            for item in filter(None, opt[len("+define+"):].split("+")):
-                name, _, value = item.partition("=")
-                out[("define", name)] = value
-    return out
-
-
-def _file_identity(f: SourceFile, work_root: Path) -> tuple[str, str]:
-    """A file as both targets can share it: its path, or for a file FuseSoC wrote into the target's own work
-    root (generator output, a copyto copy) its place there and its content."""
-    try:
-        rel = f.path.relative_to(Path(work_root).resolve())
-    except ValueError:
-        return ("file", str(f.path))
-    try:
-        digest = hashlib.sha256(f.path.read_bytes()).hexdigest()
-    except OSError:
-        digest = ""
-    return (rel.as_posix(), digest)
-
-
-def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
-    """kabe promises the verified RTL is the built RTL: CoreError when the sim and synth targets resolve to
-    different designs (another toplevel; a parameter or define both set to different values, or one target
-    sets and the other does not). Files may differ (a simulation model of a vendor primitive, glbl.v): returns
-    (files only the sim target lists, files only the synth target lists), for the build to say and record."""
-    core = _shown(design.core_file)
-    diffs: list[str] = []
-    if sim.toplevel != synth.toplevel:
-        diffs.append(f"toplevel: target sim has {sim.toplevel}, target synth {synth.toplevel}")
-    a, b = hdl_settings(sim), hdl_settings(synth)
-    for key in sorted(set(a) | set(b)):
-        kind, name = key
-        if key in a and key in b:
-            if a[key] != b[key]:
-                diffs.append(f"{kind} {name}: target sim sets {name}={bounded(a[key])}, target synth "
-                             f"{name}={bounded(b[key])}")
-        elif key in a:
-            diffs.append(f"{kind} {name}: target sim sets {name}={bounded(a[key])}, target synth does not set it")
-        else:
-            diffs.append(f"{kind} {name}: target synth sets {name}={bounded(b[key])}, target sim does not set it")
-    if diffs:
-        more = f"; and {len(diffs) - 3} more" if len(diffs) > 3 else ""
-        raise CoreError(
-            f"{core}: the sim and synth targets build different designs ({'; '.join(diffs[:3])}{more}), so the "
-            f"simulation check would verify one design and the build synthesize another. Fix: give both targets "
-            f"one toplevel and the same parameter and define values (set them once in the `default:` target both "
-            f"inherit with `<<: *default`)")
-    ids = {_file_identity(f, sim.work_root): f.path for f in sim.files}
-    ids_synth = {_file_identity(f, synth.work_root): f.path for f in synth.files}
-    sim_only = tuple(p for k, p in ids.items() if k not in ids_synth)
-    synth_only = tuple(p for k, p in ids_synth.items() if k not in ids)
-    return sim_only, synth_only
-
-
-def shown_files(paths: Iterable[Path]) -> list[str]:
-    """Paths as the console and metrics.json show them: relative to the project when under it."""
-    return [_shown(p) for p in paths]

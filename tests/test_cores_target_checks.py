@@ -10,7 +10,7 @@ import functools
 import pytest
 from rich.console import Console
 
-from kabe import cores, designs
+from kabe import core_files, core_targets, cores, designs
 from kabe.cores import CoreError
 
 MODULE = """module tv #(parameter [7:0] XOR = 8'h00) (input wire clk, input wire [7:0] a, output reg [7:0] y);
@@ -78,38 +78,38 @@ def _edit(project, old, new, name="tv"):
 # 1. the sim and synth targets must be one design (repro 02)
 
 def test_the_same_targets_compare_equal(project):
-    assert cores.compare_targets(*_targets(project)) == ((), ())
+    assert core_targets.compare_targets(*_targets(project)) == ((), ())
 
 
 def test_a_parameter_set_differently_per_target_is_refused(project):
     _edit(project, "    flow: generic\n", "    flow: generic\n    parameters: [XOR=0]\n")
     with pytest.raises(CoreError, match=r"tv\.core: the sim and synth targets build different designs \(parameter "
                                         r"XOR: target sim sets XOR=90, target synth XOR=0\).*Fix: .*`default:`"):
-        cores.compare_targets(*_targets(project))
+        core_targets.compare_targets(*_targets(project))
 
 
 def test_a_parameter_only_one_target_sets_is_refused(project):
     _edit(project, "    parameters: [XOR]\n", "")
     _edit(project, "    flow: sim\n", "    flow: sim\n    parameters: [XOR]\n")
     with pytest.raises(CoreError, match=r"target sim sets XOR=90, target synth does not set it"):
-        cores.compare_targets(*_targets(project))
+        core_targets.compare_targets(*_targets(project))
 
 
 def test_another_sim_toplevel_is_refused(project):
     _edit(project, "    flow: sim\n", "    flow: sim\n    toplevel: glbl\n")
     with pytest.raises(CoreError, match=r"toplevel: target sim has glbl, target synth tv"):
-        cores.compare_targets(*_targets(project))
+        core_targets.compare_targets(*_targets(project))
 
 
 def test_a_define_in_the_verilator_options_only_is_refused(project):
     _edit(project, "{tool: verilator, mode: cc}", "{tool: verilator, mode: cc, verilator_options: [-Wall, -DFAST=1]}")
     with pytest.raises(CoreError, match=r"define FAST: target sim sets FAST='1', target synth does not set it"):
-        cores.compare_targets(*_targets(project))
+        core_targets.compare_targets(*_targets(project))
 
 
 def test_a_sim_only_file_is_allowed_and_returned(project):
     _edit(project, "    flow: sim\n", "    flow: sim\n    filesets: [rtl, model]\n")
-    sim_only, synth_only = cores.compare_targets(*_targets(project))
+    sim_only, synth_only = core_targets.compare_targets(*_targets(project))
     assert [p.name for p in sim_only] == ["glbl.v"] and synth_only == ()
 
 
@@ -170,7 +170,7 @@ def test_the_design_core_must_be_the_one_fusesoc_used(project, tmp_path):
     moved = dataclasses.replace(sim, core_of={d.core: other})
     with pytest.raises(CoreError, match=r"FuseSoC resolved user:design:tv:0\.1\.0 from .*elsewhere\.core, not from "
                                         r"the design's own core file"):
-        cores._check_used_cores(d, moved, [])
+        core_files.check_used_cores(d, moved, [])
 
 
 # 4. core-file mistakes said in the core file's terms (repros 08, 24)

@@ -21,9 +21,10 @@ LAYERS: list[tuple[str, ...]] = [
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)
     ("kabe.records",),  # metrics schema, archive, history, diff, report page
-    ("kabe.rules", "kabe.cores"),  # the rules (kabe/rules/: the gate's absolute limits, the regressions against
+    ("kabe.rules", "kabe.cores", "kabe.core_files", "kabe.core_targets"),  # the rules (kabe/rules/: the gate's absolute limits, the regressions against
     # a base, verdict: the one entry point every consumer gates a record with, outcome: what a verdict means
-    # to whoever asked); FuseSoC resolution
+    # to whoever asked); FuseSoC resolution (cores), what kabe reads of core files itself (core_files), the
+    # sim and synth targets compared (core_targets)
     ("kabe.designs", "kabe.constraints"),  # design facts; the XDC
     ("kabe.perf",),  # the document's arithmetic: imports no pipeline
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",

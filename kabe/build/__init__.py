@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import config, cores, designs, flows, provenance, scratch
+from kabe import config, core_targets, cores, designs, flows, provenance, scratch
 from kabe.flows import registry as flow_registry
 from kabe.rules import outcome
 from kabe.build import rederive
@@ -160,7 +160,7 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
 def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: Console, *,
                       force: bool = False) -> dict | None:
     """The simulation check verifies the sim target and the flow builds the synth target: refuse (BuildError,
-    or the CoreError of cores.compare_targets) when they are different designs (another toplevel, another
+    or the CoreError of core_targets.compare_targets) when they are different designs (another toplevel, another
     parameter or define value), or when the sim target lists VHDL, which the Verilator harness cannot read
     (said before the simulation, not as Verilator's syntax error). Files only one target lists (a simulation
     model of a vendor primitive) are allowed: said in one line, and returned for metrics.json's
@@ -179,10 +179,10 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
                          f"SystemVerilog only, whatever the flow. Fix: give the design a Verilog version of the "
                          f"file (flow=vivado synthesizes VHDL, but a simulated design is still simulated by "
                          f"Verilator)") from None
-    sim_only, synth_only = cores.compare_targets(design, sim_edam, synth_edam)
+    sim_only, synth_only = core_targets.compare_targets(design, sim_edam, synth_edam)
     if not sim_only and not synth_only:
         return None
-    files = {"sim_only": cores.shown_files(sim_only), "synth_only": cores.shown_files(synth_only)}
+    files = {"sim_only": core_targets.shown_files(sim_only), "synth_only": core_targets.shown_files(synth_only)}
     said = "; ".join(f"files only in the {t} target: {', '.join(files[f'{t}_only'])}" for t in ("sim", "synth")
                      if files[f"{t}_only"])
     console.print(f"[yellow]{design.name}: {escape(said)} (otherwise the two targets agree: one toplevel, the same "

@@ -56,7 +56,7 @@ _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the ne
 # package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
 KABE_HOME = PACKAGE.parent
 FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
-             "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/boards",
+             "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/core_files.py", "kabe/core_targets.py", "kabe/boards",
              "kabe/deploy/bitfile.py")
 
 

@@ -1,0 +1,98 @@
+"""The sim and synth targets of a design must build one design: kabe promises the verified RTL is the
+built RTL, while FuseSoC lets each target set its own toplevel, parameters and defines. compare_targets
+refuses two targets that differ in those; files only one target lists (a simulation model of a vendor
+primitive) are returned for the build to say and record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any, Iterable
+
+from kabe import designs
+from kabe.core_files import CoreError, shown
+from kabe.cores import Edam, SourceFile, hdl_value
+from kabe.errors import bounded
+
+
+_DEFINE_OPTION = re.compile(r"^-D([A-Za-z_][A-Za-z0-9_$]*)(?:=(.*))?$")
+
+
+def hdl_settings(edam: Edam) -> dict[tuple[str, str], Any]:
+    """What a target tells the HDL tools besides its files and top: ("parameter", name) -> value for its
+    vlogparam/generic parameters, ("define", name) -> value for its vlogdefine parameters and the -D /
+    +define+ of its verilator_options (which kabe's Verilator builds read). A parameter with no value is
+    left out (no tool is given it). plusarg and cmdlinearg parameters are run-time arguments of a
+    simulation, not part of the RTL: left out."""
+    out: dict[tuple[str, str], Any] = {}
+    for name, value in (edam.parameters or {}).items():
+        kind = ((edam.parameter_specs or {}).get(name) or {}).get("paramtype", "vlogparam")
+        if value is None or kind not in ("vlogparam", "generic", "vlogdefine"):
+            continue
+        out[("define" if kind == "vlogdefine" else "parameter", name)] = hdl_value(value)
+    options = [str(o) for o in (edam.tool_options or {}).get("verilator_options", []) or []]
+    for i, opt in enumerate(options):
+        if opt == "-D" and i + 1 < len(options):
+            opt = "-D" + options[i + 1]
+        if m := _DEFINE_OPTION.match(opt):
+            out[("define", m.group(1))] = m.group(2) if m.group(2) is not None else ""
+        elif opt.startswith("+define+"):
+            for item in filter(None, opt[len("+define+"):].split("+")):
+                name, _, value = item.partition("=")
+                out[("define", name)] = value
+    return out
+
+
+def _file_identity(f: SourceFile, work_root: Path) -> tuple[str, str]:
+    """A file as both targets can share it: its path, or for a file FuseSoC wrote into the target's own work
+    root (generator output, a copyto copy) its place there and its content."""
+    try:
+        rel = f.path.relative_to(Path(work_root).resolve())
+    except ValueError:
+        return ("file", str(f.path))
+    try:
+        digest = hashlib.sha256(f.path.read_bytes()).hexdigest()
+    except OSError:
+        digest = ""
+    return (rel.as_posix(), digest)
+
+
+def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """kabe promises the verified RTL is the built RTL: CoreError when the sim and synth targets resolve to
+    different designs (another toplevel; a parameter or define both set to different values, or one target
+    sets and the other does not). Files may differ (a simulation model of a vendor primitive, glbl.v): returns
+    (files only the sim target lists, files only the synth target lists), for the build to say and record."""
+    core = shown(design.core_file)
+    diffs: list[str] = []
+    if sim.toplevel != synth.toplevel:
+        diffs.append(f"toplevel: target sim has {sim.toplevel}, target synth {synth.toplevel}")
+    a, b = hdl_settings(sim), hdl_settings(synth)
+    for key in sorted(set(a) | set(b)):
+        kind, name = key
+        if key in a and key in b:
+            if a[key] != b[key]:
+                diffs.append(f"{kind} {name}: target sim sets {name}={bounded(a[key])}, target synth "
+                             f"{name}={bounded(b[key])}")
+        elif key in a:
+            diffs.append(f"{kind} {name}: target sim sets {name}={bounded(a[key])}, target synth does not set it")
+        else:
+            diffs.append(f"{kind} {name}: target synth sets {name}={bounded(b[key])}, target sim does not set it")
+    if diffs:
+        more = f"; and {len(diffs) - 3} more" if len(diffs) > 3 else ""
+        raise CoreError(
+            f"{core}: the sim and synth targets build different designs ({'; '.join(diffs[:3])}{more}), so the "
+            f"simulation check would verify one design and the build synthesize another. Fix: give both targets "
+            f"one toplevel and the same parameter and define values (set them once in the `default:` target both "
+            f"inherit with `<<: *default`)")
+    ids = {_file_identity(f, sim.work_root): f.path for f in sim.files}
+    ids_synth = {_file_identity(f, synth.work_root): f.path for f in synth.files}
+    sim_only = tuple(p for k, p in ids.items() if k not in ids_synth)
+    synth_only = tuple(p for k, p in ids_synth.items() if k not in ids)
+    return sim_only, synth_only
+
+
+def shown_files(paths: Iterable[Path]) -> list[str]:
+    """Paths as the console and metrics.json show them: relative to the project when under it."""
+    return [shown(p) for p in paths]

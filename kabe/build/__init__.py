@@ -166,19 +166,16 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
     model of a vendor primitive) are allowed: said in one line, and returned for metrics.json's
     `sim.target_files`; None when both list the same files, or the design is not simulated."""
     from kabe.flows import open as open_flow
-    from kabe.flows.base import FlowError
 
     if design.verify.kind == "none":  # no sim target needed (kabe.records.cache.key_for)
         return None
     sim_edam = cores.resolve(design, "sim", force=force)
-    try:
-        open_flow.check_languages(sim_edam)
-    except FlowError as e:
-        head = str(e).split("; the open flow reads")[0]
-        raise BuildError(f"{head}, in target sim; kabe's simulation check (Verilator) reads Verilog and "
+    vhdl = open_flow.vhdl_sources(sim_edam)
+    if vhdl:
+        raise BuildError(f"{vhdl}, in target sim; kabe's simulation check (Verilator) reads Verilog and "
                          f"SystemVerilog only, whatever the flow. Fix: give the design a Verilog version of the "
                          f"file (flow=vivado synthesizes VHDL, but a simulated design is still simulated by "
-                         f"Verilator)") from None
+                         f"Verilator)")
     sim_only, synth_only = core_targets.compare_targets(design, sim_edam, synth_edam)
     if not sim_only and not synth_only:
         return None

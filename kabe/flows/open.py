@@ -166,20 +166,28 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
                        tool_version(log_text), seconds)
 
 
-def check_languages(edam) -> None:
-    """FlowError naming the first VHDL source (by its FuseSoC file_type, else its suffix): Yosys here reads
-    Verilog and SystemVerilog only, and read_verilog on VHDL says nothing but a syntax error at line 1."""
+def vhdl_sources(edam) -> str | None:
+    """The first VHDL source of an EDAM (by its FuseSoC file_type, else its suffix) as a message names it
+    (`x.vhd: VHDL (vhdlSource, core c) (and 2 more VHDL file(s))`), or None: Yosys here and kabe's
+    Verilator harness read Verilog and SystemVerilog only, and on VHDL say nothing but a syntax error."""
     vhdl = [s for s in ys.edam_sources(edam) if ys.language(s) == "vhdl"]
     if not vhdl:
-        return
+        return None
     first = vhdl[0]
     kind = getattr(first, "file_type", "") or Path(first).suffix
     core = getattr(first, "core", "") or getattr(edam, "vlnv", "")
     more = f" (and {len(vhdl) - 1} more VHDL file(s))" if len(vhdl) > 1 else ""
-    design = getattr(edam, "design", "") or "<design>"
-    raise FlowError(f"{Path(first)}: VHDL ({kind}{', core ' + core if core else ''}){more}; the open flow reads "
-                    f"Verilog and SystemVerilog only. Fix: build it with flow=vivado (`doit build:{design} "
-                    f"flow=vivado`), or give the design a Verilog version of the file")
+    return f"{Path(first)}: VHDL ({kind}{', core ' + core if core else ''}){more}"
+
+
+def check_languages(edam) -> None:
+    """FlowError naming the first VHDL source (vhdl_sources): the open flow synthesizes no VHDL."""
+    vhdl = vhdl_sources(edam)
+    if vhdl:
+        design = getattr(edam, "design", "") or "<design>"
+        raise FlowError(f"{vhdl}; the open flow reads Verilog and SystemVerilog only. Fix: build it with "
+                        f"flow=vivado (`doit build:{design} flow=vivado`), or give the design a Verilog version "
+                        f"of the file")
 
 
 # What Yosys's `check` pass (run inside synth_xilinx) reports as a warning and Vivado stops at: a signal

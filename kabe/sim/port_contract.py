@@ -98,7 +98,7 @@ def problems(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tup
     out = []
     for name, (direction, bits) in want.items():
         if name not in found:
-            out.append(f"{name} is missing (expected a {bits}-bit {direction})")
+            out.append(f"{name} is missing (expected a {bits}-bit {direction}){_named_otherwise(name, found)}")
             continue
         got_dir, got_bits = found[name]
         if got_bits != bits:
@@ -107,6 +107,27 @@ def problems(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tup
         if got_dir != direction:
             out.append(f"{name} is an {got_dir}, expected an {direction}")  # input, output, inout
     return out
+
+
+# The harness drives a clock named clk and an active-high reset named rst (AXI's aclk/aresetn, clk_i,
+# rst_n are common): a top whose ones are named otherwise is told how to bind them.
+_LIKE = {"clk": re.compile(r"clk|clock", re.I), "rst": re.compile(r"rst|reset", re.I)}
+_ACTIVE_LOW = re.compile(r"(rst|reset)_?(n|b|l)$", re.I)  # aresetn, rst_n, reset_b
+
+
+def _named_otherwise(name: str, found: Mapping[str, tuple[str, int | None]]) -> str:
+    """For a missing clk or rst: the top's 1-bit input that looks like it, and how to bind it."""
+    like = _LIKE.get(name)
+    cands = [p for p, (d, b) in found.items() if like and d == "input" and b in (1, None) and like.search(p)]
+    if not cands:
+        return ""
+    port = cands[0]
+    if name == "rst" and _ACTIVE_LOW.search(port):
+        how = f"{port} looks active-low: wrap the top with `assign {port} = ~rst;`"
+    else:
+        how = f"wrap the top to connect {name} to {port}"
+    return (f"; the top has {port}: kabe's harness drives an input named {name}"
+            f"{' (active high)' if name == 'rst' else ''}, so {how} (docs/your_design.md, \"A foreign module as the top\")")
 
 
 def unchecked(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tuple[str, int]]) -> list[str]:

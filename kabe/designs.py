@@ -444,6 +444,13 @@ def load(yaml_file: Path) -> Design:
     if not isinstance(constraints_name, str) or not constraints_name or "\0" in constraints_name:
         raise _fail(yaml_file, f"constraints must be a file name (in the design's folder or the project's "
                                f"constraints/), got {bounded(constraints_name)}")
+    if "constraints" not in data and not any(p.is_file() for p in search_path(yaml_file, constraints_name)):
+        # nothing named: the board's file was looked for, which the user never wrote down
+        raise _fail(yaml_file, f"design.yaml names no `constraints:`, so the board {board.name}'s "
+                               f"{bounded(constraints_name)} is looked for, in the design's folder and the project's "
+                               f"constraints/, and is in neither; add `constraints: <your XDC>` (a file with "
+                               f"create_clock, in the design's folder), or put {bounded(constraints_name)} in "
+                               f"constraints/ (`kabe init` writes it)")
     constraints = find_file(yaml_file, constraints_name, "constraints")
     budgets = _check_budgets(yaml_file, data.get("budgets"))
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))

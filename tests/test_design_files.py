@@ -65,3 +65,14 @@ def test_an_absolute_path_is_only_itself(tmp_path):
         designs.load(d / "design.yaml")
     xdc.write_text(XDC)
     assert designs.load(d / "design.yaml").constraints == xdc
+
+
+def test_no_constraints_named_and_no_board_file_says_what_was_looked_for(tmp_path, monkeypatch):
+    """design.yaml without `constraints:` in a project whose constraints/ lacks the board's file: the
+    message said "constraints: 'pynq_z1.xdc' is in neither ...", a name the user never wrote (red team 3b)."""
+    monkeypatch.setattr(designs, "CONSTRAINTS", tmp_path / "constraints")
+    d = design_dir(tmp_path, None, "nox")
+    with pytest.raises(designs.DesignError) as e:
+        designs.load(d / "design.yaml")
+    assert "design.yaml names no `constraints:`, so the board PYNQ-Z1's 'pynq_z1.xdc' is looked for" in str(e.value)
+    assert "add `constraints: <your XDC>`" in str(e.value)

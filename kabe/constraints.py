@@ -56,8 +56,10 @@ _QUERY_OPTIONS = re.compile(r"(?<!\S)-(filter|of_objects|of|regexp)\b")
 
 
 def _logical_lines(text: str):
-    """XDC is Tcl: join backslash continuations, drop comments; yield (line_no, command)."""
-    buf, start = "", 0
+    """XDC is Tcl: join backslash continuations, drop comments; yield (line_no, command, depth): depth is
+    how many Tcl braces are open where the command starts (0: the top level, which is all Vivado reads
+    of an .xdc; a command inside `if {...} {` or `proc` is not one kabe can know runs)."""
+    buf, start, depth = "", 0, 0
     for no, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
         if not buf:
@@ -73,7 +75,21 @@ def _logical_lines(text: str):
         cmd = re.sub(r";\s*#.*$", "", buf).strip()
         buf = ""
         for part in _commands(cmd):  # `set_property ... ; create_clock ...` is two commands
-            yield start, part
+            yield start, part, depth
+        depth = max(0, depth + _brace_balance(cmd))
+
+
+def _brace_balance(cmd: str) -> int:
+    """Tcl braces a command opens minus those it closes (outside double quotes)."""
+    balance, quoted = 0, False
+    for ch in cmd:
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch == "{":
+            balance += 1
+        elif not quoted and ch == "}":
+            balance -= 1
+    return balance
 
 
 def _commands(line: str) -> list[str]:
@@ -107,10 +123,16 @@ def parse_xdc_text(text: str, origin: str = "<xdc>") -> list[Clock]:
     """All `create_clock` commands in `text`. Raises ConstraintError when none is found or one is
     malformed (missing/non-numeric/non-positive period, bad waveform)."""
     clocks: list[Clock] = []
-    for no, cmd in _logical_lines(text):
+    for no, cmd, depth in _logical_lines(text):
+        where = f"{origin}:{no}"
+        nested = depth > 0 or (re.match(r"(if|elseif|else|for|foreach|while|proc|switch|catch|eval)\b", cmd)
+                               and re.search(r"\bcreate_clock\b", cmd))
+        if nested and re.search(r"\bcreate_clock\b", cmd):
+            raise ConstraintError(f"{where}: create_clock inside a Tcl block (if, foreach, proc, ...): kabe reads "
+                                  f"the top-level create_clock commands of an XDC, as Vivado does, and cannot know "
+                                  f"whether this one runs; write it at the top level (or delete it)")
         if not re.match(r"create_clock\b", cmd):
             continue
-        where = f"{origin}:{no}"
         target_kind, targets = None, ()
         m = _GETTER.search(cmd)
         if m:

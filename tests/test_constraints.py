@@ -80,3 +80,17 @@ def test_a_later_clock_on_the_same_object_replaces_the_earlier_unless_added():
     # a clock on two ports keeps the port the later clock did not take
     part = "create_clock -period 10 -name a [get_ports {x y}]\ncreate_clock -period 4 -name b [get_ports y]\n"
     assert [(c.name, c.targets) for c in parse_xdc_text(part)] == [("a", ("x",)), ("b", ("y",))]
+
+
+def test_a_create_clock_inside_a_tcl_block_is_refused():
+    """`if {0} { create_clock ... }` never runs, and kabe read it as a clock replacing the real one
+    (red team 3b): a create_clock kabe cannot know runs is bad input, naming the line."""
+    for text, line in (("create_clock -period 2 -name c [get_ports clk]\nif {0} {\n"
+                        "create_clock -period 50 -name d [get_ports clk]\n}\n", 3),
+                       ("if {1} { create_clock -period 5 -name a [get_ports clk] }\n", 1)):
+        with pytest.raises(ConstraintError, match=rf"<xdc>:{line}: create_clock inside a Tcl block"):
+            parse_xdc_text(text)
+    # other commands in a block, and braces that close on their line, leave the top level readable
+    text = ("if {0} {\n set_property IOSTANDARD LVCMOS33 [get_ports x]\n}\n"
+            "create_clock -period 3 -name k [get_ports clk] -waveform {0 1.5}\n")
+    assert [(c.name, c.period_ns) for c in parse_xdc_text(text)] == [("k", 3.0)]

@@ -119,6 +119,17 @@ def first_error(lines, cwd: Path) -> str | None:
     return None
 
 
+def _sv_hint(first_error: str) -> str:
+    """For a syntax error in a SystemVerilog file: Yosys reads a subset of SystemVerilog (Verilator,
+    which simulated the design, reads more), so the construct is the likely cause, not a typo."""
+    m = re.match(r"(\S+?\.svh?):\d+: ERROR: syntax error", first_error)
+    if not m:
+        return ""
+    return ("; Yosys reads a subset of SystemVerilog (not, for example, `return` in a function, a typedef as a "
+            "function argument's type, or classes), so rewrite that construct in plain Verilog style, or build "
+            "with flow=vivado")
+
+
 def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SynthResult:
     """Write `script_text` to out_dir/synth.ys and run Yosys in out_dir. Raises ToolError."""
     out_dir = Path(out_dir).resolve()
@@ -155,7 +166,7 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
             raise ToolError(f"{full} (full log: {log})")
         first = first_error(log_tail + proc.stderr.splitlines(), out_dir)
         if first:  # the tool's own first error names the file and line; the log has the rest
-            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log})")
+            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log}){_sv_hint(first)}")
         raise ToolError(f"Yosys failed (exit {proc.returncode}); log: {log}\n{tail}")
     missing = [n for n in outputs if not (out_dir / n).is_file()]
     if missing:

@@ -95,6 +95,10 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
         unit = "rows" if sim.get("kind") else "beats"  # kabe's own models count rows, any other model beats
         table.add_row("simulation check", f"{_num(sim.get('rows_checked'))} {unit}, {_num(sim.get('mismatches'))} "
                                           f"mismatches, {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
+        unchecked = sim.get("not_checked")
+        if isinstance(unchecked, list) and unchecked:  # outputs in no stream or status: said on a cache hit too
+            names = ", ".join(str(n) for n in unchecked[:6]) + (f" and {len(unchecked) - 6} more" if len(unchecked) > 6 else "")
+            table.add_row("not checked", f"[yellow]{escape(names)} (outputs in no stream or status of design.yaml)[/]")
     origin = record.get("reused_from")
     if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
         table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "

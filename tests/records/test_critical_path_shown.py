@@ -71,3 +71,15 @@ def test_summary_names_every_clock_of_a_design_with_several():
     two = io.StringIO()
     summary.render(rec, Console(file=two, width=120, color_system=None), "pass")
     assert "xc7z020clg400-1 @ i_clk 10.000 ns, i_rclk 8.000 ns" in two.getvalue()
+
+
+def test_summary_names_outputs_nobody_compares():
+    """Outputs in no stream or status (sim.not_checked) are in the build's table too, so a cache hit,
+    which runs no simulation and prints no simulation line, still says them."""
+    rec = record("a" * 40)
+    rec["gate"]["checks"] = []
+    rec["sim"] = {"rows_checked": 256, "mismatches": 0, "beats_per_cycle": 1.0,
+                  "not_checked": ["m2_axis_tdata", "m2_axis_tvalid", "beats_seen"]}
+    out = io.StringIO()
+    summary.render(rec, Console(file=out, width=160, color_system=None), "pass")
+    assert "not checked" in out.getvalue() and "m2_axis_tdata, m2_axis_tvalid, beats_seen" in out.getvalue()

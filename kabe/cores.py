@@ -564,5 +564,3 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
                                      "files": files}) + "\n")
         _FRESH[work_root] = key
         return edam
-
-

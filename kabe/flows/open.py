@@ -214,14 +214,39 @@ _DESIGN_ERRORS = (
 )
 
 
+# The drivers Yosys lists under a conflict. A tri-state bus (`assign y = en ? d : 1'bz;` twice) is one
+# too: check runs before the tribuf pass, so its drivers are $mux cells (or ports), and Vivado builds
+# it; a conflict with any other driver (a register, a gate) is two values fighting.
+_DRIVER = re.compile(r"^\s+(?:port \S+ of cell \S+ \((\$[\w$]+)\)|module (?:input|inout) \S+)\s*$")
+_TRISTATE_DRIVERS = {"$mux", "$tribuf", "$_TBUF_", "$pmux"}
+
+
+def _drivers(lines: list[str], at: int) -> list[str | None]:
+    """The cell types of the drivers listed under the warning at lines[at] (None: a module port)."""
+    out = []
+    for line in lines[at + 1:]:
+        m = _DRIVER.match(line)
+        if not m:
+            break
+        out.append(m.group(1))
+    return out
+
+
 def design_errors(log_text: str) -> list[str]:
-    """The design errors (above) the Yosys log reports, each once, with the log line of its first report."""
+    """The design errors (above) the Yosys log reports, each once, with the log line of its first report;
+    a conflict among tri-state drivers only (a bus) is not one."""
     out: dict[str, str] = {}
-    for no, line in enumerate(log_text.splitlines(), 1):
+    lines = log_text.splitlines()
+    for no, line in enumerate(lines, 1):
         for pattern, words in _DESIGN_ERRORS:
             m = pattern.match(line.strip())
-            if m and m.group(0) not in out:
-                out[m.group(0)] = f"{words.format(m.group(1))} (yosys.log line {no})"
+            if not m or m.group(0) in out:
+                continue
+            if "conflicting drivers" in line:
+                drivers = _drivers(lines, no - 1)
+                if drivers and all(d is None or d in _TRISTATE_DRIVERS for d in drivers):
+                    continue
+            out[m.group(0)] = f"{words.format(m.group(1))} (yosys.log line {no})"
     return list(out.values())
 
 

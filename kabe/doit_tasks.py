@@ -60,9 +60,10 @@ def _cache_var() -> bool:
     """cache=on|off (and the usual spellings of either): any other word is refused, never read as "on"
     (cache=false used to reuse the cache, the opposite of what was asked)."""
     value = get_var("cache", "on")
-    if value.strip().lower() not in _CACHE_WORDS:
+    word = value.strip().lower()
+    if word not in _CACHE_WORDS:
         raise config.ConfigError(f"cache={value!r} is neither on nor off; write cache=off to run every tool")
-    return _CACHE_WORDS[value.strip().lower()]
+    return _CACHE_WORDS[word]
 
 
 @exit_on_user_error

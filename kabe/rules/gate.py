@@ -246,11 +246,13 @@ _EMPTY_WITH = {
     "wpws_ns": ("tpws_ns", "pw_failing_endpoints", "pw_total_endpoints"),
 }
 _EMPTY_WITH["whs_ns"] = _EMPTY_WITH["wns_ns"]
+_EMPTY_WITH["wpws_ns"] = _EMPTY_WITH["wns_ns"] + _EMPTY_WITH["wpws_ns"]
+# Those companions as the Design Timing Summary's columns name them, and the ones of each slack's own
+# check (a missing WHS is said beside THS Total Endpoints before TNS's)
 _OWN_COLUMNS = {"wns_ns": ("tns", "failing", "total"), "whs_ns": ("ths", "hold_"), "wpws_ns": ("tpws", "pw_")}
 _COLUMN = {"tns_ns": "TNS", "failing_endpoints": "TNS Failing Endpoints", "total_endpoints": "TNS Total Endpoints",
            "ths_ns": "THS", "hold_failing_endpoints": "THS Failing Endpoints", "hold_total_endpoints": "THS Total Endpoints",
            "tpws_ns": "TPWS", "pw_failing_endpoints": "TPWS Failing Endpoints", "pw_total_endpoints": "TPWS Total Endpoints"}
-_EMPTY_WITH["wpws_ns"] = _EMPTY_WITH["wns_ns"] + _EMPTY_WITH["wpws_ns"]
 
 
 def _has_number(row: Mapping[str, Any], key: str) -> bool:

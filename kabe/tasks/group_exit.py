@@ -30,14 +30,12 @@ def install() -> None:
     original = runner.Runner._handle_task_error
 
     def _handle_task_error(self, node, base_fail):
-        before = self.final_result
         if isinstance(base_fail, UnmetDependency) and node.task.has_subtask and judged_failures_only(node):
-            # the group failed because designs failed their gates: a failure, not an error
+            # the group failed because designs failed their gates: a failure (a TaskFailed, which doit's
+            # own handler counts as exit 1 unless an error came first), not an error
             base_fail = GroupFailed(base_fail.message)
         setattr(node, _FAILURE_OF, base_fail)
         original(self, node, base_fail)
-        if isinstance(base_fail, GroupFailed) and before != runner.ERROR:
-            self.final_result = runner.FAILURE
 
     _handle_task_error._kabe = True
     runner.Runner._handle_task_error = _handle_task_error

@@ -61,12 +61,12 @@ def test_data_beside_a_model_is_in_the_key_and_outputs_are_not(tmp_path):
     (models / "__pycache__").mkdir()
     (models / "__pycache__" / "xor_model.cpython-312.pyc").write_bytes(b"\0")
     (models / "wave.vcd").write_text("$end")
-    found = cache._data_beside(model, tmp_path)
+    found = cache._data_in(model.parent, tmp_path)
     assert models / "ref.json" in found and models / "tables" / "coeffs.csv" in found
     assert not [p for p in found if "__pycache__" in p.parts or p.suffix == ".vcd"]
     # a model at the project's top: its folder holds everything, so only the files directly in it
     top_model = tmp_path / "model.py"
     top_model.write_text("")
-    at_top = cache._data_beside(top_model, tmp_path)
+    at_top = cache._data_in(top_model.parent, tmp_path)
     assert models / "ref.json" not in at_top
     assert not [p for p in found + at_top if p.suffix == ".py"]  # code is in the key by its imports, not here

@@ -66,6 +66,18 @@ def test_a_src_layout_package_on_pythonpath_is_the_teams_code(tmp_path, monkeypa
     assert _key(tmp_path, y).key == before
 
 
+def test_a_data_file_the_teams_helper_package_reads_is_in_the_key(tmp_path, monkeypatch):
+    """src/teamlib/table.json, read by teamlib (not by the model): a changed table changes the values
+    the model computes, so it must change the key (a stale pass otherwise)."""
+    y = _project(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    (tmp_path / "src" / "teamlib" / "table.json").write_text('{"scale": 3}')
+    before = _key(tmp_path, y)
+    assert "src/teamlib/table.json" in before.material["files"]
+    (tmp_path / "src" / "teamlib" / "table.json").write_text('{"scale": 4}')
+    assert _key(tmp_path, y).key != before.key
+
+
 class _EditableFinder:
     """What `pip install -e .` of a src/ layout may install: a meta path finder mapping the package
     to its source folder (setuptools' __editable___*_finder)."""

@@ -188,13 +188,12 @@ _NOT_DATA = {"__pycache__", "sim_build", ".pytest_cache"}
 _NOT_DATA_SUFFIXES = {".py", ".pyc", ".vcd", ".fst", ".ghw", ".log"}
 
 
-def _data_beside(src: Path, root: Path) -> list[Path]:
-    """Files a project's model or testbench may read beside it (a table, coefficients as JSON,
-    test vectors): every file in its folder, and below it unless that folder is the project's top
-    (which holds everything). Python modules are not data: the ones it imports are in the key already
-    (an unused one is not). A data file a model opens was left out of the key, and a changed one
-    kept the old verdict."""
-    folder = src.parent
+def _data_in(folder: Path, root: Path) -> list[Path]:
+    """Files a project's model, testbench or one of their helper modules in `folder` may read beside
+    it (a table, coefficients as JSON, test vectors): every file in the folder, and below it unless
+    that folder is the project's top (which holds everything). Python modules are not data: the ones
+    it imports are in the key already (an unused one is not). A data file a model opens was left out
+    of the key, and a changed one kept the old verdict."""
     top = folder.resolve() == root.resolve()
     found = folder.iterdir() if top else folder.rglob("*")
     out = []
@@ -239,7 +238,10 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
                                        [root, design.directory])
         files.update(found.files)
         packages.update(found.distributions)
-        files.update(_data_beside(src, root))
+        # data beside the model, and beside each of the team's modules it imports: a helper package
+        # that reads src/teamlib/table.json computes other values when the table changes
+        for folder in sorted({src.parent} | {f.parent for f in found.files}):
+            files.update(_data_in(folder, root))
     own = kabe_code() + flow_scripts(flow)
     material = {
         "format": KEY_FORMAT,

@@ -45,9 +45,15 @@ TARGETS = ("sim", "synth", "vivado")
 # Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
 _STAMP = "kabe_resolve.json"
-_STAMP_FORMAT = 2  # bump when the stamp or the way kabe calls FuseSoC changes
+_STAMP_FORMAT = 3  # bump when the stamp or the way kabe calls FuseSoC changes
 _LOCK = ".lock"
 _OWN = {_LOCK, _STAMP, "fusesoc.conf"}  # kabe's files in a work root, not FuseSoC's output
+# FuseSoC's cache root (XDG_CACHE_HOME/fusesoc) for one set-up, inside its work root. FuseSoC keeps the
+# output of a `cache_type: input` generator there and reuses it while the generator's parameters and script
+# are unchanged, even when a data file it reads changed; kept per set-up, such a generator is run again
+# whenever kabe sets the target up (as every project generator is), and `rm -rf build` clears it.
+# Cores a provider fetched into it are carried over from the last set-up (no download again).
+FUSESOC_CACHE = ".fusesoc-cache"
 # work root -> the inputs key FuseSoC last set it up for in this process (kabe.cores' docstring)
 _FRESH: dict[Path, str] = {}
 
@@ -285,8 +291,11 @@ def _fix_hint(message: str, target: str, vlnv: str, core_file: str | None = None
     return "run the printed fusesoc command by hand to see the full log"
 
 
-def _run_fusesoc(cmd: list[str], design: designs.Design, target: str, declared: list[Declared] = ()) -> None:
+def _run_fusesoc(cmd: list[str], design: designs.Design, target: str, declared: list[Declared] = (),
+                 cache_home: Path | None = None) -> None:
     env = dict(os.environ)
+    if cache_home is not None:  # FUSESOC_CACHE (a project's fusesoc.conf naming a cache_root still wins)
+        env["XDG_CACHE_HOME"] = str(cache_home)
     env.setdefault("PYTHONUNBUFFERED", "1")
     # Generators are run with `interpreter: python3`: make that the venv's python.
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
@@ -353,13 +362,38 @@ def _must_rerun(edam: Edam) -> bool:
     it), or a file was copied into the work root (`copyto`: an HDL or .hex source is not hashed)."""
     work_root = Path(edam.work_root)
     gen_cache = work_root / "generator_cache"
-    if any(f.path.is_relative_to(work_root) and not f.path.is_relative_to(gen_cache) for f in edam.files):
+    fetched = work_root / FUSESOC_CACHE  # a provider's cores and input-cached generator output
+    if any(f.path.is_relative_to(work_root) and not f.path.is_relative_to(gen_cache)
+           and not f.path.is_relative_to(fetched) for f in edam.files):
         return True  # a copyto file
-    generated = [c for c in edam.core_files if c.is_relative_to(gen_cache)]
+    generated = [c for c in edam.core_files if c.is_relative_to(gen_cache) or _generated(c, work_root)]
     if not generated:
         return False
     own = GENERATORS.resolve()
     return any(not c.is_relative_to(own) and _defines_generators(c) for c in edam.core_files)
+
+
+def _generated(path: Path, work_root: Path) -> bool:
+    """Under a FuseSoC generator_cache of this work root: the plain one, or the input-cached one in
+    FUSESOC_CACHE."""
+    return any(p.name == "generator_cache" for p in path.parents if p.is_relative_to(work_root))
+
+
+def _seed_cache(work_root: Path, staging: Path) -> Path:
+    """FUSESOC_CACHE for a new set-up in staging: the last set-up's, without its generator output
+    (hard links where the file system allows: a provider's cores can be large)."""
+    new = staging / FUSESOC_CACHE
+    old = work_root / FUSESOC_CACHE
+    if old.is_dir():
+        def copy(src, dst):
+            try:
+                os.link(src, dst)
+            except OSError:
+                shutil.copy2(src, dst)
+        shutil.copytree(old, new, symlinks=True, copy_function=copy,
+                        ignore=lambda d, names: ["generator_cache"] if "generator_cache" in names else [])
+    new.mkdir(exist_ok=True)
+    return new
 
 
 def _tree(root: Path) -> dict[str, Path]:
@@ -416,11 +450,11 @@ def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: 
                         f"Fix: delete {work_root} and resolve again") from None
     files: list[SourceFile] = []
     include_dirs: list[Path] = []
-    gen_cache = (work_root / "generator_cache").resolve()
+    resolved_root = work_root.resolve()
     for entry in eda.get("files", []):
         path = (work_root / entry["name"]).resolve()
         inc = bool(entry.get("is_include_file", False))
-        generated = gen_cache in path.parents
+        generated = _generated(path, resolved_root)
         files.append(SourceFile(path=path, file_type=str(entry.get("file_type", "")), core=str(entry.get("core", "")),
                                 is_include_file=inc, generated=generated))
         if inc:
@@ -540,7 +574,7 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
                 cmd += ["--flag", fl]
             cmd.append(d.core)
             cmd += [f"--{k}={_format_override(v)}" for k, v in params.items()]
-            _run_fusesoc(cmd, d, target, declared)
+            _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
             eda_name = d.core.replace(":", "_") + ".eda.yml"
             if not (staging / eda_name).exists():
                 found = sorted(p.name for p in staging.glob("*.eda.yml"))

@@ -6,7 +6,8 @@ absolute path shows up as a difference) with `kabe build --no-cache`: FuseSoC an
 the simulation check, the flow, the gate and the archive, all from nothing. Compared, in the
 pipeline's order, so the first difference named is the earliest one:
 
-1. generated sources: build/fusesoc/<design>/<target>/generator_cache/** (generator output);
+1. generated sources: build/fusesoc/<design>/<target>/generator_cache/** (generator output; an input-cached
+   generator's under .fusesoc-cache/fusesoc/generator_cache/);
 2. the flow's work directory: build/<design>/<flow>/** (the open flow's netlist.json among them);
 3. the archive: reports/<commit>/<design>/<flow>/** (metrics.json, manifest.json, raw reports).
 
@@ -36,7 +37,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.console import make_console
-from kabe import config, designs, provenance, tool_group
+from kabe import config, cores, designs, provenance, tool_group
 from kabe.errors import UserError
 from kabe.paths import REPORTS, ROOT, project_dirs
 from kabe.records.archive import archive_dir, write_json_atomic
@@ -156,7 +157,9 @@ def artifacts(checkout: Path, commit: provenance.Commit, design: str, flow: str)
     """name -> file, in comparison order (generated sources, the flow's work directory, the archive)."""
     out: dict[str, Path] = {}
     build, reports = project_dirs(checkout)["build_dir"], project_dirs(checkout)["reports_dir"]
-    groups = [sorted((build / "fusesoc" / design).glob("*/generator_cache/**/*")),
+    fusesoc = build / "fusesoc" / design
+    groups = [sorted([*fusesoc.glob("*/generator_cache/**/*"),
+                      *fusesoc.glob(f"*/{cores.FUSESOC_CACHE}/fusesoc/generator_cache/**/*")]),
               sorted((build / design / flow).rglob("*")),
               sorted(archive_dir(commit, design, flow, reports).rglob("*"))]
     for files in groups:

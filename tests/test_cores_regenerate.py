@@ -121,6 +121,25 @@ def test_a_data_file_a_generator_reads_is_read_again_by_the_next_build(project):
     assert again.generated_files == first.generated_files  # same parameters, same script: the same path
 
 
+def test_an_input_cached_generator_is_run_again_too(project, monkeypatch, tmp_path):
+    """`cache_type: input`: FuseSoC reuses the output while parameters and script are unchanged, even
+    when the data file the generator reads changed. kabe keeps FuseSoC's cache per set-up (inside the
+    work root, not ~/.cache/fusesoc), so the next build reads the new data as for any generator."""
+    cores_root, _ = project
+    home = tmp_path / "home-cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))  # where FuseSoC would keep it without kabe
+    gen_core = cores_root / "lib_gen" / "gen.core"
+    gen_core.write_text(GEN_CORE + "    cache_type: input\n")
+    first = resolve(project)
+    assert "8'd17" in top_of(first) and first.generated_files[0].is_relative_to(first.work_root)
+    assert not home.exists() or not list(home.rglob("*.v"))
+    (cores_root.parent / "data" / "key.txt").write_text("18\n")
+    new_process()
+    assert "8'd18" in top_of(resolve(project))
+    (cores_root.parent / "data" / "key.txt").write_text("19\n")
+    assert "8'd19" in top_of(resolve(project, force=True))  # cache=off, in the same process
+
+
 def test_an_edited_generator_script_is_run_again(project):
     cores_root, _ = project
     first = resolve(project)

@@ -54,11 +54,14 @@ TOC_TITLE = "Table of Contents"
 # of the table of contents or an item's title, or the section is refused. Lines are found with \d, which
 # takes any script's digits, and read with [0-9] only: a line that starts like an item or a sentence with
 # other digits is found and then refused, never skipped.
-_ITEMISH = re.compile(r"\n[ \t]*\d+[ \t]*\.[ \t]*checking", re.I)
-_THERE = re.compile(r"\n[ \t]*There (?:are|is) \d")  # a line that means to be a sentence
-_SENTENCE = re.compile(r"\n[ \t]*There (?:are|is) ([0-9]+)(?:[ \t]([^\n]*))?(?=\n)")  # one that is: (N, rest)
-_INDENTED = re.compile(r"\n[ \t]+\S")
-_INDENTED_SENTENCE = re.compile(r"\n[ \t]+There (?:are|is) [0-9]+(?:[ \t][^\n]*)?(?=\n)")
+# Blanks are any white space but a newline (_B), not only space and tab: a sentence indented or spaced with
+# a non-breaking space (a report pasted through an editor or a wiki) is still a sentence, never a pin name.
+_B = r"[^\S\n]"
+_ITEMISH = re.compile(rf"\n{_B}*\d+{_B}*\.{_B}*checking", re.I)
+_THERE = re.compile(rf"\n{_B}*There{_B}+(?:are|is){_B}+\d")  # a line that means to be a sentence
+_SENTENCE = re.compile(rf"\n{_B}*There{_B}+(?:are|is){_B}+([0-9]+)(?:{_B}([^\n]*))?(?=\n)")  # one that is: (N, rest)
+_INDENTED = re.compile(rf"\n{_B}+\S")
+_INDENTED_SENTENCE = re.compile(rf"\n{_B}+There{_B}+(?:are|is){_B}+[0-9]+(?:{_B}[^\n]*)?(?=\n)")
 # The items every Vivado prints (2014 to 2025), which the gate reads: a section without one cannot say
 # that no register lacks a clock, so it is refused rather than read as "not reported, fine".
 REQUIRED = ("no_clock", "unconstrained_internal_endpoints")
@@ -106,7 +109,7 @@ def _refuse_odd_line(lines: list[str], start: int, stop: int, name: str, where: 
     or a line that starts like a sentence and is not one."""
     for j in range(start, stop):
         line = lines[j]
-        indented = line[:1] in (" ", "\t") and line.strip()
+        indented = line[:1].isspace() and line.strip()
         one = f"\n{line}\n"
         if (indented or _THERE.match(one)) and not _SENTENCE.match(one):
             raise ReportError(f"{where} line {j + 1}: '{_show(line)}' in item {name} is not a "

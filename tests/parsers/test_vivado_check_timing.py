@@ -124,6 +124,17 @@ def test_old_layout_sums_its_sentences_and_refuses_an_unreadable_one():
             parse(mutant, "old")
 
 
+def test_a_sentence_spaced_with_non_breaking_spaces_is_still_counted():
+    """Red team 2: a sentence indented with U+00A0 was read as a pin name and left out of the sum
+    (12 read as 4); in the old layout a hidden nonzero sentence beside a zero one read as 0."""
+    text = OLD.read_text()
+    zero = " There are 0 register/latch pins with no clock."
+    hidden = zero + "\n\u00a0There are 12 register/latch pins with no clock driven by root clock pin: c (HIGH)"
+    assert parse(text.replace(zero, hidden, 1), "nbsp")["no_clock"] == 12
+    words = zero + "\n\u00a0There\u00a0are\u00a012 register/latch pins with no clock driven by root clock pin: c (HIGH)"
+    assert parse(text.replace(zero, words, 1), "nbsp words")["no_clock"] == 12
+
+
 def test_pin_names_and_margins_are_not_damage():
     """Pin names (at the margin, -check_timing_verbose), blank lines and trailing spaces are read as
     Vivado prints them: the same counts."""

@@ -358,9 +358,31 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
                     if ("%Error" in ln or "error:" in ln) and "Exiting due to" not in ln]
             shown = "\n  ".join(errs[:3]) + (f"\n  (and {len(errs) - 3} more)" if len(errs) > 3 else "") \
                 or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
+            if any("--top-module" in e and "not found" in e for e in errs):  # said in the core file's terms
+                raise SimBuildError(_top_not_found(d, edam, out))
             raise SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
         stamp.write_text(json.dumps({"design": d.name, "key": key, "parameters": {k: str(v) for k, v in values.items()},
                                      "verilator": verilator_version(), "compile_seconds": round(seconds, 2),
                                      "not_checked": list(not_checked)}) + "\n")
     _prune(design_dir, out, build_root)
     return SimBuild(**{**common, "compiled": True, "compile_seconds": seconds})
+
+
+_MODULE = re.compile(r"^\s*(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_][A-Za-z0-9_$]*)", re.M)
+
+
+def _top_not_found(d, edam, out: Path) -> str:
+    """The sim target's toplevel is no module of its files: name the core file, the modules there are
+    and the fix, not Verilator's "--top-module not found"."""
+    found: list[str] = []
+    for src in edam.sources:
+        try:
+            text = Path(src).read_text(errors="replace")
+        except OSError:
+            continue
+        found += [m for m in _MODULE.findall(text) if m not in found]
+    listed = ", ".join(found[:12]) + (f" (and {len(found) - 12} more)" if len(found) > 12 else "")
+    return (f"{d.core_file}: the sim target's toplevel {edam.toplevel!r} is not a module of the target's files "
+            f"(modules there: {listed or 'none'}). Fix: set the target's `toplevel:` to the top module's name, "
+            f"or add the file that defines {edam.toplevel} to a fileset of the target (full log: {out / 'build.log'})")
+

@@ -243,3 +243,17 @@ def test_kabe_sim_in_a_project_with_a_space_exits_2_in_one_line(tmp_path):
     said = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "path has a space" in ln]
     assert len(said) == 1 and str(project) in said[0] and "Fix:" in said[0], proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr and "GNU Make cannot build in directories" not in proc.stdout + proc.stderr
+
+
+def test_a_toplevel_that_is_no_module_is_said_in_the_core_files_terms(tmp_path):
+    """`toplevel: width_tp` (a typo): the core file, the modules there are and the fix, in one line;
+    before, Verilator's own "--top-module not found" ended the message."""
+    y = u.write_width(tmp_path / "project")
+    core = y.parent / "width.core"
+    core.write_text(core.read_text().replace("toplevel: width_top", "toplevel: width_tp"))
+    d = designs.load(y)
+    with pytest.raises(verilator_build.SimBuildError) as caught:
+        verilator_build.build(d, build_root=tmp_path / "project" / "build")
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{core}: the sim target's toplevel 'width_tp'"), message
+    assert "(modules there: width_top)" in message and "Fix: set the target's `toplevel:`" in message

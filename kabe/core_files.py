@@ -281,6 +281,30 @@ def core_file_problem(core_file: Path, target: str, text: str = "", declared: li
             return (f"{shown(x.path)}: the first line must be `CAPI=2:` (it is {bounded(first_word(x.path))}); "
                     f"FuseSoC skips it, so {x.name}, a dependency of {here}, is not found. Fix: make its first "
                     f"line exactly `CAPI=2:`")
+    return _version_range_problem(here, text, declared)
+
+
+# FuseSoC's solver: 'needer == 0.1.0-0' <- 'acme_ip_fifo >= 2.0-0' (a range FuseSoC could not meet)
+_RANGE = re.compile(r"'([^' ]+) == ([^' ]+)' <- '([^' ]+) (>=|<=|>|<|\^|~|!=) ([^' ]+)'")
+
+
+def _version_range_problem(here: str, text: str, declared: list[Declared]) -> str | None:
+    """A `depend:` range no core in the libraries meets while the core itself is there, in other
+    versions: name the range, the versions there are and their files (FuseSoC says only that the
+    requirements conflict)."""
+    for needer, _, package, op, version in _RANGE.findall(text):
+        have = [x for x in declared if x.name and x.capi2
+                and "_".join(x.name.split(":")[:3]).strip("_") == package.strip("_")]
+        if not have:
+            continue  # not there at all: the "not found" hint says that
+        name = ":".join(have[0].name.split(":")[:3])
+        versions = ", ".join(f"{(x.name.split(':') + [''])[3] or '(no version)'} in {shown(x.path)}" for x in have[:6])
+        want = version.removesuffix("-0")
+        by = _package_core(needer, declared)
+        by = "" if by == here else f" (needed by {by})"
+        return (f"{here}: no core meets the dependency {op}{name}:{want}{by}; "
+                f"the libraries hold {versions}. Fix: change the range under `depend:`, or add the library that "
+                f"holds a version in it (`fusesoc --config fusesoc.conf library add <name> <url or folder>`)")
     return None
 
 

@@ -234,6 +234,18 @@ def test_a_dependency_skipped_for_its_first_line_is_named(project):
         _resolve(project, "synth")
 
 
+def test_a_version_range_no_core_meets_names_the_versions_there_are(project):
+    root, _ = project
+    (root / "lib").mkdir()
+    (root / "lib" / "h.v").write_text("module h; endmodule\n")
+    (root / "lib" / "h.core").write_text("CAPI=2:\nname: user:lib:h:1.0.0\nfilesets:\n  rtl: {files: [h.v], "
+                                         "file_type: verilogSource}\ntargets:\n  default: {filesets: [rtl]}\n")
+    _edit(project, "file_type: verilogSource}\n  model", "file_type: verilogSource, depend: ['>=user:lib:h:2.0']}\n  model")
+    with pytest.raises(CoreError, match=r"tv\.core: no core meets the dependency >=user:lib:h:2\.0; the libraries hold "
+                                        r"1\.0\.0 in .*lib/h\.core\. Fix: change the range under `depend:`"):
+        _resolve(project, "synth")
+
+
 def test_an_unknown_file_type_is_refused(project):
     _edit(project, "rtl: {files: [rtl/tv.v], file_type: verilogSource}", "rtl: {files: [rtl/tv.v], file_type: verilogSourc}")
     with pytest.raises(CoreError, match=r"tv\.core: .*rtl/tv\.v \(target 'synth'\) has file_type 'verilogSourc', "

@@ -18,12 +18,44 @@ from kabe.errors import bounded
 
 
 _DEFINE_OPTION = re.compile(r"^-D([A-Za-z_][A-Za-z0-9_$]*)(?:=(.*))?$")
+# -G<name>=<value> and -pvalue+<name>=<value> set a parameter of the top, as a vlogparam does
+_PARAM_OPTION = re.compile(r"^(?:-G|-pvalue\+)([A-Za-z_][A-Za-z0-9_$.]*)=(.*)$")
+# Verilator options that pull sources or settings into the simulation that the synth target never sees,
+# so the comparison below cannot vouch for them: option -> what it does (an option ending in + or of the
+# form -I<dir>/-U<name> is matched as a prefix, the others as a word or --opt=value)
+_UNCOMPARABLE = {
+    "-f": "reads more options from a file", "-F": "reads more options from a file",
+    "-y": "searches a folder for modules", "-v": "reads a library file", "+libext+": "searches for modules by suffix",
+    "-I": "adds an include folder", "+incdir+": "adds an include folder", "-U": "undefines a macro",
+    "--top-module": "picks the top", "--top": "picks the top", "-top": "picks the top",
+    "--bbox-sys": "black-boxes unsupported system calls", "--bbox-unsup": "black-boxes unsupported constructs",
+    "--x-assign": "fixes the value of X (kabe randomises it)", "--x-initial": "fixes the value of X (kabe randomises it)",
+}
+_PREFIX_OPTIONS = ("+libext+", "+incdir+", "-I", "-U")
+_SOURCE_SUFFIXES = (".v", ".sv", ".vh", ".svh", ".vlt", ".vlib", ".c", ".cc", ".cpp", ".h", ".vhd", ".vhdl")
+
+
+def _number(text: str) -> Any:
+    """A -G value as a core parameter would hold it: a plain decimal is an int (so -GN=4 equals a vlogparam
+    N: 4), anything else is kept as written."""
+    return int(text) if re.fullmatch(r"-?[0-9]+", text.strip()) else text
+
+
+def uncomparable_option(option: str) -> str | None:
+    """Why a verilator_options entry cannot be compared with the synth target (None: it can)."""
+    for name, why in _UNCOMPARABLE.items():
+        if option == name or option.startswith(f"{name}=") or (name in _PREFIX_OPTIONS and option.startswith(name)):
+            return why
+    if not option.startswith(("-", "+")) and option.lower().endswith(_SOURCE_SUFFIXES):
+        return "adds a source file"
+    return None
 
 
 def hdl_settings(edam: Edam) -> dict[tuple[str, str], Any]:
     """What a target tells the HDL tools besides its files and top: ("parameter", name) -> value for its
-    vlogparam/generic parameters, ("define", name) -> value for its vlogdefine parameters and the -D /
-    +define+ of its verilator_options (which kabe's Verilator builds read). A parameter with no value is
+    vlogparam/generic parameters and the -G / -pvalue+ of its verilator_options, ("define", name) -> value for
+    its vlogdefine parameters and the -D / +define+ of its verilator_options (which kabe's Verilator builds
+    read). A parameter with no value is
     left out (no tool is given it). plusarg and cmdlinearg parameters are run-time arguments of a
     simulation, not part of the RTL: left out."""
     out: dict[tuple[str, str], Any] = {}
@@ -36,7 +68,9 @@ def hdl_settings(edam: Edam) -> dict[tuple[str, str], Any]:
     for i, opt in enumerate(options):
         if opt == "-D" and i + 1 < len(options):
             opt = "-D" + options[i + 1]
-        if m := _DEFINE_OPTION.match(opt):
+        if m := _PARAM_OPTION.match(opt):
+            out[("parameter", m.group(1))] = _number(m.group(2))
+        elif m := _DEFINE_OPTION.match(opt):
             out[("define", m.group(1))] = m.group(2) if m.group(2) is not None else ""
         elif opt.startswith("+define+"):
             for item in filter(None, opt[len("+define+"):].split("+")):
@@ -59,12 +93,26 @@ def _file_identity(f: SourceFile, work_root: Path) -> tuple[str, str]:
     return (rel.as_posix(), digest)
 
 
+def _check_verilator_options(core: str, sim: Edam) -> None:
+    """CoreError for a sim-target verilator_options entry whose effect the comparison cannot see."""
+    for opt in [str(o) for o in (sim.tool_options or {}).get("verilator_options", []) or []]:
+        why = uncomparable_option(opt)
+        if why:
+            raise CoreError(
+                f"{core}: the sim target's verilator_options has {opt!r}, which {why} for the simulation only, so "
+                f"kabe cannot check that the simulated design is the one synthesized. Fix: list the files in a "
+                f"fileset both targets use (include files with `is_include_file: true`), set parameters and "
+                f"defines as core `parameters:`, and drop {opt!r}")
+
+
 def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """kabe promises the verified RTL is the built RTL: CoreError when the sim and synth targets resolve to
     different designs (another toplevel; a parameter or define both set to different values, or one target
-    sets and the other does not). Files may differ (a simulation model of a vendor primitive, glbl.v): returns
-    (files only the sim target lists, files only the synth target lists), for the build to say and record."""
+    sets and the other does not; a verilator_options entry kabe cannot compare). Files may differ otherwise
+    (a simulation model of a vendor primitive, glbl.v): returns (files only the sim target lists, files only
+    the synth target lists), for the build to say and record."""
     core = shown(design.core_file)
+    _check_verilator_options(core, sim)
     diffs: list[str] = []
     if sim.toplevel != synth.toplevel:
         diffs.append(f"toplevel: target sim has {sim.toplevel}, target synth {synth.toplevel}")
@@ -86,10 +134,10 @@ def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tup
             f"simulation check would verify one design and the build synthesize another. Fix: give both targets "
             f"one toplevel and the same parameter and define values (set them once in the `default:` target both "
             f"inherit with `<<: *default`)")
-    ids = {_file_identity(f, sim.work_root): f.path for f in sim.files}
-    ids_synth = {_file_identity(f, synth.work_root): f.path for f in synth.files}
-    sim_only = tuple(p for k, p in ids.items() if k not in ids_synth)
-    synth_only = tuple(p for k, p in ids_synth.items() if k not in ids)
+    ids = {_file_identity(f, sim.work_root): f for f in sim.files}
+    ids_synth = {_file_identity(f, synth.work_root): f for f in synth.files}
+    sim_only = tuple(f.path for k, f in ids.items() if k not in ids_synth)
+    synth_only = tuple(f.path for k, f in ids_synth.items() if k not in ids)
     return sim_only, synth_only
 
 

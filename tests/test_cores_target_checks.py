@@ -6,6 +6,7 @@ the file and the fix. Every test resolves throwaway cores through FuseSoC; no Ve
 from __future__ import annotations
 
 import functools
+import re
 
 import pytest
 from rich.console import Console
@@ -111,6 +112,26 @@ def test_a_sim_only_file_is_allowed_and_returned(project):
     _edit(project, "    flow: sim\n", "    flow: sim\n    filesets: [rtl, model]\n")
     sim_only, synth_only = core_targets.compare_targets(*_targets(project))
     assert [p.name for p in sim_only] == ["glbl.v"] and synth_only == ()
+
+
+def test_a_verilator_G_option_is_read_as_a_parameter(project):  # red team 4c, repro 01
+    _edit(project, "{tool: verilator, mode: cc}", "{tool: verilator, mode: cc, verilator_options: [-GXOR=0]}")
+    with pytest.raises(CoreError, match=r"parameter XOR: target sim sets XOR=0, target synth XOR=90"):
+        core_targets.compare_targets(*_targets(project))
+    _edit(project, "-GXOR=0", "-GXOR=90")  # the value both targets set: one design
+    assert core_targets.compare_targets(*_targets(project)) == ((), ())
+    _edit(project, "-GXOR=90", "-pvalue+XOR=1")
+    with pytest.raises(CoreError, match=r"parameter XOR: target sim sets XOR=1, target synth XOR=90"):
+        core_targets.compare_targets(*_targets(project))
+
+
+@pytest.mark.parametrize("option", ["-f", "-F", "-y", "-v", "+libext+.v", "-Irtl/other", "+incdir+x", "-UFAST",
+                                    "--top-module", "--x-assign", "extra.sv"])
+def test_a_verilator_option_kabe_cannot_compare_is_refused(project, option):
+    _edit(project, "{tool: verilator, mode: cc}", f"{{tool: verilator, mode: cc, verilator_options: [-Wall, '{option}']}}")
+    with pytest.raises(CoreError, match=rf"tv\.core: the sim target's verilator_options has '{re.escape(option)}', "
+                                        r"which .* for the simulation only.*Fix: .*drop"):
+        core_targets.compare_targets(*_targets(project))
 
 
 def test_the_build_says_and_records_files_only_in_one_target(project, monkeypatch):

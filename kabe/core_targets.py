@@ -105,12 +105,45 @@ def _check_verilator_options(core: str, sim: Edam) -> None:
                 f"defines as core `parameters:`, and drop {opt!r}")
 
 
+_MODULE = re.compile(r"^\s*(?:module|macromodule|primitive|interface)\s+(?:automatic\s+|static\s+)?"
+                     r"([A-Za-z_][A-Za-z0-9_$]*)", re.M)
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def _declared(path: Path) -> set[str]:
+    """The modules (interfaces, UDPs) an HDL file declares; empty for a file that is not HDL or not read."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return set()
+    return set(_MODULE.findall(_BLOCK_COMMENT.sub("", text)))
+
+
+def _check_module_sources(core: str, only: tuple[Path, ...], target: str, other: Edam) -> None:
+    """A file only one target lists may add a module (a vendor primitive's simulation model), never give
+    another body to a module the other target builds from its own file: then the targets build different
+    logic under one name and the simulation verifies another design than the one synthesized."""
+    theirs: dict[str, Path] = {}
+    for p in other.sources:
+        for m in _declared(p):
+            theirs.setdefault(m, p)
+    for p in only:
+        for m in sorted(_declared(p) & set(theirs)):
+            here, there = (p, theirs[m]) if target == "sim" else (theirs[m], p)
+            raise CoreError(
+                f"{core}: module {m} is defined by {shown(here)} in the sim target and by {shown(there)} in the "
+                f"synth target, so the simulation would verify another design than the one built. Fix: list one "
+                f"file for {m} in a fileset both targets use (a sim-only file may only add a module the synth "
+                f"target does not define, such as a vendor primitive's model)")
+
+
 def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """kabe promises the verified RTL is the built RTL: CoreError when the sim and synth targets resolve to
     different designs (another toplevel; a parameter or define both set to different values, or one target
-    sets and the other does not; a verilator_options entry kabe cannot compare). Files may differ otherwise
-    (a simulation model of a vendor primitive, glbl.v): returns (files only the sim target lists, files only
-    the synth target lists), for the build to say and record."""
+    sets and the other does not; a verilator_options entry kabe cannot compare; a module with another body
+    per target). Files may differ otherwise (a simulation model of a vendor primitive,
+    glbl.v): returns (files only the sim target lists, files only the synth target lists), for the build to
+    say and record."""
     core = shown(design.core_file)
     _check_verilator_options(core, sim)
     diffs: list[str] = []
@@ -138,6 +171,8 @@ def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tup
     ids_synth = {_file_identity(f, synth.work_root): f for f in synth.files}
     sim_only = tuple(f.path for k, f in ids.items() if k not in ids_synth)
     synth_only = tuple(f.path for k, f in ids_synth.items() if k not in ids)
+    _check_module_sources(core, tuple(f.path for k, f in ids.items() if k not in ids_synth and f.is_hdl), "sim", synth)
+    _check_module_sources(core, tuple(f.path for k, f in ids_synth.items() if k not in ids and f.is_hdl), "synth", sim)
     return sim_only, synth_only
 
 

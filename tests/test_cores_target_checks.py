@@ -134,6 +134,21 @@ def test_a_verilator_option_kabe_cannot_compare_is_refused(project, option):
         core_targets.compare_targets(*_targets(project))
 
 
+def test_a_sim_only_file_redefining_a_synth_module_is_refused(project):  # repro 02
+    root = project[0]
+    (root / "tv" / "rtl" / "xf_sim.v").write_text("module tv (input wire clk, input wire [7:0] a, output reg [7:0] y);\n"
+                                                  "/* module glbl; */ always @(posedge clk) y <= a;\nendmodule\n")
+    (root / "tv" / "rtl" / "xf_impl.v").write_text(MODULE)
+    _edit(project, "  rtl: {files: [rtl/tv.v], file_type: verilogSource}",
+          "  rtl: {files: [rtl/glbl.v], file_type: verilogSource}\n"
+          "  simm: {files: [rtl/xf_sim.v], file_type: verilogSource}\n"
+          "  impl: {files: [rtl/xf_impl.v], file_type: verilogSource}")
+    _edit(project, "    filesets: [rtl]\n", '    filesets: [rtl, "target_sim ? (simm)", "!target_sim ? (impl)"]\n')
+    with pytest.raises(CoreError, match=r"tv\.core: module tv is defined by .*xf_sim\.v in the sim target and by "
+                                        r".*xf_impl\.v in the synth target.*Fix: "):
+        core_targets.compare_targets(*_targets(project))
+
+
 def test_the_build_says_and_records_files_only_in_one_target(project, monkeypatch):
     from kabe import build
 

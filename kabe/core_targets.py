@@ -137,11 +137,25 @@ def _check_module_sources(core: str, only: tuple[Path, ...], target: str, other:
                 f"target does not define, such as a vendor primitive's model)")
 
 
+def _check_work_root_files(core: str, sim: Edam, synth: Edam) -> None:
+    """A file FuseSoC writes at one place of each target's work root (a `copyto` copy, generator output) is
+    read by that name in both builds (`$readmemh("rom.mem")`): different content there is different logic."""
+    theirs = dict(_file_identity(f, synth.work_root) for f in synth.files)
+    for f in sim.files:
+        rel, digest = _file_identity(f, sim.work_root)
+        if rel != "file" and rel in theirs and theirs[rel] != digest:
+            raise CoreError(
+                f"{core}: {rel} (a file FuseSoC puts in each target's work root: a `copyto:` copy or generator "
+                f"output) has different content in the sim target than in the synth target, so the simulation would "
+                f"verify another design than the one built. Fix: give both targets one source for {rel} (one "
+                f"fileset both use)")
+
+
 def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """kabe promises the verified RTL is the built RTL: CoreError when the sim and synth targets resolve to
     different designs (another toplevel; a parameter or define both set to different values, or one target
-    sets and the other does not; a verilator_options entry kabe cannot compare; a module with another body
-    per target). Files may differ otherwise (a simulation model of a vendor primitive,
+    sets and the other does not; a verilator_options entry kabe cannot compare; a module or work-root file
+    with another body per target). Files may differ otherwise (a simulation model of a vendor primitive,
     glbl.v): returns (files only the sim target lists, files only the synth target lists), for the build to
     say and record."""
     core = shown(design.core_file)
@@ -167,6 +181,7 @@ def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tup
             f"simulation check would verify one design and the build synthesize another. Fix: give both targets "
             f"one toplevel and the same parameter and define values (set them once in the `default:` target both "
             f"inherit with `<<: *default`)")
+    _check_work_root_files(core, sim, synth)
     ids = {_file_identity(f, sim.work_root): f for f in sim.files}
     ids_synth = {_file_identity(f, synth.work_root): f for f in synth.files}
     sim_only = tuple(f.path for k, f in ids.items() if k not in ids_synth)

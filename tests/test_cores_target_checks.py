@@ -149,6 +149,23 @@ def test_a_sim_only_file_redefining_a_synth_module_is_refused(project):  # repro
         core_targets.compare_targets(*_targets(project))
 
 
+@pytest.mark.parametrize("sim_rom", ["01\n", "02\n"])
+def test_a_copyto_file_with_other_content_per_target_is_refused(project, sim_rom):  # repro 06
+    root = project[0]
+    (root / "tv" / "rtl" / "rom_sim.mem").write_text(sim_rom)
+    (root / "tv" / "rtl" / "rom.mem").write_text("02\n")
+    _edit(project, "  model: {files: [rtl/glbl.v], file_type: verilogSource}",
+          "  rs: {files: [rtl/rom_sim.mem: {file_type: user, copyto: rom.mem}]}\n"
+          "  ri: {files: [rtl/rom.mem: {file_type: user, copyto: rom.mem}]}")
+    _edit(project, "    filesets: [rtl]\n", '    filesets: [rtl, "target_sim ? (rs)", "!target_sim ? (ri)"]\n')
+    if sim_rom == "02\n":  # the same content from two files: one design
+        assert core_targets.compare_targets(*_targets(project)) == ((), ())
+        return
+    with pytest.raises(CoreError, match=r"tv\.core: rom\.mem \(a file FuseSoC puts in each target's work root.*"
+                                        r"different content in the sim target than in the synth target"):
+        core_targets.compare_targets(*_targets(project))
+
+
 def test_the_build_says_and_records_files_only_in_one_target(project, monkeypatch):
     from kabe import build
 

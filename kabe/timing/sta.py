@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kabe.constraints import Clock
-from kabe.timing.cells import CellTiming, cell_timing
+from kabe.timing.cells import CellTiming, cell_timing, with_defaults
 from kabe.timing.clock_targets import target_bits
 from kabe.timing.fitted import FittedModel, load as load_fitted
 from kabe.timing.lut_cones import SHAPES, narrow_cones
@@ -219,10 +219,12 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
     repacked = 0
     unknown: dict[str, int] = defaultdict(int)
     for cname, c in cells.items():
-        params = vivado_parameters(c) if vivado_mapping else None
+        # the attributes a hand-instantiated primitive leaves out are at its defaults, not 0 (cells.with_defaults)
+        c_full = {**c, "parameters": with_defaults(c["type"], c.get("parameters") or {})}
+        params = vivado_parameters(c_full) if vivado_mapping else None
         if params is not None:
             repacked += 1
-        ct = _calibrated(cell_timing(c["type"], params or c.get("parameters") or {}), c["type"], model)
+        ct = _calibrated(cell_timing(c["type"], params or c_full["parameters"]), c["type"], model)
         if not ct.known:
             unknown[c["type"]] += 1
         timings[cname] = ct

@@ -143,6 +143,36 @@ def test_dsp_fully_registered():
     assert rec["wns_ns"] == pytest.approx((5000 - 254 - 803) / 1000, abs=1e-3)
 
 
+def test_a_dsp_that_sets_no_attributes_is_timed_at_the_primitives_defaults():
+    """Red team 4c, repro 10: a hand-instantiated DSP48E1 that leaves AREG/BREG/MREG/PREG out is fully
+    registered (UG479 defaults 1), not combinational: the same paths as dsp_net(1), not one A->P arc."""
+    net = dsp_net(1)
+    net["modules"]["top"]["cells"]["dsp"]["parameters"] = {}
+    rec, res = estimate(net, CLOCKS, M)
+    by_end = {e.type: e for e in res.endpoints}
+    assert by_end["DSP48E1"].required_ps == pytest.approx(5000 - 254)
+    assert by_end["FDRE"].arrival_ps == pytest.approx(329 + 500)
+    assert rec["wns_ns"] == pytest.approx((5000 - 254 - 803) / 1000, abs=1e-3)
+    assert C.cell_timing("DSP48E1", C.with_defaults("DSP48E1", {})).comb == []
+
+
+def test_an_unregistered_dsp_mode_pin_is_timed_through_to_p():
+    """OPMODE of a DSP with OPMODEREG=0 and PREG=0 steers P: a path from a register into it reaches P's
+    registers (pessimistically, at A's arc), it is not cut."""
+    net = dsp_net(0)
+    cells = net["modules"]["top"]["cells"]
+    cells["dsp"]["parameters"].update({k: 0 for k in ("INMODEREG", "OPMODEREG", "ALUMODEREG", "CARRYINREG",
+                                                       "CARRYINSELREG")})
+    cells["dsp"]["connections"]["A"] = ["0"] * 8  # the only path into P is the one through OPMODE
+    cells["dsp"]["connections"]["OPMODE"] = [999]
+    cells["dsp"]["port_directions"]["OPMODE"] = "input"
+    cells["fop"] = {"type": "FDRE", "parameters": {}, "port_directions": {"C": "input", "D": "input", "Q": "output"},
+                    "connections": {"C": [2], "D": [998], "Q": [999]}}
+    rec, _ = estimate(net, CLOCKS, M)
+    assert rec["critical_path"]["cells"][1]["type"] == "DSP48E1"
+    assert rec["critical_path"]["delay_ns"] == pytest.approx((303 + 500 + 2823 + 500) / 1000, abs=1e-3)
+
+
 def test_bram_output_register():
     for reg, clk_do in ((0, 2454), (1, 882)):
         net = Net()

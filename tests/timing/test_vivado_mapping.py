@@ -226,7 +226,9 @@ def test_a_cascade_from_a_pass_through_dsp_launches_at_p():
     a0, a1 = [net.bit() for _ in range(2)], [net.bit() for _ in range(2)]
     for i, b in enumerate(a0 + a1):
         net.ff(f"fa{i}", net.bit(), b)
-    params = {"AREG": 0, "BREG": 0, "MREG": 1, "PREG": 0, "USE_MULT": "MULTIPLY", "USE_DPORT": "FALSE"}
+    params = {"AREG": 0, "BREG": 0, "CREG": 0, "DREG": 0, "ADREG": 0, "MREG": 1, "PREG": 0, "USE_MULT": "MULTIPLY",
+              "USE_DPORT": "FALSE", **{k: 0 for k in ("INMODEREG", "OPMODEREG", "ALUMODEREG", "CARRYINREG",
+                                                     "CARRYINSELREG")}}  # as Yosys writes them: all set
     consts = lambda op: {"OPMODE": ("input", list(reversed(op))), "ALUMODE": ("input", ["0"] * 4),  # noqa: E731
                          "CARRYIN": ("input", "0"), "CARRYINSEL": ("input", ["0"] * 3)}
     net.cell("d0", "DSP48E1", params, CLK=("input", 2), A=("input", a0), PCOUT=("output", pc), **consts("0000101"))

@@ -115,9 +115,21 @@ DSP_CTRL_PINS = ("CEA1", "CEA2", "CEAD", "CEALUMODE", "CEB1", "CEB2", "CEC", "CE
                  "RSTALUMODE", "RSTB", "RSTC", "RSTCTRL", "RSTD", "RSTINMODE", "RSTM", "RSTP",
                  "OPMODE", "ALUMODE", "INMODE", "CARRYIN", "CARRYINSEL")
 
-# Buffers on the clock/IO path: not part of register-to-register paths.
-IO_TYPES = {"IBUF", "OBUF", "IBUFG", "IOBUF", "OBUFT", "BUFG", "BUFGCTRL", "BUFHCE", "$scopeinfo",
-            "VCC", "GND"}
+# Buffers on the IO path: not part of register-to-register paths.
+IO_TYPES = {"IBUF", "OBUF", "IBUFG", "IOBUF", "OBUFT", "$scopeinfo", "VCC", "GND"}
+
+# Global/regional clock buffers: each input pin reaches O. On a clock net the arc is never on a timed
+# path (a register's clock pin is no endpoint); a buffer fed by logic (an enable or reset put on the
+# global network) is on a data path, which must be timed through it, not cut (red team 4c, repro 08).
+# BUFR/BUFIO divide or stay in one bank: not listed, so they are untimed cells and fail the gate.
+CLOCK_BUFFER_INPUTS = {
+    "BUFG": ("I",), "BUFGCE": ("I", "CE"), "BUFGCE_1": ("I", "CE"), "BUFH": ("I",), "BUFHCE": ("I", "CE"),
+    "BUFGMUX": ("I0", "I1", "S"), "BUFGMUX_1": ("I0", "I1", "S"), "BUFGMUX_CTRL": ("I0", "I1", "S"),
+    "BUFGCTRL": ("I0", "I1", "S0", "S1", "CE0", "CE1", "IGNORE0", "IGNORE1"),
+}
+# cells_sim.v's BUFG (I => O) = 96, plus ASSUMED 1500 ps for the global network a buffered signal
+# travels on to its loads (Vivado adds ~1-2 ns there; the routing model knows no global net)
+CLOCK_BUFFER_PS = 96 + 1500
 
 
 @dataclass
@@ -403,6 +415,8 @@ def cell_timing(cell_type: str, params: dict) -> CellTiming:
         return _lutram(t, params)
     if t in ("SRL16E", "SRLC16E", "SRLC32E"):
         return _srl(t, params)
+    if t in CLOCK_BUFFER_INPUTS:
+        return CellTiming(level=False, comb=[(pin, None, "O", None, CLOCK_BUFFER_PS) for pin in CLOCK_BUFFER_INPUTS[t]])
     if t in IO_TYPES:
         return CellTiming(level=False)
     return CellTiming(level=False, known=False)

@@ -47,8 +47,13 @@ from kabe.timing.vivado_packing import vivado_parameters
 
 DelayModel = FittedModel | RoutingModel
 
-CLOCK_BUFFERS = {"IBUF": ("I", "O"), "IBUFG": ("I", "O"), "BUFG": ("I", "O"), "BUFGCTRL": ("I0", "O"),
-                 "BUFHCE": ("I", "O")}
+# Buffers a clock passes through: type -> (its clock inputs, its output). A clock mux (BUFGCTRL, BUFGMUX)
+# passes either of two clocks; its output net takes the tighter of the clocks reaching it (see below), so
+# its registers are never timed only at the slower one (red team 4c, repro 04).
+CLOCK_BUFFERS = {"IBUF": (("I",), "O"), "IBUFG": (("I",), "O"), "BUFG": (("I",), "O"), "BUFGCE": (("I",), "O"),
+                 "BUFGCE_1": (("I",), "O"), "BUFH": (("I",), "O"), "BUFHCE": (("I",), "O"),
+                 "BUFGCTRL": (("I0", "I1"), "O"), "BUFGMUX": (("I0", "I1"), "O"), "BUFGMUX_1": (("I0", "I1"), "O"),
+                 "BUFGMUX_CTRL": (("I0", "I1"), "O")}
 
 
 TRACE_WORST = 10  # paths traced back per clock (the report lists them)
@@ -199,21 +204,26 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             if b not in tightest or clk.period_ns < tightest[b].period_ns:
                 tightest[b] = clk
     for clk in clocks:
-        seeds = seeds_of[clk.name]
-        if seeds or clk.target_kind is None:  # a virtual clock has no object and is still a clock
+        if seeds_of[clk.name] or clk.target_kind is None:  # a virtual clock has no object and is still a clock
             created.append(clk)
-        todo = [b for b in seeds if tightest[b] is clk]
+    # A net a clock is created on keeps that clock; a net clocks reach through buffers takes the tightest
+    # of them (propagated first): the output of a clock mux is timed at its faster clock, never only the slower.
+    clock_of_net.update(tightest)
+    for clk in sorted(clocks, key=lambda c: c.period_ns):
+        todo = [b for b in seeds_of[clk.name] if tightest[b] is clk]
+        seen: set[int] = set()
         while todo:
             b = todo.pop()
-            if b in clock_of_net:
+            if b in seen or clock_of_net.setdefault(b, clk) is not clk:
                 continue
-            clock_of_net[b] = clk
+            seen.add(b)
             for cname, pin, _ in sinks.get(b, ()):
                 if cname == "$port":
                     continue
                 t = cells[cname]["type"]
-                if t in CLOCK_BUFFERS and CLOCK_BUFFERS[t][0] == pin:
-                    todo += [x for x in _bits(cells[cname]["connections"][CLOCK_BUFFERS[t][1]]) if x is not None]
+                if t in CLOCK_BUFFERS and pin in CLOCK_BUFFERS[t][0]:
+                    todo += [x for x in _bits(cells[cname]["connections"].get(CLOCK_BUFFERS[t][1]) or [])
+                             if x is not None]
 
     timings: dict[str, CellTiming] = {}
     repacked = 0
@@ -441,7 +451,8 @@ def _clock_root(n: int, driver: dict, cells: dict):
         t = cells[cname]["type"]
         if t not in CLOCK_BUFFERS:
             return (cname, pin)
-        nxt = cells[cname]["connections"][CLOCK_BUFFERS[t][0]][0]
+        ins = [cells[cname]["connections"].get(p) or [None] for p in CLOCK_BUFFERS[t][0]]
+        nxt = next((c[0] for c in ins if isinstance(c[0], int)), None)  # a mux: its first clock input
         if not isinstance(nxt, int):
             return (cname, pin)
         n = nxt

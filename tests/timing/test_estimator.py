@@ -173,6 +173,41 @@ def test_an_unregistered_dsp_mode_pin_is_timed_through_to_p():
     assert rec["critical_path"]["delay_ns"] == pytest.approx((303 + 500 + 2823 + 500) / 1000, abs=1e-3)
 
 
+@pytest.mark.parametrize("buffer", ["BUFG", "BUFGCE", "BUFHCE"])
+def test_a_clock_buffer_fed_by_logic_is_timed_through(buffer):
+    """Red team 4c, repro 08: an enable put on the global network through a BUFG is a data path: timed
+    through the buffer (its arc and the global network), never cut at its input."""
+    net = Net()
+    q, en, en_g = net.bit(), net.bit(), net.bit()
+    net.ff("ff_start", net.bit(), q)
+    net.cell("l", "LUT1", I0=("input", q), O=("output", en))
+    net.cell("bg", buffer, I=("input", en), O=("output", en_g))
+    net.cell("ff_end", "FDRE", C=("input", 2), CE=("input", en_g), R=("input", "0"), D=("input", net.bit()),
+             Q=("output", net.bit()))
+    rec, res = estimate(net.json(), CLOCKS, M, vivado_mapping=False)
+    end = next(e for e in res.endpoints if e.cell == "ff_end")
+    assert end.arrival_ps > C.FF_CLK_Q_PS + C.LUT_PIN_PS[1][0] + C.CLOCK_BUFFER_PS
+    assert [c["type"] for c in rec["critical_path"]["cells"]] == ["FDRE", "LUT1", buffer, "FDRE"]
+
+
+@pytest.mark.parametrize("mux, pins", [("BUFGCTRL", ("I0", "I1")), ("BUFGMUX", ("I0", "I1")),
+                                       ("BUFGCTRL", ("I1", "I0"))])
+def test_the_registers_behind_a_clock_mux_are_timed_at_its_tighter_clock(mux, pins):
+    """Red team 4c, repro 04: a clock mux passes either clock; its registers are timed at the faster."""
+    clocks = parse_xdc_text("create_clock -period 5.000 -name clk [get_ports clk]\n"
+                            "create_clock -period 2.000 -name clk_fast [get_ports clk_fast]")
+    net = Net()
+    net.ports["clk_fast"] = {"direction": "input", "bits": [3]}
+    g = net.bit()
+    net.cell("mux", mux, **{pins[0]: ("input", 2), pins[1]: ("input", 3)}, O=("output", g))
+    q, d = net.bit(), net.bit()
+    net.cell("f0", "FDRE", C=("input", g), CE=("input", "1"), R=("input", "0"), D=("input", net.bit()), Q=("output", q))
+    net.cell("l", "LUT1", I0=("input", q), O=("output", d))
+    net.cell("f1", "FDRE", C=("input", g), CE=("input", "1"), R=("input", "0"), D=("input", d), Q=("output", net.bit()))
+    _, res = estimate(net.json(), clocks, M, vivado_mapping=False)
+    assert {e.clock for e in res.endpoints if e.cell == "f1"} == {"clk_fast"}
+
+
 def test_bram_output_register():
     for reg, clk_do in ((0, 2454), (1, 882)):
         net = Net()

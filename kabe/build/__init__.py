@@ -29,7 +29,7 @@ from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
 from kabe.paths import BUILD, REPORTS, ROOT
-from kabe.records import cache, key_change, metrics, safe_fs
+from kabe.records import cache, key_change, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
 # The simulation check a build runs first: small (seconds), still whole frames through every port.
@@ -126,6 +126,7 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     use_cache: reuse an archive built from the same content key instead of running any tool.
     commit: the caller's reading of the checkout's commit (doit reads it once for all tasks)."""
     console = console or make_console()
+    tracked_outputs.check()  # a cache entry or build folder committed to git is never reused
     design = designs.get(design_name)
     flow_name = config.resolve_flow(flow_request)
     flow = flows.get(flow_name)

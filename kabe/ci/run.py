@@ -25,7 +25,7 @@ from kabe.rules import regressions
 from kabe.rules.verdict import DesignFacts, judge
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
-from kabe.records import cache, junit, lineage, signing, store
+from kabe.records import cache, junit, lineage, signing, store, tracked_outputs
 from kabe.records import load as record_load
 from kabe.records.archive import archive_dir, write_text_atomic
 
@@ -244,6 +244,7 @@ def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, repo
 
 def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_remote: bool) -> int:
     clock = {"start": time.monotonic()}
+    tracked_outputs.check(root)  # a base build or cache entry the change itself committed is never trusted
     _pull(opts, has_remote, root, reports_root, console)
     clock["pulled"] = time.monotonic()
 

@@ -20,7 +20,7 @@ from rich.console import Console
 from kabe.console import make_console
 from kabe.errors import UserError
 from .. import designs, provenance
-from ..records import cache, metrics, signing
+from ..records import cache, metrics, signing, tracked_outputs
 from ..records import load as record_load
 from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
@@ -163,6 +163,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
            flow: str = "vivado",
            reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
            console: Console | None = None) -> dict:
+    tracked_outputs.check()  # a bitstream committed under reports/ is not a build of this machine's or a signed one
     design = designs.get(design_name)
     if design.board.program != "pynq":  # the V80: ami_tool writes the image to the card's flash (kabe.deploy.ami)
         raise ssh.DeployError(f"{design.name} runs on {design.board.name}, which is programmed with "

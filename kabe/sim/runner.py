@@ -28,6 +28,7 @@ from rich.errors import LiveError
 from kabe.console import make_console
 from kabe.errors import UserError
 from .. import designs, disk_space, provenance, tool_group
+from ..records import tracked_outputs
 from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
 from ..model import frames
@@ -193,6 +194,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     """
     t_start = time.monotonic()
     console = console or make_console(stderr=True)
+    tracked_outputs.check()  # a simulation model or FuseSoC answer committed under build/ is never reused
     d = designs.get(design)
     if d.verify.kind == "none":
         raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")

@@ -314,6 +314,21 @@ def test_an_incomplete_or_damaged_archive_is_not_an_entry(history):
     assert _lookup(history, 4) is None
 
 
+def test_an_archive_holding_a_link_is_not_an_entry(history, tmp_path):
+    """Red team 4a, finding 03: a raw file that is a link (yosys.log -> the CI's signing key) would be copied
+    by a hit into the new unit, and pushed; such an archive is never reused, and a push leaves links out."""
+    from kabe.records import store
+
+    git_root, reports, (sha, _) = history
+    secret = tmp_path / "kabe-key"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\n")
+    d = _write(reports, sha, 5)
+    (d / "yosys.log").unlink()
+    (d / "yosys.log").symlink_to(secret)
+    assert _lookup(history, 5) is None
+    assert "yosys.log" not in store._files_of(d, bitstreams=True)
+
+
 def test_a_deleted_or_damaged_archive_is_dropped_from_the_index_and_the_lookup_goes_on(history):
     """Issue 21: a damaged archive listed in the index crashed every build of its key
     (RuntimeError: dictionary changed size during iteration)."""

@@ -331,7 +331,10 @@ def _complete(archive: Path, record: dict) -> dict | None:
         return None
     if not isinstance(manifest, dict):
         return None
-    present = {p.name for p in archive.iterdir() if p.is_file()}
+    entries = list(archive.iterdir())
+    if any(p.is_symlink() for p in entries):
+        return None  # a hit copies its files into the new unit: a link would copy whatever it points at (a key)
+    present = {p.name for p in entries if p.is_file()}
     if not set(manifest.get("raw_files", [])) <= present:
         return None
     wanted = set((record.get("artifacts") or {}).values())
@@ -500,7 +503,7 @@ def reused_files(entry: Entry) -> dict[str, Path]:
     from kabe.records import signing
 
     return {p.name: p for p in sorted(entry.archive.iterdir())
-            if p.is_file() and p.name not in _OWN_FILES and p.name != signing.SIGNATURE_FILE}
+            if p.is_file() and not p.is_symlink() and p.name not in _OWN_FILES and p.name != signing.SIGNATURE_FILE}
 
 
 def built_by(record: Mapping[str, Any]) -> tuple[str, bool]:

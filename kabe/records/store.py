@@ -149,7 +149,9 @@ def local_units(reports_root: Path = REPORTS, commits: list[str] | None = None) 
 
 def _files_of(directory: Path, bitstreams: bool) -> dict[str, Path]:
     return {str(p.relative_to(directory)): p for p in sorted(directory.rglob("*"))
-            if p.is_file() and not p.name.startswith(".") and (bitstreams or not signing.is_bitstream(p.name))}
+            # a link is never pushed (signing.hash_dir skips links too): it would publish what it points at
+            if p.is_file() and not p.is_symlink() and not p.name.startswith(".")
+            and (bitstreams or not signing.is_bitstream(p.name))}
 
 
 def _rev(root: Path, ref: str) -> str | None:

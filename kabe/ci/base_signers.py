@@ -11,7 +11,6 @@ reviewed and merged); the change's edit to it takes effect once it is merged.
 
 from __future__ import annotations
 
-import os
 import tomllib
 from pathlib import Path
 
@@ -20,17 +19,16 @@ from kabe.records.archive import write_text_atomic
 
 
 def change_pipeline() -> bool:
-    """A CI run for a pull/merge request (GitHub, GitLab), not for a branch's own push."""
-    return (os.environ.get("GITHUB_EVENT_NAME", "").startswith("pull_request")
-            or bool(os.environ.get("CI_MERGE_REQUEST_IID")))
+    """A CI run for a change (kabe.records.lineage.change_pipeline): a pull or merge request, a merge queue's
+    run, a push to a branch other than the default one."""
+    return lineage.change_pipeline()
 
 
 def base_allowed_signers(root: Path, remote: str, dest: Path) -> tuple[Path | None, str]:
     """(the base branch's allowed-signers list copied to `dest`, or None when it has none; one line
     saying which list is trusted). None trusts no key: pulled units stay unverified and are rebuilt."""
     # the target branch as the CI names it first: [tool.kabe] default_branch is the change's own word
-    branch = (os.environ.get("GITHUB_BASE_REF") or os.environ.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")
-              or lineage.base_branch(root, remote))
+    branch = lineage.ci_target_branch() or lineage.ci_default_branch() or lineage.base_branch(root, remote)
     ref = lineage.base_branch_ref(root, remote, branch)
     if ref is None:
         return None, ("no base branch here to read the allowed signers from, so no pulled unit is trusted "

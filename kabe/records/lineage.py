@@ -10,6 +10,7 @@ CI_DEFAULT_BRANCH), the remote's HEAD, then main or master.
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 from dataclasses import dataclass
@@ -47,11 +48,47 @@ def _github_default_branch() -> str | None:
         return None
 
 
+_MERGE_QUEUE_REF = re.compile(r"^refs/heads/gh-readonly-queue/(.+)/pr-\d+-[0-9a-f]+$")
+
+
+def ci_target_branch() -> str | None:
+    """The branch the CI says a change is for: a pull request's base, a merge request's target, or the
+    branch a GitHub merge queue merges into (its ref is gh-readonly-queue/<branch>/pr-<n>-<sha>)."""
+    for name in (os.environ.get("GITHUB_BASE_REF"), os.environ.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME")):
+        if name:
+            return name
+    m = _MERGE_QUEUE_REF.match(os.environ.get("GITHUB_REF", ""))
+    return m.group(1) if m else None
+
+
+def ci_default_branch() -> str | None:
+    """The repository's default branch as the CI names it (GitHub's event payload, GitLab's variable)."""
+    return _github_default_branch() or os.environ.get("CI_DEFAULT_BRANCH") or None
+
+
+def change_pipeline() -> bool:
+    """A CI run for a change, not for the default branch's own push: a pull or merge request, a merge
+    queue's run, or a push to any other branch. Such a run takes nothing the change itself says about
+    what to trust or compare against (allowed signers, the base branch): the change could say anything."""
+    event = os.environ.get("GITHUB_EVENT_NAME", "")
+    if event.startswith("pull_request") or event == "merge_group" or os.environ.get("CI_MERGE_REQUEST_IID"):
+        return True
+    github_ref = os.environ.get("GITHUB_REF", "")
+    if event and github_ref.startswith("refs/heads/"):
+        default = _github_default_branch()
+        return default is not None and github_ref.removeprefix("refs/heads/") != default
+    gitlab_branch, gitlab_default = os.environ.get("CI_COMMIT_BRANCH"), os.environ.get("CI_DEFAULT_BRANCH")
+    return bool(gitlab_branch and gitlab_default and gitlab_branch != gitlab_default)
+
+
 def base_branch(root: Path = ROOT, remote: str = "origin", settings: dict | None = None) -> str | None:
+    """The branch builds are compared against. In a change's pipeline the CI's word comes first: the change's
+    own [tool.kabe] default_branch could name a branch without builds, so that nothing is judged."""
     settings = config.load(root / "pyproject.toml") if settings is None else settings
-    for name in (settings.get("default_branch"), os.environ.get("GITHUB_BASE_REF"),
-                 os.environ.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"), _github_default_branch(),
-                 os.environ.get("CI_DEFAULT_BRANCH")):
+    ci_first = change_pipeline()
+    names = ((ci_target_branch(), ci_default_branch(), settings.get("default_branch")) if ci_first else
+             (settings.get("default_branch"), ci_target_branch(), ci_default_branch()))
+    for name in names:
         if name:
             return str(name)
     head = git(root, "symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD")

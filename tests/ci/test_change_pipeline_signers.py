@@ -14,7 +14,7 @@ from rich.console import Console
 from kabe import build
 from kabe.ci import CiOptions, run
 from kabe.ci import base_signers
-from kabe.records import signing
+from kabe.records import lineage, signing
 
 from .conftest import clone, git, monorepo, write_archive
 
@@ -120,3 +120,37 @@ def test_a_project_below_its_repositorys_top_reads_its_own_signers_from_the_base
     assert dest == tmp_path / "trusted" and dest.read_text() == "main's list\n"
     assert note == ("trusting the signers of keys/signers on refs/remotes/origin/main, not this change's "
                     "(this change edits keys/signers: its keys are trusted once it is merged)")
+
+
+@pytest.mark.parametrize("env, change, target", [
+    ({"GITHUB_EVENT_NAME": "pull_request", "GITHUB_BASE_REF": "main"}, True, "main"),
+    # a merge queue's run (red team 4a, finding 06): the change's own signers were trusted
+    ({"GITHUB_EVENT_NAME": "merge_group", "GITHUB_REF": "refs/heads/gh-readonly-queue/main/pr-7-0123abcd"},
+     True, "main"),
+    ({"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/feature"}, True, None),
+    ({"GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/main"}, False, None),
+    ({"CI_MERGE_REQUEST_IID": "3", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "main"}, True, "main"),
+    ({"CI_COMMIT_BRANCH": "feature", "CI_DEFAULT_BRANCH": "main"}, True, None),
+    ({"CI_COMMIT_BRANCH": "main", "CI_DEFAULT_BRANCH": "main"}, False, None),
+    ({}, False, None),
+])
+def test_what_a_change_pipeline_is(env, change, target, monkeypatch, tmp_path):
+    event = tmp_path / "event.json"
+    event.write_text('{"repository": {"default_branch": "main"}}')
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(event))
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    assert base_signers.change_pipeline() is change
+    assert lineage.ci_target_branch() == target
+
+
+def test_a_change_cannot_pick_its_own_base_branch(remote, tmp_path, monkeypatch):
+    """Red team 4a, finding 07: `default_branch = "feature"` in the change's pyproject made the base the
+    change's own previous commit (never archived), so no regression was judged. In a change's pipeline
+    the CI's target branch comes first; outside CI the setting still does."""
+    repo = clone(remote, tmp_path / "work")
+    settings = {"default_branch": "feature"}
+    assert lineage.base_branch(repo, settings=settings) == "feature"
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    monkeypatch.setenv("GITHUB_BASE_REF", "main")
+    assert lineage.base_branch(repo, settings=settings) == "main"

@@ -226,6 +226,30 @@ def check_layout(files: dict[str, bytes], record: dict) -> None:
         raise Rejected(f"rejected: the unit is incomplete: no {what}")
 
 
+def _check_key_and_reports(files: dict[str, bytes], record: dict, design: str, flow: str, cores_root: Path) -> None:
+    """The unit's numbers are what its own raw reports say (kabe.build.rederive, as for a cache hit: a
+    worker's metrics.json saying 0 DSP beside a yosys_stat.txt listing three is refused), and its
+    cache_key.json hashes to the key its record names."""
+    from kabe import designs
+    from kabe.build import rederive
+    from kabe.records import cache
+
+    if _KEY_FILE in files:
+        try:
+            material = json.loads(files[_KEY_FILE])
+        except ValueError:
+            raise Rejected(f"rejected: {_KEY_FILE} is not JSON") from None
+        if cache.key_of_material(material) != record.get("cache_key"):
+            raise Rejected(f"rejected: {_KEY_FILE} hashes to another key than metrics.json names")
+    with tempfile.TemporaryDirectory(prefix="kabe-unit-") as tmp:
+        for name, data in files.items():  # plain names (members() refused any other)
+            (Path(tmp) / name).write_bytes(data)
+        why = rederive.disagreement(cache.Entry(Path(tmp), record, _manifest(files)),
+                                    designs.get(design, cores_root=cores_root), flow)
+    if why:
+        raise Rejected(f"rejected: the unit's numbers are not what its raw reports say: {why[:300]}")
+
+
 def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archive_name: str, design: str,
            flow: str, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> tuple[dict, Accepted | None]:
     """(report, Accepted) for a unit that passed every check; (report, None) when the worker built no
@@ -257,4 +281,5 @@ def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archi
         why = verdict.failures[0] if verdict.failures else f"timing not estimated: {verdict.not_estimated}"
         raise Rejected(f"rejected: metrics.json says its gate passed, but its numbers fail it here: "
                        f"{why[:300]}")  # the gate's own words, computed here (no timing number is no pass)
+    _check_key_and_reports(files, record, design, flow, cores_root)
     return report, Accepted(files, record, verdict)

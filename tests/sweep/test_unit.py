@@ -33,7 +33,8 @@ def test_an_honest_unit_is_taken_with_the_verdict_recomputed_here(tmp_path):
         (tmp_path / name).write_bytes(data)
     (tmp_path / "sub").mkdir()  # pack() takes the folder's files only
     report, accepted = unit.accept(unit.answer(unit.pack(tmp_path), IDENT, VID, 0, ["ok"], 1.5), **KEYS)
-    assert accepted.verdict.passed and sorted(accepted.files) == ["manifest.json", "metrics.json", "yosys.log"]
+    assert accepted.verdict.passed and sorted(accepted.files) == ["manifest.json", "metrics.json",
+                                                                  "timing_estimate.rpt", "yosys.log", "yosys_stat.txt"]
     assert report == {"identity": IDENT, "variant_id": VID, "rc": 0, "log_tail": ["ok"], "seconds": 1.5}
     # a record that says failed stays failed (its failures are carried), and is taken: an honest failure
     _, failed = _accept(forge._unit(_honest(wns=-0.4, passed=False)))
@@ -104,6 +105,21 @@ def test_a_compressed_or_broken_tar_and_a_missing_record_are_refused():
         _accept(good[:700])
     with pytest.raises(unit.Rejected, match="no metrics.json"):
         _accept(_raw_tar([_member("manifest.json", b"{}")]))
+
+
+def test_numbers_its_raw_reports_do_not_say_are_refused():
+    """Red team 4a, finding 04: a worker's metrics.json saying 0 DSP beside a yosys_stat.txt listing three
+    was taken as a passing variant. Its numbers are re-derived from its raw reports, as for a cache hit."""
+    record = _honest()
+    files = forge._tar_files(record)
+    files["yosys_stat.txt"] = files["yosys_stat.txt"].replace(b"      500 cells\n",
+                                                              b"      503 cells\n        3   DSP48E1\n")
+    with pytest.raises(unit.Rejected, match="not what its raw reports say: .*dsp"):
+        _accept(forge._tar(files))
+    files = forge._tar_files(record, extra={"cache_key.json": b'{"format": 1}'})
+    files["metrics.json"] = json.dumps({**record, "cache_key": "0" * 64}).encode()
+    with pytest.raises(unit.Rejected, match="cache_key.json hashes to another key"):
+        _accept(forge._tar(files))
 
 
 def test_the_layout_is_what_the_manifest_accounts_for():

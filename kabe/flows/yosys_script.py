@@ -140,6 +140,11 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
         flags.append(f"-D{k}" if v is None else f"-D{k}={hdl_value(v)}")
     for d in inp.include_dirs:
         flags.append("-I" + _quote(_rel(d, cwd)))
+    # Xilinx's primitives as black boxes (what synth_xilinx reads itself, later): a design that instantiates
+    # one (BUFG, DSP48E1, RAMB18E1, ...) passes `hierarchy -check` below instead of stopping at "module BUFG
+    # is not part of the design". kabe.timing times each one it has a model for (cells.py); any other
+    # (MMCME2_ADV, IDDR, ...) is an untimed cell, which fails the gate by name
+    L += ["read_verilog -lib -specify +/xilinx/cells_sim.v", "read_verilog -lib +/xilinx/cells_xtra.v"]
     for src in inp.sources:
         sv = " -sv" if language(src) == "systemverilog" else ""
         L.append(" ".join(["read_verilog -defer" + sv, *flags, _quote(_rel(src, cwd))]))

@@ -136,6 +136,8 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     edam = cores.resolve(design, "synth", force=not use_cache)  # once: the flow gets the resolved target
+    if hasattr(flow, "check_design"):  # what the flow cannot build (a real top parameter): before the simulation
+        flow.check_design(design, edam)
     # the sim target is the verified design: the same design as the synth target, in a language the simulation
     # reads, before anything runs (cache=off reuses no FuseSoC answer either: the key and the simulation check
     # then read this one)

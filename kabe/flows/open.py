@@ -201,6 +201,28 @@ def check_languages(edam) -> None:
                         f"of the file")
 
 
+def check_parameters(edam) -> None:
+    """FlowError naming a top parameter set to a real value, its core file and the fix: Yosys cannot set
+    one (kabe.flows.yosys_script.real_parameters), and would stop with "Can't decode value" only."""
+    specs = getattr(edam, "parameter_specs", {}) or {}
+    params = {k: v for k, v in (getattr(edam, "parameters", {}) or {}).items()
+              if (specs.get(k) or {}).get("paramtype", "vlogparam") in ("vlogparam", "generic")}
+    real = ys.real_parameters(params, specs)
+    if real:
+        core = (getattr(edam, "core_of", {}) or {}).get(getattr(edam, "vlnv", "")) or getattr(edam, "vlnv", "the core")
+        if isinstance(core, Path) and core.is_relative_to(ROOT):
+            core = core.relative_to(ROOT)
+        name = real[0]
+        raise FlowError(f"parameter {name} of {core} is a real ({params[name]}); the open flow's Yosys cannot set a "
+                        f"real parameter on the top. Fix: make it an integer (a scaled {name}_X10, say) and derive "
+                        f"the real inside the RTL, or build with flow=vivado")
+
+
+def check_design(design, edam) -> None:
+    """What the open flow cannot build, said before the simulation check (kabe.build calls it)."""
+    check_parameters(edam)
+
+
 # What Yosys's `check` pass (run inside synth_xilinx) reports as a warning and Vivado stops at: a signal
 # driven from two places (DRC MDRV-1, multiple driver nets) and a combinational loop (DRC LUTLP-1 at
 # write_bitstream). Yosys resolves the first to a constant and carries on, so the netlist it times is
@@ -255,6 +277,7 @@ def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family
     A VHDL source is refused before Yosys starts (check_languages); a design Vivado would refuse (a
     multiply driven signal, a combinational loop: design_errors) after it, naming the signal."""
     check_languages(edam)
+    check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     result = run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)

@@ -117,6 +117,13 @@ def _param_value(v: Any) -> str:
     return '"' + str(v).replace('"', '\\"') + '"'
 
 
+def real_parameters(parameters: Mapping[str, Any], specs: Mapping[str, Mapping]) -> list[str]:
+    """The top parameters set to a real value (2.5, or `datatype: real`): chparam reads a number as bits or
+    a quoted string, never a real (Yosys: "Can't decode value '2.5'"), and Yosys synthesizes no reals."""
+    return [k for k, v in parameters.items() if v is not None and
+            (isinstance(v, float) or (specs.get(k) or {}).get("datatype") == "real")]
+
+
 def _synth_options(opts: Iterable[str]) -> list[str]:
     """The core's synth_xilinx options without the ones kabe sets itself (-top, -flatten, -family)."""
     out, it = [], iter(opts)

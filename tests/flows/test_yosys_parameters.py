@@ -84,3 +84,20 @@ def test_the_whole_synthesis_takes_a_str_parameter_and_it_changes_the_logic(tmp_
     xor = _inverters(tmp_path, "XOR")  # Yosys stopped here before: Can't decode value '"XOR"'
     passed = _inverters(tmp_path, "PASS")
     assert xor == 4 and passed == 0  # KEY 0x5A inverts 4 of a's bits; PASS is wires (buffers) only
+
+
+@pytest.mark.parametrize("value, spec", [(2.5, {"datatype": "real"}), (2.5, {}), (3, {"datatype": "real"})])
+def test_a_real_top_parameter_is_refused_in_one_line_naming_it_and_the_core(tmp_path, value, spec):
+    """Red team 4c, repro 07: chparam cannot set a real (Yosys: "Can't decode value '2.5'"), so the open flow
+    refuses it before the simulation (kabe.build calls check_design) and before Yosys, saying the fix."""
+    from kabe.flows.base import FlowError
+
+    e = _edam(tmp_path, {})
+    e.parameters, e.parameter_specs = {"GAIN": value}, {"GAIN": {"paramtype": "vlogparam", **spec}}
+    e.vlnv, e.core_of = "user:design:fl:0.1.0", {"user:design:fl:0.1.0": tmp_path / "fl.core"}
+    said = rf"parameter GAIN of .*fl\.core is a real \({value}\); the open flow's Yosys cannot set a real .*Fix: .*integer.*flow=vivado"
+    with pytest.raises(FlowError, match=said):
+        open_flow.check_design(None, e)
+    with pytest.raises(FlowError, match=said):
+        open_flow.synthesize(e, tmp_path / "out")
+    assert not (tmp_path / "out" / yosys_script.SCRIPT).exists()

@@ -4,14 +4,15 @@ archived commits lie on the base branch and which only on the current branch.
 Plain git, read-only. The base branch is, first found wins: [tool.kabe] default_branch, the CI's
 own word for a pull/merge request's target or the default branch (GITHUB_BASE_REF,
 CI_MERGE_REQUEST_TARGET_BRANCH_NAME, the GitHub event's repository.default_branch,
-CI_DEFAULT_BRANCH), the remote's HEAD, then main or master.
+CI_DEFAULT_BRANCH), the remote's HEAD, then main or master. In a change's pipeline (change_pipeline)
+the CI's word comes before the change's own default_branch.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path

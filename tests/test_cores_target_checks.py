@@ -275,25 +275,25 @@ def test_a_dependency_cycle_names_the_core_files(project):
     assert "Traceback" not in str(e.value) and "simplesat" not in str(e.value)
 
 
-def test_a_dependency_skipped_for_its_first_line_is_named(project):
+def _library_core(project, first_line: str = "CAPI=2:", depend: str = "user:lib:h") -> None:
+    """lib/h.core (user:lib:h:1.0.0, one module) beside the design, which depends on it by `depend`."""
     root, _ = project
     (root / "lib").mkdir()
     (root / "lib" / "h.v").write_text("module h; endmodule\n")
-    (root / "lib" / "h.core").write_text("CAPI=3:\nname: user:lib:h:1.0.0\nfilesets:\n  rtl: {files: [h.v], "
+    (root / "lib" / "h.core").write_text(f"{first_line}\nname: user:lib:h:1.0.0\nfilesets:\n  rtl: {{files: [h.v], "
                                          "file_type: verilogSource}\ntargets:\n  default: {filesets: [rtl]}\n")
-    _edit(project, "file_type: verilogSource}\n  model", "file_type: verilogSource, depend: [user:lib:h]}\n  model")
+    _edit(project, "file_type: verilogSource}\n  model", f"file_type: verilogSource, depend: [{depend}]}}\n  model")
+
+
+def test_a_dependency_skipped_for_its_first_line_is_named(project):
+    _library_core(project, first_line="CAPI=3:")
     with pytest.raises(CoreError, match=r"lib/h\.core: the first line must be `CAPI=2:` \(it is 'CAPI=3:'\); FuseSoC "
                                         r"skips it, so user:lib:h:1\.0\.0, a dependency of .*tv\.core, is not found"):
         _resolve(project, "synth")
 
 
 def test_a_version_range_no_core_meets_names_the_versions_there_are(project):
-    root, _ = project
-    (root / "lib").mkdir()
-    (root / "lib" / "h.v").write_text("module h; endmodule\n")
-    (root / "lib" / "h.core").write_text("CAPI=2:\nname: user:lib:h:1.0.0\nfilesets:\n  rtl: {files: [h.v], "
-                                         "file_type: verilogSource}\ntargets:\n  default: {filesets: [rtl]}\n")
-    _edit(project, "file_type: verilogSource}\n  model", "file_type: verilogSource, depend: ['>=user:lib:h:2.0']}\n  model")
+    _library_core(project, depend="'>=user:lib:h:2.0'")
     with pytest.raises(CoreError, match=r"tv\.core: no core meets the dependency >=user:lib:h:2\.0; the libraries hold "
                                         r"1\.0\.0 in .*lib/h\.core\. Fix: change the range under `depend:`"):
         _resolve(project, "synth")

@@ -78,7 +78,37 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path,
     # kabe's own models: a few rows per port; any other model: the size it picks (size None)
     rows = SIM_CHECK_ROWS_PER_PORT * design.ports if design.kind else None
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
-        return runner.run_sim(design, rows, console=console, commit=commit), {}
+        result = runner.run_sim(design, rows, console=console, commit=commit)
+    return _synthesis_view(design, rows, result, console, commit), {}
+
+
+def _synthesis_view(design: designs.Design, rows: int | None, result: dict, console: Console,
+                    commit: provenance.Commit) -> dict:
+    """Yosys and Vivado define SYNTHESIS, Verilator does not: RTL that tests the macro builds logic the
+    simulation above never ran (`ifdef SYNTHESIS  y = d + 1; `else  y = d;`). Such a design is simulated
+    a second time with SYNTHESIS defined, and both runs must match the model; the first keeps what only
+    a simulation has (assertions under `ifndef SYNTHESIS). The result says the second run as
+    `synthesis_view`, and its failure as a problem of the check."""
+    from kabe.flows.base import SYNTHESIS_DEFINE, synthesis_macro_code
+    from kabe.sim import runner
+
+    places = synthesis_macro_code(cores.resolve(design, "sim").sources)
+    if not places:
+        return result
+    console.print(f"[dim]{design.name}[/]: {escape(places[0])}"
+                  f"{f' and {len(places) - 1} more' if len(places) > 1 else ''} test SYNTHESIS: simulating again "
+                  f"with SYNTHESIS defined, the logic synthesis builds", soft_wrap=True)
+    with console.status(f"[bold]{design.name}[/]: simulation check with SYNTHESIS defined"):
+        second = runner.run_sim(design, rows, console=console, commit=commit, extra_defines=SYNTHESIS_DEFINE)
+    view = {"defines": dict(SYNTHESIS_DEFINE), "passed": second["passed"], "mismatches": second["mismatches"],
+            "problems": list(second["problems"]), "places": places[:20]}
+    if second["passed"]:
+        return {**result, "synthesis_view": view}
+    why = (second["problems"][0] if second["problems"] else
+           f"{second['mismatches']:,} of {second.get('rows_checked', second.get('rows', '?'))} rows differ")
+    return {**result, "passed": False, "synthesis_view": view,
+            "problems": [*result["problems"], f"with SYNTHESIS defined (the logic Yosys and Vivado build, "
+                                              f"{places[0]}): {why}"]}
 
 
 def _verification(design: designs.Design, sim_check: bool) -> dict:

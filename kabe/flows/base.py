@@ -86,13 +86,12 @@ def refuse_core_constraints(design, edam) -> None:
 
 # Source text that makes the synthesized design differ from the simulated one: Yosys and Vivado define
 # SYNTHESIS, Verilator does not; `translate_off` hides code from synthesis only.
-_SYNTH_ONLY = re.compile(r"`\s*(?:ifdef|ifndef|elsif)\s+SYNTHESIS\b|\b(?:synthesis|pragma|synopsys)\s+translate_off\b")
+_SYNTHESIS_MACRO = re.compile(r"`\s*(?:ifdef|ifndef|elsif)\s+SYNTHESIS\b")
+_TRANSLATE_OFF = re.compile(r"\b(?:synthesis|pragma|synopsys)\s+translate_off\b")
+SYNTHESIS_DEFINE = {"SYNTHESIS": 1}  # what Yosys and Vivado define, for a simulation of the logic they build
 
 
-def synthesis_only_code(sources) -> list[str]:
-    """`file:line` of every place in the HDL sources whose synthesized logic the simulation does not
-    run (`ifdef SYNTHESIS, translate_off): the build verifies the RTL as Verilator reads it, so what
-    those lines build was never compared with the model. Said on the console, never a failure."""
+def _places(sources, pattern: re.Pattern) -> list[str]:
     out = []
     for src in sources:
         try:
@@ -100,6 +99,20 @@ def synthesis_only_code(sources) -> list[str]:
         except OSError:
             continue
         for no, line in enumerate(text.splitlines(), 1):
-            if _SYNTH_ONLY.search(line):
+            if pattern.search(line):
                 out.append(f"{src}:{no}")
     return out
+
+
+def synthesis_macro_code(sources) -> list[str]:
+    """`file:line` of every test of the SYNTHESIS macro (`ifdef/`ifndef/`elsif SYNTHESIS): a build with a
+    model simulates such a design twice, as Verilator reads it and with SYNTHESIS defined (kabe.build)."""
+    return _places(sources, _SYNTHESIS_MACRO)
+
+
+def synthesis_only_code(sources, *, simulated_with_synthesis: bool = False) -> list[str]:
+    """`file:line` of every place in the HDL sources whose synthesized logic the simulation does not
+    run: translate_off, and `ifdef SYNTHESIS unless the build simulated with SYNTHESIS defined too. What
+    those lines build was never compared with the model. Said on the console, never a failure."""
+    return sorted(_places(sources, _TRANSLATE_OFF)
+                  + ([] if simulated_with_synthesis else synthesis_macro_code(sources)))

@@ -361,7 +361,7 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
         with console.status(f"[bold]{design_name}[/]: resolving the synth target (FuseSoC)"):
             edam = cores.resolve(design, "synth")
     refuse_core_constraints(design, edam)
-    unverified = synthesis_only_code(edam.sources)
+    unverified = synthesis_only_code(edam.sources, simulated_with_synthesis=design.verify.kind == "model")
     if unverified:
         more = f" and {len(unverified) - 1} more" if len(unverified) > 1 else ""
         console.print(f"[yellow]{design_name}: note: {escape(unverified[0])}{more}: code for synthesis only "

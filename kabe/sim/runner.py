@@ -182,13 +182,15 @@ def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list
 def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1, row_bytes: int | None = None, *,
             params: Mapping[str, Any] | None = None, flags: Iterable[str] = (),
             invalid_fraction: float | None = None, console: Console | None = None,
-            build_root: Path = BUILD, keep_files: bool = False, commit: provenance.Commit | None = None) -> dict:
+            build_root: Path = BUILD, keep_files: bool = False, commit: provenance.Commit | None = None,
+            extra_defines: Mapping[str, Any] | None = None) -> dict:
     """Simulate the design against its verification and return the result (also see write_result / main).
 
     A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
     output stream compared; a cocotb testbench runs in cocotb's own runner (kabe.sim.cocotb_run).
     rows: the model's size (kabe's own models: rows over all ports; None = the model's full scale).
-    params override core parameters (e.g. a deliberately broken variant); flags are FuseSoC use flags.
+    params override core parameters (e.g. a deliberately broken variant); flags are FuseSoC use flags;
+    extra_defines are Verilog defines on top of the sim target's (kabe.build: SYNTHESIS).
     Raises SimError / SimBuildError / CoreError / DesignError / ModelError when the run cannot happen;
     a run that happens but disagrees with the model returns normally with mismatches > 0 or problems.
     """
@@ -218,7 +220,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     stim_seconds = time.monotonic() - t0
 
     with _stage(console, f"[bold]{d.name}[/]: resolving and compiling (Verilator)"):
-        sb = verilator_build.build(d, params, flags=flags, build_root=build_root)
+        sb = verilator_build.build(d, params, flags=flags, build_root=build_root, extra_defines=extra_defines)
     if sb.compiled:
         console.print(f"[dim]{d.name}[/]: compiled in {sb.compile_seconds:.1f} s -> {sb.exe}")
     if sb.not_checked:  # not a failure (a debug port may be meant), but nothing verifies them: said every run

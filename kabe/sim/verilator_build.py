@@ -261,9 +261,11 @@ def _prune(design_dir: Path, keep: Path, build_root: Path) -> None:
 
 
 def build(design: str | designs.Design, params: Mapping[str, Any] | None = None, *, flags: Iterable[str] = (),
-          jobs: int = 2, build_root: Path = BUILD, log=None) -> SimBuild:
+          jobs: int = 2, build_root: Path = BUILD, log=None, extra_defines: Mapping[str, Any] | None = None) -> SimBuild:
     """Compile (or reuse) the harness for design. params override the core's parameters (-G);
-    flags are FuseSoC use flags for the sim target. log(str) receives progress lines.
+    flags are FuseSoC use flags for the sim target; extra_defines are set on top of the target's
+    (`SYNTHESIS`: the logic synthesis builds, kabe.build's second simulation). log(str) receives
+    progress lines.
 
     Raises cores.CoreError if the core does not resolve, SimBuildError if Verilator fails.
     """
@@ -279,6 +281,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     values.update(params)
     defines = {k: v for k, v in edam.parameters.items()
                if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
+    defines.update(extra_defines or {})
     core_options = [str(o) for o in edam.tool_options.get("verilator_options", [])]
     key = _key(edam, d.streams, values, defines, [*X_OPTIONS, *core_options])
     design_dir = Path(build_root) / "sim" / d.name

@@ -83,3 +83,13 @@ def test_summary_names_outputs_nobody_compares():
     out = io.StringIO()
     summary.render(rec, Console(file=out, width=160, color_system=None), "pass")
     assert "not checked" in out.getvalue() and "m2_axis_tdata, m2_axis_tvalid, beats_seen" in out.getvalue()
+
+
+def test_summary_shows_the_second_simulation_with_synthesis_defined():
+    rec = record("a" * 40)
+    rec["gate"]["checks"] = []
+    rec["sim"] = {"rows_checked": 64, "mismatches": 0, "beats_per_cycle": 1.0,
+                  "synthesis_view": {"passed": False, "mismatches": 64, "problems": [], "places": ["top.v:7"]}}
+    out = io.StringIO()
+    summary.render(rec, Console(file=out, width=160, color_system=None), "fail")
+    assert "... with SYNTHESIS" in out.getvalue() and "64 mismatches (fails)" in out.getvalue()

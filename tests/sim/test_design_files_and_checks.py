@@ -6,6 +6,7 @@ Real FuseSoC and real Verilator (one small compile per design); the designs live
 
 from __future__ import annotations
 
+import io
 import sys
 import textwrap
 import uuid
@@ -257,3 +258,36 @@ def test_a_toplevel_that_is_no_module_is_said_in_the_core_files_terms(tmp_path):
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"{core}: the sim target's toplevel 'width_tp'"), message
     assert "(modules there: width_top)" in message and "Fix: set the target's `toplevel:`" in message
+
+
+# ---- D: `ifdef SYNTHESIS --------------------------------------------------------------------------
+
+def _synthesis_view(d: designs.Design, rows: int, first: dict) -> dict:
+    from rich.console import Console
+
+    from kabe import build, provenance
+    return build._synthesis_view(d, rows, first, Console(file=io.StringIO()), provenance.Commit("nogit", False))
+
+
+def test_logic_only_synthesis_builds_is_simulated_too(project):
+    """Red team 4c, repro 05: `ifdef SYNTHESIS  y = d + 1; `else  y = d;` passed: Verilator ran the else
+    branch, Yosys built the other. A design that tests SYNTHESIS is simulated again with it defined."""
+    d = write_asrt(project)
+    top = d.yaml_file.parent / "asrt_top.sv"
+    top.write_text(ASRT_TOP.replace("m_axis_tdata <= s_axis_tdata;",
+                                    "\n`ifdef SYNTHESIS\n      m_axis_tdata <= s_axis_tdata + 8'd1;\n`else\n"
+                                    "      m_axis_tdata <= s_axis_tdata;\n`endif\n"))
+    first = runner.run_sim(d, 50, build_root=project / "build")
+    assert first["passed"], first["problems"]  # as Verilator reads it: the model's values
+    r = _synthesis_view(d, 50, first)
+    assert not r["passed"] and r["synthesis_view"]["mismatches"] == 50, r["synthesis_view"]
+    assert r["problems"][-1].startswith("with SYNTHESIS defined (the logic Yosys and Vivado build, "), r["problems"]
+    assert "asrt_top.sv:" in r["problems"][-1] and "50 of 50 rows differ" in r["problems"][-1], r["problems"]
+
+
+def test_an_assertion_under_ifndef_synthesis_passes_both_runs(project):
+    d = write_asrt(project)  # `ifndef SYNTHESIS around its assertion only: the same logic either way
+    first = runner.run_sim(d, 50, build_root=project / "build")
+    r = _synthesis_view(d, 50, first)
+    assert r["passed"] and r["synthesis_view"]["passed"] and r["synthesis_view"]["mismatches"] == 0
+    assert r["synthesis_view"]["places"] == [f"{d.yaml_file.parent / 'asrt_top.sv'}:6"]

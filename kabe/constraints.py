@@ -232,6 +232,31 @@ def parse_xdc(path: str | Path) -> list[Clock]:
     return parse_xdc_text(text, str(path))
 
 
+# The XDC commands by which a design declares how its clock crossings are timed: asynchronous (or exclusive)
+# clock groups, false paths, datapath-only max delays, multicycle paths, disabled arcs.
+_CROSSING_COMMANDS = ("set_clock_groups", "set_false_path", "set_max_delay", "set_multicycle_path",
+                      "set_disable_timing", "set_bus_skew")
+
+
+def crossing_declarations(paths_: list[str | Path]) -> list[str]:
+    """`file:line` of every command in the XDC files that says how paths between clocks are timed (a
+    clock group, a false path, a max delay, ...). The open flow times no clock crossing; one with no
+    such command anywhere is what Vivado would time as an unsafe crossing of unrelated clocks, so the
+    gate fails it (kabe.rules.gate). Any such command counts for every crossing: the open flow cannot
+    tell which paths a `-from [get_cells ...]` names, and a design that declares its crossings at all
+    must not fail here (the Vivado flow checks them for real)."""
+    out = []
+    for p in paths_:
+        try:
+            text = Path(p).read_text()
+        except OSError:
+            continue
+        for no, cmd, _depth in _logical_lines(text):
+            if cmd.split(maxsplit=1)[0] in _CROSSING_COMMANDS:
+                out.append(f"{p}:{no}")
+    return out
+
+
 def clocks(paths_: list[str | Path] | None = None) -> list[Clock]:
     """Clocks of all given XDC files (default: the default board's constraints file, default_xdc())."""
     files = [Path(p) for p in paths_] if paths_ else [default_xdc()]

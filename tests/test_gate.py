@@ -309,6 +309,28 @@ def test_a_no_clock_count_that_disagrees_with_check_timing_fails():
     assert not v.passed and any("check_timing counts 5" in f for f in v.failures)
 
 
+def test_a_clock_crossing_the_xdc_declares_nothing_about_fails():
+    """Red team 4c, repro 09: two create_clock, a raw adder between the domains, no clock groups or
+    exceptions: Vivado times that as an unsafe crossing, the open flow did not time it and passed."""
+    rec = estimate(0.5, clock_interaction=[{"from": "clk", "to": "clk_fast", "type": "Not timed (cross-clock, undeclared)"}])
+    v = evaluate(rec, UTIL)
+    assert not v.passed and v.warnings == []
+    (f,) = [f for f in v.failures if "clk -> clk_fast" in f]
+    assert "the XDC declares none" in f and "set_clock_groups -asynchronous" in f and "flow=vivado" in f
+
+
+def test_crossing_declarations_are_read_from_the_xdc(tmp_path):
+    from kabe import constraints
+
+    xdc = tmp_path / "two.xdc"
+    xdc.write_text("create_clock -period 7 [get_ports clk]\ncreate_clock -period 5 [get_ports clk_fast]\n")
+    assert constraints.crossing_declarations([xdc]) == []
+    xdc.write_text(xdc.read_text() + "# set_false_path in a comment is none\n"
+                   "set_clock_groups -asynchronous -group [get_clocks clk] \\\n  -group [get_clocks clk_fast]\n"
+                   "set_max_delay -datapath_only 5 -from [get_cells a_reg] -to [get_cells b_reg]\n")
+    assert constraints.crossing_declarations([xdc]) == [f"{xdc}:4", f"{xdc}:6"]
+
+
 def test_clock_crossings_the_open_flow_does_not_time_are_said_beside_the_verdict():
     rec = estimate(0.5, clock_interaction=[{"from": "clk_a", "to": "clk_b", "type": "Not timed (cross-clock)"}])
     v = evaluate(rec, UTIL)

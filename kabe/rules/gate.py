@@ -216,6 +216,17 @@ class TimingRules:
                                 unconstrained, not fail,
                                 f"timing gate: {unconstrained} endpoints are unconstrained (not timed); {fix}, "
                                 f"or set [tool.kabe] fail_on_unconstrained = false"))
+        undeclared = [c for c in timing.get("clock_interaction") or []
+                      if isinstance(c, Mapping) and "undeclared" in str(c.get("type", "")).lower()]
+        if undeclared:
+            pairs = ", ".join(f"{c.get('from')} -> {c.get('to')}" for c in undeclared[:4]) + (
+                f" and {len(undeclared) - 4} more" if len(undeclared) > 4 else "")
+            checks.append(Check(
+                "timing.clock_crossings", "every clock crossing declared in the XDC", pairs, False,
+                f"timing gate: clock crossing(s) {pairs} are not timed by the estimate, and the XDC declares "
+                f"none (no set_clock_groups, set_false_path or set_max_delay): Vivado would time them as unsafe "
+                f"crossings of unrelated clocks. Fix: cross through a synchronizer and declare it "
+                f"(set_clock_groups -asynchronous -group <clock> -group <clock>), or time it with flow=vivado"))
         unsafe = [c for c in timing.get("clock_interaction") or []
                   if c.get("unsafe") or "unsafe" in str(c.get("type", "")).lower()]
         if unsafe:
@@ -611,7 +622,8 @@ def _untimed_crossings(timing: Mapping[str, Any] | None) -> list[str]:
         return []
     rows = timing.get("clock_interaction")
     pairs = [f"{r.get('from')} -> {r.get('to')}" for r in rows if isinstance(r, Mapping)
-             and str(r.get("type", "")).lower().startswith("not timed")] if isinstance(rows, list) else []
+             and str(r.get("type", "")).lower().startswith("not timed")
+             and "undeclared" not in str(r.get("type", "")).lower()] if isinstance(rows, list) else []
     if not pairs:
         return []
     return [f"{len(pairs)} clock crossing(s) the open flow does not time: {', '.join(pairs[:4])}"

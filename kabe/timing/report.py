@@ -207,8 +207,12 @@ def _record(res: StaResult) -> dict:
     }
 
 
+# A crossing the XDC declares nothing about (kabe.constraints.crossing_declarations): the gate fails it
+UNDECLARED = "undeclared: no set_clock_groups, set_false_path or set_max_delay in the XDC"
+
+
 def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", design: str = "",
-           max_paths: int = 5) -> str:
+           max_paths: int = 5, crossings_declared: bool = True) -> str:
     rec = _record(res)
     m = res.model
     L = [HEADER,
@@ -260,7 +264,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
     L.append("")
     L.append("== Clock Interaction ==")
     for a, b in res.cross_clock_paths:
-        L.append(f"{a} -> {b}: not timed (cross-clock)")
+        L.append(f"{a} -> {b}: not timed (cross-clock" + (")" if crossings_declared else f"; {UNDECLARED})"))
     if not res.cross_clock_paths:
         L.append("none")
     traced = [e for e in res.endpoints if e.path][:max_paths]

@@ -48,3 +48,17 @@ def test_a_repeated_report_or_section_is_refused(text, repeated, tmp_path, capsy
     f.write_text(text)
     assert cli.main(["gate", str(f)]) == 1
     assert "appears more than once" in capsys.readouterr().err
+
+
+def test_an_undeclared_crossing_reads_back_as_one_and_fails_the_gate():
+    from kabe.timing.report import UNDECLARED
+
+    declared = _edited("== Clock Interaction ==\nnone", "== Clock Interaction ==\nclk_fpga_0 -> clk_b: not timed (cross-clock)")
+    undeclared = _edited("== Clock Interaction ==\nnone",
+                         f"== Clock Interaction ==\nclk_fpga_0 -> clk_b: not timed (cross-clock; {UNDECLARED})")
+    rec = kabe_timing.parse_text(declared, "declared")
+    assert rec["clock_interaction"] == [{"from": "clk_fpga_0", "to": "clk_b", "type": "Not timed (cross-clock)"}]
+    assert evaluate(rec, None).passed
+    rec = kabe_timing.parse_text(undeclared, "undeclared")
+    assert rec["clock_interaction"][0]["type"] == "Not timed (cross-clock, undeclared)"
+    assert not evaluate(rec, None).passed

@@ -138,15 +138,19 @@ def _check_module_sources(core: str, only: tuple[Path, ...], target: str, other:
 
 
 def _check_work_root_files(core: str, sim: Edam, synth: Edam) -> None:
-    """A file FuseSoC writes at one place of each target's work root (a `copyto` copy, generator output) is
-    read by that name in both builds (`$readmemh("rom.mem")`): different content there is different logic."""
-    theirs = dict(_file_identity(f, synth.work_root) for f in synth.files)
+    """A `copyto` copy FuseSoC writes at one place of each target's work root is read by that name in both
+    builds (`$readmemh("rom.mem")`): different content there is different logic. Generator output is not
+    compared here: its folder is named after the generator's parameters, so the same place in both work
+    roots means the same generator and parameters, and different content there is a generator that is not
+    deterministic (a build time stamp), which `kabe repro` names."""
+    theirs = dict(_file_identity(f, synth.work_root) for f in synth.files if not f.generated)
     for f in sim.files:
+        if f.generated:
+            continue
         rel, digest = _file_identity(f, sim.work_root)
         if rel != "file" and rel in theirs and theirs[rel] != digest:
             raise CoreError(
-                f"{core}: {rel} (a file FuseSoC puts in each target's work root: a `copyto:` copy or generator "
-                f"output) has different content in the sim target than in the synth target, so the simulation would "
+                f"{core}: {rel} (a file FuseSoC copies into each target's work root: `copyto:`) has different content in the sim target than in the synth target, so the simulation would "
                 f"verify another design than the one built. Fix: give both targets one source for {rel} (one "
                 f"fileset both use)")
 
@@ -186,8 +190,13 @@ def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tup
     ids_synth = {_file_identity(f, synth.work_root): f for f in synth.files}
     sim_only = tuple(f.path for k, f in ids.items() if k not in ids_synth)
     synth_only = tuple(f.path for k, f in ids_synth.items() if k not in ids)
-    _check_module_sources(core, tuple(f.path for k, f in ids.items() if k not in ids_synth and f.is_hdl), "sim", synth)
-    _check_module_sources(core, tuple(f.path for k, f in ids_synth.items() if k not in ids and f.is_hdl), "synth", sim)
+    # generator output at one place of both work roots is one generator with one set of parameters: content
+    # that differs there is a generator that is not deterministic (_check_work_root_files), not a sim-only model
+    regenerated = {k[0] for k, f in ids.items() if f.generated} & {k[0] for k, f in ids_synth.items() if f.generated}
+    _check_module_sources(core, tuple(f.path for k, f in ids.items() if k not in ids_synth and f.is_hdl
+                                      and k[0] not in regenerated), "sim", synth)
+    _check_module_sources(core, tuple(f.path for k, f in ids_synth.items() if k not in ids and f.is_hdl
+                                      and k[0] not in regenerated), "synth", sim)
     return sim_only, synth_only
 
 

@@ -161,7 +161,7 @@ def test_a_copyto_file_with_other_content_per_target_is_refused(project, sim_rom
     if sim_rom == "02\n":  # the same content from two files: one design
         assert core_targets.compare_targets(*_targets(project)) == ((), ())
         return
-    with pytest.raises(CoreError, match=r"tv\.core: rom\.mem \(a file FuseSoC puts in each target's work root.*"
+    with pytest.raises(CoreError, match=r"tv\.core: rom\.mem \(a file FuseSoC copies into each target's work root.*"
                                         r"different content in the sim target than in the synth target"):
         core_targets.compare_targets(*_targets(project))
 

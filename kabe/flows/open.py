@@ -234,13 +234,23 @@ def xilinx_primitives() -> frozenset[str]:
     return frozenset(n for n in names if not n.startswith("$"))
 
 
+def _black_box(src, module: str) -> bool:
+    """`(* blackbox *) module BUFG (...)`: a stub that declares the primitive's ports and no logic, which
+    synthesis replaces by the primitive itself, as the stub means."""
+    try:
+        text = Path(src).read_text(errors="replace")
+    except OSError:
+        return False
+    return re.search(rf"\(\*[^*]*\bblackbox\b[^*]*\*\)\s*module\s+{re.escape(module)}\b", text) is not None
+
+
 def check_primitive_names(edam) -> None:
     """FlowError for a design module named like a Xilinx primitive (a behavioural SRL16E in a portable
     core): the simulation runs the design's module, while synthesis reads the primitive of that name from
     Yosys's cell library, so the two would build different logic under one name."""
     primitives = xilinx_primitives()
     for src in getattr(edam, "sources", ()) or ():
-        clash = sorted(core_targets.declared_modules(src) & primitives)
+        clash = sorted(m for m in core_targets.declared_modules(src) & primitives if not _black_box(src, m))
         if clash:
             shown = Path(src).relative_to(ROOT) if Path(src).is_relative_to(ROOT) else src
             raise FlowError(f"{shown} defines module {clash[0]}, the name of a Xilinx primitive: the simulation would "

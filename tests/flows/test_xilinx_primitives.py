@@ -71,3 +71,6 @@ def test_a_design_module_named_like_a_primitive_is_refused_before_the_simulation
         open_flow.check_primitive_names(SimpleNamespace(sources=[src]))
     src.write_text("module crc32_engine(input clk);\nendmodule\n")
     open_flow.check_primitive_names(SimpleNamespace(sources=[src]))
+    # a black-box stub of the primitive (ports, no logic) means the primitive: not refused
+    src.write_text("(* blackbox *)\nmodule DSP48E1(input CLK, output [47:0] P);\nendmodule\n")
+    open_flow.check_primitive_names(SimpleNamespace(sources=[src]))

@@ -24,8 +24,7 @@ from pathlib import Path
 
 from kabe.errors import UserError
 from kabe.paths import ROOT, project_dirs
-
-INDEX_NAME = ".cache-index.json"  # kabe.records.cache's index: kabe's own file, never the repository's
+from kabe.records.cache import INDEX_NAME  # the cache's index: kabe's own file, never the repository's
 
 
 class TrackedOutputs(UserError):

@@ -371,19 +371,14 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     return SimBuild(**{**common, "compiled": True, "compile_seconds": seconds})
 
 
-_MODULE = re.compile(r"^\s*(?:module|macromodule)\s+(?:automatic\s+|static\s+)?([A-Za-z_][A-Za-z0-9_$]*)", re.M)
-
-
 def _top_not_found(d, edam, out: Path) -> str:
     """The sim target's toplevel is no module of its files: name the core file, the modules there are
     and the fix, not Verilator's "--top-module not found"."""
+    from kabe.core_targets import declared_modules
+
     found: list[str] = []
     for src in edam.sources:
-        try:
-            text = Path(src).read_text(errors="replace")
-        except OSError:
-            continue
-        found += [m for m in _MODULE.findall(text) if m not in found]
+        found += sorted(declared_modules(src) - set(found))
     listed = ", ".join(found[:12]) + (f" (and {len(found) - 12} more)" if len(found) > 12 else "")
     return (f"{d.core_file}: the sim target's toplevel {edam.toplevel!r} is not a module of the target's files "
             f"(modules there: {listed or 'none'}). Fix: set the target's `toplevel:` to the top module's name, "

@@ -70,7 +70,15 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
-           "budgets_vivado", "regressions", "waivers", "kind")
+           "budgets_vivado", "regressions", "waivers", "kind", "vivado")
+# design.yaml's `vivado:` table (docs/vivado_flow.md): what the Vivado build is and what runs around it
+VIVADO_TOPS = ("own", "shell")  # the design's own top (its pins, IP, block design) | kabe's AXI-Stream shell
+VIVADO_HOOK_STEPS = ("synth_design", "opt_design", "place_design", "phys_opt_design", "route_design",
+                     "write_bitstream")
+VIVADO_STRATEGY_KEYS = ("synth_strategy", "impl_strategy", "synth_directive", "opt_directive", "place_directive",
+                        "route_directive")  # the same names as [tool.kabe] vivado_<key> (kabe.config)
+_VIVADO_KEYS = ("top", "hooks", "strategies", "jobs", "ip_upgrade")
+_VIVADO_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _REQUIRED = ("core",)
 # Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.rules.gate applies them)
 WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)",
@@ -80,6 +88,29 @@ WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_cloc
 
 class DesignError(UserError, ValueError):
     """A design.yaml is missing, malformed, or names an unknown design."""
+
+
+@dataclass(frozen=True)
+class VivadoSettings:
+    """design.yaml's `vivado:` table. `top`: "own" builds the design's top as its core describes it (pins,
+    IP, block design); "shell" puts it inside kabe's AXI-Stream block design (the board's). `hooks`: step ->
+    {pre|post: Tcl file} (Vivado's STEPS.<STEP>.TCL.PRE/POST). `strategies`: strategy/directive names.
+    `ip_upgrade`: an .xci made by another Vivado version is upgraded (said on the console) instead of
+    stopping the build. All of it is in the build's cache key (kabe.records.cache)."""
+
+    top: str = "shell"
+    declared: bool = False  # design.yaml has a `vivado:` table (only then is it part of the cache key)
+    hooks: dict[str, dict[str, Path]] = field(default_factory=dict, hash=False, compare=False)
+    strategies: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    jobs: int | None = None
+    ip_upgrade: bool = False
+
+    def files(self) -> list[Path]:
+        return [p for when in self.hooks.values() for p in when.values()]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"top": self.top, "hooks": {s: {w: p.name for w, p in h.items()} for s, h in self.hooks.items()},
+                "strategies": dict(self.strategies), "jobs": self.jobs, "ip_upgrade": self.ip_upgrade}
 
 
 @dataclass(frozen=True)
@@ -133,6 +164,7 @@ class Design:
     # the reason is printed in the build summary and archived in metrics.json's gate section.
     waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     board: boards.Board = field(default=None, hash=False, compare=False)  # design.yaml's `board:` profile
+    vivado: VivadoSettings = field(default_factory=VivadoSettings, hash=False, compare=False)
 
     @property
     def kind(self) -> str | None:
@@ -405,6 +437,46 @@ def _check_board(yaml_file: Path, name: Any) -> boards.Board:
         raise _fail(yaml_file, f"board: {e}") from None
 
 
+def _check_vivado(path: Path, spec: Any, shell_default: bool) -> VivadoSettings:
+    """`vivado:` (absent: kabe's shell for a design of kabe's AXI-Stream contract, declared by `streams:` or
+    `ports:`, else the design's own top)."""
+    default_top = "shell" if shell_default else "own"
+    if spec is None:
+        return VivadoSettings(top=default_top)
+    if not isinstance(spec, dict):
+        raise _fail(path, f"vivado must be a mapping with keys {', '.join(_VIVADO_KEYS)}, got {bounded(spec)}")
+    unknown = [_key(k) for k in spec if k not in _VIVADO_KEYS]
+    if unknown:
+        raise _fail(path, f"vivado: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(_VIVADO_KEYS)}")
+    top = spec.get("top", default_top)
+    if top not in VIVADO_TOPS:
+        raise _fail(path, f"vivado.top must be one of {', '.join(VIVADO_TOPS)}, got {bounded(top)}")
+    hooks: dict[str, dict[str, Path]] = {}
+    for step, when in (spec.get("hooks") or {}).items() if isinstance(spec.get("hooks") or {}, dict) else [(None, None)]:
+        if step not in VIVADO_HOOK_STEPS or not isinstance(when, dict) or not when \
+                or any(w not in ("pre", "post") or not isinstance(f, str) for w, f in when.items()):
+            raise _fail(path, f"vivado.hooks must map a step ({', '.join(VIVADO_HOOK_STEPS)}) to {{pre: <file.tcl>, "
+                              f"post: <file.tcl>}}, got {bounded(step)}: {bounded(when)}")
+        for w, f in when.items():
+            file = (path.parent / f).resolve()
+            if not file.is_file():
+                raise _fail(path, f"vivado.hooks.{step}.{w}: {f} is not a file in {path.parent}")
+            hooks.setdefault(step, {})[w] = file
+    strategies = spec.get("strategies") or {}
+    if not isinstance(strategies, dict) or any(k not in VIVADO_STRATEGY_KEYS or not isinstance(v, str)
+                                               or not _VIVADO_NAME.fullmatch(v) for k, v in strategies.items()):
+        raise _fail(path, f"vivado.strategies must map {', '.join(VIVADO_STRATEGY_KEYS)} to a Vivado strategy or "
+                          f"directive name (letters, digits, _ and -), got {bounded(strategies)}")
+    jobs = spec.get("jobs")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise _fail(path, f"vivado.jobs must be a positive integer, got {bounded(jobs)}")
+    upgrade = spec.get("ip_upgrade", False)
+    if not isinstance(upgrade, bool):
+        raise _fail(path, f"vivado.ip_upgrade must be true or false, got {bounded(upgrade)}")
+    return VivadoSettings(top=top, declared=True, hooks=hooks, strategies=dict(strategies), jobs=jobs,
+                          ip_upgrade=upgrade)
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -458,11 +530,12 @@ def load(yaml_file: Path) -> Design:
     waivers = _check_waivers(yaml_file, data.get("waivers"))
     streams = _check_streams(yaml_file, data.get("streams"), ports, kind)
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
+    vivado = _check_vivado(yaml_file, data.get("vivado"), "streams" in data or "ports" in data or kind is not None)
     return Design(
         name=yaml_file.parent.name, core=core, verify=verify, streams=streams, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
         yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
-        board=board,
+        board=board, vivado=vivado,
     )
 
 

@@ -228,6 +228,9 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(edam.reachable_headers)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
+    vivado = getattr(design, "vivado", None)  # design.yaml's `vivado:` table: its hooks' Tcl and its settings
+    if vivado is not None and vivado.declared:
+        files.update(vivado.files())
     packages: dict[str, str] = {}
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
         # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
@@ -251,7 +254,8 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         # how the design is verified, and the model's or testbench's source below in "files"
         "design": {"name": design.name, "core": design.core, "verify": design.verify.as_dict(),
                    "streams": design.streams.as_dict(), "ports": design.ports,
-                   "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root)},
+                   "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root),
+                   **({"vivado": vivado.as_dict()} if vivado is not None and vivado.declared else {})},
         "sim_check_rows": sim_check_rows,
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
         "tools": dict(tools if tools is not None else tool_versions(flow)),

@@ -81,8 +81,11 @@ proc version {args} {
 # --- project
 proc create_project {args} {
   ::standin::rec create_project {*}$args
-  set pos [::standin::positional $args]
+  set pos [::standin::positional [lsearch -all -inline -not -exact [lsearch -all -inline -not -exact $args -in_memory] -ip]]
+  if {"-in_memory" in $args} { set pos [list in_memory [pwd]] }
   set ::standin::project [lindex $pos 0]
+  set part [::standin::opt $args -part]
+  if {$part ne ""} { ::standin::setprop $::standin::project PART $part }
   set ::standin::project_dir [expr {[llength $pos] > 1 ? [file normalize [lindex $pos 1]] : [pwd]}]
   ::standin::setprop $::standin::project NAME $::standin::project
   ::standin::setprop $::standin::project DIRECTORY $::standin::project_dir
@@ -123,7 +126,6 @@ proc get_files {args} {
   set pats [::standin::positional $args]
   set of [::standin::opt $args -of_objects]
   if {$of ne ""} {
-    set pats [lrange $pats 1 end]
     set out {}
     foreach f [::standin::prop $of GENERATED {}] {
       foreach pat $pats { if {[string match $pat [file tail $f]]} { lappend out $f } }
@@ -186,6 +188,9 @@ proc get_property {args} {
         return [file join $::standin::project_dir $::standin::project.runs $obj]
       }
     }
+    TYPE {
+      if {$obj eq "/"} { return hier }
+    }
     TOP {
       return [::standin::prop $obj TOP [::standin::prop sources_1 TOP ""]]
     }
@@ -221,7 +226,10 @@ proc create_bd_cell {args} {
   set type [::standin::opt $args -type]
   set name [lindex [::standin::positional $args] end]
   switch -- $type {
-    ip { set what [::standin::opt $args -vlnv] }
+    ip {
+      set what [::standin::opt $args -vlnv]
+      if {![::standin::ipdef_exists $what]} { error "STAND-IN create_bd_cell: IP $what is not in the catalog (ip_repo_paths?)" }
+    }
     module {
       set what [::standin::opt $args -reference]
       set found 0
@@ -294,6 +302,15 @@ proc save_bd_design {args} { ::standin::rec save_bd_design {*}$args }
 proc upgrade_bd_cells {args} { ::standin::rec upgrade_bd_cells {*}$args }
 proc generate_target {args} {
   ::standin::rec generate_target {*}$args
+  foreach ip [concat {*}[lindex [::standin::positional $args] end]] {
+    if {$ip in $::standin::ips} {
+      set dir [::standin::ip_products $ip generate_target]
+      ::standin::rec IP_GENERATED $ip
+      if {$::standin::mode eq "run"} {
+        set f [open [file join $dir ${ip}_stub.v] w]; puts $f "// STAND-IN products of IP $ip (not Vivado's)"; close $f
+      }
+    }
+  }
   set bd [lindex [::standin::positional $args] end]
   if {[string match *.bd $bd]} {
     set name [file rootname [file tail $bd]]
@@ -448,12 +465,19 @@ proc write_verilog {args} { ::standin::rec write_verilog {*}$args }
 
 # impl_1 in run mode: the hooks attached to its steps, then a STAND-IN bitstream named after the top
 proc ::standin::execute_run {run} {
+  if {$run eq "synth_1"} {
+    foreach when {PRE POST} {
+      set hook [::standin::prop $run STEPS.SYNTH_DESIGN.TCL.$when]
+      if {$hook ne ""} { ::standin::rec HOOK SYNTH_DESIGN $when $hook; uplevel #0 [list source $hook] }
+    }
+    return
+  }
   if {$run ne "impl_1"} { return }
   set dir [file join $::standin::project_dir $::standin::project.runs $run]
   file mkdir $dir
   set here [pwd]
   cd $dir
-  foreach step {OPT_DESIGN PLACE_DESIGN ROUTE_DESIGN WRITE_BITSTREAM} {
+  foreach step {OPT_DESIGN PLACE_DESIGN PHYS_OPT_DESIGN ROUTE_DESIGN WRITE_BITSTREAM} {
     foreach when {PRE POST} {
       set hook [::standin::prop $run STEPS.$step.TCL.$when]
       if {$hook ne "" && !($step eq "WRITE_BITSTREAM" && $when eq "POST")} {
@@ -646,6 +670,122 @@ proc ::standin::write_hwh {path bd_name} {
   puts $f "  </MODULES>\n</EDKSYSTEM>"
   close $f
 }
+
+# --- IP (the IP cache's generation run and the own-top project's read_ip). An IP is an object named
+# after its module; its .xci says which Vivado wrote it (SWVERSION), and an IP from another version is
+# locked until upgrade_ip, as in Vivado.
+namespace eval ::standin { variable ips {} }
+proc set_part {args} { ::standin::rec set_part {*}$args; ::standin::setprop $::standin::project PART [lindex [::standin::positional $args] 0] }
+proc get_projects {args} { ::standin::rec get_projects {*}$args; return $::standin::project }
+proc ::standin::xci_version {xci} {
+  set f [open $xci]; set text [read $f]; close $f
+  if {[regexp {"SWVERSION":\s*\[\s*\{\s*"value":\s*"([^"]+)"} $text -> v]} { return $v }
+  if {[regexp {RUNTIME_PARAM.SWVERSION">([^<]+)<} $text -> v]} { return $v }
+  return ""
+}
+proc create_ip {args} {
+  ::standin::rec create_ip {*}$args
+  set name [::standin::opt $args -module_name]
+  set vlnv [::standin::opt $args -vlnv]
+  if {$vlnv eq ""} { set vlnv [join [list [::standin::opt $args -vendor] [::standin::opt $args -library] [::standin::opt $args -name] [::standin::opt $args -version]] :] }
+  if {$name eq "" || [llength [split $vlnv :]] != 4} { error "STAND-IN create_ip: needs -module_name and a vlnv, got {$args}" }
+  if {![::standin::ipdef_exists $vlnv]} { error "STAND-IN create_ip: IP $vlnv is not in the catalog" }
+  set dir [file join [file normalize [::standin::opt $args -dir [pwd]]] $name]
+  file mkdir $dir
+  set xci [file join $dir $name.xci]
+  set f [open $xci w]
+  puts $f "{\"schema\": \"STAND-IN xci (not Vivado's)\", \"ip_inst\": {\"xci_name\": \"$name\", \"component_reference\": \"$vlnv\", \"parameters\": {\"runtime_parameters\": {\"SWVERSION\": \[ { \"value\": \"$::standin::version\" } \]}}}}"
+  close $f
+  ::standin::add_ip $name $xci
+  return $name
+}
+proc ::standin::add_ip {name xci} {
+  lappend ::standin::ips $name
+  ::standin::setprop $name IP_FILE $xci
+  set v [::standin::xci_version $xci]
+  ::standin::setprop $name SW_VERSION $v
+  ::standin::setprop $name IS_LOCKED [expr {$v ne "" && $v ne $::standin::version}]
+  ::standin::add_file $xci
+}
+proc read_ip {args} {
+  ::standin::rec read_ip {*}$args
+  foreach x [::standin::positional $args] {
+    if {![file exists $x]} { error "STAND-IN read_ip: $x does not exist" }
+    ::standin::add_ip [file rootname [file tail $x]] [file normalize $x]
+  }
+}
+proc get_ips {args} {
+  ::standin::rec get_ips {*}$args
+  set pats [::standin::positional $args]
+  if {![llength $pats]} { set pats * }
+  set out {}
+  foreach ip $::standin::ips { foreach p $pats { if {[string match $p $ip] && $ip ni $out} { lappend out $ip } } }
+  if {![llength $out] && "-quiet" ni $args && [llength [::standin::positional $args]]} { error "STAND-IN get_ips: no IP matches $pats" }
+  return $out
+}
+proc upgrade_ip {args} {
+  ::standin::rec upgrade_ip {*}$args
+  foreach ip [concat {*}[::standin::positional $args]] { ::standin::setprop $ip IS_LOCKED 0; ::standin::setprop $ip SW_VERSION $::standin::version }
+}
+proc ::standin::ip_products {ip what} {
+  if {[::standin::prop $ip IS_LOCKED 0]} { error "STAND-IN $what: IP $ip is locked (made by Vivado [::standin::prop $ip SW_VERSION]); upgrade_ip first" }
+  set dir [file dirname [::standin::prop $ip IP_FILE]]
+  return $dir
+}
+proc synth_ip {args} {
+  ::standin::rec synth_ip {*}$args
+  foreach ip [concat {*}[::standin::positional $args]] {
+    set dir [::standin::ip_products $ip synth_ip]
+    if {$::standin::mode ne "run"} { continue }
+    set f [open [file join $dir $ip.dcp] w]; puts $f "STAND-IN checkpoint of IP $ip (not Vivado's)"; close $f
+  }
+}
+# the IP catalog: every xilinx.com IP (the stand-in cannot know which exist), and the IPs packaged
+# (component.xml) under the project's ip_repo_paths
+proc ::standin::ipdef_exists {vlnv} {
+  if {[string match xilinx.com:* $vlnv]} { return 1 }
+  lassign [split $vlnv :] v l n ver
+  foreach repo [::standin::prop $::standin::project IP_REPO_PATHS {}] {
+    foreach comp [glob -nocomplain -directory $repo -- */component.xml component.xml */*/component.xml] {
+      set f [open $comp]; set text [read $f]; close $f
+      if {[regexp "<spirit:vendor>$v</spirit:vendor>\\s*<spirit:library>$l</spirit:library>\\s*<spirit:name>$n</spirit:name>\\s*<spirit:version>$ver</spirit:version>" $text]} { return 1 }
+    }
+  }
+  return 0
+}
+proc get_ipdefs {args} {
+  ::standin::rec get_ipdefs {*}$args
+  set out {}
+  foreach v [::standin::positional $args] { if {[::standin::ipdef_exists $v]} { lappend out $v } }
+  return $out
+}
+namespace eval ::common {}
+proc common::send_gid_msg {args} {
+  ::standin::rec send_gid_msg {*}$args
+  set sev [::standin::opt $args -severity INFO]
+  puts "$sev: \[[::standin::opt $args -ssname] [::standin::opt $args -id]\] [lindex $args end]"
+}
+proc common::send_msg_id {id sev msg} { ::standin::rec send_msg_id $id $sev $msg; puts "$sev: \[$id\] $msg" }
+proc read_bd {args} {
+  ::standin::rec read_bd {*}$args
+  foreach f [::standin::positional $args] {
+    if {![file exists $f]} { error "STAND-IN read_bd: $f does not exist" }
+    ::standin::add_file $f
+    # the block design's own IPs (ip/<cell>/<cell>.xci beside the .bd) come with it
+    foreach x [glob -nocomplain -directory [file join [file dirname $f] ip] */*.xci] {
+      ::standin::rec BD_IP [file rootname [file tail $x]] $x
+    }
+  }
+}
+proc open_bd_design {args} { ::standin::rec open_bd_design {*}$args; return [file rootname [file tail [lindex [::standin::positional $args] 0]]] }
+proc close_bd_design {args} { ::standin::rec close_bd_design {*}$args }
+proc get_bd_designs {args} { ::standin::rec get_bd_designs {*}$args; return {} }
+proc create_bd_pin {args} { ::standin::rec create_bd_pin {*}$args; return /[lindex $args end] }
+proc create_bd_intf_pin {args} { ::standin::rec create_bd_intf_pin {*}$args; return /[lindex $args end] }
+proc create_bd_addr_seg {args} { ::standin::rec create_bd_addr_seg {*}$args }
+proc exclude_bd_addr_seg {args} { ::standin::rec exclude_bd_addr_seg {*}$args }
+proc get_bd_intf_nets {args} { ::standin::rec get_bd_intf_nets {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_nets {args} { ::standin::rec get_bd_nets {*}$args; return [::standin::bd_obj {*}$args] }
 
 # Anything else that is not Tcl: an error naming it.
 proc unknown {args} {

@@ -41,11 +41,41 @@ def check_tools() -> None:
 def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
     """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder."""
     console = console or Console()
-    fs = tool.settings()
+    fs = tool.with_design_settings(tool.settings(), design)
     version = tool.vivado_version(tool.find_vivado())
     tool.check_version_pin(version, fs["vivado_version"], fs["vivado_version_mismatch"], console)
+    if design.vivado.top == "own":
+        return _run_own_top(design, edam, Path(workdir), console, commit, fs, version)
     with console.status(f"[bold]{design.name}[/]: generating the Vivado project (edalize)"):
         proj = project.generate_project(design, Path(workdir) / "edalize", edam=edam, flow_settings=fs,
                                         commit=commit)  # the archive's commit goes into the bitstream
     log = tool.run_make(proj, console, fs["vivado_timeout_s"])
     return collect.collect(proj, version, log)
+
+
+def _run_own_top(design, edam, workdir: Path, console: Console, commit, fs, version) -> FlowResult:
+    """The design's own top (kabe.flows.vivado.own_top): IP from the cache, the design's block designs and
+    hooks, kabe's reports around them; the IP cache's keys are archived as ip_cache.json."""
+    from kabe import provenance
+    from kabe.flows.base import FlowError
+    from kabe.flows.vivado import own_top
+
+    if design.board.is_versal:
+        raise FlowError(f"{design.yaml_file}: vivado.top: own is not built for Versal parts yet (board "
+                        f"{design.board.key}); use vivado.top: shell (AVED's design, docs/v80.md)")
+    work_root = workdir / "edalize"
+
+    def ip_batch(script: Path) -> None:
+        tool.run_batch(script, script.parent, script.parent / "vivado_ip.log", fs["vivado_timeout_s"], console,
+                       "generating IP (cache misses)")
+
+    console.print(f"[bold]{design.name}[/]: generating the Vivado project (its own top, edalize)")
+    proj = own_top.generate(design, work_root, edam=edam, flow_settings=fs,
+                            commit=commit or provenance.current_commit(), version=version, run_ip_batch=ip_batch,
+                            say=lambda m: console.print(f"[bold]{design.name}[/]: {m}"))
+    log = tool.run_make(proj, console, fs["vivado_timeout_s"])
+    result = collect.collect(proj, version, log)
+    result.raw_files["ip_cache.json"] = work_root / "ip_cache.json"
+    for h in sorted((work_root / "hwh").glob("*.hwh")):
+        result.raw_files.setdefault(h.name, h)
+    return result

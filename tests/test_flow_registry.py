@@ -39,3 +39,38 @@ def test_a_flows_budgets_table_replaces_the_open_flows_budget_it_names():
 def test_an_unknown_flow_is_named_with_the_known_ones():
     with pytest.raises(KeyError, match="known flows: open, vivado"):
         registry.facts("quartus")
+
+
+def test_a_flow_is_a_plugin_found_through_its_entry_point():
+    """A project adds a flow with an entry point (group kabe.flows) holding its FlowFacts; one that does
+    not load, is not a FlowFacts or would replace kabe's own is left out and said, never half-registered."""
+    from types import SimpleNamespace
+
+    quartus = registry.FlowFacts(
+        name="quartus", module="acme.quartus", estimated=False, tools=("quartus",), executable="quartus_sh",
+        stamps_commit=False, budgets_key=None, key_settings=(), key_script_dirs=(), board_profile_files=False,
+        sweep_resource="quartus", build_bytes=8 * registry.GIB, description="Intel Quartus (a plugin)")
+
+    def ep(name, obj):
+        def load():
+            if isinstance(obj, Exception):
+                raise obj
+            return obj
+        return SimpleNamespace(name=name, value=f"acme:{name}", load=load)
+
+    found = registry.discover([ep("quartus", quartus), ep("broken", ImportError("no acme")),
+                               ep("vivado", registry.FLOWS["vivado"]), ep("odd", object())])
+    assert found == {"quartus": quartus}
+    assert "did not load" in registry.PLUGIN_ERRORS["broken"]
+    assert "would replace kabe's own flow vivado" in registry.PLUGIN_ERRORS["vivado"]
+    assert "not a kabe.flows.registry.FlowFacts" in registry.PLUGIN_ERRORS["odd"]
+
+
+def test_every_flows_doctor_checks_and_settings_resolve():
+    import importlib
+
+    for facts in registry.FLOWS.values():
+        assert all(k in config.SETTINGS for k in facts.settings), facts.name
+        for ref in facts.doctor_checks:
+            module, func = ref.split(":")
+            assert callable(getattr(importlib.import_module(module), func)), ref

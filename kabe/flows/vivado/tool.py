@@ -91,6 +91,15 @@ def run_batch(script: Path, cwd: Path, log: Path, timeout_s: float, console: Con
         raise FlowError(f"Vivado failed {what} (exit {proc.returncode}): {' | '.join(tail)}. Full log: {log}")
 
 
+def doctor_check() -> str | None:
+    """For `kabe doctor --flow vivado` (kabe.flows.registry's doctor_checks): None, or what is missing with the fix."""
+    try:
+        find_vivado()
+    except FlowError as e:
+        return str(e)
+    return None
+
+
 def find_vivado() -> str:
     exe = shutil.which("vivado")
     if exe is None:

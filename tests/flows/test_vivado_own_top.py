@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from kabe import provenance
+from kabe.flows.vivado import project
 from tests import repo_copy
 from tests.flows.test_vivado_flow import calls
 
@@ -104,6 +106,29 @@ def test_a_design_from_scratch_builds_signs_off_and_archives(scratch):
     keys = json.loads((arch / "ip_cache.json").read_text())
     assert {k["name"]: k["hit"] for k in keys} == {"clk_main": False, "clk_aux": False}
     print("IP cache keys:", {k["name"]: k["key"] for k in keys})
+    # the commit inside the bitstream (USR_ACCESS), the block design's .hwh kept
+    sha = repo_copy.git(copy, "rev-parse", "HEAD")
+    bit = next(arch.glob("*.bit"))
+    assert project.read_usr_access(bit) == project.usr_access_word(provenance.Commit(sha=sha, dirty=False))
+    assert (arch / "scratch_bd.hwh").is_file() or any(arch.glob("*.hwh"))
+
+
+def test_a_changed_hook_is_a_cache_miss_and_a_docs_commit_a_hit(scratch):
+    copy, env, tmp = scratch
+    (copy / "NOTES.md").write_text("docs only\n")
+    repo_copy.git(copy, "add", "-A")
+    repo_copy.git(copy, "commit", "-qm", "docs only")
+    code, out = doit(copy, dict(env, KABE_STANDIN_RECORD=str(tmp / "record_hit.txt")), "build:scratch_clk",
+                     "flow=vivado")
+    assert code == 0 and "cache hit" in out, out
+    assert calls(tmp / "record_hit.txt") == []  # no Vivado ran
+    hook = copy / "cores" / "scratch_clk" / "hooks" / "post_route.tcl"
+    hook.write_text(hook.read_text() + "puts \"acme: one more line\"\n")
+    repo_copy.git(copy, "commit", "-qam", "the post-route hook changes")
+    code, out = doit(copy, dict(env, KABE_STANDIN_RECORD=str(tmp / "record_miss.txt")), "build:scratch_clk",
+                     "flow=vivado")
+    assert code == 0 and "cache miss" in out and "post_route.tcl" in out, out
+    assert ip_generated(tmp / "record_miss.txt") == []  # the IPs did not change: from the IP cache
 
 
 def test_the_same_ips_in_another_design_and_commit_are_not_regenerated(scratch):

@@ -93,7 +93,8 @@ def test_a_design_from_scratch_builds_signs_off_and_archives(scratch):
     work = copy / "build" / "scratch_clk" / "vivado" / "edalize"
     tcl = (work / "kabe_scratch_clk.tcl").read_text()
     assert "set_property top scratch_top [current_fileset]" in tcl
-    assert "own_read_ips.tcl" in tcl and "scratch_bd.tcl" in tcl
+    assert "own_read_ips.tcl" in tcl and "own_block_designs.tcl" in tcl
+    assert "scratch_bd.tcl" in (work / "kabe_settings.tcl").read_text()  # sourced by kabe's block-design step
     assert not [ln for ln in tcl.splitlines() if ln.startswith(("read_ip", "upgrade_ip"))]
     assert "clk_aux.tcl" not in tcl  # an IP Tcl is the IP cache's input, not sourced into the project
     # the verdict from the stand-in's reports, with the design's own clock; the archive

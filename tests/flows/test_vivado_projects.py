@@ -121,6 +121,8 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
             assert read.get(str(f.path.resolve())) == "read_xdc", f.path
         elif f.file_type == "bd":
             assert any(c[0] == "read_bd" and Path(c[-1]).name == f.path.name for c in recs), f.path
+        elif f.file_type == "tclSource" and "create_bd_design" in f.path.read_text():  # kabe's block-design step
+            assert str(f.path) in (work / "kabe_settings.tcl").read_text(), f.path
         elif f.file_type == "tclSource" and "create_ip" not in f.path.read_text():
             assert f"source {{{f.path}}}" in proj.project_tcl.read_text(), f.path  # (source: Tcl's own, not recorded)
     ips = {c[1] for c in recs if c[0] == "read_ip"} | {Path(c[-1]).stem for c in recs if c[0] == "read_ip"}
@@ -132,6 +134,10 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
     if name == "dwjbosman_microblaze_nexys4ddr":  # the block design's IPs come with its .bd
         xcis = {x.stem for x in (src / "src/blockdesign/mb_design/ip").glob("*/*.xci")}
         assert xcis and xcis <= bd_ips
+        bd_cells = {c[1]: c[2] for c in recs if c[0] == "BD_CELL"}
+        assert len(bd_cells) >= expected["bd_cells_count"]  # 20 at the top, and the local memory's hierarchy
+        for cell, vlnv in expected["bd_cells_sample"].items():
+            assert bd_cells.get(cell) == vlnv, (cell, bd_cells.get(cell))
     cells = {c[-1]: c[c.index("-vlnv") + 1] for c in recs if c[0] == "create_bd_cell" and "-vlnv" in c}
     for cell, vlnv in (expected.get("bd_cells") or {}).items():
         assert cells.get(cell) == vlnv, (cell, cells.get(cell))
@@ -180,3 +186,38 @@ def test_ip_cache_keys_follow_configuration_part_and_version(tmp_path):
     (out / "clk_wiz_0" / "clk_wiz_0.xci").write_text("{tampered}")
     with pytest.raises(ip_source.IpError, match="not a whole IP cache unit"):
         ip_cache.import_unit(out, tmp_path / "third")
+
+
+def test_a_block_design_script_that_stops_early_stops_the_build(tmp_path, monkeypatch):
+    """chisel's write_bd_tcl script without its ip_repo_paths: it finds its packaged IPs missing in the
+    catalog and `return`s before making the block design (no Tcl error): kabe's block-design step says so."""
+    import os
+
+    src = tmp_path / "src"
+    shutil.copytree(PROJECTS / "chisel_axi_tg_ultra96v2", src)
+    prj = src / "example-13-axi-traffic-gen/ultra96v2_prj"
+    files = [_file(prj / "scripts/_bd.tcl", "tclSource"), _file(prj / "xdc/pin_assignments.xdc", "xdc")]
+    env = dict(os.environ, KABE_STANDIN_VERSION="2021.1", KABE_STANDIN_RECORD=str(tmp_path / "record.txt"))
+    board = SimpleNamespace(part="xczu3eg-sbva484-1-i", family="zynq-ultrascale+", is_versal=False, key="f", outputs=())
+    design = SimpleNamespace(name="chisel", board=board, constraints=prj / "xdc/pin_assignments.xdc",
+                             yaml_file=src / "design.yaml", vivado=VivadoSettings(top="own", declared=True))
+    edam = SimpleNamespace(files=files, toplevel="system_wrapper", parameters={}, parameter_specs={},
+                           input_files=tuple(f.path for f in files))
+    monkeypatch.setenv("KABE_VIVADO_IP_CACHE", str(tmp_path / "ip_cache"))
+    (tmp_path / "build").mkdir()
+    proj = own_top.generate(design, tmp_path / "build" / "edalize", edam=edam, flow_settings=tool.settings({}),
+                            commit=provenance.Commit(sha="0" * 40, dirty=False),
+                            version=tool.VivadoVersion("STAND-IN for Vivado v2021.1", "2021.1"),
+                            run_ip_batch=lambda s: None, say=lambda m: None)
+    p = run_standin(proj.work_root, proj.project_tcl, env)
+    assert p.returncode != 0
+    assert "IPs are not found in the IP Catalog" in p.stdout
+    assert "_bd.tcl stopped early (it returned 3" in p.stderr
+
+
+def test_the_standin_refuses_an_option_vivado_does_not_have(tmp_path):
+    from tests.flows.test_vivado_flow import run_tcl
+
+    r = run_tcl("create_project -in_memory -part xc7z020clg400-1\n"
+                "create_ip -vlnv xilinx.com:ip:clk_wiz:6.0 -module_name c0 -directory x", tmp_path, tmp_path / "r.txt")
+    assert r.returncode == 1 and "unknown option '-directory'" in r.stdout + r.stderr

@@ -251,7 +251,12 @@ proc ::standin::bd_obj {args} {
   foreach p [::standin::positional $args] { lappend out /[string trimleft $p /] }
   return $out
 }
-proc get_bd_cells {args} { ::standin::rec get_bd_cells {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_cells {args} {
+  ::standin::rec get_bd_cells {*}$args
+  # no pattern: the cells made so far (what write_bd_tcl's scripts ask to see whether a design is empty)
+  if {![llength [::standin::positional $args]]} { return [lmap c $::standin::cells {lindex $c 0}] }
+  return [::standin::bd_obj {*}$args]
+}
 proc get_bd_pins {args} { ::standin::rec get_bd_pins {*}$args; return [::standin::bd_obj {*}$args] }
 proc get_bd_intf_pins {args} { ::standin::rec get_bd_intf_pins {*}$args; return [::standin::bd_obj {*}$args] }
 proc get_bd_intf_ports {args} { ::standin::rec get_bd_intf_ports {*}$args; return [::standin::bd_obj {*}$args] }
@@ -675,8 +680,39 @@ proc ::standin::write_hwh {path bd_name} {
 # after its module; its .xci says which Vivado wrote it (SWVERSION), and an IP from another version is
 # locked until upgrade_ip, as in Vivado.
 namespace eval ::standin { variable ips {} }
-proc set_part {args} { ::standin::rec set_part {*}$args; ::standin::setprop $::standin::project PART [lindex [::standin::positional $args] 0] }
-proc get_projects {args} { ::standin::rec get_projects {*}$args; return $::standin::project }
+# The options each of these commands takes in Vivado (UG835), those taking a value marked with =; any
+# other option is an error, as in Vivado, so a script kabe writes with a wrong option fails here too.
+array set ::standin::options {
+  create_ip {-vlnv= -module_name= -dir= -force -allow_hidden -provider= -vendor= -library= -name= -version= -quiet -verbose}
+  read_ip {-quiet -verbose}
+  get_ips {-regexp -nocase -filter= -all -of_objects= -exclude_bd_ips -quiet -verbose}
+  upgrade_ip {-srcset= -vlnv= -log= -quiet -verbose}
+  synth_ip {-force -quiet -verbose}
+  set_part {-quiet -verbose}
+  get_projects {-regexp -nocase -filter= -of_objects= -quiet -verbose}
+  get_ipdefs {-name -regexp -nocase -filter= -all -of_objects= -quiet -verbose}
+  read_bd {-quiet -verbose}
+  open_bd_design {-quiet -verbose}
+  close_bd_design {-quiet -verbose}
+  get_bd_designs {-regexp -nocase -filter= -of_objects= -quiet -verbose}
+  create_bd_pin {-from= -to= -dir= -type= -intf_type= -quiet -verbose}
+  create_bd_intf_pin {-vlnv= -mode= -quiet -verbose}
+  create_bd_addr_seg {-range= -offset= -quiet -verbose}
+  exclude_bd_addr_seg {-target_address_space= -quiet -verbose}
+  get_bd_intf_nets {-regexp -hierarchical -filter= -boundary_type= -of_objects= -quiet -verbose}
+  get_bd_nets {-regexp -hierarchical -filter= -boundary_type= -of_objects= -top -quiet -verbose}
+}
+proc ::standin::check_opts {cmd argv} {
+  set known $::standin::options($cmd)
+  for {set i 0} {$i < [llength $argv]} {incr i} {
+    set a [lindex $argv $i]
+    if {![string match -* $a] || [string is double -strict $a]} { continue }
+    if {"$a=" in $known} { incr i; continue }
+    if {$a ni $known} { error "STAND-IN $cmd: unknown option '$a' (Vivado's $cmd takes [join [string map {= {}} $known] {, }])" }
+  }
+}
+proc set_part {args} { ::standin::check_opts set_part $args; ::standin::rec set_part {*}$args; ::standin::setprop $::standin::project PART [lindex [::standin::positional $args] 0] }
+proc get_projects {args} { ::standin::check_opts get_projects $args; ::standin::rec get_projects {*}$args; return $::standin::project }
 proc ::standin::xci_version {xci} {
   set f [open $xci]; set text [read $f]; close $f
   if {[regexp {"SWVERSION":\s*\[\s*\{\s*"value":\s*"([^"]+)"} $text -> v]} { return $v }
@@ -685,6 +721,7 @@ proc ::standin::xci_version {xci} {
 }
 proc create_ip {args} {
   ::standin::rec create_ip {*}$args
+  ::standin::check_opts create_ip $args
   set name [::standin::opt $args -module_name]
   set vlnv [::standin::opt $args -vlnv]
   if {$vlnv eq ""} { set vlnv [join [list [::standin::opt $args -vendor] [::standin::opt $args -library] [::standin::opt $args -name] [::standin::opt $args -version]] :] }
@@ -709,6 +746,7 @@ proc ::standin::add_ip {name xci} {
 }
 proc read_ip {args} {
   ::standin::rec read_ip {*}$args
+  ::standin::check_opts read_ip $args
   foreach x [::standin::positional $args] {
     if {![file exists $x]} { error "STAND-IN read_ip: $x does not exist" }
     ::standin::add_ip [file rootname [file tail $x]] [file normalize $x]
@@ -716,6 +754,7 @@ proc read_ip {args} {
 }
 proc get_ips {args} {
   ::standin::rec get_ips {*}$args
+  ::standin::check_opts get_ips $args
   set pats [::standin::positional $args]
   if {![llength $pats]} { set pats * }
   set out {}
@@ -725,6 +764,7 @@ proc get_ips {args} {
 }
 proc upgrade_ip {args} {
   ::standin::rec upgrade_ip {*}$args
+  ::standin::check_opts upgrade_ip $args
   foreach ip [concat {*}[::standin::positional $args]] { ::standin::setprop $ip IS_LOCKED 0; ::standin::setprop $ip SW_VERSION $::standin::version }
 }
 proc ::standin::ip_products {ip what} {
@@ -734,6 +774,7 @@ proc ::standin::ip_products {ip what} {
 }
 proc synth_ip {args} {
   ::standin::rec synth_ip {*}$args
+  ::standin::check_opts synth_ip $args
   foreach ip [concat {*}[::standin::positional $args]] {
     set dir [::standin::ip_products $ip synth_ip]
     if {$::standin::mode ne "run"} { continue }
@@ -755,6 +796,7 @@ proc ::standin::ipdef_exists {vlnv} {
 }
 proc get_ipdefs {args} {
   ::standin::rec get_ipdefs {*}$args
+  ::standin::check_opts get_ipdefs $args
   set out {}
   foreach v [::standin::positional $args] { if {[::standin::ipdef_exists $v]} { lappend out $v } }
   return $out
@@ -768,24 +810,37 @@ proc common::send_gid_msg {args} {
 proc common::send_msg_id {id sev msg} { ::standin::rec send_msg_id $id $sev $msg; puts "$sev: \[$id\] $msg" }
 proc read_bd {args} {
   ::standin::rec read_bd {*}$args
+  ::standin::check_opts read_bd $args
   foreach f [::standin::positional $args] {
     if {![file exists $f]} { error "STAND-IN read_bd: $f does not exist" }
     ::standin::add_file $f
+    # its cells: IP-XACT componentInstances (an XML .bd) or "components" with a vlnv (a JSON .bd)
+    set fh [open $f]; set text [read $fh]; close $fh
+    foreach {-> cell attrs} [regexp -all -inline {<spirit:instanceName>([^<]+)</spirit:instanceName>\s*<spirit:componentRef ([^>]*)/>} $text] {
+      set vlnv {}
+      foreach k {vendor library name version} { regexp "spirit:$k=\"(\[^\"\]*)\"" $attrs -> v; lappend vlnv $v }
+      lappend ::standin::cells [list /$cell ip [join $vlnv :]]
+      ::standin::rec BD_CELL $cell [join $vlnv :]
+    }
+    foreach {-> cell vlnv} [regexp -all -inline {"([A-Za-z0-9_]+)":\s*\{\s*"vlnv":\s*"([^"]+)"} $text] {
+      lappend ::standin::cells [list /$cell ip $vlnv]
+      ::standin::rec BD_CELL $cell $vlnv
+    }
     # the block design's own IPs (ip/<cell>/<cell>.xci beside the .bd) come with it
     foreach x [glob -nocomplain -directory [file join [file dirname $f] ip] */*.xci] {
       ::standin::rec BD_IP [file rootname [file tail $x]] $x
     }
   }
 }
-proc open_bd_design {args} { ::standin::rec open_bd_design {*}$args; return [file rootname [file tail [lindex [::standin::positional $args] 0]]] }
-proc close_bd_design {args} { ::standin::rec close_bd_design {*}$args }
-proc get_bd_designs {args} { ::standin::rec get_bd_designs {*}$args; return {} }
-proc create_bd_pin {args} { ::standin::rec create_bd_pin {*}$args; return /[lindex $args end] }
-proc create_bd_intf_pin {args} { ::standin::rec create_bd_intf_pin {*}$args; return /[lindex $args end] }
-proc create_bd_addr_seg {args} { ::standin::rec create_bd_addr_seg {*}$args }
-proc exclude_bd_addr_seg {args} { ::standin::rec exclude_bd_addr_seg {*}$args }
-proc get_bd_intf_nets {args} { ::standin::rec get_bd_intf_nets {*}$args; return [::standin::bd_obj {*}$args] }
-proc get_bd_nets {args} { ::standin::rec get_bd_nets {*}$args; return [::standin::bd_obj {*}$args] }
+proc open_bd_design {args} { ::standin::check_opts open_bd_design $args; ::standin::rec open_bd_design {*}$args; return [file rootname [file tail [lindex [::standin::positional $args] 0]]] }
+proc close_bd_design {args} { ::standin::check_opts close_bd_design $args; ::standin::rec close_bd_design {*}$args }
+proc get_bd_designs {args} { ::standin::check_opts get_bd_designs $args; ::standin::rec get_bd_designs {*}$args; return {} }
+proc create_bd_pin {args} { ::standin::check_opts create_bd_pin $args; ::standin::rec create_bd_pin {*}$args; return /[lindex $args end] }
+proc create_bd_intf_pin {args} { ::standin::check_opts create_bd_intf_pin $args; ::standin::rec create_bd_intf_pin {*}$args; return /[lindex $args end] }
+proc create_bd_addr_seg {args} { ::standin::check_opts create_bd_addr_seg $args; ::standin::rec create_bd_addr_seg {*}$args }
+proc exclude_bd_addr_seg {args} { ::standin::check_opts exclude_bd_addr_seg $args; ::standin::rec exclude_bd_addr_seg {*}$args }
+proc get_bd_intf_nets {args} { ::standin::check_opts get_bd_intf_nets $args; ::standin::rec get_bd_intf_nets {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_nets {args} { ::standin::check_opts get_bd_nets $args; ::standin::rec get_bd_nets {*}$args; return [::standin::bd_obj {*}$args] }
 
 # Anything else that is not Tcl: an error naming it.
 proc unknown {args} {

@@ -8,8 +8,9 @@ Tcl of its own around them:
   * kabe_settings.tcl: every per-build value as ::kabe(...);
   * tcl/own_read_ips.tcl: the IPs' cached products, read (an .xci is never handed to edalize, whose
     project Tcl runs upgrade_ip on every IP: kabe names a version mismatch instead);
-  * tcl/own_block_designs.tcl: each block design read or built, validated, generated, wrapped when the
-    top is its wrapper, its .hwh kept (edalize's own .bd handling upgrades the cells: not used);
+  * tcl/own_block_designs.tcl: each block design read (.bd) or built (a write_bd_tcl script, sourced
+    there so that a script that stops early is caught), validated, generated, wrapped when the top is its
+    wrapper, its .hwh kept (edalize's own .bd handling upgrades the cells: not used);
   * tcl/own_attach_hooks.tcl: the design's hooks (STEPS.<STEP>.TCL.PRE/POST) and kabe's report hooks
     before write_bitstream (the reports and the Tcl second source for the gate, the commit in USR_ACCESS);
   * the .xsa after the bitstream when the part has a processing system.
@@ -83,10 +84,11 @@ def classify(edam, design, running: str) -> dict[str, list]:
             m = _BD_SCRIPT_VERSION.search(text)
             if m and not running.startswith(m.group(1)):
                 raise _version_mismatch(path, m.group(1), running, "block-design script (write_bd_tcl)")
-            if "create_bd_design" in text:
+            if "create_bd_design" in text:  # sourced by kabe's block-design step, which checks how it ended
                 name = _BD_SCRIPT_NAME.search(text)
                 out["bd_scripts"].append((path, name.group(1) if name else None))
-            out["tcl"].append(path)
+            else:
+                out["tcl"].append(path)
         else:
             out["ignored"].append(f"{path} ({f.file_type})")
     if not seen_xdc:  # design.yaml's constraints: the design's pins and clocks, read like the core's own XDC
@@ -147,6 +149,7 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
         "image_step": "WRITE_BITSTREAM", "hook_image_pre": dispatcher,
         "ips": [(u.spec.name, u.xci) for u in units],
         "bd_files": parts["bd_files"],
+        "bd_scripts": [p for p, _ in parts["bd_scripts"]],
         "bd_names": [n for _, n in parts["bd_scripts"] if n],
         "hwh_dir": hwh_dir, "hwh_dest": work_root / f"{name}.hwh",
         "hooks": [(run, step, when, f) for run, step, when, f in hooks],
@@ -192,7 +195,8 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
     project = Project(name=name, work_root=work_root, report_dir=report_dir, bit=images["bit"],
                       hwh=work_root / f"{name}.hwh", settings_tcl=settings_file, hook_tcl=dispatcher,
                       wrapper=settings_file, edam=edam_out, clock_name=None, clock_period_ns=None,
-                      inputs=tuple(dict.fromkeys([*edam.input_files, *user_files, *tcl[1:], design.constraints])),
+                      inputs=tuple(dict.fromkeys([*edam.input_files, *user_files, *tcl[1:],
+                                                  *(p for p, _ in parts["bd_scripts"]), design.constraints])),
                       cells=None, part=part, images=images, bd_wrapper=top, family=design.board.family)
     check_generated(project, [str(t) for t in tcl], has_ps)
     return project

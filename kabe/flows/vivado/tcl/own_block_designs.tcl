@@ -3,15 +3,26 @@
 # <bd>_wrapper and no source defines it, the wrapper is made and added; each .hwh is kept in
 # ::kabe(hwh_dir), the only one also as ::kabe(hwh_dest) (beside the .bit: PYNQ's convention).
 foreach _bd $::kabe(bd_files) { read_bd $_bd }
+# A write_bd_tcl script reports its failures (wrong Vivado version, an IP missing from the catalog, a
+# design name taken) with an ERROR message and `return <n>`, n > 0, which no caller sees: kabe checks it.
+foreach _script $::kabe(bd_scripts) {
+  set _rc [uplevel #0 [list source $_script]]
+  if {[string is integer -strict $_rc] && $_rc != 0} {
+    error "kabe: the block-design script $_script stopped early (it returned $_rc; its ERROR message is above)"
+  }
+}
 foreach _name $::kabe(bd_names) {
   if {![llength [get_files -quiet $_name.bd]]} {
-    error "kabe: the block-design script that sets design_name $_name made no block design $_name.bd (it stopped early: see its messages above)"
+    error "kabe: the block-design script that sets design_name $_name made no block design $_name.bd"
   }
 }
 set _hwh {}
 foreach _bd [get_files -quiet *.bd] {
   set _name [file rootname [file tail $_bd]]
   open_bd_design $_bd
+  if {![llength [get_bd_cells -quiet]]} {
+    error "kabe: block design $_name has no cells (its script or .bd made an empty design)"
+  }
   validate_bd_design
   save_bd_design
   generate_target all [get_files $_bd]
@@ -27,4 +38,4 @@ foreach _bd [get_files -quiet *.bd] {
   puts "kabe: block design $_name validated and generated"
 }
 if {[llength $_hwh] == 1} { file copy -force [lindex $_hwh 0] $::kabe(hwh_dest) }
-catch {unset _bd _name _hwh _h}
+catch {unset _bd _name _hwh _h _script _rc}

@@ -1,6 +1,6 @@
 """A design's own top through the Vivado flow, on the STAND-IN for Vivado (tests/standin/vivado; not AMD
 Vivado): a design written from scratch (tests/flows/scratch_design: board pins, a clocking wizard as .xci
-and one as IP Tcl, a block design script, a VHDL file, a post-route hook) through `doit build:<design>
+and one as IP Tcl, a block design script, a VHDL and a SystemVerilog file, a post-route hook) through `doit build:<design>
 flow=vivado` in a throwaway copy of this checkout; then a second design and commit with the same IPs
 (nothing regenerated: the IP cache), and an IP property changed (exactly that IP regenerated)."""
 
@@ -74,6 +74,7 @@ def test_a_design_from_scratch_builds_signs_off_and_archives(scratch):
     read = {Path(c[-1]).name: c[0] for c in recs if c[0] in ("read_verilog", "read_vhdl", "read_xdc", "read_ip")}
     assert read["scratch_top.v"] == "read_verilog" and read["blink.vhd"] == "read_vhdl"
     assert read["scratch_clk.xdc"] == "read_xdc"
+    assert any(c[:2] == ["read_verilog", "-sv"] and c[-1].endswith("both_locked.sv") for c in recs)
     assert read["clk_main.xci"] == "read_ip" and read["clk_aux.xci"] == "read_ip"
     # both IPs generated once (first build), in the IP cache's run: the .xci read, the IP Tcl created
     assert sorted(ip_generated(tmp / "record1.txt")) == ["clk_aux", "clk_main"]

@@ -9,6 +9,6 @@ module scratch_top (
     clk_aux  u_clk_aux  (.clk_in1(clk), .clk_out1(clk_50), .locked(locked_aux));
     blink #(.WIDTH(26)) u_blink_100 (.clk(clk_100), .rst(~locked_main), .q(led[0]));
     blink #(.WIDTH(25)) u_blink_50 (.clk(clk_50), .rst(~locked_aux), .q(led[1]));
-    assign led[2] = locked_main & locked_aux;
+    both_locked u_both (.a(locked_main), .b(locked_aux), .y(led[2]));
     scratch_bd_wrapper u_bd (.led_bd(led[3]));
 endmodule

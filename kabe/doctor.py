@@ -271,9 +271,32 @@ def check_cache(reports_root: Path = REPORTS) -> Check:
                  True, warn_only=True)
 
 
+def check_flow_plugins() -> list[Check]:
+    """The flows beyond open and vivado (kabe.flows.registry: kabe's own and those a package registers under
+    the entry-point group kabe.flows): each one's declared doctor checks, and every plugin that did not load."""
+    import importlib
+
+    from kabe.flows import registry
+
+    out = [Check(f"flow plugin {name}", "not loaded", "a flow a package registers (entry point kabe.flows)", False,
+                 fix=msg, needed_by=(name,), warn_only=True) for name, msg in registry.PLUGIN_ERRORS.items()]
+    for name, facts in registry.FLOWS.items():
+        if name in ALL:
+            continue  # their checks are the ones above
+        for ref in facts.doctor_checks:
+            module, _, func = ref.partition(":")
+            try:
+                problem = getattr(importlib.import_module(module), func)()
+            except Exception as e:  # a plugin's own check that breaks is said, not a doctor crash
+                problem = f"its check {ref} failed: {type(e).__name__}: {e}"
+            out.append(Check(f"flow {name}", "ok" if problem is None else "not ready", f"flow={name}",
+                             problem is None, fix=problem or "", needed_by=(name,)))
+    return out
+
+
 def all_checks(board: str | None = None) -> list[Check]:
     return [check_project(), check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
-            check_compiler(), check_vivado(), *check_git(), check_cache(), *check_board(board)]
+            check_compiler(), check_vivado(), *check_flow_plugins(), *check_git(), check_cache(), *check_board(board)]
 
 
 # Below this width a five-column table folds every cell into slivers (paths, versions, fixes), so

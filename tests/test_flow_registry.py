@@ -74,3 +74,20 @@ def test_every_flows_doctor_checks_and_settings_resolve():
         for ref in facts.doctor_checks:
             module, func = ref.split(":")
             assert callable(getattr(importlib.import_module(module), func)), ref
+
+
+def test_kabe_doctor_runs_a_plugin_flows_checks_and_names_a_broken_plugin(monkeypatch):
+    from kabe import doctor
+
+    facts = registry.FlowFacts(
+        name="quartus", module="acme.quartus", estimated=False, tools=("quartus",), executable="quartus_sh",
+        stamps_commit=False, budgets_key=None, key_settings=(), key_script_dirs=(), board_profile_files=False,
+        sweep_resource=None, build_bytes=registry.GIB, description="a plugin",
+        doctor_checks=("kabe.flows.vivado.tool:doctor_check",))
+    monkeypatch.setitem(registry.FLOWS, "quartus", facts)
+    monkeypatch.setitem(registry.PLUGIN_ERRORS, "broken", "entry point broken = acme:x did not load: ImportError")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    checks = {c.name: c for c in doctor.check_flow_plugins()}
+    assert not checks["flow quartus"].ok and "not on PATH" in checks["flow quartus"].fix
+    assert checks["flow quartus"].status({"quartus"}) == "MISSING"
+    assert checks["flow plugin broken"].status({"open"}) == "warn"

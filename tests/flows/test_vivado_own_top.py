@@ -171,3 +171,25 @@ def test_an_xci_from_another_vivado_is_named_not_upgraded(scratch):
     assert "was made with Vivado 2023.2" in out and "upgrade" in out and "pin Vivado 2023.2" in out
     assert "Traceback" not in out
     assert "upgrade_ip" not in [c[0] for c in calls(tmp / "record4.txt")]
+
+
+def test_another_clone_takes_the_ips_from_units_it_pulled(scratch):
+    """The archive's side (signing, push, pull) is another module's; what it moves is the IP cache's unit:
+    exported here, imported into another clone's empty IP cache, and used there without generating."""
+    from kabe.flows.vivado import ip_cache
+
+    copy, env, tmp = scratch
+    keys = json.loads((archive_of(copy, "scratch_two") / "ip_cache.json").read_text())  # HEAD's build
+    pulled = tmp / "pulled"
+    for k in keys:
+        ip_cache.export_unit(k["key"], pulled, tmp / "ip_cache")
+    clone = tmp / "clone"
+    subprocess.run(["git", "clone", "-q", str(copy), str(clone)], check=True)
+    fresh = tmp / "ip_cache_clone"
+    assert sorted(ip_cache.import_unit(u, fresh) for u in pulled.iterdir()) == sorted(k["key"] for k in keys)
+    env5 = dict(env, PYTHONPATH=str(clone), KABE_VIVADO_IP_CACHE=str(fresh),
+                KABE_STANDIN_RECORD=str(tmp / "record5.txt"))
+    env5["PATH"] = env["PATH"].replace(str(copy / "tests" / "standin"), str(clone / "tests" / "standin"))
+    code, out = doit(clone, env5, "build:scratch_two", "flow=vivado")
+    assert code == 0, out
+    assert ip_generated(tmp / "record5.txt") == [] and "from the IP cache" in out

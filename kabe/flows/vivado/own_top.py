@@ -28,7 +28,8 @@ from kabe import provenance
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import ip_cache, ip_source
 from kabe.flows.vivado.project import (EXPORT_XSA_TCL, HOOK_DIR, STRATEGY_TCL, TCL_DIR, TIMING_MAX_PATHS, Project,
-                                       hook_dispatcher, settings_tcl, usr_access_word)
+                                       design_hooks, hook_dispatcher, own_image_pre_hook, settings_tcl,
+                                       usr_access_word)
 from kabe.flows.vivado.tool import STRATEGY_KEYS
 from kabe.records import safe_fs
 
@@ -37,7 +38,6 @@ from kabe.records import safe_fs
 OWN_REPORT_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary", "report_logic_levels",
                     "report_utilization", "report_clock_interaction", "timing_verdict")
 PS_FAMILIES = ("zynq-7000", "zynq-ultrascale+", "versal")  # parts with a processing system: an .xsa is written
-HOOK_RUNS = {"synth_design": "synth_1"}  # every other step is impl_1's
 _EDALIZE_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource", "xdc", "SDC", "mem")
 _BD_SCRIPT_VERSION = re.compile(r"^\s*set\s+scripts_vivado_version\s+(\S+)", re.M)
 _BD_SCRIPT_NAME = re.compile(r"^\s*set\s+design_name\s+(\S+)", re.M)
@@ -97,15 +97,8 @@ def classify(edam, design, running: str) -> dict[str, list]:
 
 
 def _hooks(design, dispatcher: Path) -> list[tuple[str, str, str, Path]]:
-    """(run, STEP, PRE|POST, file) of every hook; the design's write_bitstream pre hook runs inside kabe's
-    dispatcher (one Tcl per step), before kabe's report hooks."""
-    out = [("impl_1", "WRITE_BITSTREAM", "PRE", dispatcher)]
-    for step, when in design.vivado.hooks.items():
-        for w, f in when.items():
-            if step == "write_bitstream" and w == "pre":
-                continue
-            out.append((HOOK_RUNS.get(step, "impl_1"), step.upper(), w.upper(), f))
-    return out
+    """(run, STEP, PRE|POST, file) of every hook: kabe's dispatcher before write_bitstream, the design's."""
+    return [("impl_1", "WRITE_BITSTREAM", "PRE", dispatcher), *design_hooks(design)]
 
 
 def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], commit: provenance.Commit,
@@ -156,8 +149,7 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
         "xsa_dest": work_root / f"{name}.xsa",
     }
     settings_file.write_text(settings_tcl(values))
-    own_pre = design.vivado.hooks.get("write_bitstream", {}).get("pre")
-    dispatcher.write_text(hook_dispatcher(settings_file, (*((own_pre,) if own_pre else ()),
+    dispatcher.write_text(hook_dispatcher(settings_file, (*own_image_pre_hook(design),
                                                          *(HOOK_DIR / f"{h}.tcl" for h in OWN_REPORT_HOOKS))))
     export_xsa = work_root / "kabe_export_xsa.tcl"
     if has_ps:

@@ -18,6 +18,10 @@ docs/your_design.md is the reference for `verify:` and `streams:`, docs/boards.m
     budgets: {dsp: {eq: 0}, lut: {lt: 12000}, logic_levels: {le: 9}}
     regressions: {lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}   # vs the base commit (kabe ci)
     waivers: {no_clock: "the PS7's EMIO pins are clocked by the PS, outside the PL's timing"}
+    vivado:              # flow=vivado (docs/vivado_flow.md); absent: kabe's shell when streams/ports are given
+      top: own           # the design's own top, pins, IP and block design | shell: kabe's AXI-Stream block design
+      hooks: {route_design: {post: hooks/post_route.tcl}}   # Tcl before/after a step, in the cache key
+      strategies: {place_directive: Explore}
 """
 
 from __future__ import annotations

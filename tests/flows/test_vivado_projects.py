@@ -83,7 +83,7 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
     name = case.split("/")[0]
     expected = json.loads((PROJECTS / "expected.json").read_text())[name]
     src = tmp_path / "src"
-    shutil.copytree(PROJECTS / name, src)  # the block design's folder is written by generation: a copy
+    shutil.copytree(PROJECTS / name, src)
     if name == "chisel_axi_tg_ultra96v2":
         paths = " ".join("{" + str((src / "example-13-axi-traffic-gen/ultra96v2_prj/scripts" / r).resolve()) + "}"
                          for r in expected["ip_repo_paths"])
@@ -131,7 +131,9 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
         assert ip["module_name"] in ips, (ip, ips)
     keys = json.loads((work / "ip_cache.json").read_text())
     assert {k["name"] for k in keys} == {ip["module_name"] for ip in expected.get("ips", [])}
-    if name == "dwjbosman_microblaze_nexys4ddr":  # the block design's IPs come with its .bd
+    if name == "dwjbosman_microblaze_nexys4ddr":  # the block design's IPs come with its .bd, read as a copy
+        assert all(str(work) in c[-1] for c in recs if c[0] in ("read_bd", "open_bd_design"))
+        assert os.access(work / "bd" / "mb_design" / "mb_design.bd", os.W_OK)
         xcis = {x.stem for x in (src / "src/blockdesign/mb_design/ip").glob("*/*.xci")}
         assert xcis and xcis <= bd_ips
         bd_cells = {c[1]: c[2] for c in recs if c[0] == "BD_CELL"}

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any, Callable
 
@@ -118,6 +119,15 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
     hwh_dir.mkdir()
 
     parts = classify(edam, design, version.short)
+    # Vivado writes into a block design's folder (save_bd_design, its generated products): it reads a copy
+    # in the build folder, so a build never edits the checkout (the next build would be a dirty one)
+    bd_copies = []
+    for bd in parts["bd_files"]:
+        dest = work_root / "bd" / bd.stem
+        shutil.copytree(bd.parent, dest, ignore=shutil.ignore_patterns(".git"), copy_function=shutil.copyfile)
+        for p in (dest, *dest.rglob("*")):  # a read-only checkout's modes are not the copy's: Vivado writes it
+            p.chmod(p.stat().st_mode | 0o200)
+        bd_copies.append(dest / bd.name)
     part = design.board.part
     units = ip_cache.prepare(parts["ip"], part=part, vivado_line=version.line, vivado_short=version.short,
                              work_root=work_root, generate=run_ip_batch, upgrade=design.vivado.ip_upgrade, say=say)
@@ -141,7 +151,7 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
         **strategies,
         "image_step": "WRITE_BITSTREAM", "hook_image_pre": dispatcher,
         "ips": [(u.spec.name, u.xci) for u in units],
-        "bd_files": parts["bd_files"],
+        "bd_files": bd_copies,
         "bd_scripts": [p for p, _ in parts["bd_scripts"]],
         "bd_names": [n for _, n in parts["bd_scripts"] if n],
         "hwh_dir": hwh_dir, "hwh_dest": work_root / f"{name}.hwh",

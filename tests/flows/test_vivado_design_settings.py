@@ -4,7 +4,6 @@ strategies, in kabe's shell too (the project Tcl run on the STAND-IN recorder: t
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import boards, provenance
+from kabe import provenance
 from kabe.designs import VivadoSettings
 from kabe.flows.vivado import ip_cache, own_top, tool
 from tests.flows.test_vivado_flow import calls
@@ -103,7 +103,7 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
     (tmp_path / "build").mkdir()
     fs = tool.settings({})
     v = tool.VivadoVersion(f"STAND-IN for Vivado v{version}", version)
-    commit = provenance.Commit(sha="0" * 40, dirty=False) if hasattr(provenance, "Commit") else None
+    commit = provenance.Commit(sha="0" * 40, dirty=False)
     proj = own_top.generate(design, work, edam=edam, flow_settings=fs, commit=commit, version=v,
                             run_ip_batch=lambda script: _ok(run_standin(script.parent, script, env)),
                             say=lambda m: None)

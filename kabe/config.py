@@ -92,6 +92,10 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("vivado_timeout_s", "a positive number of seconds", _positive_number, 6 * 3600),
     Setting("vivado_jobs", "a positive integer (parallel Vivado jobs)", _positive_int, 2),
     Setting("fail_on_unconstrained", _BOOL, _boolean, False),
+    # the Vivado IP cache's folder (kabe/flows/vivado/ip_cache.py); "" is the project's build/ip_cache.
+    # Where it is changes no output (units are content-addressed): not in any build's key
+    Setting("vivado_ip_cache", 'a folder path, like "/shared/kabe_ip_cache" ("": build/ip_cache)',
+            lambda v: v == "" or _text(v), ""),
     # the V80's base design: an AVED checkout's hardware folder (kabe/flows/vivado/versal.py, docs/v80.md)
     Setting("vivado_aved_dir", 'the path of an AVED checkout\'s hardware folder, like "../AVED/hw/amd_v80_gen5x8_25.1"',
             lambda v: v == "" or _text(v), ""),

@@ -54,6 +54,7 @@ FLOWS: dict[str, FlowFacts] = {
         description="AMD Vivado: the design's own top (its pins, IP through kabe's IP cache, its block design, "
                     "hooks) or kabe's AXI-Stream shell; place and route, bitstream/device image, sign-off timing",
         settings=("vivado_version", "vivado_version_mismatch", "vivado_timeout_s", "vivado_jobs", "vivado_aved_dir",
+                  "vivado_ip_cache",
                   "vivado_synth_strategy", "vivado_impl_strategy", "vivado_synth_directive", "vivado_opt_directive",
                   "vivado_place_directive", "vivado_route_directive"),
         key_design_tables=("vivado",), doctor_checks=("kabe.flows.vivado.tool:doctor_check",)),

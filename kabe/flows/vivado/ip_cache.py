@@ -11,7 +11,8 @@ what is missing. A unit is validated against its manifest every time it is used,
 unit is regenerated, never read.
 
 Layout: <root>/<key[:2]>/<key>/unit.json + <module name>/... (the IP's folder as Vivado wrote it).
-The root is KABE_VIVADO_IP_CACHE, else <project>/build/ip_cache.
+The root is KABE_VIVADO_IP_CACHE, else [tool.kabe] vivado_ip_cache, else <project>/build/ip_cache (a
+folder several clones or CI runners on one machine share is what makes the second build free).
 
 For the archive (its code is another module's): export_unit() copies one unit out, import_unit() checks a
 pulled unit (manifest, hashes, key recomputed from its own material) and adds it; the archive decides
@@ -36,12 +37,15 @@ UNIT_FILE = "unit.json"
 
 
 def default_root() -> Path:
+    """KABE_VIVADO_IP_CACHE, else [tool.kabe] vivado_ip_cache (relative: to the project), else build/ip_cache."""
     env = os.environ.get("KABE_VIVADO_IP_CACHE")
     if env:
         return Path(env)
-    from kabe.paths import BUILD
+    from kabe import config
+    from kabe.paths import BUILD, ROOT
 
-    return BUILD / "ip_cache"
+    setting = config.value(config.load(), "vivado_ip_cache")
+    return ROOT / setting if setting else BUILD / "ip_cache"
 
 
 def material(spec: IpSpec, part: str, vivado: str) -> dict[str, Any]:

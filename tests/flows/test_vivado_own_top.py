@@ -108,6 +108,9 @@ def test_a_design_from_scratch_builds_signs_off_and_archives(scratch):
     keys = json.loads((arch / "ip_cache.json").read_text())
     assert {k["name"]: k["hit"] for k in keys} == {"clk_main": False, "clk_aux": False}
     print("IP cache keys:", {k["name"]: k["key"] for k in keys})
+    print(f"stand-in record: {len(recs)} Vivado commands; gate {metrics['gate']['status']}; "
+          f"clocks {[c['name'] for c in metrics['timing']['clocks']]}; wns {metrics['timing'].get('wns_ns')}")
+    print(out[-1500:])
     # the commit inside the bitstream (USR_ACCESS), the block design's .hwh kept
     sha = repo_copy.git(copy, "rev-parse", "HEAD")
     bit = next(arch.glob("*.bit"))

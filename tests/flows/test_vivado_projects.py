@@ -223,3 +223,36 @@ def test_the_standin_refuses_an_option_vivado_does_not_have(tmp_path):
     r = run_tcl("create_project -in_memory -part xc7z020clg400-1\n"
                 "create_ip -vlnv xilinx.com:ip:clk_wiz:6.0 -module_name c0 -directory x", tmp_path, tmp_path / "r.txt")
     assert r.returncode == 1 and "unknown option '-directory'" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("upgrade", [False, True])
+def test_an_xci_from_another_vivado_is_upgraded_only_when_design_yaml_says_so(tmp_path, upgrade):
+    """ptracton's clk_wiz_0.xci (SWVERSION 2023.2) on a stand-in claiming 2024.1: refused with the choice
+    named, or (vivado.ip_upgrade: true) upgraded in the IP cache's run, which says so."""
+    import os
+
+    from kabe.flows.vivado import ip_source
+
+    spec = ip_source.read_xci(PROJECTS / "ptracton_uart_echo_basys3/UART_ECHO/backend/scripting/basys3/"
+                                         "generated_ip/clk_wiz_0/clk_wiz_0.xci")
+    env = dict(os.environ, KABE_STANDIN_VERSION="2024.1", KABE_STANDIN_RECORD=str(tmp_path / "r.txt"))
+    out = []
+
+    def gen(script):
+        p = run_standin(script.parent, script, env)
+        out.append(p.stdout)
+        _ok(p)
+
+    kw = dict(part="xc7a35tcpg236-3", vivado_line="STAND-IN for Vivado v2024.1", vivado_short="2024.1",
+              work_root=tmp_path, generate=gen, upgrade=upgrade, store=ip_cache.Store(tmp_path / "cache"),
+              say=lambda m: None)
+    if not upgrade:
+        with pytest.raises(ip_source.IpError, match=r"made with Vivado 2023.2.*runs Vivado 2024.1.*upgrade.*pin"):
+            ip_cache.prepare([spec], **kw)
+        assert out == []
+        return
+    units = ip_cache.prepare([spec], **kw)
+    recs = calls(tmp_path / "r.txt")
+    assert [c[0] for c in recs if c[0] in ("read_ip", "upgrade_ip", "generate_target", "synth_ip")] == \
+        ["read_ip", "upgrade_ip", "generate_target", "synth_ip"]
+    assert "kabe: IP clk_wiz_0 upgraded" in out[0] and not units[0].hit

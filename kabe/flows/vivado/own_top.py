@@ -119,6 +119,8 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
     hwh_dir.mkdir()
 
     parts = classify(edam, design, version.short)
+    for what in parts["ignored"]:  # said, so that a file left out is never a surprise
+        say(f"not given to Vivado: {what} (a file type the Vivado flow does not read)")
     # Vivado writes into a block design's folder (save_bd_design, its generated products): it reads a copy
     # in the build folder, so a build never edits the checkout (the next build would be a dirty one)
     bd_copies = []

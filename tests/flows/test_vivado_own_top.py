@@ -196,3 +196,12 @@ def test_another_clone_takes_the_ips_from_units_it_pulled(scratch):
     code, out = doit(clone, env5, "build:scratch_two", "flow=vivado")
     assert code == 0, out
     assert ip_generated(tmp / "record5.txt") == [] and "from the IP cache" in out
+
+
+@pytest.mark.parametrize("scenario", ["violated", "missing"])
+def test_the_gate_fails_an_own_top_whose_report_fails_or_is_missing(scratch, scenario):
+    copy, env, tmp = scratch
+    env6 = dict(env, KABE_STANDIN_SCENARIO=scenario, KABE_STANDIN_RECORD=str(tmp / f"record_{scenario}.txt"))
+    code, out = doit(copy, env6, "build:scratch_two", "flow=vivado", "cache=off")
+    assert code == 1, out
+    assert "gate FAIL" in out

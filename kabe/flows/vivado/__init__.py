@@ -38,6 +38,19 @@ def check_tools() -> None:
     tool.find_vivado()
 
 
+def check_design(design, edam) -> None:
+    """Before the simulation (kabe.build): what the own-top flow would refuse minutes later, an IP source it
+    cannot read or a file written by another Vivado than the one on PATH (the version line is memoized)."""
+    if design.vivado.top != "own":
+        return
+    from kabe.flows.vivado import own_top
+    from kabe.records import cache
+
+    found = tool._VERSION_RE.search(cache.vivado_version_line(tool.find_vivado()))
+    if found:
+        own_top.classify(edam, design, found.group(1))
+
+
 def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
     """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder."""
     console = console or Console()

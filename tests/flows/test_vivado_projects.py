@@ -145,6 +145,8 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
         assert cells.get(cell) == vlnv, (cell, cells.get(cell))
     if "bd_design_name" in expected:
         bd = expected["bd_design_name"]
+        cached = [c for c in recs if c[0] == "config_ip_cache"]  # the block design's IPs: Vivado's own cache
+        assert cached and cached[0][2] == str(ip_cache.block_design_cache(expected["part"], v.line))
         assert any(c[0] == "generate_target" and c[-1].endswith(f"{bd}.bd") for c in recs)
         assert any(c[0] == "make_wrapper" for c in recs) == (name == "chisel_axi_tg_ultra96v2")
     assert any(c[:2] == ["PROP", "impl_1"] and c[2] == "STEPS.WRITE_BITSTREAM.TCL.PRE" for c in recs)

@@ -701,6 +701,8 @@ array set ::standin::options {
   exclude_bd_addr_seg {-target_address_space= -quiet -verbose}
   get_bd_intf_nets {-regexp -hierarchical -filter= -boundary_type= -of_objects= -quiet -verbose}
   get_bd_nets {-regexp -hierarchical -filter= -boundary_type= -of_objects= -top -quiet -verbose}
+  config_ip_cache {-use_project_cache -use_cache_location= -disable_cache -clear_output_repo -clear_local_cache
+                   -import_from_project -report -purge -vlnv= -swver= -quiet -verbose}
 }
 proc ::standin::check_opts {cmd argv} {
   set known $::standin::options($cmd)
@@ -808,6 +810,7 @@ proc common::send_gid_msg {args} {
   puts "$sev: \[[::standin::opt $args -ssname] [::standin::opt $args -id]\] [lindex $args end]"
 }
 proc common::send_msg_id {id sev msg} { ::standin::rec send_msg_id $id $sev $msg; puts "$sev: \[$id\] $msg" }
+proc config_ip_cache {args} { ::standin::check_opts config_ip_cache $args; ::standin::rec config_ip_cache {*}$args }
 proc read_bd {args} {
   ::standin::rec read_bd {*}$args
   ::standin::check_opts read_bd $args

@@ -48,6 +48,13 @@ def default_root() -> Path:
     return ROOT / setting if setting else BUILD / "ip_cache"
 
 
+def block_design_cache(part: str, vivado: str, root: Path | None = None) -> Path:
+    """The folder Vivado's own IP cache (config_ip_cache) uses for the IPs inside block designs, one per
+    (part, exact Vivado): Vivado generates those with their block design, so kabe cannot key them one by one."""
+    tag = hashlib.sha256(json.dumps([part, vivado]).encode()).hexdigest()[:16]
+    return (root or default_root()) / "vivado_bd" / tag
+
+
 def material(spec: IpSpec, part: str, vivado: str) -> dict[str, Any]:
     """What an IP's products depend on: its type and configuration, the part, the exact Vivado (its
     `vivado -version` line: a patch release can change an IP's output)."""

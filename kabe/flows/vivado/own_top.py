@@ -156,6 +156,7 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
         "bd_files": bd_copies,
         "bd_scripts": [p for p, _ in parts["bd_scripts"]],
         "bd_names": [n for _, n in parts["bd_scripts"] if n],
+        "bd_ip_cache": ip_cache.block_design_cache(part, version.line),
         "hwh_dir": hwh_dir, "hwh_dest": work_root / f"{name}.hwh",
         "hooks": [(run, step, when, f) for run, step, when, f in hooks],
         "xsa_dest": work_root / f"{name}.xsa",

@@ -16,6 +16,14 @@ foreach _name $::kabe(bd_names) {
     error "kabe: the block-design script that sets design_name $_name made no block design $_name.bd"
   }
 }
+# The IPs inside a block design are generated with it, by Vivado: its own IP cache keeps their outputs,
+# in one folder per (Vivado version, part) under kabe's IP cache (kabe.flows.vivado.ip_cache keeps the
+# design's standalone IPs itself, keyed and reported per IP)
+if {[llength [get_files -quiet *.bd]] && $::kabe(bd_ip_cache) ne ""} {
+  file mkdir $::kabe(bd_ip_cache)
+  config_ip_cache -use_cache_location $::kabe(bd_ip_cache)
+  puts "kabe: block-design IPs cached by Vivado in $::kabe(bd_ip_cache)"
+}
 set _hwh {}
 foreach _bd [get_files -quiet *.bd] {
   set _name [file rootname [file tail $_bd]]

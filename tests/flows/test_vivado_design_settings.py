@@ -70,3 +70,13 @@ def test_design_strategies_apply_unless_tool_kabe_sets_them(tmp_path, monkeypatc
     fs = tool.with_design_settings(tool.settings({"vivado_impl_strategy": "Performance_Explore"}), d)
     assert fs["vivado_place_directive"] == "Explore" and fs["vivado_jobs"] == 6
     assert fs["vivado_impl_strategy"] == "Performance_Explore"  # the project's (or a sweep variant's) setting wins
+
+
+def test_an_own_top_on_versal_is_refused_before_the_simulation():
+    from kabe.flows import vivado
+    from kabe.flows.base import FlowError
+
+    d = dataclasses.replace(designs.get("v80_ternary"), vivado=VivadoSettings(top="own", declared=True))
+    with pytest.raises(FlowError, match="vivado.top: own is not built for Versal parts yet"):
+        vivado.check_design(d, None)
+    vivado.check_design(designs.get("v80_ternary"), None)  # kabe's shell: nothing to check here

@@ -38,6 +38,14 @@ def check_tools() -> None:
     tool.find_vivado()
 
 
+def _refuse_versal_own_top(design) -> None:
+    from kabe.flows.base import FlowError
+
+    if design.board.is_versal:
+        raise FlowError(f"{design.yaml_file}: vivado.top: own is not built for Versal parts yet (board "
+                        f"{design.board.key}); use vivado.top: shell (AVED's design, docs/v80.md)")
+
+
 def check_design(design, edam) -> None:
     """Before the simulation (kabe.build): what the own-top flow would refuse minutes later, an IP source it
     cannot read or a file written by another Vivado than the one on PATH (the version line is memoized)."""
@@ -45,6 +53,8 @@ def check_design(design, edam) -> None:
         return
     from kabe.flows.vivado import own_top
     from kabe.records import cache
+
+    _refuse_versal_own_top(design)
 
     found = tool._VERSION_RE.search(cache.vivado_version_line(tool.find_vivado()))
     if found:
@@ -70,12 +80,9 @@ def _run_own_top(design, edam, workdir: Path, console: Console, commit, fs, vers
     """The design's own top (kabe.flows.vivado.own_top): IP from the cache, the design's block designs and
     hooks, kabe's reports around them; the IP cache's keys are archived as ip_cache.json."""
     from kabe import provenance
-    from kabe.flows.base import FlowError
     from kabe.flows.vivado import own_top
 
-    if design.board.is_versal:
-        raise FlowError(f"{design.yaml_file}: vivado.top: own is not built for Versal parts yet (board "
-                        f"{design.board.key}); use vivado.top: shell (AVED's design, docs/v80.md)")
+    _refuse_versal_own_top(design)
     work_root = workdir / "edalize"
 
     def ip_batch(script: Path) -> None:
@@ -89,6 +96,8 @@ def _run_own_top(design, edam, workdir: Path, console: Console, commit, fs, vers
     log = tool.run_make(proj, console, fs["vivado_timeout_s"])
     result = collect.collect(proj, version, log)
     result.raw_files["ip_cache.json"] = work_root / "ip_cache.json"
+    if (work_root / "ip_generate" / "vivado_ip.log").is_file():  # this build generated IP: its log too
+        result.raw_files["vivado_ip.log"] = work_root / "ip_generate" / "vivado_ip.log"
     for h in sorted((work_root / "hwh").glob("*.hwh")):
         result.raw_files.setdefault(h.name, h)
     return result

@@ -23,7 +23,7 @@ from tests.flows.test_vivado_flow import calls
 ROOT = Path(__file__).resolve().parents[2]
 PROJECTS = ROOT.parent / "shared" / "fixtures" / "vivado-projects"
 STANDIN = ROOT / "tests" / "standin" / "vivado"
-pytestmark = [pytest.mark.skipif(not (PROJECTS / "expected.json").is_file(), reason="../shared/fixtures absent"),
+pytestmark = [pytest.mark.skipif(not (PROJECTS / "expected.json").is_file(), reason="shared fixtures not available (../shared/fixtures/vivado-projects)"),
               pytest.mark.skipif(shutil.which("tclsh") is None, reason="the stand-in runs in tclsh")]
 
 

@@ -91,3 +91,25 @@ def test_kabe_doctor_runs_a_plugin_flows_checks_and_names_a_broken_plugin(monkey
     assert not checks["flow quartus"].ok and "not on PATH" in checks["flow quartus"].fix
     assert checks["flow quartus"].status({"quartus"}) == "MISSING"
     assert checks["flow plugin broken"].status({"open"}) == "warn"
+
+
+def test_a_flows_design_yaml_table_is_in_its_key_only(tmp_path):
+    """design.yaml's `vivado:` table (hooks, strategies) keys vivado builds, not open-flow builds."""
+    import dataclasses
+
+    from kabe.designs import VivadoSettings
+
+    hook = tmp_path / "post_route.tcl"
+    hook.write_text("puts a\n")
+    base = designs.get("stage2")
+    d = dataclasses.replace(base, vivado=VivadoSettings(top="shell", declared=True,
+                                                        hooks={"route_design": {"post": hook}}))
+
+    def key(design, flow):
+        return cache.compute(design, flow, {}, sim_check_rows=None, tools={}, settings={})
+
+    assert key(d, "vivado").material["design"]["vivado"]["hooks"] == {"route_design": {"post": "post_route.tcl"}}
+    before = key(d, "vivado").key
+    hook.write_text("puts b\n")
+    assert key(d, "vivado").key != before
+    assert key(d, "open").key == key(base, "open").key and "vivado" not in key(d, "open").material["design"]

@@ -30,7 +30,8 @@ class FlowFacts:
     description: str
     # [tool.kabe] settings the flow reads (its typed settings live in kabe.config's one table)
     settings: tuple[str, ...] = ()
-    # design.yaml tables whose content is an input of the flow's builds (in the cache key)
+    # design.yaml tables whose content is an input of the flow's builds (in the cache key): each a Design
+    # attribute with .declared, .files() (hashed) and .as_dict() (kabe.designs.VivadoSettings)
     key_design_tables: tuple[str, ...] = ()
     # "module:function" checks `kabe doctor --flow <name>` runs: each returns None or the fix, as a sentence
     doctor_checks: tuple[str, ...] = ()

@@ -228,9 +228,11 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(edam.reachable_headers)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
-    vivado = getattr(design, "vivado", None)  # design.yaml's `vivado:` table: its hooks' Tcl and its settings
-    if vivado is not None and vivado.declared:
-        files.update(vivado.files())
+    # the design.yaml tables the flow declares as its inputs (the vivado flow's `vivado:`: hooks' Tcl, settings)
+    tables = {t: getattr(design, t, None) for t in flow_registry.facts(flow).key_design_tables}
+    tables = {t: v for t, v in tables.items() if v is not None and v.declared}
+    for table in tables.values():
+        files.update(table.files())
     packages: dict[str, str] = {}
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
         # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
@@ -255,7 +257,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         "design": {"name": design.name, "core": design.core, "verify": design.verify.as_dict(),
                    "streams": design.streams.as_dict(), "ports": design.ports,
                    "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root),
-                   **({"vivado": vivado.as_dict()} if vivado is not None and vivado.declared else {})},
+                   **{t: v.as_dict() for t, v in tables.items()}},
         "sim_check_rows": sim_check_rows,
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
         "tools": dict(tools if tools is not None else tool_versions(flow)),

@@ -150,6 +150,8 @@ def test_a_public_project_is_accounted_for(case, tmp_path, monkeypatch):
         assert any(c[0] == "generate_target" and c[-1].endswith(f"{bd}.bd") for c in recs)
         assert any(c[0] == "make_wrapper" for c in recs) == (name == "chisel_axi_tg_ultra96v2")
     assert any(c[:2] == ["PROP", "impl_1"] and c[2] == "STEPS.WRITE_BITSTREAM.TCL.PRE" for c in recs)
+    # the .xsa after the bitstream where the part has a processing system (the Ultra96's ZU3EG), not on Artix-7
+    assert (f"{proj.name}.xsa:" in proj.makefile.read_text()) == expected["part"].startswith("xczu")
 
 
 def _ok(p: subprocess.CompletedProcess) -> None:

@@ -39,6 +39,7 @@ from kabe.records import safe_fs
 OWN_REPORT_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary", "report_logic_levels",
                     "report_utilization", "report_clock_interaction", "timing_verdict")
 PS_FAMILIES = ("zynq-7000", "zynq-ultrascale+", "versal")  # parts with a processing system: an .xsa is written
+PS_PARTS = ("xc7z", "xczu", "xck2", "xcv")  # the same by part name (Zynq-7000, Zynq/Kria UltraScale+, Versal)
 _EDALIZE_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource", "xdc", "SDC", "mem")
 _BD_SCRIPT_VERSION = re.compile(r"^\s*set\s+scripts_vivado_version\s+(\S+)", re.M)
 _BD_SCRIPT_NAME = re.compile(r"^\s*set\s+design_name\s+(\S+)", re.M)
@@ -139,7 +140,7 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
 
     name = f"kabe_{design.name}"
     top = edam.toplevel
-    has_ps = design.board.family in PS_FAMILIES
+    has_ps = design.board.family in PS_FAMILIES or part.lower().startswith(PS_PARTS)
     settings_file = work_root / "kabe_settings.tcl"
     dispatcher = work_root / "kabe_hooks_write_bitstream_pre.tcl"
     hooks = _hooks(design, dispatcher)

@@ -80,12 +80,16 @@ def parse(text: str, source: str) -> dict:
     lines = text.split("\n")
     starts = [i for i, ln in enumerate(lines) if _RUN.search(ln)]
     all_rows = _scan(lines, 0, len(lines))
+    end = len(lines)
     if starts:
         end = next((i + 1 for i in range(starts[-1] + 1, len(lines)) if _RUN_END.search(lines[i])), len(lines))
         last = _scan(lines, starts[-1], end)
         start = starts[-1]
     else:  # Vivado HLS logs before "Running:" lines: the whole log is one run
         last, start = all_rows, 0
+    if "Finished Command csynth_design" in text:  # versions that print it: only it ends a run
+        seg = lines[start:end] if starts else lines
+        last["finished"] = any("Finished Command csynth_design" in ln for ln in seg)
     if not last["finished"] and not last["errors"]:
         raise ReportError(f"{source}: the csynth run at line {start + 1} never finishes (no 'Finished Command "
                           f"csynth_design', no Estimated Fmax, no report update): the log is cut or the tool died; "

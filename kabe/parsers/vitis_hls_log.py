@@ -53,7 +53,8 @@ _TIMING = re.compile(r"\[(?:HLS 200-871|SCHED 204-21)\] Estimated clock period \
                      r"([\d.]+) ?ns\)")
 _II_VIOL = re.compile(r"\[((?:HLS 200-8\d\d)|(?:SCHED 204-68))\] The II Violation in module '([^']*)'"
                       r"(?: \(loop '([^']*)'\))?")
-_PIPE = re.compile(r"Pipelining result ?: Target II ?= ?([^,]+), Final II ?= ?([^,]+), Depth ?= ?([^,.\s]+)"
+# "Target II = 1, Final II = 2, Depth = 3" (also written "Target II: 1, Final II: 2, Depth: 3")
+_PIPE = re.compile(r"Pipelining result ?: Target II ?[=:] ?([^,]+), Final II ?[=:] ?([^,]+), Depth ?[=:] ?([^,.\s]+)"
                    r"(?:, loop '([^']*)')?")
 _PIPE_LOOP = re.compile(r"Pipelining loop '([^']*)'")
 _FMAX = re.compile(r"\[HLS 200-789\] \*+ Estimated Fmax: ([\d.]+) ?MHz")

@@ -443,3 +443,24 @@ def _dash_undef(v):
 def parse_report(rep) -> dict:
     """For kabe.parsers.detect: a Report (text already opened) of kind vitis_hls_csynth_rpt."""
     return parse(rep.text, rep.source)
+
+
+def metrics(rec: dict, cosim: dict | None = None) -> dict:
+    """metrics.json's `hls` object (metrics.schema.json) from a csynth record and, when it ran, the
+    cosim record (kabe.parsers.vitis_cosim): latency and II per loop, over commits."""
+    out = {"estimated": True, "source": rec["layout"], "tool": rec["tool"], "version": rec["version"], "top": rec["top"]}
+    for k in ("target_clock_ns", "uncertainty_ns", "estimated_clock_ns", "slack_ns", "latency_min", "latency_max",
+              "interval_min", "interval_max"):
+        out[k] = rec[k]
+    out["resources"] = dict(rec["resources"])
+    out["loops"] = [{"name": lp["name"], "module": lp["module"], "ii": lp["ii"], "ii_target": lp["ii_target"],
+                     "latency_max": lp["latency_max"], "pipelined": lp["pipelined"], "trip_count": lp["trip_count"]}
+                    for lp in rec["loops"]]
+    if cosim is not None:
+        ran = [cosim["rtl"][lang] for lang in cosim["simulated"]]
+        out["cosim"] = {"passed": cosim["passed"],
+                        "latency_max": ran[0]["latency_max"] if ran else None,
+                        "interval_max": ran[0]["interval_max"] if ran else None}
+    else:
+        out["cosim"] = None
+    return out

@@ -151,3 +151,14 @@ def parse_file(path) -> dict:
 
     data, source = read_bytes(path)
     return parse_bytes(data, source)
+
+
+def metrics(rec: dict, link_log: dict | None = None, accepted_min_clock_mhz: float | None = None) -> dict:
+    """metrics.json's `vitis_link` object (metrics.schema.json): the kernel clock the xclbin has (read
+    from the xclbin, not from the log), whether the link log says v++ scaled it, and from what."""
+    scaled = bool(link_log and link_log.get("scaled"))
+    requested = next((s["from_mhz"] for s in (link_log or {}).get("scaled_clocks", []) if s.get("from_mhz")), None)
+    return {"kernel_clock_mhz": kernel_clock_mhz(rec), "requested_clock_mhz": requested, "scaled": scaled,
+            "accepted_min_clock_mhz": accepted_min_clock_mhz, "uuid": rec["uuid"],
+            "platform_vbnv": rec["platform_vbnv"], "kernels": list(rec["kernels"]),
+            "clocks": [dict(c) for c in rec["clocks"]]}

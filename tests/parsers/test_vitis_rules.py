@@ -278,3 +278,21 @@ def test_cli_parse_and_gate_refuse_in_one_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "kabe", "parse", str(x)], capture_output=True, text=True)
     assert r.returncode == 0 and '"kind": "xclbin"' in r.stdout
     assert vitis_detect.sniff(x) == "xclbin"
+
+
+def test_metrics_json_accepts_hls_and_link_facts():
+    from kabe.records import metrics as m
+
+    schema = m.schema()
+    import jsonschema
+
+    hls = vitis_hls_csynth.metrics(vitis_hls_csynth.parse(OLD_RPT.format(est="8.000", ii="2"), "t"))
+    link = xclbin.metrics(xclbin.parse_bytes(xclbin_bytes.build(), "a"), vitis_link_log.parse(SCALED, "l"), 300.0)
+    assert link["kernel_clock_mhz"] == 500.0 and link["scaled"] and link["requested_clock_mhz"] == 350.0
+    sub = {"type": "object", "$defs": schema["$defs"], "properties": {"hls": schema["properties"]["hls"],
+                                                                      "vitis_link": schema["properties"]["vitis_link"]}}
+    jsonschema.validate({"hls": hls, "vitis_link": link}, sub)
+    assert hls["latency_max"] == "undef" and hls["loops"][0]["ii"] == 2
+    bad = dict(hls, latency_max=-1)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"hls": bad}, sub)

@@ -387,7 +387,10 @@ def _parse_summary(text: str, lines: list[str], top: str, source: str) -> dict:
     if k["slack"] is None or k["lat"] is None or k["interval"] is None or not body:
         raise ReportError(f"{source}: the Performance & Resource Estimates table lacks Slack, Latency or Interval "
                           f"columns, or has no rows")
-    inverted = (rec["version"] or "").startswith("2020.")  # 2020.2 prints estimate - budget
+    if rec["version"] is None:
+        raise ReportError(f"{source}: no '* Version:' line, so the sign of the Slack column cannot be told "
+                          f"(Vitis HLS 2020.2 prints it inverted); give kabe the csynth.xml or the whole report")
+    inverted = rec["version"].startswith("2020.")  # 2020.2 prints estimate - budget
     stack: list[tuple[str, str]] = []  # (kind, name) per depth
     for row in body:
         m = _SUMMARY_ROW.match(row[0].rstrip())

@@ -33,6 +33,9 @@ from typing import Any, Iterable, Mapping
 from kabe.rules.gate import Budget, Check, Verdict, _as_dict
 
 UNDEF = "undef"
+# said beside every HLS verdict, as the open flow's estimate is labelled: C synthesis estimates the
+# clock and latency; the routed design (Vivado after export, or the v++ link) is what runs
+ESTIMATE_NOTE = "HLS estimate: the clock, latency and II are C synthesis's estimates, not a routed result"
 HLS_METRICS = ("latency", "interval", "ii", "estimated_clock_ns", "bram_18k", "dsp", "ff", "lut", "uram")
 
 
@@ -186,4 +189,5 @@ def evaluate(kind: str, record: Mapping[str, Any], budgets: Iterable[Budget] = (
     else:
         raise ValueError(f"the gate does not judge a {kind} record")
     failures = [c.message or c.line() for c in checks if not c.passed]
-    return Verdict(passed=not failures, failures=failures, checks=[_as_dict(c) for c in checks])
+    warnings = [ESTIMATE_NOTE] if kind in ("vitis_hls_csynth_xml", "vitis_hls_csynth_rpt", "vitis_hls_log") else []
+    return Verdict(passed=not failures, failures=failures, checks=[_as_dict(c) for c in checks], warnings=warnings)

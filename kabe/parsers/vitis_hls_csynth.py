@@ -311,6 +311,10 @@ def _parse_old(text: str, lines: list[str], tool: str, top: str, source: str) ->
     rec["resources"] = _res_row(names, total, source)
     avail = next((r for r in body if r and r[0].strip() == "Available"), None)
     rec["available"] = _res_row(names, avail, source) if avail else None
+    if _line_index(lines, re.compile(r"^== Interface"), utl) is None:
+        # every report of this layout ends with its Interface section (the RTL ports)
+        raise ReportError(f"{source}: csynth.rpt has no '== Interface' section after its utilization; the report "
+                          f"is cut: regenerate it")
     return _finish_clock(rec)
 
 

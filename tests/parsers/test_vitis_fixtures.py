@@ -261,3 +261,31 @@ def test_every_truncation_refused_or_not_passed(folder, name, tmp_path):
         p.write_bytes(data[:len(text[:end].encode())])
         with pytest.raises(ReportError):
             vitis_detect.parse_path(p)
+
+
+_NUMBER = __import__("re").compile(r"(?<=\|)( *)(\d+)(?=\|)")
+
+
+@pytest.mark.parametrize("folder,name", or_skip([p for p in _vitis_files() if p.values[1].endswith("csynth.rpt")
+                                                 or p.values[1].endswith("cosim.rpt")], "vitis-hls", arity=2))
+def test_a_damaged_number_is_refused_never_read_as_zero(folder, name, tmp_path):
+    """Each count cell of the first table rows turned into text: refused in one line, or (a cell
+    kabe does not read) the same verdict as the whole file; never a pass of a failing file."""
+    src = shared_dir(folder) / name
+    kind = vitis_detect.sniff(src)
+    text = src.read_bytes().decode("utf-8", "replace")
+    whole = hls_gate.evaluate(kind, vitis_detect.parse_path(src)["record"]).passed
+    matches = list(_NUMBER.finditer(text))[:40]
+    assert matches
+    refused = 0
+    for m in matches:
+        p = tmp_path / name
+        p.write_text(text[:m.start(2)] + "x" * len(m.group(2)) + text[m.end(2):], newline="")
+        try:
+            got = vitis_detect.parse_path(p)
+        except ReportError as e:
+            assert "\n" not in str(e)
+            refused += 1
+            continue
+        assert whole or not hls_gate.evaluate(kind, got["record"]).passed
+    assert refused, f"{name}: no damaged number refused"

@@ -456,12 +456,15 @@ def metrics(rec: dict, cosim: dict | None = None) -> dict:
     """metrics.json's `hls` object (metrics.schema.json) from a csynth record and, when it ran, the
     cosim record (kabe.parsers.vitis_cosim): latency and II per loop, over commits."""
     out = {"estimated": True, "source": rec["layout"], "tool": rec["tool"], "version": rec["version"], "top": rec["top"]}
-    for k in ("target_clock_ns", "uncertainty_ns", "estimated_clock_ns", "slack_ns", "latency_min", "latency_max",
-              "interval_min", "interval_max"):
+    # with these, kabe.rules.hls_gate.csynth_checks re-derives the verdict from metrics.json alone
+    for k in ("layout", "target_clock_ns", "uncertainty_ns", "estimated_clock_ns", "slack_ns", "slack_printed",
+              "latency_min", "latency_max", "interval_min", "interval_max", "issues_known"):
         out[k] = rec[k]
+    out["issues"] = [dict(i) for i in rec["issues"]]
     out["resources"] = dict(rec["resources"])
     out["loops"] = [{"name": lp["name"], "module": lp["module"], "ii": lp["ii"], "ii_target": lp["ii_target"],
-                     "latency_max": lp["latency_max"], "pipelined": lp["pipelined"], "trip_count": lp["trip_count"]}
+                     "latency_max": lp["latency_max"], "pipelined": lp["pipelined"], "trip_count": lp["trip_count"],
+                     "issue_type": lp["issue_type"]}
                     for lp in rec["loops"]]
     if cosim is not None:
         ran = [cosim["rtl"][lang] for lang in cosim["simulated"]]

@@ -175,6 +175,32 @@ def link_checks(rec: Mapping[str, Any], rules: LinkRules = LinkRules()) -> list[
     return checks
 
 
+def metrics_checks(record: Mapping[str, Any], budgets: Iterable[Budget] = (),
+                   link_rules: LinkRules = LinkRules()) -> list[Check]:
+    """The HLS and link checks re-derived from a metrics.json record's `hls` and `vitis_link` objects
+    (kabe.parsers.vitis_hls_csynth.metrics, kabe.parsers.xclbin.metrics): a verdict recomputed from
+    numbers, never believed. [] when the record has neither."""
+    checks: list[Check] = []
+    hls = record.get("hls")
+    if isinstance(hls, Mapping):
+        checks += csynth_checks(hls, budgets)
+        cosim = hls.get("cosim")
+        if isinstance(cosim, Mapping) and cosim.get("passed") is not True:
+            checks.append(Check("hls.cosim", "Pass", cosim.get("passed"), False,
+                                "C/RTL co-simulation did not pass" if cosim.get("passed") is False
+                                else "C/RTL co-simulation ran no RTL"))
+    link = record.get("vitis_link")
+    if isinstance(link, Mapping):
+        clock, accept = link.get("kernel_clock_mhz"), link_rules.accept_min_clock_mhz
+        if link.get("scaled"):
+            ok = accept is not None and _num(clock) and clock >= accept
+            checks.append(Check("link.kernel_clock", f">= {accept:g} MHz (accepted)" if accept is not None else "not scaled",
+                                f"{clock} MHz (scaled from {link.get('requested_clock_mhz')})", bool(ok),
+                                "" if ok else f"v++ lowered the kernel clock to {clock} MHz "
+                                              f"(asked {link.get('requested_clock_mhz')} MHz)"))
+    return checks
+
+
 def evaluate(kind: str, record: Mapping[str, Any], budgets: Iterable[Budget] = (),
              link_rules: LinkRules = LinkRules()) -> Verdict:
     """The verdict on one Vitis record of `kind` (kabe.parsers.vitis_detect.GATED)."""

@@ -308,3 +308,16 @@ def test_metrics_json_accepts_hls_and_link_facts():
     bad = dict(hls, latency_max=-1)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"hls": bad}, sub)
+
+
+def test_metrics_rejudged_from_numbers():
+    bad = vitis_hls_csynth.metrics(vitis_hls_csynth.parse(OLD_RPT.format(est="8.000", ii="2"), "t"))
+    good = vitis_hls_csynth.metrics(vitis_hls_csynth.parse(OLD_RPT.format(est="8.000", ii="1"), "t"))
+    assert all(c.passed for c in hls_gate.metrics_checks({"hls": good}))
+    assert not all(c.passed for c in hls_gate.metrics_checks({"hls": bad}))
+    x = vitis_hls_csynth.parse_xml(XML.format(est="4.000", ii="2"), "c.xml")  # xml: no target II
+    assert not all(c.passed for c in hls_gate.metrics_checks({"hls": vitis_hls_csynth.metrics(x)}))
+    link = xclbin.metrics(xclbin.parse_bytes(xclbin_bytes.build(), "a"), vitis_link_log.parse(SCALED, "l"))
+    assert not all(c.passed for c in hls_gate.metrics_checks({"vitis_link": link}))
+    assert all(c.passed for c in hls_gate.metrics_checks({"vitis_link": link}, link_rules=hls_gate.LinkRules(300.0)))
+    assert hls_gate.metrics_checks({}) == []

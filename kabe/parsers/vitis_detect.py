@@ -111,4 +111,23 @@ def parse_path(path, kind: str | None = None) -> dict:
         record = parse_bytes(data, source)
     else:
         record = parse_text(kind, decode(data, source), source)
+    if kind == "vitis_hls_csynth_xml":
+        record = _rpt_beside(Path(path), record)
     return {"kind": kind, "path": str(Path(path)), "record": record}
+
+
+def _rpt_beside(path: Path, record: dict) -> dict:
+    """A csynth.xml has no target II; HLS writes the same report as csynth.rpt beside it (X_csynth.xml,
+    X_csynth.rpt), which has: read the targets from there when it is present and readable. Absent or
+    unreadable, the xml is judged alone (a loop over II 1 then fails: kabe.rules.hls_gate)."""
+    from kabe.parsers.vitis_common import read_text
+    from kabe.parsers.vitis_hls_csynth import parse, with_rpt_targets
+
+    rpt = path.with_suffix(".rpt")
+    if path.suffix != ".xml" or not rpt.is_file():
+        return record
+    try:
+        text, source = read_text(rpt)
+        return with_rpt_targets(record, parse(text, source), source)
+    except ReportError:
+        return record

@@ -29,6 +29,7 @@ Record (every key present; None = the file does not print it; "undef" = printed 
   loops             [{"name", "parent", "module", "latency_min", "latency_max",
                       "iteration_latency", "ii", "ii_target", "trip_count", "pipelined",
                       "issue_type"}]
+  targets_from      csynth.xml read with the rpt beside it (kabe.parsers.vitis_detect): that rpt's name
   issues_known      the file carries the tool's Issue Types (summary rpt; csynth.xml from 2021.1)
   modules           summary layout: [{"name", "parent", "dataflow", "issue_type", "slack_ns",
                       "latency", "interval", "pipelined"}], else []
@@ -58,7 +59,7 @@ def _empty(layout: str) -> dict:
             "budget_ns": None, "slack_ns": None, "slack_printed": None, "issue_type": None, "issues": [],
             "latency_min": None, "latency_max": None, "interval_min": None, "interval_max": None,
             "pipeline_type": None, "resources": dict.fromkeys(RESOURCE_KEYS), "available": None,
-            "loops": [], "modules": [], "issues_known": False}
+            "loops": [], "modules": [], "issues_known": False, "targets_from": None}
 
 
 def _finish_clock(rec: dict) -> dict:
@@ -203,6 +204,8 @@ def _xres(node, source: str) -> dict:
 
 # ---------------------------------------------------------------- csynth.rpt
 
+# the last section of a 2021.1+ summary report may be empty: "== Pragma Report" then "  No pragmas found"
+_EMPTY_SECTION_END = re.compile(r"^[ \t]*No [\w /-]+ (?:found|in design)\.?[ \t]*$")
 _SUMMARY_TITLE = re.compile(r"^== Synthesis Summary Report of '([^']*)'", re.M)
 _OLD_TITLE = re.compile(r"^== (Vivado HLS|Vitis HLS) Report for '([^']*)'", re.M)
 _BULLET = re.compile(r"^[ \t]*\*[ \t]*([A-Za-z][A-Za-z ]*?):[ \t]*(.*?)[ \t]*$", re.M)
@@ -210,9 +213,9 @@ _BULLET = re.compile(r"^[ \t]*\*[ \t]*([A-Za-z][A-Za-z ]*?):[ \t]*(.*?)[ \t]*$",
 
 def parse(text: str, source: str) -> dict:
     """The record of a csynth.rpt text (either layout)."""
-    if not ends_with_border(text):
-        raise ReportError(f"{source}: csynth.rpt does not end with a table's closing border; the report is cut: "
-                          f"regenerate it")
+    if not ends_with_border(text) and not _EMPTY_SECTION_END.search(text.rstrip().split("\n")[-1]):
+        raise ReportError(f"{source}: csynth.rpt does not end with a table's closing border (or an empty section's "
+                          f"'No ... found' line); the report is cut: regenerate it")
     lines = text.split("\n")
     m = _SUMMARY_TITLE.search(text)
     if m:
@@ -450,6 +453,25 @@ def _dash_undef(v):
 def parse_report(rep) -> dict:
     """For kabe.parsers.detect: a Report (text already opened) of kind vitis_hls_csynth_rpt."""
     return parse(rep.text, rep.source)
+
+
+def with_rpt_targets(xml_rec: dict, rpt_rec: dict, rpt_source: str) -> dict:
+    """`xml_rec` with each loop's target II (and Issue Type) taken from the csynth.rpt HLS wrote beside
+    it: csynth.xml has no target II, the rpt does. Loops matched by name within the same top."""
+    if rpt_rec.get("top") != xml_rec.get("top"):
+        return xml_rec
+    # the rpt's "Loop 1" is the xml's <Loop1> (an element name has no space)
+    by_name = {lp["name"].replace(" ", ""): lp for lp in rpt_rec["loops"]}
+    for lp in xml_rec["loops"]:
+        other = by_name.get(lp["name"].replace(" ", ""))
+        if other is not None:
+            lp["ii_target"] = other["ii_target"] if lp["ii_target"] is None else lp["ii_target"]
+            lp["issue_type"] = lp["issue_type"] or other["issue_type"]
+    if rpt_rec["issues_known"] and not xml_rec["issues_known"]:
+        xml_rec["issues_known"] = True
+        xml_rec["issues"] += [i for i in rpt_rec["issues"] if i not in xml_rec["issues"]]
+    xml_rec["targets_from"] = rpt_source
+    return xml_rec
 
 
 def metrics(rec: dict, cosim: dict | None = None) -> dict:

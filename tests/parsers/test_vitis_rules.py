@@ -321,3 +321,18 @@ def test_metrics_rejudged_from_numbers():
     assert not all(c.passed for c in hls_gate.metrics_checks({"vitis_link": link}))
     assert all(c.passed for c in hls_gate.metrics_checks({"vitis_link": link}, link_rules=hls_gate.LinkRules(300.0)))
     assert hls_gate.metrics_checks({}) == []
+
+
+def test_xml_takes_target_ii_from_the_rpt_beside_it(tmp_path):
+    xml = tmp_path / "k_csynth.xml"
+    xml.write_text(XML.format(est="4.000", ii="2").replace("<TopModelName>k<", "<TopModelName>top<")
+                   .replace("<L1>", "<Loop1>").replace("</L1>", "</Loop1>"))
+    alone = vitis_detect.parse_path(xml)["record"]
+    assert not hls_gate.evaluate("vitis_hls_csynth_xml", alone).passed  # no target: not shown to meet it
+    (tmp_path / "k_csynth.rpt").write_text(OLD_RPT.format(est="4.000", ii="2").replace("|          1|     ?|", "|          2|     ?|"))
+    beside = vitis_detect.parse_path(xml)["record"]
+    assert beside["targets_from"].endswith("k_csynth.rpt")
+    assert [lp["ii_target"] for lp in beside["loops"] if lp["name"] == "Loop1"] == [2]
+    assert hls_gate.evaluate("vitis_hls_csynth_xml", beside).passed
+    (tmp_path / "k_csynth.rpt").write_text(OLD_RPT.format(est="4.000", ii="2"))  # target 1: a violation
+    assert not hls_gate.evaluate("vitis_hls_csynth_xml", vitis_detect.parse_path(xml)["record"]).passed

@@ -38,7 +38,8 @@ def sniff_text(head: str) -> str | None:
         return "vitis_hls_csynth_xml"
     if re.search(r"^== (?:Synthesis Summary Report of|Vivado HLS Report for|Vitis HLS Report for) '", head, re.M):
         return "vitis_hls_csynth_rpt"
-    if "Latency(Clock Cycles)" in head and "Status" in head and re.search(r"^\|\s*(?:Verilog|VHDL)\|", head, re.M):
+    # cosim: "Latency(Clock Cycles)" from 2019 on, "Latency" before; a Verilog or VHDL row either way
+    if "Status" in head and "Latency" in head and re.search(r"^\|\s*(?:Verilog|VHDL|SystemC)\s*\|", head, re.M):
         return "vitis_cosim"
     if "xclbin Information" in head and "XRT Build Version" in head:
         return "xclbin_info"

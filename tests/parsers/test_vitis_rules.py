@@ -336,3 +336,24 @@ def test_xml_takes_target_ii_from_the_rpt_beside_it(tmp_path):
     assert hls_gate.evaluate("vitis_hls_csynth_xml", beside).passed
     (tmp_path / "k_csynth.rpt").write_text(OLD_RPT.format(est="4.000", ii="2"))  # target 1: a violation
     assert not hls_gate.evaluate("vitis_hls_csynth_xml", vitis_detect.parse_path(xml)["record"]).passed
+
+
+def test_old_cosim_header_is_told_and_read(tmp_path):
+    p = tmp_path / "top_cosim.rpt"
+    p.write_text("""Report time       : Mon Jan  1 00:00:00 2018.
+Solution          : solution1.
+Simulation tool   : xsim.
+
++----------+----------+-----------------------------------------------+-----------------------------------------------+
+|          |          |                    Latency                    |                    Interval                   |
++   RTL    +  Status  +-----------------------------------------------+-----------------------------------------------+
+|          |          |      min      |      avg      |      max      |      min      |      avg      |      max      |
++----------+----------+-----------------------------------------------+-----------------------------------------------+
+|      VHDL|        NA|             NA|             NA|             NA|             NA|             NA|             NA|
+|   Verilog|      Pass|             10|             10|             12|             11|             11|             13|
++----------+----------+-----------------------------------------------+-----------------------------------------------+
+""")
+    assert vitis_detect.sniff(p) == "vitis_cosim"
+    rec = vitis_detect.parse_path(p)["record"]
+    assert rec["rtl"]["verilog"]["latency_max"] == 12 and rec["rtl"]["verilog"]["interval_max"] == 13
+    assert rec["rtl"]["verilog"]["total_cycles"] is None and rec["passed"] is True

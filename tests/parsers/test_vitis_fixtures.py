@@ -289,3 +289,18 @@ def test_a_damaged_number_is_refused_never_read_as_zero(folder, name, tmp_path):
             continue
         assert whole or not hls_gate.evaluate(kind, got["record"]).passed
     assert refused, f"{name}: no damaged number refused"
+
+
+@pytest.mark.parametrize("folder,name", or_skip([p for p in _vitis_files() if p.values[1].split(".")[-1] != "xclbin"],
+                                                "vitis-hls", arity=2))
+def test_crlf_reads_the_same(folder, name, tmp_path):
+    src = shared_dir(folder) / name
+    data = src.read_bytes().replace(b"\r\n", b"\n")
+    a, b = tmp_path / "lf" / name, tmp_path / "crlf" / name
+    a.parent.mkdir()
+    b.parent.mkdir()
+    a.write_bytes(data)
+    b.write_bytes(data.replace(b"\n", b"\r\n"))
+    ra, rb = vitis_detect.parse_path(a)["record"], vitis_detect.parse_path(b)["record"]
+    strip = lambda r: json.loads(json.dumps(r).replace(str(a), "F").replace(str(b), "F"))  # noqa: E731
+    assert strip(ra) == strip(rb)

@@ -51,6 +51,8 @@ _FINISHED = re.compile(r"Finished Command csynth_design|\[HLS 200-789\]|Finished
 _TIMING = re.compile(r"\[(?:HLS 200-871|SCHED 204-21)\] Estimated clock period \(([\d.]+) ?ns\) exceeds the target "
                      r"\(target clock period: ([\d.]+) ?ns, clock uncertainty: ([\d.]+) ?ns, effective delay budget: "
                      r"([\d.]+) ?ns\)")
+_TIMING_ID = re.compile(r"\[HLS 200-871\]|\[SCHED 204-21\] Estimated clock period")
+_II_ID = re.compile(r"\[(HLS 200-880|HLS 200-885|SCHED 204-68)\]")
 _II_VIOL = re.compile(r"\[((?:HLS 200-8\d\d)|(?:SCHED 204-68))\] The II Violation in module '([^']*)'"
                       r"(?: \(loop '([^']*)'\))?")
 # "Target II = 1, Final II = 2, Depth = 3" (also written "Target II: 1, Final II: 2, Depth: 3")
@@ -113,21 +115,29 @@ def _scan(lines: list[str], a: int, b: int) -> dict:
             continue
         if _FINISHED.search(ln):
             out["finished"] = True
-        m = _TIMING.search(ln)
-        if m:
-            e, t, u, bud = (float(x) for x in m.groups())
+        # The message id decides; the numbers are read when the wording is the one known, so a version
+        # that words it otherwise still counts the violation (with None where a number could not be read)
+        if _TIMING_ID.search(ln):
+            m = _TIMING.search(ln)
+            e, t, u, bud = (float(x) for x in m.groups()) if m else (None,) * 4
             out["timing_violations"].append({"line": i + 1, "estimated_ns": e, "target_ns": t, "uncertainty_ns": u,
-                                             "budget_ns": bud})
+                                             "budget_ns": bud, "text": ln.strip()[:300]})
             continue
-        m = _II_VIOL.search(ln)
-        if m:
-            out["ii_violations"].append({"line": i + 1, "id": m.group(1), "module": m.group(2), "loop": m.group(3)})
+        idm = _II_ID.search(ln)
+        if idm:
+            m = _II_VIOL.search(ln)
+            out["ii_violations"].append({"line": i + 1, "id": idm.group(1), "module": m.group(2) if m else None,
+                                         "loop": m.group(3) if m else None})
             continue
         m = _PIPE_LOOP.search(ln)
         if m:
             pending_loop = m.group(1)
             continue
         m = _PIPE.search(ln)
+        if not m and "Pipelining result" in ln:  # a result kabe cannot read is not a met II
+            out["ii_violations"].append({"line": i + 1, "id": "unreadable pipelining result", "module": None,
+                                         "loop": pending_loop})
+            continue
         if m:
             row = {"line": i + 1, "loop": m.group(4) or pending_loop, "target_ii": _num(m.group(1)),
                    "final_ii": _num(m.group(2)), "depth": _num(m.group(3))}

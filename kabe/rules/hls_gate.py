@@ -116,13 +116,17 @@ def log_checks(rec: Mapping[str, Any]) -> list[Check]:
     where = f"csynth run at line {run.get('start_line')}"
     checks = []
     for v in run["timing_violations"]:
+        if v["estimated_ns"] is None:
+            checks.append(Check("hls.log.clock", "no estimated clock over target", v.get("text", "")[:120], False,
+                                f"line {v['line']}: {v.get('text', 'HLS 200-871')[:200]}"))
+            continue
         checks.append(Check("hls.log.clock", f"estimate <= budget {v['budget_ns']:g} ns", f"{v['estimated_ns']:g} ns",
                             False, f"line {v['line']}: HLS estimated clock {v['estimated_ns']:g} ns exceeds the budget "
                                    f"{v['budget_ns']:g} ns (target {v['target_ns']:g} - uncertainty "
                                    f"{v['uncertainty_ns']:g}; an estimate)"))
     for v in run["ii_violations"]:
         checks.append(Check("hls.log.ii_violation", "no II violation", f"{v['id']} in {v['module']}", False,
-                            f"line {v['line']}: {v['id']} II violation in module {v['module']}"
+                            f"line {v['line']}: {v['id']} II violation in module {v['module'] or '?'}"
                             + (f" (loop {v['loop']})" if v["loop"] else "")))
     for v in run["ii_worse_than_target"]:
         checks.append(Check(f"hls.ii.{v['loop']}", f"II <= target {v['target_ii']}", v["final_ii"], False,

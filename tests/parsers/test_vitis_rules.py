@@ -357,3 +357,13 @@ Simulation tool   : xsim.
     rec = vitis_detect.parse_path(p)["record"]
     assert rec["rtl"]["verilog"]["latency_max"] == 12 and rec["rtl"]["verilog"]["interval_max"] == 13
     assert rec["rtl"]["verilog"]["total_cycles"] is None and rec["passed"] is True
+
+
+def test_log_violation_worded_otherwise_still_fails():
+    t = "WARNING: [HLS 200-871] Estimated clock period 12.5ns is over the target 10ns.\n"
+    rec = vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")
+    assert not _verdict("vitis_hls_log", rec).passed
+    t = "WARNING: [HLS 200-880] Unable to enforce a carried dependence constraint (II = 1).\n"
+    assert not _verdict("vitis_hls_log", vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")).passed
+    t = "INFO: [HLS 200-1470] Pipelining result: Target II 1 Final II 2\n"
+    assert not _verdict("vitis_hls_log", vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")).passed

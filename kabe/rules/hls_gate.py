@@ -85,9 +85,10 @@ def csynth_checks(rec: Mapping[str, Any], budgets: Iterable[Budget] = ()) -> lis
     else:
         checks.append(Check("hls.clock", "an estimated clock or slack", None, False,
                             "the HLS report gives no estimated clock and no slack: timing cannot be judged"))
+    loop_ii_issues = {lp["name"] for lp in rec.get("loops") or [] if (lp.get("issue_type") or "").strip().lower() == "ii"}
     for issue in rec.get("issues") or []:
-        if issue["issue_type"].strip().lower() == "ii":
-            continue  # judged with the loops below
+        if issue["issue_type"].strip().lower() == "ii" and issue["row"] in loop_ii_issues:
+            continue  # judged with the loops below (a module's own II issue, a pipelined function, is judged here)
         checks.append(Check("hls.issue", "no Issue Type", f"{issue['issue_type']} on {issue['row']}", False,
                             f"HLS marks '{issue['row']}' with Issue Type {issue['issue_type']}"))
     for lp in rec.get("loops") or []:

@@ -367,3 +367,10 @@ def test_log_violation_worded_otherwise_still_fails():
     assert not _verdict("vitis_hls_log", vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")).passed
     t = "INFO: [HLS 200-1470] Pipelining result: Target II 1 Final II 2\n"
     assert not _verdict("vitis_hls_log", vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")).passed
+
+
+def test_a_module_marked_ii_fails_too():
+    text = SUMMARY_RPT.format(ver="2023.2", slack=" 1.00").replace("|+ k     |     -|", "|+ k     |    II|")
+    rec = vitis_hls_csynth.parse(text, "t.rpt")
+    assert rec["issues"] == [{"row": "k", "issue_type": "II"}]
+    assert not _verdict("vitis_hls_csynth_rpt", rec).passed

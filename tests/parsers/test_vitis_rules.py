@@ -374,3 +374,16 @@ def test_a_module_marked_ii_fails_too():
     rec = vitis_hls_csynth.parse(text, "t.rpt")
     assert rec["issues"] == [{"row": "k", "issue_type": "II"}]
     assert not _verdict("vitis_hls_csynth_rpt", rec).passed
+
+
+def test_kabe_diff_rows_show_latency_and_ii_per_loop():
+    from kabe.records import hls_rows
+
+    old = {"hls": vitis_hls_csynth.metrics(vitis_hls_csynth.parse(OLD_RPT.format(est="8.000", ii="1"), "t"))}
+    new = {"hls": vitis_hls_csynth.metrics(vitis_hls_csynth.parse(
+        OLD_RPT.format(est="8.000", ii="2").replace("|- Loop 2  |   40|   40|", "|- Loop 2  |   48|   48|"), "t"))}
+    rows = {label: (a, b, d) for label, a, b, d in hls_rows.rows(new, old)}
+    assert rows["II Loop 1 (estimate)"] == ("1", "2", "+1 (+100.0%)")
+    assert rows["latency Loop 2 (estimate)"] == ("40", "48", "+8 (+20.0%)")
+    assert rows["HLS latency, cycles (estimate)"] == ("undef", "undef", "0")
+    assert hls_rows.rows({"timing": {}}, None) == []

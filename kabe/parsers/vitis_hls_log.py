@@ -9,7 +9,8 @@ What is read (message ids as AMD documents them; Vivado HLS printed the same und
 - HLS 200-1470 / SCHED 204-61 "Pipelining result : Target II = T, Final II = F, Depth = D, loop 'L'"
   (Vivado HLS: the loop is named on the "Pipelining loop 'L'" line before): T is "NA" when the
   pragma gave no II.
-- HLS 200-789 "Estimated Fmax: F MHz"; every ERROR line.
+- HLS 200-789 "Estimated Fmax: F MHz"; HLS 200-790 "Loop Constraint Status: All loop constraints
+  were (NOT) satisfied"; every ERROR line.
 
 A log often holds several csynth runs (the solution's log is appended to): every
 "Running: csynth_design" starts one. Counts are over the whole file; `last_run` holds what the
@@ -25,7 +26,8 @@ Record:
                      "depth"}], "ii_worse_than_target": [... the pipelining rows with a numeric
                      target below the final II], "ii_over_default": [rows with Target II = NA (the
                      pragma gave none: the tool's default is 1) and a final II over 1],
-                     "errors": [ERROR lines], "estimated_fmax_mhz"}
+                     "errors": [ERROR lines], "estimated_fmax_mhz", "loop_constraints_met" (True,
+                     False, None when not printed), "loop_constraint_status"}
   ii_worse_than_target, pipelining, timing_violations   the same over the whole log
 
 Refused (ReportError): no HLS message at all (not an HLS log); a last csynth run that never
@@ -59,6 +61,7 @@ _II_VIOL = re.compile(r"\[((?:HLS 200-8\d\d)|(?:SCHED 204-68))\] The II Violatio
 _PIPE = re.compile(r"Pipelining result ?: Target II ?[=:] ?([^,]+), Final II ?[=:] ?([^,]+), Depth ?[=:] ?([^,.\s]+)"
                    r"(?:, loop '([^']*)')?")
 _PIPE_LOOP = re.compile(r"Pipelining loop '([^']*)'")
+_LOOP_STATUS = re.compile(r"\[HLS 200-790\] \*+ Loop Constraint Status: (.*)$")
 _FMAX = re.compile(r"\[HLS 200-789\] \*+ Estimated Fmax: ([\d.]+) ?MHz")
 
 
@@ -105,7 +108,8 @@ def parse(text: str, source: str) -> dict:
 
 def _scan(lines: list[str], a: int, b: int) -> dict:
     out = {"finished": False, "timing_violations": [], "ii_violations": [], "pipelining": [],
-           "ii_worse_than_target": [], "ii_over_default": [], "errors": [], "estimated_fmax_mhz": None}
+           "ii_worse_than_target": [], "ii_over_default": [], "errors": [], "estimated_fmax_mhz": None,
+           "loop_constraints_met": None, "loop_constraint_status": None}
     pending_loop = None
     for i in range(a, b):
         ln = lines[i]
@@ -154,6 +158,10 @@ def _scan(lines: list[str], a: int, b: int) -> dict:
         m = _FMAX.search(ln)
         if m:
             out["estimated_fmax_mhz"] = float(m.group(1))
+        m = _LOOP_STATUS.search(ln)
+        if m:  # "All loop constraints were satisfied." / "... were NOT satisfied."; anything else is not a met
+            out["loop_constraints_met"] = bool(re.fullmatch(r"All loop constraints were satisfied\.?", m.group(1).strip()))
+            out["loop_constraint_status"] = m.group(1).strip()[:200]
     return out
 
 

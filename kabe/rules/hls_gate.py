@@ -136,6 +136,10 @@ def log_checks(rec: Mapping[str, Any]) -> list[Check]:
         checks.append(Check(f"hls.ii.{v['loop']}", "II <= 1 (no target given: the tool's default)", v["final_ii"],
                             False, f"line {v['line']}: loop {v['loop']} final II {v['final_ii']}, over the default "
                                    f"target 1 (Target II = NA)"))
+    if run.get("loop_constraints_met") is False:
+        checks.append(Check("hls.log.loop_constraints", "All loop constraints were satisfied",
+                            run.get("loop_constraint_status"), False,
+                            f"{where}: HLS 200-790 {run.get('loop_constraint_status')}"))
     for e in run["errors"]:
         checks.append(Check("hls.log.error", "no ERROR", e[:120], False, f"{where}: {e[:200]}"))
     if not checks:

@@ -387,3 +387,11 @@ def test_kabe_diff_rows_show_latency_and_ii_per_loop():
     assert rows["latency Loop 2 (estimate)"] == ("40", "48", "+8 (+20.0%)")
     assert rows["HLS latency, cycles (estimate)"] == ("undef", "undef", "0")
     assert hls_rows.rows({"timing": {}}, None) == []
+
+
+def test_loop_constraints_not_satisfied_fails():
+    t = "INFO: [HLS 200-790] **** Loop Constraint Status: All loop constraints were NOT satisfied.\n"
+    assert not _verdict("vitis_hls_log", vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")).passed
+    t = t.replace("were NOT satisfied", "were satisfied")
+    rec = vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")
+    assert rec["last_run"]["loop_constraints_met"] is True and _verdict("vitis_hls_log", rec).passed

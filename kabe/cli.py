@@ -129,11 +129,13 @@ def _gate(args) -> int:
         console.print(f"[yellow]gate: timing NOT ESTIMATED ({escape(verdict.not_estimated)}): neither pass nor fail[/]")
         return 1
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
-    from kabe.records.band_advice import marginal_advice
+    from kabe.records.band_advice import fill_note, marginal_advice
 
     advice = marginal_advice(timing, record.get("design") if path.suffix == ".json" else None)
     if advice:  # what the estimate's band means for this verdict and what to do next, in one line
         console.print(f"[yellow]{escape(advice)}[/]", soft_wrap=True)
+    if fill_note(timing):  # a WNS of 0 the high-fanout fill set: the model's cap, with the WNS without it
+        console.print(f"[yellow]{escape(fill_note(timing))}[/]", soft_wrap=True)
     return 0 if verdict.passed else 1
 
 

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kabe import rtl_path
-from kabe.records.band_advice import marginal_advice
+from kabe.records.band_advice import fill_note, marginal_advice
 
 
 def _num(v, fmt="{:,}"):
@@ -115,6 +115,9 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     advice = marginal_advice(t, record.get("design"))
     if advice:  # what the band means and what to do, in one line outside the table (never wrapped in a cell)
         console.print(f"  [bold yellow]{escape(advice)}[/]", soft_wrap=True)
+    note = fill_note(t)
+    if note:  # a WNS of 0 the high-fanout fill set is the model's cap: said, with the WNS without it
+        console.print(f"  [yellow]{escape(note)}[/]", soft_wrap=True)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
         # in RTL terms (kabe.rtl_path): registers by RTL name and file:line; the raw names are in the report
         console.print(f"  critical path: {escape(rtl_path.line(path) or '-')}", soft_wrap=True)

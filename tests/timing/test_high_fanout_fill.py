@@ -130,3 +130,49 @@ def test_a_wns_regression_compares_the_wns_without_the_fill(base, head, passed, 
     if failing and "uncapped" in failing:
         msg = next(c.message for c in j.checks if not c.passed)
         assert "wns_ns without the high-fanout fill" in msg and " 5 at base" in msg and "-> 2 here" in msg
+
+
+FILLED = {"estimated": True, "wns_ns": 0.0, "tns_ns": 0.0, "whs_ns": None, "critical_path": None,
+          "clocks": [{"name": "clk", "period_ns": 7.0}], "wns_uncapped_ns": 5.912, "high_fanout_fill": True,
+          "band": {"quantiles": [0.1, 0.9], "wns_ns": [-1.2, 0.9], "marginal": True, "note": "marginal: run Vivado"}}
+
+
+def test_the_advice_says_when_the_fill_set_the_wns_and_what_moves_it():
+    from kabe.records.band_advice import fill_note, marginal_advice
+    note = fill_note(FILLED)
+    assert note.startswith("WNS +0.000 ns is the high-fanout fill's cap") and "+5.912 ns" in note
+    advice = marginal_advice(FILLED, "stage4")
+    assert "fewer sinks" in advice and "gain 1.200 ns of slack" not in advice  # more slack elsewhere is filled too
+    unfilled = {**FILLED, "high_fanout_fill": False}
+    assert fill_note(unfilled) is None and "gain 1.200 ns of slack to leave the band" in marginal_advice(unfilled, "x")
+    assert fill_note({**FILLED, "wns_uncapped_ns": None}) is None and fill_note(None) is None
+
+
+def test_kabe_gate_prints_the_fill_line(tmp_path, capsys):
+    import json
+    from records_fixtures import record
+    from kabe import cli
+    rec = record("ab" * 20, lut=3000, wns=0.0)
+    rec["timing"].update({k: v for k, v in FILLED.items() if k in ("wns_uncapped_ns", "high_fanout_fill", "band")})
+    f = tmp_path / "metrics.json"
+    f.write_text(json.dumps(rec))
+    cli.main(["gate", str(f)])
+    err = capsys.readouterr().err
+    assert "high-fanout fill's cap" in err and "+5.912 ns" in err
+
+
+def test_the_build_summary_prints_the_fill_line_unwrapped():
+    import io
+    from rich.console import Console
+    from records_fixtures import record
+    from kabe.build import summary
+    from kabe.records.band_advice import fill_note
+    rec = record("ab" * 20, lut=3000, wns=0.0)
+    rec["timing"].update({k: v for k, v in FILLED.items() if k in ("wns_uncapped_ns", "high_fanout_fill", "band")})
+    out = io.StringIO()
+    summary.render(rec, Console(file=out, width=80, color_system=None))
+    assert fill_note(rec["timing"]) in [ln.strip() for ln in out.getvalue().splitlines()]
+    rec["timing"]["high_fanout_fill"] = False
+    out = io.StringIO()
+    summary.render(rec, Console(file=out, width=80, color_system=None))
+    assert "fill's cap" not in out.getvalue()

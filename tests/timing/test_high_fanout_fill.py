@@ -176,3 +176,14 @@ def test_the_build_summary_prints_the_fill_line_unwrapped():
     out = io.StringIO()
     summary.render(rec, Console(file=out, width=80, color_system=None))
     assert "fill's cap" not in out.getvalue()
+
+
+def test_the_junit_output_of_kabe_gate_says_when_the_fill_set_the_wns(tmp_path):
+    import xml.etree.ElementTree as ET
+    from kabe.records import junit
+    from kabe.records.band_advice import fill_note
+    from kabe.rules import gate
+    verdict = gate.evaluate(FILLED, None)
+    path = junit.write(tmp_path / "j.xml", [junit.gate_suite(verdict, "stage4", timing=FILLED)])
+    (suite,) = ET.parse(path).getroot().iter("testsuite")
+    assert fill_note(FILLED) in suite.find("system-out").text

@@ -152,13 +152,27 @@ def _sweep(args) -> int:
                     args.insecure_scheduler)
 
 
+def _list_designs(designs) -> int:
+    """The CI matrix: only folder names that are valid design names (a name reaches a CI's shell and
+    its artifact names; `x";id>&2;"` must not), each skipped folder said on stderr. A valid name whose
+    design.yaml is broken is listed: its job says why."""
+    listed, skipped = [], []
+    for name in designs.names():
+        (listed if designs.NAME_PATTERN.fullmatch(name) else skipped).append(name)
+    print(json.dumps(listed))
+    if skipped:
+        shown = ", ".join(json.dumps(n)[:80] for n in skipped)  # JSON: an escape sequence is shown, not run
+        print(f"kabe ci: skipped {len(skipped)} folder(s) under cores/ whose names are not design names "
+              f"(letters, digits, '_' and '-', at most 64, not starting with '-'): {shown}", file=sys.stderr)
+    return 0
+
+
 def _ci(args) -> int:
     from kabe import designs
     from kabe.ci import CiOptions, run
 
     if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
-        print(json.dumps(designs.names()))  # a broken design.yaml gets its job, which says why
-        return 0
+        return _list_designs(designs)
     opts = CiOptions(designs=args.designs, flow=args.flow, base=args.base, remote=args.remote, pull=not args.no_pull,
                      push=args.push, rebuild=args.rebuild, bitstreams=args.bitstreams)
     opts.summary = Path(args.summary) if args.summary else opts.summary

@@ -21,6 +21,7 @@ tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -255,6 +256,8 @@ def _add_ci_commands(sub) -> None:
     p.set_defaults(fn=_archive)
 
 
+# errno values that mean the folder cannot be written (read-only, not ours, full): the user's to fix
+_CANNOT_WRITE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 _OVERRIDE = re.compile(r"^[A-Za-z_][\w.]*=")  # a sweep axis, KEY=V1,V2
 
 
@@ -334,12 +337,26 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `kabe parse r | head`: the reader has what it wanted; end quietly
         return _reader_went_away()
-    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
-        import traceback
-
-        traceback.print_exc()
-        print(f"kabe {args.cmd}: {bug_message()}", file=sys.stderr)
+    except OSError as e:
+        if e.errno not in _CANNOT_WRITE:
+            return _bug(args.cmd)
+        # the machine, not kabe: a read-only or full folder. One line naming the file and the fix.
+        where = str(e.filename2 or e.filename or "a file")
+        if ".tmp-" in Path(where).name:  # kabe's own temp folder beside the file: name the folder it is in
+            where = str(Path(where).parent)
+        print(f"kabe {args.cmd}: cannot write {where}: {os.strerror(e.errno)}; make that folder writable (or free "
+              f"space there) and run again", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
+    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
+        return _bug(args.cmd)
+
+
+def _bug(cmd: str) -> int:
+    import traceback
+
+    traceback.print_exc()
+    print(f"kabe {cmd}: {bug_message()}", file=sys.stderr)
+    return EXIT_COULD_NOT_RUN
 
 
 def _reader_went_away() -> int:

@@ -246,7 +246,7 @@ def push(target: Target, files: list[Path], remote_dir: str, *, timeout_s: float
     cmd = [_require("scp"), "-s", "-q", "-p", *target._common("-P"), "--", *[str(f) for f in files],
            target.scp_destination(remote_dir)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+        proc = board_output.run(cmd, timeout_s)  # scp relays the board's words too: bytes, bounded, replaced
     except subprocess.TimeoutExpired:
         raise HostUnreachable(f"{target.display}: copying to {remote_dir} did not finish within {timeout_s:.0f} s") from None
     if proc.returncode != 0:

@@ -21,6 +21,7 @@ tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -171,13 +172,27 @@ def _sweep(args) -> int:
                     args.insecure_scheduler)
 
 
+def _list_designs(designs) -> int:
+    """The CI matrix: only folder names that are valid design names (a name reaches a CI's shell and
+    its artifact names; `x";id>&2;"` must not), each skipped folder said on stderr. A valid name whose
+    design.yaml is broken is listed: its job says why."""
+    listed, skipped = [], []
+    for name in designs.names():
+        (listed if designs.NAME_PATTERN.fullmatch(name) else skipped).append(name)
+    print(json.dumps(listed))
+    if skipped:
+        shown = ", ".join(json.dumps(n)[:80] for n in skipped)  # JSON: an escape sequence is shown, not run
+        print(f"kabe ci: skipped {len(skipped)} folder(s) under cores/ whose names are not design names "
+              f"(letters, digits, '_' and '-', at most 64, not starting with '-'): {shown}", file=sys.stderr)
+    return 0
+
+
 def _ci(args) -> int:
     from kabe import designs
     from kabe.ci import CiOptions, run
 
     if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
-        print(json.dumps(designs.names()))  # a broken design.yaml gets its job, which says why
-        return 0
+        return _list_designs(designs)
     opts = CiOptions(designs=args.designs, flow=args.flow, base=args.base, remote=args.remote, pull=not args.no_pull,
                      push=args.push, rebuild=args.rebuild, bitstreams=args.bitstreams)
     opts.summary = Path(args.summary) if args.summary else opts.summary
@@ -260,6 +275,8 @@ def _add_ci_commands(sub) -> None:
     p.set_defaults(fn=_archive)
 
 
+# errno values that mean the folder cannot be written (read-only, not ours, full): the user's to fix
+_CANNOT_WRITE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 _OVERRIDE = re.compile(r"^[A-Za-z_][\w.]*=")  # a sweep axis, KEY=V1,V2
 
 
@@ -339,12 +356,26 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `kabe parse r | head`: the reader has what it wanted; end quietly
         return _reader_went_away()
-    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
-        import traceback
-
-        traceback.print_exc()
-        print(f"kabe {args.cmd}: {bug_message()}", file=sys.stderr)
+    except OSError as e:
+        if e.errno not in _CANNOT_WRITE:
+            return _bug(args.cmd)
+        # the machine, not kabe: a read-only or full folder. One line naming the file and the fix.
+        where = str(e.filename2 or e.filename or "a file")
+        if ".tmp-" in Path(where).name:  # kabe's own temp folder beside the file: name the folder it is in
+            where = str(Path(where).parent)
+        print(f"kabe {args.cmd}: cannot write {where}: {os.strerror(e.errno)}; make that folder writable (or free "
+              f"space there) and run again", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
+    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
+        return _bug(args.cmd)
+
+
+def _bug(cmd: str) -> int:
+    import traceback
+
+    traceback.print_exc()
+    print(f"kabe {cmd}: {bug_message()}", file=sys.stderr)
+    return EXIT_COULD_NOT_RUN
 
 
 def _reader_went_away() -> int:

@@ -224,6 +224,10 @@ def check_git() -> list[Check]:
     if shutil.which("git") is None:
         return [Check("git", "not on PATH", "the commit every archive is named after", False, "apt-get install git")]
     head = _run(["git", "rev-parse", "HEAD"], cwd=ROOT)
+    if head is not None and head.returncode != 0 and (_run(["git", "rev-parse", "--git-dir"], cwd=ROOT) or head).returncode == 0:
+        return [Check("git", "a git repository with no commit yet", "the commit every archive is named after",
+                      False, "git add -A && git commit -m 'first commit' (until then builds are named 'nogit-dirty', "
+                             "nothing is shared and no regression is judged)")]
     if head is None or head.returncode != 0:
         return [Check("git", f"{ROOT} is not a git checkout", "the commit every archive is named after", False,
                       "clone the repository instead of copying it (archives would be named 'nogit-dirty')")]

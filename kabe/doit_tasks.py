@@ -14,7 +14,7 @@ project's folder, so the designs and settings read here are that project's (kabe
 
 import sys
 
-from doit import get_var
+from doit import doit_cmd, get_var
 
 from kabe import config, tasks
 from kabe.tasks import group_exit
@@ -23,6 +23,7 @@ from kabe.tasks.verdict_reporter import VerdictReporter
 
 # A wrong setting: one line, exit 2, before any task. The designs are read once, here; a broken
 # design.yaml is said in one line and stops only its own tasks (BROKEN), never `doit list` or the others.
+tasks.refuse_unknown_variables(getattr(doit_cmd, "_CMDLINE_VARS", None))  # `flwo=open`: exit 2, not ignored
 DESIGNS, BROKEN = tasks.preflight(get_var("flow"), sys.argv[1:])
 install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
 group_exit.install()  # `doit build` with a design failing its gate: exit 1 (judged), not doit's 2
@@ -92,8 +93,6 @@ def task_deploy():
 @exit_on_user_error
 def task_sweep():
     """build a design's variants on Dask (sweep.yaml beside the design; key=v1,v2; scheduler=...; workers=N)"""
-    from doit import doit_cmd
-
     overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
     for design in DESIGNS.values():
         yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))

@@ -116,7 +116,7 @@ def _synthesis_view(design: designs.Design, rows: int | None, result: dict, cons
     if second["passed"]:
         return {**result, "synthesis_view": view}
     why = (second["problems"][0] if second["problems"] else
-           f"{second['mismatches']:,} of {second.get('rows_checked', second.get('rows', '?'))} rows differ")
+           f"{second['mismatches']:,} of {second.get('words_checked') or '?'} beat(s) differ")
     return {**result, "passed": False, "synthesis_view": view,
             "problems": [*result["problems"], f"with SYNTHESIS defined (the logic Yosys and Vivado build, "
                                               f"{places[0]}): {why}"]}

@@ -94,11 +94,11 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     elif isinstance(sim, dict) and sim:  # an archived record's sim is any object: shown, never trusted
         unit = "rows" if sim.get("kind") else "beats"  # kabe's own models count rows, any other model beats
         table.add_row("simulation check", f"{_num(sim.get('rows_checked'))} {unit}, {_num(sim.get('mismatches'))} "
-                                          f"mismatches, {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
+                                          f"mismatching beat(s), {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
         view = sim.get("synthesis_view")
         if isinstance(view, dict):  # the second run, with SYNTHESIS defined (kabe.build._synthesis_view)
             table.add_row("... with SYNTHESIS", "[yellow]not compiled for simulation: not verified[/]"
-                          if view.get("not_compiled") else f"{_num(view.get('mismatches'))} mismatches"
+                          if view.get("not_compiled") else f"{_num(view.get('mismatches'))} mismatching beat(s)"
                           + ("" if view.get("passed") is True else " [red](fails)[/]"))
         unchecked = sim.get("not_checked")
         if isinstance(unchecked, list) and unchecked:  # outputs in no stream or status: said on a cache hit too

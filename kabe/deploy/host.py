@@ -26,7 +26,7 @@ from ..records.archive import archive_dir, to_json, write_atomic
 from ..model import frames
 from ..paths import PACKAGE, REPORTS, ROOT
 from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
-from . import bitfile, pl_names, ssh, ssh_policy, verdict
+from . import bitfile, board_output, pl_names, ssh, ssh_policy, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
 BITFILE = Path(__file__).with_name("bitfile.py")
@@ -223,11 +223,11 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
                         f"checking every row against numpy"):
         proc = ssh.run(target, argv, timeout_s=settings.timeout_s, check=False)
     if proc.returncode == 2:
-        said = proc.stderr.strip().splitlines()[-1][:400] if proc.stderr.strip() else "the runner refused"
+        said = board_output.last_line(proc.stderr) or "the runner refused"
         raise ssh.DeployError(f"{target.display}: {said}")
     if proc.returncode not in (0, 1):
         raise ssh.RemoteCommandFailed(f"{target.display}: the board runner exited {proc.returncode} "
-                                      f"({' | '.join(proc.stderr.strip().splitlines()[-2:])[:400]}); no result was recorded")
+                                      f"({board_output.shown(' | '.join(proc.stderr.strip().splitlines()[-2:]))}); no result was recorded")
     # The board's result is evidence: the verdict is the host's (kabe.deploy.verdict).
     board, unreadable = verdict.parse_stdout(proc.stdout)
     expected = verdict.Expected(design_kind=design.kind, ports=design.ports, rows=rows, seed=seed,
@@ -243,7 +243,8 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         "bit_sha256": provenance.sha256_file(bit), "archive": str(src),
     })
     return archive_board_result(commit, design.name, reports_root, result, argv,
-                                {"runner.log": proc.stderr, "runner.stdout": proc.stdout}, "passed")
+                                {"runner.log": board_output.log_text(proc.stderr),
+                                 "runner.stdout": board_output.log_text(proc.stdout)}, "passed")
 
 
 def archive_board_result(commit: provenance.Commit, design_name: str, reports_root: Path, result: dict,

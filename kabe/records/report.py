@@ -292,9 +292,10 @@ UNVERIFIED_NOTE = ("Kept apart in reports/.unverified/ by <code>kabe archive pul
 
 
 def _unverified_links(u: history.Unverified) -> str:
+    """The unit's file names, without links: a unit nobody trusted may carry an .html or .svg that would
+    run on the page's origin (and the published site serves none of its files: kabe.records.site)."""
     names = sorted(p.name for p in u.path.iterdir() if p.is_file() and not p.is_symlink())
-    folder = u.path.relative_to(u.path.parents[3]).as_posix()  # .unverified/<commit>/<design>/<kind>
-    return " ".join(f'<a class="raw" href="{html.escape(f"{folder}/{n}")}">{html.escape(n)}</a>' for n in names)
+    return " ".join(f'<code class="raw">{html.escape(n)}</code>' for n in names)
 
 
 def unverified_section(unverified: list[history.Unverified], head: str | None) -> str:

@@ -109,6 +109,14 @@ def unverified_reason(record: Mapping[str, Any]) -> str | None:
     return "no simulation result in this record"
 
 
+def _first_beat(m: Any) -> str:
+    """A first mismatch as one phrase: port, beat index, both values (hex, from kabe.sim.runner)."""
+    if not isinstance(m, Mapping):
+        return str(m)[:200]
+    index = m.get("beat", m.get("row"))
+    return f"{m.get('port')} beat {index}: expected {m.get('expected')}, got {m.get('got')}"[:200]
+
+
 def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:
     """The simulation check's verdict, first among the checks (kabe.sim.runner's result shape)."""
     s = sim if isinstance(sim, Mapping) else {}
@@ -120,16 +128,21 @@ def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:
     if counted and mismatches:
         first = s.get("first_mismatches")
         # no first mismatch to show when only missing or extra beats differ: the problems below say which
-        shown = f" (first: {first[:1] if isinstance(first, list) else first})" if first else ""
-        reasons.append(f"{mismatches} of {rows} rows differ from the numpy model{shown}"[:_MAX_LINE])
+        shown = f" (first: {_first_beat(first[0])})" if isinstance(first, list) and first else ""
+        beats = s.get("words_checked")
+        of = f" of {beats:,}" if isinstance(beats, int) and not isinstance(beats, bool) and beats else ""
+        reasons.append(f"{mismatches:,}{of} beat(s) differ from the golden model{shown}"[:_MAX_LINE])
     reasons += problems or []
     if not passed and not reasons:
         reasons = ["the simulation did not pass" if s.get("passed") is not True else
                    "the simulation result is incomplete (no mismatch count or problem list)"]
-    verdict.checks.insert(0, {"name": "sim.verification", "expected": "0 mismatches, no problems",
-                              "got": f"{mismatches if counted else '?'} mismatches, "
-                                     f"{len(problems) if problems is not None else '?'} problems",
-                              "passed": passed})
+    if s.get("simulator") == "cocotb":  # cocotb's tests, not beats: said in its own terms
+        expected, got = "every cocotb test passes", f"{s.get('failed', '?')} of {s.get('tests', '?')} test(s) failed"
+    else:
+        expected = "0 mismatching beats, no problems"
+        got = (f"{mismatches if counted else '?'} mismatching beat(s), "
+               f"{len(problems) if problems is not None else '?'} problem(s)")
+    verdict.checks.insert(0, {"name": "sim.verification", "expected": expected, "got": got, "passed": passed})
     if not passed:
         verdict.passed = False
         verdict.failures[:0] = [f"verification: {r}" for r in reasons]

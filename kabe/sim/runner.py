@@ -117,12 +117,20 @@ def _stage(console: Console, text: str):
             status.stop()
 
 
-def _show(word, signed: bool, bits: int):
-    """A beat as a person reads it: signed when the model's array is, hex over 64 bits."""
+def _show(word, signed: bool, bits: int) -> str:
+    """A beat as it is on the wire: hex, as many digits as the port is wide (so two beats line up digit by
+    digit), and its signed value after it when the model's array is signed: '0xfffffffd (-3)'."""
     if np.ndim(word):
-        return "0x" + "".join(f"{int(w):016x}" for w in reversed(word)).lstrip("0").rjust(1, "0")
-    w = int(word)
-    return w - (1 << bits) if signed and w >= 1 << (bits - 1) else w
+        w = 0
+        for part in reversed(word):
+            w = (w << 64) | int(part)
+    else:
+        w = int(word)
+    w &= (1 << bits) - 1
+    text = f"0x{w:0{(bits + 3) // 4}x}"
+    if signed and not np.ndim(word):
+        text += f" ({w - (1 << bits) if w >= 1 << (bits - 1) else w})"
+    return text
 
 
 def _mask_top(words: np.ndarray, bits: int) -> np.ndarray:
@@ -145,14 +153,14 @@ def compare_output(name: str, bits: int, expected: np.ndarray, signed: bool, got
     diff = got_cmp != expected[:n]
     bad = np.flatnonzero(diff if diff.ndim == 1 else diff.any(axis=1))
     for i in bad[: max(0, MAX_SHOWN_MISMATCHES - len(first))]:
-        first.append({"port": name, "row": int(i), "expected": _show(expected[i], signed, bits),
+        first.append({"port": name, "beat": int(i), "expected": _show(expected[i], signed, bits),
                       "got": _show(got[i], signed, bits)})
     missing = max(0, expected.shape[0] - got.shape[0])
     extra = max(0, got.shape[0] - expected.shape[0])
     if missing:
         problems.append(f"{name}: {missing} of {expected.shape[0]} result beats never came out")
         if len(first) < MAX_SHOWN_MISMATCHES:
-            first.append({"port": name, "row": int(got.shape[0]),
+            first.append({"port": name, "beat": int(got.shape[0]),
                           "expected": _show(expected[got.shape[0]], signed, bits), "got": None})
     if extra:
         problems.append(f"{name}: {extra} extra result beat(s) after the expected {expected.shape[0]}")
@@ -442,6 +450,14 @@ def write_result(result: Mapping[str, Any], root: Path = REPORTS) -> Path:
     return write_json_atomic(path, result)
 
 
+def mismatch_line(m: Mapping[str, Any]) -> str:
+    """One mismatching beat: its port, its index on that port, both values in hex (a record from before
+    beats were named says row)."""
+    index = m.get("beat", m.get("row"))
+    got = "nothing (the beat never came out)" if m.get("got") is None else m.get("got")
+    return f"  {m.get('port')} beat {index}: expected {m.get('expected')}, got {got}"
+
+
 def describe(result: Mapping[str, Any]) -> str:
     verdict = "[green]PASS[/]" if result["passed"] else "[red]FAIL[/]"
     if result.get("simulator") == "cocotb":
@@ -454,7 +470,8 @@ def describe(result: Mapping[str, Any]) -> str:
                if want_invalid else "")
     unchecked = result.get("not_checked") or []
     unchecked_text = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
-    return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']} mismatches, "
+    return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']:,} mismatching "
+            f"beat(s) of {result.get('words_checked', 0):,}, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
             f"(beats/cycle {result['beats_per_cycle']:.3f}){invalid}, {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
@@ -474,12 +491,12 @@ def main(design: str, rows: int | None = None, seed: int = 1, *, console: Consol
     path = write_result(result)
     console.print(describe(result))
     for m in result["first_mismatches"]:
-        console.print(f"  port {m['port']} row {m['row']}: expected {m['expected']}, got {m['got']}")
+        console.print(escape(mismatch_line(m)))
     for p in result["problems"]:
         console.print(f"  [red]{p}[/]")
     console.print(f"[dim]result: {path}[/]")
     if not result["passed"]:
-        console.print(f"[red]sim {design}: {result['mismatches']} mismatching word(s) and "
-                      f"{len(result['problems'])} problem(s) against the numpy model[/]")
+        console.print(f"[red]sim {design}: {result['mismatches']:,} of {result.get('words_checked', 0):,} beat(s) "
+                      f"differ and {len(result['problems'])} problem(s) against the golden model[/]")
         return 1
     return 0

@@ -189,6 +189,24 @@ def repro_task(design: designs.Design, flow: str | None) -> dict:
     }
 
 
+# Every doit variable a kabe task reads (kabe.doit_tasks); a sweep also takes its settings as key=v1,v2.
+DOIT_VARIABLES = ("board", "cache", "ctx", "flow", "rows", "scheduler", "seed", "workers")
+
+
+def refuse_unknown_variables(cmdline_vars: dict[str, str] | None) -> None:
+    """A doit variable no kabe task reads is one line and exit 2 (`flwo=open` was ignored: the build ran
+    on the default flow and said nothing)."""
+    from kabe.sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS
+
+    unknown = [k for k in (cmdline_vars or {}) if k not in DOIT_VARIABLES and k not in SCALAR_KEYS
+               and k not in LIST_KEYS and not k.startswith(PREFIXES)]
+    if unknown:
+        print(f"kabe: unknown doit variable {unknown[0]!r}={cmdline_vars[unknown[0]]!r}; kabe's are "
+              f"{', '.join(DOIT_VARIABLES)}, and for a sweep its settings ({', '.join(SCALAR_KEYS + LIST_KEYS)}, "
+              f"{', '.join(p + '<name>' for p in PREFIXES)})", file=sys.stderr)
+        raise SystemExit(EXIT_COULD_NOT_RUN)
+
+
 def sweep_overrides(cmdline_vars: dict[str, str] | None) -> list[str]:
     """The `key=v1,v2` doit variables that name sweep settings (kabe.sweep.spec), as overrides."""
     from kabe.sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS

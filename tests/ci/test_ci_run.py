@@ -158,7 +158,9 @@ def test_a_summary_that_cannot_be_written_is_one_line_and_exit_2(branch, tmp_pat
     lines = out.getvalue().strip().splitlines()
     said = [ln for ln in lines if ln.startswith("kabe ci: cannot write the summary: ")]
     assert code == 2 and len(said) == 1 and "not-a-folder" in said[0], lines
-    assert lines[-1] == "kabe ci: all 1 design(s) passed"  # the verdict is still said
+    # the verdict is still said, and an exit 2 never ends on "all ... passed" (issue 44)
+    assert lines[-1] == "kabe ci: 1 design(s) did what design.yaml expects, but writing the summary could not be done: exit 2"
+    assert not any("passed" in ln for ln in lines[-1:]), lines
 
 
 def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch):

@@ -55,7 +55,9 @@ def test_compare_catches_a_flipped_word_and_reports_it_signed():
     got = exp.copy()
     got[1] = -4
     n, first, problems = _compare(exp, got.view(np.uint32).astype(np.uint64), _summary(3))
-    assert n == 1 and first == [{"port": "m0_axis", "row": 1, "expected": -3, "got": -4}] and not problems
+    assert n == 1 and first == [{"port": "m0_axis", "beat": 1, "expected": "0xfffffffd (-3)", "got": "0xfffffffc (-4)"}]
+    assert not problems
+    assert runner.mismatch_line(first[0]) == "  m0_axis beat 1: expected 0xfffffffd (-3), got 0xfffffffc (-4)"
 
 
 def test_compare_catches_missing_extra_tlast_stats_and_stalls():
@@ -87,7 +89,7 @@ def test_wide_beats_compare_by_whole_beat():
     got[1, 1] ^= np.uint64(1 << 63)
     first, problems = [], []
     n = runner.compare_output("m_axis", 128, exp, False, got, _summary(2), first, problems)
-    assert n == 1 and first[0]["row"] == 1 and first[0]["expected"] == "0x1f1e1d1c1b1a19181716151413121110"
+    assert n == 1 and first[0]["beat"] == 1 and first[0]["expected"] == "0x1f1e1d1c1b1a19181716151413121110"
     assert first[0]["got"] == "0x9f1e1d1c1b1a19181716151413121110"
 
 
@@ -157,3 +159,16 @@ def test_broken_stage4_is_caught(monkeypatch, tmp_path):
 def test_main_reports_a_bad_row_count():
     _design("stage4")
     assert runner.main("stage4", 1001, 1) == 2
+
+
+def test_an_unsigned_data_path_mismatch_is_hex_at_the_ports_width():
+    """issue 44: `{'port': 'm_axis', 'row': 0, 'expected': 4293141113, 'got': 4293163298}` (a Python repr,
+    decimal). Now: hex as wide as the port, the beat's index, one line."""
+    exp = as_words("m_axis", np.array([4293141113, 7], dtype=np.uint32), 32)
+    got = exp.copy()
+    got[0] = np.uint64(4293163298)
+    first, problems = [], []
+    assert runner.compare_output("m_axis", 32, exp, False, got, _summary(2), first, problems) == 1
+    assert runner.mismatch_line(first[0]) == "  m_axis beat 0: expected 0xffe42279, got 0xffe47922"
+    assert runner.mismatch_line({"port": "m_axis", "beat": 3, "expected": "0x00000001", "got": None}) == (
+        "  m_axis beat 3: expected 0x00000001, got nothing (the beat never came out)")

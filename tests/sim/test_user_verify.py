@@ -59,7 +59,7 @@ def test_a_broken_user_design_fails_on_the_beats_it_gets_wrong(tmp_path, monkeyp
     assert not r["passed"] and r["mismatches"] == 1000
     assert {m["port"] for m in r["first_mismatches"]} == {"m_axis"}
     first = r["first_mismatches"][0]
-    assert first["row"] == 0 and first["expected"].startswith("0x") and first["expected"] != first["got"]
+    assert first["beat"] == 0 and first["expected"].startswith("0x") and first["expected"] != first["got"]
 
 
 def test_a_wrong_status_prediction_fails(project):

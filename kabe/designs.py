@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from kabe import boards
+from kabe import boards, hls_spec
 from kabe.flows import registry as flow_registry
 from kabe.errors import UserError, bounded
 from kabe.paths import CONSTRAINTS, CORES
@@ -70,7 +70,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
-           "budgets_vivado", "regressions", "waivers", "kind")
+           "budgets_vivado", "regressions", "waivers", "kind", "hls", "vitis")
 _REQUIRED = ("core",)
 # Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.rules.gate applies them)
 WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)",
@@ -133,6 +133,9 @@ class Design:
     # the reason is printed in the build summary and archived in metrics.json's gate section.
     waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     board: boards.Board = field(default=None, hash=False, compare=False)  # design.yaml's `board:` profile
+    # an HLS kernel (C++ sources, a top function: kabe.hls_spec) or a v++ link; None for an RTL design
+    hls: hls_spec.HlsSpec | None = field(default=None, hash=False, compare=False)
+    vitis: hls_spec.VitisSpec | None = field(default=None, hash=False, compare=False)
 
     @property
     def kind(self) -> str | None:
@@ -458,11 +461,15 @@ def load(yaml_file: Path) -> Design:
     waivers = _check_waivers(yaml_file, data.get("waivers"))
     streams = _check_streams(yaml_file, data.get("streams"), ports, kind)
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
+    hls = hls_spec.parse_hls(yaml_file, data["hls"], streams.inputs, streams.outputs) if "hls" in data else None
+    vitis = hls_spec.parse_vitis(yaml_file, data["vitis"]) if "vitis" in data else None
+    if hls and vitis:
+        raise _fail(yaml_file, "has both `hls:` (a kernel) and `vitis:` (a link); a link names its kernels in vitis.kernels")
     return Design(
         name=yaml_file.parent.name, core=core, verify=verify, streams=streams, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
         yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
-        board=board,
+        board=board, hls=hls, vitis=vitis,
     )
 
 

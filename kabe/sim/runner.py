@@ -200,6 +200,11 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     d = designs.get(design)
     if d.verify.kind == "none":
         raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")
+    if d.hls is not None:  # an HLS kernel: C-simulation of its C++ against the same model (kabe.sim.csim)
+        from . import csim
+
+        return csim.run(d, rows, seed, console=console, build_root=build_root, commit=commit,
+                        invalid_fraction=invalid_fraction)
     if d.verify.kind == "cocotb":
         from . import cocotb_run
 
@@ -448,6 +453,11 @@ def describe(result: Mapping[str, Any]) -> str:
         return (f"{verdict} {result['design']}: cocotb {result['module']}, {result['tests']} test(s), "
                 f"{result['failed']} failed, {result['seconds']:.1f} s wall")
     unit = "rows" if result.get("kind") else "beats"  # kabe's own models count rows, any other model beats
+    if result.get("simulator") == "csim":  # untimed: no cycles to show
+        return (f"{verdict} {result['design']}: C-simulation of {result['hls_top']}, {result['rows_checked']:,} {unit}, "
+                f"{result['mismatches']} mismatches, {result['beats']:,} beats in, {result['seconds']:.1f} s wall "
+                f"(frames {result['frame_seconds']:.1f}, compile {result['compile_seconds']:.1f}, "
+                f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f})")
     # the invalid inputs the design counted (stat<p>_invalid) beside what the model put in, when it says
     want_invalid = [v for k, v in (result.get("expected_status") or {}).items() if k.endswith("_invalid")]
     invalid = (f", {result['stat_invalid']:,} invalid input(s) counted (model {sum(want_invalid):,})"

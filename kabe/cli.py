@@ -80,6 +80,21 @@ def _gate_report(path: Path) -> dict:
         return unreadable_timing(str(e), estimated=kind == "kabe_timing")
 
 
+def _gate_vitis(path: Path):
+    """The verdict on a Vitis HLS / cosim / v++ link file, None when the file is none of those. A
+    file of that kind that cannot be read is refused (ReportError: exit 2, one line), never passed."""
+    from kabe.parsers import vitis_detect
+    from kabe.rules import hls_gate
+
+    kind = vitis_detect.sniff(path)
+    if kind is None:
+        return None
+    if kind not in vitis_detect.GATED:
+        raise WrongInput(f"{path} is a {kind} file, which the gate does not judge alone; give it the csynth report, "
+                         f"the HLS log, the cosim report or the v++ link log")
+    return hls_gate.evaluate(kind, vitis_detect.parse_path(path, kind)["record"])
+
+
 def _gate(args) -> int:
     console = make_console(stderr=True)
     path = Path(args.input)
@@ -93,6 +108,8 @@ def _gate(args) -> int:
         # at build time that the numbers cannot re-derive are kept, so a failed build never passes.
         record, verdict = record_load.gate_file(path, rules=rules)
         timing = record["timing"]
+    elif (vitis := _gate_vitis(path)) is not None:
+        timing, verdict = None, vitis
     else:
         timing = _gate_report(path)
         verdict = gate.evaluate(timing, None, (), rules)

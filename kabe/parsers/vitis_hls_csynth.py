@@ -29,6 +29,7 @@ Record (every key present; None = the file does not print it; "undef" = printed 
   loops             [{"name", "parent", "module", "latency_min", "latency_max",
                       "iteration_latency", "ii", "ii_target", "trip_count", "pipelined",
                       "issue_type"}]
+  issues_known      the file carries the tool's Issue Types (summary rpt; csynth.xml from 2021.1)
   modules           summary layout: [{"name", "parent", "dataflow", "issue_type", "slack_ns",
                       "latency", "interval", "pipelined"}], else []
 
@@ -57,7 +58,7 @@ def _empty(layout: str) -> dict:
             "budget_ns": None, "slack_ns": None, "slack_printed": None, "issue_type": None, "issues": [],
             "latency_min": None, "latency_max": None, "interval_min": None, "interval_max": None,
             "pipeline_type": None, "resources": dict.fromkeys(RESOURCE_KEYS), "available": None,
-            "loops": [], "modules": []}
+            "loops": [], "modules": [], "issues_known": False}
 
 
 def _finish_clock(rec: dict) -> dict:
@@ -114,6 +115,22 @@ def parse_xml(text: str, source: str) -> dict:
     loops = pe.find("SummaryOfLoopLatency")
     if loops is not None:
         _xml_loops(loops, None, rec["top"], rec["loops"], source)
+    viol = pe.find("SummaryOfViolations")  # Vitis HLS 2021.1 on: the Issue Type of every loop
+    rec["issues_known"] = viol is not None
+    if viol is not None:
+        top_issue = _txt(viol, "IssueType")
+        rec["issue_type"] = None if top_issue in (None, "-") else top_issue
+        if rec["issue_type"]:
+            rec["issues"].append({"row": rec["top"], "issue_type": rec["issue_type"]})
+        by_name = {}
+        for el in viol.iter():
+            nm, it = _txt(el, "Name"), _txt(el, "IssueType")
+            if nm and it and it != "-" and el is not viol:
+                by_name.setdefault(nm, it)
+        for lp in rec["loops"]:
+            lp["issue_type"] = by_name.get(lp["name"])
+            if lp["issue_type"]:
+                rec["issues"].append({"row": lp["name"], "issue_type": lp["issue_type"]})
     area = root.find("AreaEstimates")
     if area is None or area.find("Resources") is None:
         raise ReportError(f"{source}: csynth.xml has no <AreaEstimates><Resources>; not a complete synthesis report")
@@ -353,7 +370,7 @@ _SUMMARY_ROW = re.compile(r"^( *)([+o]) (.*?)(\*?)$")
 
 def _parse_summary(text: str, lines: list[str], top: str, source: str) -> dict:
     rec = _empty("csynth.rpt summary")
-    rec["tool"], rec["top"] = "Vitis HLS", top
+    rec["tool"], rec["top"], rec["issues_known"] = "Vitis HLS", top, True
     _general(rec, text)
     i = _line_index(lines, re.compile(r"^\+ Performance & Resource Estimates"))
     if i is None:

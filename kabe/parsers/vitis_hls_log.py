@@ -26,7 +26,7 @@ Record:
                      target below the final II], "ii_over_default": [rows with Target II = NA (the
                      pragma gave none: the tool's default is 1) and a final II over 1],
                      "errors": [ERROR lines], "estimated_fmax_mhz"}
-  ii_worse_than_target, pipelining   the same over the whole log
+  ii_worse_than_target, pipelining, timing_violations   the same over the whole log
 
 Refused (ReportError): no HLS message at all (not an HLS log); a last csynth run that never
 finishes (no "Finished Command csynth_design", no Estimated Fmax, no report update: a cut log or a
@@ -92,7 +92,7 @@ def parse(text: str, source: str) -> dict:
                           f"rerun csynth_design")
     last["start_line"] = start + 1
     return {"tool": tool, "version": vm.group(2) if vm else None, "counts": counts, "runs": len(starts) or 1,
-            "last_run": last, "pipelining": all_rows["pipelining"],
+            "last_run": last, "pipelining": all_rows["pipelining"], "timing_violations": all_rows["timing_violations"],
             "ii_worse_than_target": all_rows["ii_worse_than_target"]}
 
 

@@ -149,6 +149,11 @@ class Design:
         return {**self.budgets, **getattr(self, key)} if key else dict(self.budgets)
 
     @property
+    def own_flow(self) -> str | None:
+        """The flow an HLS kernel (vitis_hls) or a v++ link (vitis) always builds with; None: any flow."""
+        return "vitis_hls" if self.hls is not None else "vitis" if self.vitis is not None else None
+
+    @property
     def directory(self) -> Path:
         return self.yaml_file.parent
 

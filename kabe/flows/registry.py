@@ -46,6 +46,19 @@ FLOWS: dict[str, FlowFacts] = {
         key_script_dirs=("kabe/flows/vivado/tcl",), board_profile_files=True, sweep_resource="vivado",
         build_bytes=16 * GIB,  # AMD's guidance for a Zynq-7020 implementation run, with headroom
         description="AMD Vivado: block design, place and route, bitstream/device image, sign-off timing"),
+    "vitis_hls": FlowFacts(
+        name="vitis_hls", module="kabe.flows.vitis_hls", estimated=True,
+        tools=("hls4ml",),  # the HLS headers the C-simulation compiles against (kabe[hls])
+        executable="vitis-run", stamps_commit=False, budgets_key=None, key_settings=(),
+        key_script_dirs=("kabe/flows/vitis_hls",), board_profile_files=False, sweep_resource="vitis",
+        build_bytes=8 * GIB,  # C-synthesis of one kernel
+        description="AMD Vitis HLS: an HLS design's C++ to RTL (C-synthesis estimate), co-simulation, IP or .xo"),
+    "vitis": FlowFacts(
+        name="vitis", module="kabe.flows.vitis", estimated=False, tools=(), executable="v++",
+        stamps_commit=False, budgets_key="budgets_vivado", key_settings=(), key_script_dirs=("kabe/flows/vitis",),
+        board_profile_files=False, sweep_resource="vitis",
+        build_bytes=32 * GIB,  # a v++ link runs Vivado place and route of the whole platform
+        description="AMD Vitis v++ --link: .xo kernels + a platform (.xpfm) -> .xclbin, routed timing"),
 }
 DEFAULT = "open"  # what a build, a sweep and a repro run when nothing names a flow and auto finds no tool
 AUTO_ORDER = ("vivado", "open")  # flow=auto: the first whose executable is on PATH, else DEFAULT

@@ -48,6 +48,8 @@ class DesignFacts:
     # the design's board profile's open_flow.timing: "not_estimated" only where kabe cannot time the
     # fabric (kabe.boards); the default keeps a design of unknown board to the old rule (no number: fail)
     open_timing: str = "estimated"
+    # a v++ link's design.yaml `vitis.accept_clock_mhz`: the lowest kernel clock a scaled link may land on
+    accept_clock_mhz: float | None = None
 
     @classmethod
     def of(cls, design, flow: str) -> "DesignFacts":
@@ -55,7 +57,8 @@ class DesignFacts:
         board = getattr(design, "board", None)
         return cls(design.name, flow, tuple(gate.budgets_from_mapping(design.budgets_for(flow))),
                    dict(design.waivers), design.expect_gate,
-                   board.open_timing if board is not None else "estimated")
+                   board.open_timing if board is not None else "estimated",
+                   getattr(getattr(design, "vitis", None), "accept_clock_mhz", None))
 
     def as_expected(self, verdict: gate.Verdict) -> bool:
         """The gate said what design.yaml expects: a negative example failing is as expected; a design
@@ -82,6 +85,7 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
         verdict.failures.append(f"timing gate: the record has no timing number (not estimated: {verdict.not_estimated}), "
                                 f"but {facts.name}'s board is timed by the open flow (its profile says "
                                 f"open_flow.timing: {facts.open_timing}); a build without a timing number fails")
+    _judge_vitis(verdict, record.get("timing"), facts)
     sim = record.get("sim")
     if sim is not None:
         _judge_sim(verdict, sim)
@@ -93,6 +97,38 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
         verdict.passed = False
         verdict.failures += carried
     return verdict
+
+
+def _judge_vitis(verdict: gate.Verdict, timing: Any, facts: DesignFacts) -> None:
+    """An HLS build's C-synthesis record (timing.hls) and a v++ link's log record (timing.link) through
+    kabe.rules.hls_gate: the estimate over its budget, a loop over its target II, a failed co-simulation,
+    a kernel clock the link lowered (unless design.yaml accepts the clock it got)."""
+    from kabe.rules import hls_gate
+
+    if not isinstance(timing, Mapping):
+        return
+    checks: list = []
+    hls = timing.get("hls")
+    if isinstance(hls, Mapping):
+        try:
+            checks += hls_gate.csynth_checks(hls)
+            if isinstance(hls.get("cosim"), Mapping):
+                checks += hls_gate.cosim_checks(hls["cosim"])
+        except (KeyError, TypeError, AttributeError) as e:  # an archived record of another shape: no pass
+            checks.append(gate.Check("hls.record", "a C-synthesis record", type(e).__name__, False,
+                                     f"the record's timing.hls cannot be judged ({type(e).__name__}: {e})"))
+    link = timing.get("link")
+    if isinstance(link, Mapping):
+        try:
+            checks += hls_gate.link_checks(link, hls_gate.LinkRules(facts.accept_clock_mhz))
+        except (KeyError, TypeError, AttributeError) as e:
+            checks.append(gate.Check("link.record", "a v++ link log record", type(e).__name__, False,
+                                     f"the record's timing.link cannot be judged ({type(e).__name__}: {e})"))
+    for c in checks:
+        verdict.checks.append(gate._as_dict(c))
+        if not c.passed:
+            verdict.passed = False
+            verdict.failures.append(c.message or c.line())
 
 
 def unverified_reason(record: Mapping[str, Any]) -> str | None:

@@ -5,7 +5,7 @@
 The design's model (design.yaml `verify: {model: ...}`, the same API as an RTL design's) gives the beats of
 every input stream and the beats every output stream must hold; the harness (kabe.sim.csim_harness) calls
 the kernel's top function once with those streams and the scalar arguments hls.args derives from the run,
-and every output word is compared bit for bit with the model's (kabe.sim.runner.compare_output). Beats the
+and every output word is compared bit for bit with the model's (kabe.sim.compare.compare_output). Beats the
 kernel left unread, or read from an empty stream, are problems: the kernel and the model disagree about
 how much data a run is. An hls::stream of plain values carries no TLAST: the result says so.
 
@@ -34,6 +34,7 @@ from kabe.errors import UserError
 from kabe.paths import BUILD
 from kabe.verify import Context
 from . import golden, hls_headers
+from .compare import compare_output
 from .csim_harness import declaration, source
 
 CXX_STANDARD = "-std=c++14"  # what Vitis HLS's C-simulation compiles with
@@ -169,7 +170,6 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
     """C-simulate an HLS design against its golden model. sources: the kernel's C++ files instead of the
     synth target's (a test's deliberately broken copy). Raises CsimError / ModelError / CoreError when
     the run cannot happen; a run that disagrees with the model returns with mismatches or problems."""
-    from .runner import FULL_ROWS_PER_PORT, compare_output
 
     t_start = time.monotonic()
     console = console or make_console(stderr=True)
@@ -179,8 +179,6 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
     if d.verify.kind != "model":
         raise CsimError(f"{d.name}: an HLS design is verified by a golden model (verify: {{model: ...}}); "
                         f"got verify: {d.verify.kind}")
-    if rows is None and d.kind in FULL_ROWS_PER_PORT:
-        rows = FULL_ROWS_PER_PORT[d.kind] * d.ports
     commit = commit or provenance.current_commit()
     streams = d.streams
     context = Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
@@ -270,7 +268,7 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
     return {
         "design": d.name, "kind": d.kind, "verification": d.verify.as_dict(), "streams": streams.as_dict(),
         "ports": d.ports, "rows": rows if rows is not None else words_expected,
-        "rows_per_port": rows // d.ports if rows is not None and d.kind is not None else None,
+        "rows_per_port": (rows if rows is not None else words_expected) // d.ports if d.kind is not None else None,
         "row_bytes": d.row_bytes,
         "rows_checked": stim.checked if stim.checked is not None else words_expected,
         "words_checked": words_expected, "mismatches": mismatches, "first_mismatches": first,

@@ -166,9 +166,10 @@ def run_testbench(d: designs.Design, sources: list[Path], includes: list[Path], 
 
 def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
         build_root: Path = BUILD, commit: provenance.Commit | None = None,
-        sources: list[Path] | None = None, invalid_fraction: float | None = None) -> dict[str, Any]:
+        sources: list[Path] | None = None, invalid_fraction: float | None = None,
+        testbench: bool = True) -> dict[str, Any]:
     """C-simulate an HLS design against its golden model. sources: the kernel's C++ files instead of the
-    synth target's (a test's deliberately broken copy). Raises CsimError / ModelError / CoreError when
+    synth target's (a test's deliberately broken copy); testbench False: not the user's testbench. Raises CsimError / ModelError / CoreError when
     the run cannot happen; a run that disagrees with the model returns with mismatches or problems."""
 
     t_start = time.monotonic()
@@ -259,7 +260,7 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
     words_expected = sum(int(e.shape[0]) for e in expected.values())
     if words_expected == 0:
         problems.append(f"the golden model {d.verify.value} expected no word: nothing was checked")
-    testbench = run_testbench(d, sources, includes, build_root, console) if d.hls.testbench else None
+    testbench = run_testbench(d, sources, includes, build_root, console) if d.hls.testbench and testbench else None
     if testbench is not None and not testbench["passed"]:
         problems.append(f"the user testbench {', '.join(testbench['files'])} failed (exit {testbench['exit']}): "
                         f"{' / '.join(testbench['output_tail'][-2:])}")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""STAND-IN for AMD Vitis's `v++` and `vitis-run`, for kabe's tests only. THIS IS NOT AMD VITIS.
+"""STAND-IN for AMD Vitis's `v++`, `vitis-run`, `vitis_hls` and `vivado_hls`, for kabe's tests only.
+THIS IS NOT AMD VITIS.
 
-Installed as tests/standin/vitis/bin/v++ and tests/standin/vitis/bin/vitis-run (the same script; it
-acts on the name it is called by). It accepts only the commands and options AMD documents (UG1702
+Installed as tests/standin/vitis/bin/v++ and bin/vitis-run (Vitis 2024.2 on), and bin_tcl/vitis_hls and
+bin_tcl/vivado_hls (the Tcl tools before it): the same script, acting on the name it is called by. It accepts only the commands and options AMD documents (UG1702
 "v++ Command", "v++ Mode HLS", "vitis-run Command"; UG1399 "HLS Config File Commands") that kabe uses,
 and refuses anything else as the tools do (an ERROR line, exit 1):
 
@@ -10,6 +11,9 @@ and refuses anything else as the tools do (an ERROR line, exit 1):
   v++ -c --mode hls --config <cfg> --work_dir <dir>                        C-synthesis
   vitis-run --mode hls (--csim | --cosim | --package) --config <cfg> --work_dir <dir>
   v++ -l -t hw --platform <xpfm> --config <cfg> -o <file.xclbin> [--clock.defaultFreqHz <Hz>] <xo>...
+  vitis_hls -f <script.tcl> / vivado_hls -f <script.tcl>: the script runs in tclsh on hls_commands.tcl,
+      whose procs (open_project, set_top, add_files, open_solution, set_part, create_clock, csim_design,
+      csynth_design, cosim_design, export_design) accept only the options UG1399/UG902 document
 
 What it writes has the real formats (csynth.xml, csynth.rpt "Synthesis Summary Report", the v++ link log
 with its VPL lines, a Vivado routed timing summary, an .xclbin with the axlf header and sections of XRT's
@@ -141,7 +145,8 @@ def loops(texts: list[str]) -> list[dict]:
     return out
 
 
-def csynth(cfg: dict, work: Path) -> int:
+def csynth(cfg: dict, root: Path) -> int:
+    """C-synthesis reports under root/syn/report (root: <work_dir>/hls, or <project>/<solution> of the Tcl flow)."""
     part = cfg.get("part", [None])[0]
     top = cfg.get("hls.syn.top", [None])[0]
     files = cfg.get("hls.syn.file", [])
@@ -170,7 +175,7 @@ def csynth(cfg: dict, work: Path) -> int:
     lat_max = sum(lp["lat_max"] for lp in found) + 2
     res = {"BRAM_18K": 0, "DSP": sum(lp["dsp"] for lp in found) * calls, "FF": 310 * len(found) * calls,
            "LUT": 450 * len(found) * calls, "URAM": 0}
-    rd = work / "hls" / "syn" / "report"
+    rd = root / "syn" / "report"
     rd.mkdir(parents=True, exist_ok=True)
     loops_xml = "".join(
         f"<{lp['name']}>\n<TripCount>\n<range>\n<min>{lp['trip_min']}</min>\n<max>{lp['trip_max']}</max>\n</range>\n"
@@ -254,24 +259,25 @@ def csynth(cfg: dict, work: Path) -> int:
     (rd / "csynth.rpt").write_text("\n\n" + "=" * 64 + f"\n== Synthesis Summary Report of '{top}'\n" + "=" * 64 + "\n"
                                    f"+ General Information: \n    * Date:           STAND-IN\n"
                                    f"    * Version:        {VERSION} (STAND-IN for Vitis HLS, kabe tests)\n"
-                                   f"    * Project:        {work.name}\n    * Solution:       hls (Vivado IP Flow Target)\n"
+                                   f"    * Project:        {root.parent.name}\n    * Solution:       hls (Vivado IP Flow Target)\n"
                                    f"    * Product family: zynq\n    * Target device:  {part}\n    \n\n"
                                    f"+ Performance & Resource Estimates: \n    \n"
                                    f"    PS: '+' for module; 'o' for loop; '*' for dataflow\n"
                                    + "\n".join("    " + t for t in table) + "\n")
-    (work / "hls" / "vitis_hls.log").write_text(
+    (root / "vitis_hls.log").write_text(
         f"INFO: [HLS 200-10] STAND-IN for Vitis HLS {VERSION} (kabe tests)\n"
         + "".join(f"INFO: [HLS 200-1470] Pipelining result : Target II = {lp['ii']}, Final II = {lp['ii']}, "
                   f"Depth = {lp['depth']}, loop '{lp['name']}'\n" for lp in found if lp["pipelined"])
         + f"INFO: [HLS 200-789] **** Estimated Fmax: {1000 / estimate:.2f} MHz\n"
         + "INFO: [HLS 200-111] Finished Command csynth_design CPU user time: 0 seconds.\n")
-    print(f"INFO: [v++ 60-791] STAND-IN C-synthesis of {top} done: {work / 'hls'}")
+    print(f"INFO: [v++ 60-791] STAND-IN C-synthesis of {top} done: {root}")
     return 0
 
 
-def hls_run(cfg: dict, work: Path, what: str) -> int:
+def hls_run(cfg: dict, work: Path, what: str, root: Path | None = None) -> int:
     top = cfg.get("hls.syn.top", [None])[0]
-    if not (work / "hls" / "syn" / "report" / "csynth.xml").is_file() and what != "--csim":
+    root = root or work / "hls"
+    if not (root / "syn" / "report" / "csynth.xml").is_file() and what != "--csim":
         return fail("vitis-run", f"{work}: no synthesized HLS component; run v++ -c --mode hls first")
     if what == "--csim":
         if not cfg.get("hls.tb.file"):
@@ -281,7 +287,7 @@ def hls_run(cfg: dict, work: Path, what: str) -> int:
     if what == "--cosim":
         if not cfg.get("hls.tb.file"):
             return fail("vitis-run", "C/RTL co-simulation needs a testbench (tb.file=)")
-        sd = work / "hls" / "sim" / "report"
+        sd = root / "sim" / "report"
         sd.mkdir(parents=True, exist_ok=True)
         status = os.environ.get("KABE_STANDIN_COSIM", "Pass")
         (sd / f"{top}_cosim.rpt").write_text(
@@ -298,13 +304,84 @@ def hls_run(cfg: dict, work: Path, what: str) -> int:
     if fmt not in ("ip_catalog", "xo", "syn_dcp", "sysgen", "rtl"):
         return fail("vitis-run", f"package.output.format={fmt} is not a package format")
     out = Path(cfg.get("hls.package.output.file", [str(work / f"{top}.{'xo' if fmt == 'xo' else 'zip'}")])[0])
-    out.parent.mkdir(parents=True, exist_ok=True)
+    package(out, top, fmt)
+    print(f"INFO: [vitis-run 60-1662] STAND-IN: packaged {out}")
+    return 0
+
+
+def package(out: Path, top: str, fmt: str) -> None:
     import zipfile
+
+    out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as z:
         z.writestr("STAND-IN.txt", f"STAND-IN for a Vitis HLS {fmt} export of {top} (kabe tests); no RTL inside\n")
         z.writestr("kernel.xml", f'<?xml version="1.0"?>\n<root versionMajor="1"><kernel name="{top}" '
                                  f'language="c" vlnv="xilinx.com:hls:{top}:1.0"/></root>\n')
-    print(f"INFO: [vitis-run 60-1662] STAND-IN: packaged {out}")
+
+
+def tcl_tool(tool: str, argv: list[str]) -> int:
+    """vitis_hls / vivado_hls: -version, or -f <script>: the script runs in tclsh on hls_commands.tcl, whose
+    procs accept only documented options and record each call; the reports follow from the record."""
+    import subprocess
+    import tempfile
+
+    if argv == ["-version"]:
+        what = "Vitis HLS - High-Level Synthesis from C, C++ and OpenCL" if tool == "vitis_hls" else \
+            "Vivado(TM) HLS - High-Level Synthesis from C, C++ and SystemC"
+        print(f"****** {what} v{VERSION} (64-bit)\n  **** STAND-IN (kabe tests; not AMD's tool)")
+        return 0
+    if len(argv) != 2 or argv[0] != "-f" or not Path(argv[1]).is_file():
+        return fail(tool, "the STAND-IN runs `-f <script.tcl>` or `-version` only")
+    record = Path(tempfile.mkstemp(prefix="hls-calls-", suffix=".tcl")[1])
+    wrapper = (f"set ::standin_record {{{record}}}\nset ::standin_tool {tool}\n"
+               f"source {{{HERE / 'hls_commands.tcl'}}}\nsource {{{Path(argv[1]).resolve()}}}\n")
+    script = record.with_suffix(".run.tcl")
+    script.write_text(wrapper)  # a script file, not stdin: tclsh stops at the first error of a file
+    proc = subprocess.run(["tclsh", str(script)], text=True, capture_output=True)
+    script.unlink()
+    print(proc.stdout, end="")
+    if proc.returncode != 0:
+        print(proc.stderr.strip().splitlines()[0] if proc.stderr.strip() else f"ERROR: tclsh exit {proc.returncode}")
+        return 1
+    calls = [line.split(" ", 1) for line in record.read_text().splitlines()]
+    record.unlink()
+    cfg: dict = {}
+    project = solution = None
+    steps = []
+    for cmd, *rest in calls:
+        arg = rest[0] if rest else ""
+        words = arg.split(" ")
+        if cmd == "open_project":
+            project = arg
+        elif cmd == "set_top":
+            cfg["hls.syn.top"] = [arg]
+        elif cmd == "add_files":
+            cfg.setdefault(f"hls.{words[0]}.file", []).append(arg.split(" ", 1)[1].strip("{}"))
+        elif cmd == "open_solution":
+            solution = words[0]
+            cfg["hls.flow_target"] = [words[1]]
+        elif cmd == "set_part":
+            cfg["part"] = [arg.strip("{}")]
+        elif cmd == "create_clock":
+            cfg["hls.clock"] = [f"{arg}ns"]
+        else:
+            steps.append((cmd, words))
+    if project is None or solution is None:
+        return fail(tool, "the script opened no project and solution (open_project, open_solution)")
+    root = Path.cwd() / project / solution
+    for cmd, words in steps:
+        if cmd == "csynth_design":
+            if csynth(cfg, root):
+                return 1
+        elif cmd == "cosim_design":
+            cfg_tb = dict(cfg)
+            if hls_run(cfg_tb, root.parent, "--cosim", root=root):
+                return 1
+        elif cmd == "export_design":
+            if not (root / "syn" / "report" / "csynth.xml").is_file():
+                return fail(tool, "export_design before csynth_design")
+            fmt, out = words[0], " ".join(words[1:]).strip("{}")
+            package(Path(out) if out else root / "impl" / f"{cfg['hls.syn.top'][0]}.zip", cfg["hls.syn.top"][0], fmt)
     return 0
 
 
@@ -412,7 +489,7 @@ def main(argv: list[str]) -> int:
                 return fail("v++", "the STAND-IN compiles only HLS components: v++ -c --mode hls --config <cfg> --work_dir <dir>")
             cfg = read_config(opts["--config"][0], "v++", {"": HLS_GENERAL, "hls": HLS_KEYS})
             work = Path(opts.get("--work_dir", ["."])[0]).resolve()
-            return csynth(cfg, work)
+            return csynth(cfg, work / "hls")
         if opts.get("-l") or opts.get("--link"):
             if "--mode" in opts or "--work_dir" in opts:
                 return fail("v++", "--mode and --work_dir are for v++ -c; a link takes -t, --platform, --config, -o")
@@ -432,7 +509,9 @@ def main(argv: list[str]) -> int:
             return fail("vitis-run", "usage: vitis-run --mode hls (--csim | --cosim | --package) --config <cfg> --work_dir <dir>")
         cfg = read_config(opts["--config"][0], "vitis-run", {"": HLS_GENERAL, "hls": HLS_KEYS})
         return hls_run(cfg, Path(opts.get("--work_dir", ["."])[0]).resolve(), asked[0])
-    return fail(name, f"the STAND-IN answers to v++ and vitis-run, not {name}")
+    if name in ("vitis_hls", "vivado_hls"):
+        return tcl_tool(name, argv)
+    return fail(name, f"the STAND-IN answers to v++, vitis-run, vitis_hls and vivado_hls, not {name}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""flow=vitis_hls's three drivers (v++ -c --mode hls + vitis-run from 2024.2, vitis_hls -f and vivado_hls -f
+before) on the stand-ins, which accept only the commands and options AMD documents: what kabe writes (the
+HLS config file, the Tcl script) runs, and what the stand-ins refuse is refused as the tools do."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kabe import cores, designs
+from kabe.flows import vitis_hls
+from kabe.flows.vitis_hls import scripts
+
+ROOT = Path(__file__).resolve().parents[2]
+STANDIN = ROOT / "tests" / "standin" / "vitis"
+
+
+@pytest.mark.parametrize("bindir, kind", [("bin", "config"), ("bin_tcl", "vitis_hls"), ("bin_tcl", "vivado_hls")])
+def test_each_driver_synthesizes_and_exports(tmp_path, monkeypatch, bindir, kind):
+    # only the tool under test on PATH (bin_tcl has both Tcl tools; vitis_hls is found before vivado_hls)
+    path = STANDIN / bindir
+    if kind == "vivado_hls":
+        path = tmp_path / "only_vivado_hls"
+        path.mkdir()
+        (path / "vivado_hls").symlink_to(STANDIN / "vitis_standin.py")
+    monkeypatch.setenv("PATH", f"{path}{os.pathsep}{os.environ['PATH']}")
+    d = designs.get("stage3_hls")
+    result = vitis_hls.run_build(d, cores.resolve(d, "synth"), tmp_path / "work")
+    assert result.tools["hls_driver"] == kind
+    hls = result.timing["hls"]
+    assert hls["top"] == "stage3_hls" and hls["target_clock_ns"] == 7.0 and result.timing["estimated"] is True
+    assert {"read_x", "mac"} <= {lp["name"] for lp in hls["loops"]}
+    assert "csynth.xml" in result.raw_files and "csynth.rpt" in result.raw_files
+    assert result.artifacts["ip"].name == "stage3_hls.zip"
+    script = scripts.CONFIG if kind == "config" else scripts.TCL
+    assert script in result.raw_files
+    if kind == "vivado_hls":  # Vivado HLS has no -flow_target (the stand-in refuses it there)
+        assert "-flow_target" not in result.raw_files[script].read_text()
+
+
+def _run(tool: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    exe = STANDIN / ("bin_tcl" if tool in ("vitis_hls", "vivado_hls") else "bin") / tool
+    return subprocess.run([str(exe), *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_the_standins_refuse_what_the_tools_do_not_document(tmp_path):
+    p = _run("v++", "-c", "--mode", "hls", "--bogus", "1", cwd=tmp_path)
+    assert p.returncode == 1 and "unrecognised option '--bogus'" in p.stdout
+    cfg = tmp_path / "hls_config.cfg"
+    cfg.write_text("part=xc7z020clg400-1\n[hls]\nsyn.top=f\nsyn.magic=1\n")
+    p = _run("v++", "-c", "--mode", "hls", "--config", str(cfg), "--work_dir", "w", cwd=tmp_path)
+    assert p.returncode == 1 and "unknown config option 'syn.magic'" in p.stdout
+    p = _run("vitis-run", "--mode", "hls", "--csim", "--cosim", "--config", str(cfg), cwd=tmp_path)
+    assert p.returncode == 1
+    tcl = tmp_path / "x.tcl"
+    tcl.write_text("open_project p\nset_top f\nopen_solution -flow_target vitis s\n")
+    p = _run("vivado_hls", "-f", str(tcl), cwd=tmp_path)  # Vivado HLS has no -flow_target
+    assert p.returncode == 1 and "unknown option '-flow_target'" in p.stdout
+    tcl.write_text("open_project p\ncsynth_design -magic\n")
+    assert _run("vitis_hls", "-f", str(tcl), cwd=tmp_path).returncode == 1

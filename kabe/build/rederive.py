@@ -95,5 +95,31 @@ def _vivado(archive: Path, design: designs.Design, record: dict) -> tuple[dict |
                                                "ignore": ("by_instance_error",)}  # names the work folder
 
 
+def _vitis_hls(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
+    """kabe.flows.vitis_hls.collect.derive on the archived csynth (and cosim) reports and the export."""
+    from kabe.flows.vitis_hls import collect
+
+    top, spec = design.hls.top, design.hls
+    files = {p.name: p for p in archive.iterdir() if p.is_file()}
+    export = archive / f"{top}{'.xo' if spec.export == 'xo' else '.zip'}"
+    timing, utilization = collect.derive(files, top, record["clock_period_ns"], spec.cosim, export, spec.export)
+    return timing, utilization, {"timing": "csynth.xml (or csynth.rpt)", "utilization": "csynth.xml (or csynth.rpt)",
+                                 "ignore": ()}
+
+
+def _vitis(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
+    """kabe.flows.vitis.derive on the archived link logs, routed reports and xclbin."""
+    from kabe import flows
+
+    link = flows.get("vitis")
+    raw = {p.name: p for p in archive.iterdir() if p.is_file()}
+    asked = ((record.get("timing") or {}).get("xclbin") or {}).get("asked_clock_mhz")
+    if asked is None:
+        asked = round(1000.0 / constraints.parse_xdc(design.constraints)[0].period_ns, 6)
+    timing, utilization = link.derive(raw, archive / f"{design.name}.xclbin", asked)
+    return timing, utilization, {"timing": "timing_summary_routed.rpt, the link logs and the xclbin",
+                                 "utilization": "utilization_placed.rpt", "ignore": ()}
+
+
 _FLOWS: dict[str, Callable[[Path, designs.Design, dict], tuple[dict | None, dict | None, dict]]] = {
-    "open": _open, "vivado": _vivado}
+    "open": _open, "vivado": _vivado, "vitis_hls": _vitis_hls, "vitis": _vitis}

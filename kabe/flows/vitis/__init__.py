@@ -76,17 +76,25 @@ def _one(folder: Path, pattern: str) -> Path | None:
 
 def collect(design, workdir: Path, xclbin: Path, asked_mhz: float) -> tuple[dict, dict | None, dict, dict]:
     """(timing, utilization, raw files, artifacts) of a finished link."""
-    from kabe.parsers import vitis_link_log, vivado_timing_summary, vivado_utilization, xclbin as xclbin_reader
-
     x = workdir / "_x"
     impl = x / "link" / "vivado" / "vpl" / "prj" / "prj.runs" / "impl_1"
     files = {"v++_link.log": x / "logs" / "link" / "v++.log", "vpl_runme.log": x / "link" / "vivado" / "vpl" / "runme.log",
              "timing_summary_routed.rpt": _one(impl, "*timing_summary_routed.rpt"),
              "utilization_placed.rpt": _one(impl, "*utilization_placed.rpt")}
     raw = {k: v for k, v in files.items() if v is not None and v.is_file()}
-    artifacts = {"xclbin": xclbin} if xclbin.is_file() else {}
+    timing, utilization = derive(raw, xclbin, asked_mhz)
+    return timing, utilization, raw, ({"xclbin": xclbin} if xclbin.is_file() else {})
+
+
+def derive(raw: dict[str, Path], xclbin: Path, asked_mhz: float) -> tuple[dict, dict | None]:
+    """(timing, utilization) from a link's logs, routed reports and xclbin (archive name -> file): what the
+    flow records, and what a cache hit's archive must say again (kabe.build.rederive)."""
+    from kabe.parsers import vitis_link_log, vivado_timing_summary, vivado_utilization, xclbin as xclbin_reader
+
     try:
-        timing = vivado_timing_summary.parse_file(files["timing_summary_routed.rpt"] or impl / "timing_summary_routed.rpt")
+        if "timing_summary_routed.rpt" not in raw:
+            raise ReportError("the link's Vivado run wrote no *timing_summary_routed.rpt")
+        timing = vivado_timing_summary.parse_file(raw["timing_summary_routed.rpt"])
         timing["estimated"] = False
     except ReportError as e:
         timing = unreadable_timing(f"the link's routed timing summary is unusable: {e}", estimated=False)
@@ -100,8 +108,8 @@ def collect(design, workdir: Path, xclbin: Path, asked_mhz: float) -> tuple[dict
             timing = unreadable_timing(f"the link log is unusable, so a scaled clock cannot be ruled out: {e}",
                                        estimated=False)
     if not link_records and "error" not in timing:
-        timing = unreadable_timing(f"v++ wrote no link log under {x}; a scaled kernel clock cannot be ruled out",
-                                   estimated=False)
+        timing = unreadable_timing("v++ wrote no link log (v++.log, the vpl runme.log); a scaled kernel clock "
+                                   "cannot be ruled out", estimated=False)
     if link_records:
         # the two logs say the same link; every scaled clock of either counts, each once
         merged = dict(link_records.get("v++_link.log") or link_records["vpl_runme.log"])
@@ -118,19 +126,19 @@ def collect(design, workdir: Path, xclbin: Path, asked_mhz: float) -> tuple[dict
         timing["link"] = merged
     try:
         xrec = xclbin_reader.parse_file(xclbin)
-        got = xclbin_reader.kernel_clock_mhz(xrec)
         timing["xclbin"] = {"uuid": xrec.get("uuid"), "kernels": xrec.get("kernels"), "clocks": xrec.get("clocks"),
                             "platform_vbnv": xrec.get("platform_vbnv"), "bytes": xrec.get("bytes"),
-                            "kernel_clock_mhz": got, "asked_clock_mhz": asked_mhz}
+                            "kernel_clock_mhz": xclbin_reader.kernel_clock_mhz(xrec), "asked_clock_mhz": asked_mhz}
     except ReportError as e:
-        timing = {**timing, "error": f"the link's xclbin is unreadable: {e}"}
+        if "error" not in timing:
+            timing = {**timing, "error": f"the link's xclbin is unreadable: {e}"}
     utilization = None
     if "utilization_placed.rpt" in raw:
         try:
             utilization = vivado_utilization.parse_file(raw["utilization_placed.rpt"])
         except ReportError:
             utilization = None
-    return timing, utilization, raw, artifacts
+    return timing, utilization
 
 
 def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:

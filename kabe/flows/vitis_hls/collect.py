@@ -69,39 +69,41 @@ def utilization_from(rec: dict) -> dict:
 
 
 def collect(design, job, reports: Path, raw: dict[str, Path]) -> Collected:
+    files = _report_files(reports, job.top)
+    timing, utilization = derive(files, job.top, job.clock_ns, job.cosim, job.output, job.export)
+    artifacts = {("xo" if job.export == "xo" else "ip"): job.output} if job.output.is_file() else {}
+    return Collected(timing, utilization, {**raw, **files}, artifacts)
+
+
+def derive(files: dict[str, Path], top: str, clock_ns: float, cosim: bool, export_file: Path,
+           export: str) -> tuple[dict, dict | None]:
+    """(timing, utilization) from the reports of one run (archive name -> file): what the flow records,
+    and what a cache hit's archive must say again (kabe.build.rederive)."""
     from kabe.parsers import vitis_cosim
 
-    files = _report_files(reports, job.top)
-    raw = {**raw, **files}
     try:
-        rec = parse_csynth(files, job.top)
+        rec = parse_csynth(files, top)
     except ReportError as e:
-        return Collected(unreadable_timing(f"C-synthesis report unusable: {e}", estimated=True), None, raw)
-    timing = timing_from(rec, job.clock_ns)
-    if rec.get("target_clock_ns") is not None and abs(rec["target_clock_ns"] - job.clock_ns) > 1e-3:
+        return unreadable_timing(f"C-synthesis report unusable: {e}", estimated=True), None
+    timing = timing_from(rec, clock_ns)
+    if rec.get("target_clock_ns") is not None and abs(rec["target_clock_ns"] - clock_ns) > 1e-3:
         timing = unreadable_timing(f"{files.get('csynth.xml') or files.get('csynth.rpt')}: target clock "
-                                   f"{rec['target_clock_ns']} ns, but the design's XDC asks for {job.clock_ns} ns; "
+                                   f"{rec['target_clock_ns']} ns, but the design's XDC asks for {clock_ns} ns; "
                                    f"the report is not of this build", estimated=True)
-    cosim_name = f"{job.top}_cosim.rpt"
-    if job.cosim:
+    cosim_name = f"{top}_cosim.rpt"
+    if cosim:
         if cosim_name not in files:
             timing = unreadable_timing(f"co-simulation was asked for (hls.cosim) and wrote no {cosim_name}",
                                        estimated=True)
         else:
             try:
                 cos = vitis_cosim.parse(files[cosim_name].read_text(errors="replace"), str(files[cosim_name]))
-                timing.setdefault("hls", {})["cosim"] = cos
-                if cos.get("passed") is not True:
-                    timing = {**timing, "error": f"{files[cosim_name]}: C/RTL co-simulation did not pass "
-                                                 f"(simulated: {cos.get('simulated')})"}
+                timing.setdefault("hls", {})["cosim"] = cos  # kabe.rules.hls_gate judges it (verdict)
             except ReportError as e:
                 timing = unreadable_timing(f"co-simulation report unusable: {e}", estimated=True)
-    artifacts = {}
-    if job.output.is_file():
-        artifacts["xo" if job.export == "xo" else "ip"] = job.output
-    elif "error" not in timing:
-        timing = unreadable_timing(f"the export ({job.export}) wrote no {job.output}", estimated=True)
-    return Collected(timing, utilization_from(rec), raw, artifacts)
+    if not export_file.is_file() and "error" not in timing:
+        timing = unreadable_timing(f"the export ({export}) wrote no {export_file}", estimated=True)
+    return timing, utilization_from(rec)
 
 
 def said(c: Collected) -> str:

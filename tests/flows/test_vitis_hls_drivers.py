@@ -61,3 +61,29 @@ def test_the_standins_refuse_what_the_tools_do_not_document(tmp_path):
     assert p.returncode == 1 and "unknown option '-flow_target'" in p.stdout
     tcl.write_text("open_project p\ncsynth_design -magic\n")
     assert _run("vitis_hls", "-f", str(tcl), cwd=tmp_path).returncode == 1
+
+
+def _judge(d, result):
+    from kabe.build.verdict import build_verdict
+
+    return build_verdict(d, "vitis_hls", result.timing, result.utilization, None)
+
+
+def test_an_estimate_over_budget_and_a_failed_cosim_fail_the_gate(tmp_path, monkeypatch):
+    import dataclasses
+
+    monkeypatch.setenv("PATH", f"{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    d = designs.get("stage3_hls")
+    d = dataclasses.replace(d, hls=dataclasses.replace(d.hls, cosim=True))
+    edam = cores.resolve(d, "synth")
+    v = _judge(d, vitis_hls.run_build(d, edam, tmp_path / "met"))
+    assert v.passed, v.failures
+    assert any(c["name"] == "hls.cosim.verilog" and c["passed"] for c in v.checks)
+    # 5.2 ns + the default uncertainty (27 % of 7 ns = 1.89) is over 7 ns; the Verilog co-simulation fails
+    monkeypatch.setenv("KABE_STANDIN_HLS_ESTIMATE_NS", "5.2")
+    monkeypatch.setenv("KABE_STANDIN_COSIM", "Fail")
+    v = _judge(d, vitis_hls.run_build(d, edam, tmp_path / "failed"))
+    assert not v.passed
+    said = " ".join(v.failures)
+    assert "HLS estimated clock 5.2 ns + uncertainty 1.89 ns = 7.090 ns is over the target 7 ns" in said
+    assert "C/RTL co-simulation (verilog) failed" in said

@@ -466,8 +466,11 @@ def load(yaml_file: Path) -> Design:
     waivers = _check_waivers(yaml_file, data.get("waivers"))
     streams = _check_streams(yaml_file, data.get("streams"), ports, kind)
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
-    hls = hls_spec.parse_hls(yaml_file, data["hls"], streams.inputs, streams.outputs) if "hls" in data else None
-    vitis = hls_spec.parse_vitis(yaml_file, data["vitis"]) if "vitis" in data else None
+    try:  # a malformed hls: or vitis: is a DesignError like every other design.yaml mistake (scan() lists it)
+        hls = hls_spec.parse_hls(yaml_file, data["hls"], streams.inputs, streams.outputs) if "hls" in data else None
+        vitis = hls_spec.parse_vitis(yaml_file, data["vitis"]) if "vitis" in data else None
+    except hls_spec.SpecError as e:
+        raise DesignError(str(e)) from None
     if hls and vitis:
         raise _fail(yaml_file, "has both `hls:` (a kernel) and `vitis:` (a link); a link names its kernels in vitis.kernels")
     return Design(

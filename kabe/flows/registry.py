@@ -48,13 +48,14 @@ FLOWS: dict[str, FlowFacts] = {
         description="AMD Vivado: block design, place and route, bitstream/device image, sign-off timing"),
     "vitis_hls": FlowFacts(
         name="vitis_hls", module="kabe.flows.vitis_hls", estimated=True,
-        tools=("hls4ml",),  # the HLS headers the C-simulation compiles against (kabe[hls])
+        # the HLS headers the C-simulation compiles against (kabe[hls]), and whichever Vitis HLS driver is here
+        tools=("hls4ml", "v++", "vitis_hls", "vivado_hls"),
         executable="vitis-run", stamps_commit=False, budgets_key=None, key_settings=(),
         key_script_dirs=("kabe/flows/vitis_hls",), board_profile_files=False, sweep_resource="vitis",
         build_bytes=8 * GIB,  # C-synthesis of one kernel
         description="AMD Vitis HLS: an HLS design's C++ to RTL (C-synthesis estimate), co-simulation, IP or .xo"),
     "vitis": FlowFacts(
-        name="vitis", module="kabe.flows.vitis", estimated=False, tools=(), executable="v++",
+        name="vitis", module="kabe.flows.vitis", estimated=False, tools=("v++",), executable="v++",
         stamps_commit=False, budgets_key="budgets_vivado", key_settings=(), key_script_dirs=("kabe/flows/vitis",),
         board_profile_files=False, sweep_resource="vitis",
         build_bytes=32 * GIB,  # a v++ link runs Vivado place and route of the whole platform

@@ -171,5 +171,5 @@ def run_build(design, edam, workdir: Path, *, console: Console | None = None, co
     console.log(f"{design.name}: v++ link done in {time.monotonic() - t0:.1f} s; kernel clock asked {asked_mhz:g} MHz, "
                 f"the xclbin has {got if got is not None else '?'} MHz")
     return FlowResult(flow=NAME, part=design.board.part, clock_period_ns=clock.period_ns, timing=timing,
-                      utilization=utilization, raw_files=raw, tools={"v++": hls_tool._version(vpp, "--version")[1]},
+                      utilization=utilization, raw_files=raw, tools={"v++": hls_tool.version_of(vpp, "--version")[1]},
                       inputs=[spec.platform, spec.connectivity, *xos], artifacts=artifacts, tool_seconds=seconds)

@@ -28,7 +28,7 @@ class HlsTool:
     line: str  # the version line as the tool printed it
 
 
-def _version(exe: str, flag: str) -> tuple[str, str]:
+def version_of(exe: str, flag: str) -> tuple[str, str]:
     try:
         proc = subprocess.run([exe, flag], capture_output=True, text=True, timeout=300)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -44,13 +44,13 @@ def find() -> HlsTool:
     """The newest way this machine offers; FlowError with the fix when none."""
     vpp, run = shutil.which("v++"), shutil.which("vitis-run")
     if vpp and run:
-        version, line = _version(vpp, "--version")
+        version, line = version_of(vpp, "--version")
         if tuple(int(x) for x in version.split(".")) >= CONFIG_FLOW_SINCE:
             return HlsTool("config", vpp, run, version, line)
     for kind in ("vitis_hls", "vivado_hls"):
         exe = shutil.which(kind)
         if exe:
-            version, line = _version(exe, "-version")
+            version, line = version_of(exe, "-version")
             return HlsTool(kind, exe, None, version, line)
     raise FlowError("flow=vitis_hls needs AMD Vitis HLS (v++ and vitis-run from 2024.2, vitis_hls before, or "
                     "vivado_hls), and none is on PATH. Fix: `source <Vitis install>/settings64.sh`; the "

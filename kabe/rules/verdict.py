@@ -114,6 +114,8 @@ def _judge_vitis(verdict: gate.Verdict, timing: Any, facts: DesignFacts) -> None
             checks += hls_gate.csynth_checks(hls)
             if isinstance(hls.get("cosim"), Mapping):
                 checks += hls_gate.cosim_checks(hls["cosim"])
+            if isinstance(timing.get("hls_log"), Mapping):
+                checks += hls_gate.log_checks(timing["hls_log"])
         except (KeyError, TypeError, AttributeError) as e:  # an archived record of another shape: no pass
             checks.append(gate.Check("hls.record", "a C-synthesis record", type(e).__name__, False,
                                      f"the record's timing.hls cannot be judged ({type(e).__name__}: {e})"))

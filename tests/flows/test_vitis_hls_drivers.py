@@ -87,3 +87,16 @@ def test_an_estimate_over_budget_and_a_failed_cosim_fail_the_gate(tmp_path, monk
     said = " ".join(v.failures)
     assert "HLS estimated clock 5.2 ns + uncertainty 1.89 ns = 7.090 ns is over the target 7 ns" in said
     assert "C/RTL co-simulation (verilog) failed" in said
+
+
+def test_a_loop_that_misses_its_target_ii_fails_the_gate(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", f"{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KABE_STANDIN_HLS_II_MISS", "mac")  # the MAC loop scheduled at II 2 against its II=1
+    d = designs.get("stage3_hls")
+    result = vitis_hls.run_build(d, cores.resolve(d, "synth"), tmp_path / "w")
+    assert result.timing["hls_log"]["last_run"]["ii_violations"][0]["loop"] == "mac"
+    v = _judge(d, result)
+    assert not v.passed
+    failed = {c["name"] for c in v.checks if not c["passed"]}
+    assert "hls.ii.mac" in failed and "hls.log.ii_violation" in failed, v.failures
+    assert "hls.ii.read_x" not in failed  # the other loop met its II

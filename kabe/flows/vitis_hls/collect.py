@@ -79,7 +79,7 @@ def derive(files: dict[str, Path], top: str, clock_ns: float, cosim: bool, expor
            export: str) -> tuple[dict, dict | None]:
     """(timing, utilization) from the reports of one run (archive name -> file): what the flow records,
     and what a cache hit's archive must say again (kabe.build.rederive)."""
-    from kabe.parsers import vitis_cosim
+    from kabe.parsers import vitis_cosim, vitis_hls_log
 
     try:
         rec = parse_csynth(files, top)
@@ -101,6 +101,16 @@ def derive(files: dict[str, Path], top: str, clock_ns: float, cosim: bool, expor
                 timing.setdefault("hls", {})["cosim"] = cos  # kabe.rules.hls_gate judges it (verdict)
             except ReportError as e:
                 timing = unreadable_timing(f"co-simulation report unusable: {e}", estimated=True)
+    # the log's own word on the last csynth run (HLS 200-880/885 II violations, HLS 200-871): the tool only
+    # warns there, and the log names a loop's target II, which csynth.xml does not (kabe.rules.hls_gate)
+    for name in ("vitis_hls.log", "solution1.log"):
+        if name in files:
+            try:
+                timing["hls_log"] = vitis_hls_log.parse(files[name].read_text(errors="replace"), str(files[name]))
+            except ReportError as e:
+                timing = unreadable_timing(f"the HLS log is unusable, so II and timing violations are unchecked: {e}",
+                                           estimated=True)
+            break
     if not export_file.is_file() and "error" not in timing:
         timing = unreadable_timing(f"the export ({export}) wrote no {export_file}", estimated=True)
     return timing, utilization_from(rec)

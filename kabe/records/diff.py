@@ -209,10 +209,8 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
         old = before.get(key) or (before_apart[key].entry if old_apart else None)
         failed_budgets = {c["name"].split(".", 1)[1] for c in new.verdict.checks  # recomputed, not recorded
                           if not c["passed"] and c["name"].startswith("budget.")}
-        for metric, label in (*history.METRICS, *history.HLS_METRICS):
+        for metric, label in history.METRICS:
             nv, ov = new.value(metric), old.value(metric) if old else None
-            if metric in dict(history.HLS_METRICS) and nv is None and ov is None:  # not an HLS build
-                continue
             flag = ""
             if metric in failed_budgets:
                 flag = "**budget breached**"

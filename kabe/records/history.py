@@ -26,9 +26,6 @@ from kabe.records.lineage import order_refs
 # What a person compares between builds, in the order the tables show them.
 METRICS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36"), ("carry4", "CARRY4"),
            ("wns_ns", "WNS ns"))
-# an HLS build's C-synthesis estimates (timing.hls, kabe.flows.vitis_hls): `kabe diff` shows them for HLS builds
-HLS_METRICS = (("latency_max", "HLS latency, cycles (estimate, worst case)"),
-               ("interval_max", "HLS interval, cycles (estimate, worst case)"))
 
 
 @dataclass(frozen=True)
@@ -50,9 +47,6 @@ class Entry:
     def value(self, key: str):
         if key in ("wns_ns", "whs_ns", "tns_ns"):
             return self.record["timing"].get(key)
-        if key in dict(HLS_METRICS):
-            value = (self.record["timing"].get("hls") or {}).get(key)
-            return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
         return self.record["utilization"].get(key)
 
 

@@ -138,12 +138,16 @@ def table_at(lines: list[str], start: int, source: str, what: str) -> tuple[list
         raise ReportError(f"{source}: the {what} table is missing where it should start (line {start + 1}); "
                           f"the report is cut or damaged: regenerate it")
     borders = 1
+    width = len(lines[i].strip())  # every border of a table is as wide as its first: a shorter one is cut
     head: list[str] = []
     body: list[list[str]] = []
     j = i + 1
     while j < len(lines):
         ln = lines[j]
         if is_border(ln):
+            if len(ln.strip()) != width:
+                raise ReportError(f"{source}: the {what} table (line {i + 1}) has a border line {j + 1} of "
+                                  f"{len(ln.strip())} characters, not {width}: the report is cut or damaged")
             borders += 1
             j += 1
             if borders >= 2 and (j >= len(lines) or not lines[j].strip().startswith("|")):
@@ -182,6 +186,6 @@ def column_names(head: list[str]) -> list[str]:
 
 def ends_with_border(text: str) -> bool:
     """Every csynth/cosim report ends with a table's closing border: a file that does not was cut."""
-    tail = text.rstrip()
-    last = tail[tail.rfind("\n") + 1:]
-    return is_border(last)
+    rows = [ln.strip() for ln in text.rstrip().split("\n")[-2:]]
+    # the closing border is as wide as the row above it (tables are rectangular): a border cut short is not
+    return is_border(rows[-1]) and len(rows) == 2 and len(rows[0]) == len(rows[-1])

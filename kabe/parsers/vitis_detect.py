@@ -38,7 +38,8 @@ def sniff_text(head: str) -> str | None:
         return "vitis_hls_csynth_xml"
     if re.search(r"^== (?:Synthesis Summary Report of|Vivado HLS Report for|Vitis HLS Report for) '", head, re.M):
         return "vitis_hls_csynth_rpt"
-    if "Latency(Clock Cycles)" in head and "Status" in head and re.search(r"^\|\s*(?:Verilog|VHDL)\|", head, re.M):
+    # cosim: "Latency(Clock Cycles)" from 2019 on, "Latency" before; a Verilog or VHDL row either way
+    if "Status" in head and "Latency" in head and re.search(r"^\|\s*(?:Verilog|VHDL|SystemC)\s*\|", head, re.M):
         return "vitis_cosim"
     if "xclbin Information" in head and "XRT Build Version" in head:
         return "xclbin_info"
@@ -111,4 +112,23 @@ def parse_path(path, kind: str | None = None) -> dict:
         record = parse_bytes(data, source)
     else:
         record = parse_text(kind, decode(data, source), source)
+    if kind == "vitis_hls_csynth_xml":
+        record = _rpt_beside(Path(path), record)
     return {"kind": kind, "path": str(Path(path)), "record": record}
+
+
+def _rpt_beside(path: Path, record: dict) -> dict:
+    """A csynth.xml has no target II; HLS writes the same report as csynth.rpt beside it (X_csynth.xml,
+    X_csynth.rpt), which has: read the targets from there when it is present and readable. Absent or
+    unreadable, the xml is judged alone (a loop over II 1 then fails: kabe.rules.hls_gate)."""
+    from kabe.parsers.vitis_common import read_text
+    from kabe.parsers.vitis_hls_csynth import parse, with_rpt_targets
+
+    rpt = path.with_suffix(".rpt")
+    if path.suffix != ".xml" or not rpt.is_file():
+        return record
+    try:
+        text, source = read_text(rpt)
+        return with_rpt_targets(record, parse(text, source), source)
+    except ReportError:
+        return record

@@ -29,6 +29,7 @@ Record (every key present; None = the file does not print it; "undef" = printed 
   loops             [{"name", "parent", "module", "latency_min", "latency_max",
                       "iteration_latency", "ii", "ii_target", "trip_count", "pipelined",
                       "issue_type"}]
+  targets_from      csynth.xml read with the rpt beside it (kabe.parsers.vitis_detect): that rpt's name
   issues_known      the file carries the tool's Issue Types (summary rpt; csynth.xml from 2021.1)
   modules           summary layout: [{"name", "parent", "dataflow", "issue_type", "slack_ns",
                       "latency", "interval", "pipelined"}], else []
@@ -58,7 +59,7 @@ def _empty(layout: str) -> dict:
             "budget_ns": None, "slack_ns": None, "slack_printed": None, "issue_type": None, "issues": [],
             "latency_min": None, "latency_max": None, "interval_min": None, "interval_max": None,
             "pipeline_type": None, "resources": dict.fromkeys(RESOURCE_KEYS), "available": None,
-            "loops": [], "modules": [], "issues_known": False}
+            "loops": [], "modules": [], "issues_known": False, "targets_from": None}
 
 
 def _finish_clock(rec: dict) -> dict:
@@ -203,6 +204,8 @@ def _xres(node, source: str) -> dict:
 
 # ---------------------------------------------------------------- csynth.rpt
 
+# the last section of a 2021.1+ summary report may be empty: "== Pragma Report" then "  No pragmas found"
+_EMPTY_SECTION_END = re.compile(r"^[ \t]*No [\w /-]+ (?:found|in design)\.?[ \t]*$")
 _SUMMARY_TITLE = re.compile(r"^== Synthesis Summary Report of '([^']*)'", re.M)
 _OLD_TITLE = re.compile(r"^== (Vivado HLS|Vitis HLS) Report for '([^']*)'", re.M)
 _BULLET = re.compile(r"^[ \t]*\*[ \t]*([A-Za-z][A-Za-z ]*?):[ \t]*(.*?)[ \t]*$", re.M)
@@ -210,9 +213,9 @@ _BULLET = re.compile(r"^[ \t]*\*[ \t]*([A-Za-z][A-Za-z ]*?):[ \t]*(.*?)[ \t]*$",
 
 def parse(text: str, source: str) -> dict:
     """The record of a csynth.rpt text (either layout)."""
-    if not ends_with_border(text):
-        raise ReportError(f"{source}: csynth.rpt does not end with a table's closing border; the report is cut: "
-                          f"regenerate it")
+    if not ends_with_border(text) and not _EMPTY_SECTION_END.search(text.rstrip().split("\n")[-1]):
+        raise ReportError(f"{source}: csynth.rpt does not end with a table's closing border (or an empty section's "
+                          f"'No ... found' line); the report is cut: regenerate it")
     lines = text.split("\n")
     m = _SUMMARY_TITLE.search(text)
     if m:
@@ -311,6 +314,10 @@ def _parse_old(text: str, lines: list[str], tool: str, top: str, source: str) ->
     rec["resources"] = _res_row(names, total, source)
     avail = next((r for r in body if r and r[0].strip() == "Available"), None)
     rec["available"] = _res_row(names, avail, source) if avail else None
+    if _line_index(lines, re.compile(r"^== Interface"), utl) is None:
+        # every report of this layout ends with its Interface section (the RTL ports)
+        raise ReportError(f"{source}: csynth.rpt has no '== Interface' section after its utilization; the report "
+                          f"is cut: regenerate it")
     return _finish_clock(rec)
 
 
@@ -387,7 +394,10 @@ def _parse_summary(text: str, lines: list[str], top: str, source: str) -> dict:
     if k["slack"] is None or k["lat"] is None or k["interval"] is None or not body:
         raise ReportError(f"{source}: the Performance & Resource Estimates table lacks Slack, Latency or Interval "
                           f"columns, or has no rows")
-    inverted = (rec["version"] or "").startswith("2020.")  # 2020.2 prints estimate - budget
+    if rec["version"] is None:
+        raise ReportError(f"{source}: no '* Version:' line, so the sign of the Slack column cannot be told "
+                          f"(Vitis HLS 2020.2 prints it inverted); give kabe the csynth.xml or the whole report")
+    inverted = rec["version"].startswith("2020.")  # 2020.2 prints estimate - budget
     stack: list[tuple[str, str]] = []  # (kind, name) per depth
     for row in body:
         m = _SUMMARY_ROW.match(row[0].rstrip())
@@ -443,3 +453,46 @@ def _dash_undef(v):
 def parse_report(rep) -> dict:
     """For kabe.parsers.detect: a Report (text already opened) of kind vitis_hls_csynth_rpt."""
     return parse(rep.text, rep.source)
+
+
+def with_rpt_targets(xml_rec: dict, rpt_rec: dict, rpt_source: str) -> dict:
+    """`xml_rec` with each loop's target II (and Issue Type) taken from the csynth.rpt HLS wrote beside
+    it: csynth.xml has no target II, the rpt does. Loops matched by name within the same top."""
+    if rpt_rec.get("top") != xml_rec.get("top"):
+        return xml_rec
+    # the rpt's "Loop 1" is the xml's <Loop1> (an element name has no space)
+    by_name = {lp["name"].replace(" ", ""): lp for lp in rpt_rec["loops"]}
+    for lp in xml_rec["loops"]:
+        other = by_name.get(lp["name"].replace(" ", ""))
+        if other is not None:
+            lp["ii_target"] = other["ii_target"] if lp["ii_target"] is None else lp["ii_target"]
+            lp["issue_type"] = lp["issue_type"] or other["issue_type"]
+    if rpt_rec["issues_known"] and not xml_rec["issues_known"]:
+        xml_rec["issues_known"] = True
+        xml_rec["issues"] += [i for i in rpt_rec["issues"] if i not in xml_rec["issues"]]
+    xml_rec["targets_from"] = rpt_source
+    return xml_rec
+
+
+def metrics(rec: dict, cosim: dict | None = None) -> dict:
+    """metrics.json's `hls` object (metrics.schema.json) from a csynth record and, when it ran, the
+    cosim record (kabe.parsers.vitis_cosim): latency and II per loop, over commits."""
+    out = {"estimated": True, "source": rec["layout"], "tool": rec["tool"], "version": rec["version"], "top": rec["top"]}
+    # with these, kabe.rules.hls_gate.csynth_checks re-derives the verdict from metrics.json alone
+    for k in ("layout", "target_clock_ns", "uncertainty_ns", "estimated_clock_ns", "slack_ns", "slack_printed",
+              "latency_min", "latency_max", "interval_min", "interval_max", "issues_known"):
+        out[k] = rec[k]
+    out["issues"] = [dict(i) for i in rec["issues"]]
+    out["resources"] = dict(rec["resources"])
+    out["loops"] = [{"name": lp["name"], "module": lp["module"], "ii": lp["ii"], "ii_target": lp["ii_target"],
+                     "latency_max": lp["latency_max"], "pipelined": lp["pipelined"], "trip_count": lp["trip_count"],
+                     "issue_type": lp["issue_type"]}
+                    for lp in rec["loops"]]
+    if cosim is not None:
+        ran = [cosim["rtl"][lang] for lang in cosim["simulated"]]
+        out["cosim"] = {"passed": cosim["passed"],
+                        "latency_max": ran[0]["latency_max"] if ran else None,
+                        "interval_max": ran[0]["interval_max"] if ran else None}
+    else:
+        out["cosim"] = None
+    return out

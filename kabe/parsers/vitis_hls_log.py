@@ -9,7 +9,8 @@ What is read (message ids as AMD documents them; Vivado HLS printed the same und
 - HLS 200-1470 / SCHED 204-61 "Pipelining result : Target II = T, Final II = F, Depth = D, loop 'L'"
   (Vivado HLS: the loop is named on the "Pipelining loop 'L'" line before): T is "NA" when the
   pragma gave no II.
-- HLS 200-789 "Estimated Fmax: F MHz"; every ERROR line.
+- HLS 200-789 "Estimated Fmax: F MHz"; HLS 200-790 "Loop Constraint Status: All loop constraints
+  were (NOT) satisfied"; every ERROR line.
 
 A log often holds several csynth runs (the solution's log is appended to): every
 "Running: csynth_design" starts one. Counts are over the whole file; `last_run` holds what the
@@ -25,7 +26,8 @@ Record:
                      "depth"}], "ii_worse_than_target": [... the pipelining rows with a numeric
                      target below the final II], "ii_over_default": [rows with Target II = NA (the
                      pragma gave none: the tool's default is 1) and a final II over 1],
-                     "errors": [ERROR lines], "estimated_fmax_mhz"}
+                     "errors": [ERROR lines], "estimated_fmax_mhz", "loop_constraints_met" (True,
+                     False, None when not printed), "loop_constraint_status"}
   ii_worse_than_target, pipelining, timing_violations   the same over the whole log
 
 Refused (ReportError): no HLS message at all (not an HLS log); a last csynth run that never
@@ -51,11 +53,15 @@ _FINISHED = re.compile(r"Finished Command csynth_design|\[HLS 200-789\]|Finished
 _TIMING = re.compile(r"\[(?:HLS 200-871|SCHED 204-21)\] Estimated clock period \(([\d.]+) ?ns\) exceeds the target "
                      r"\(target clock period: ([\d.]+) ?ns, clock uncertainty: ([\d.]+) ?ns, effective delay budget: "
                      r"([\d.]+) ?ns\)")
+_TIMING_ID = re.compile(r"\[HLS 200-871\]|\[SCHED 204-21\] Estimated clock period")
+_II_ID = re.compile(r"\[(HLS 200-880|HLS 200-885|SCHED 204-68)\]")
 _II_VIOL = re.compile(r"\[((?:HLS 200-8\d\d)|(?:SCHED 204-68))\] The II Violation in module '([^']*)'"
                       r"(?: \(loop '([^']*)'\))?")
-_PIPE = re.compile(r"Pipelining result ?: Target II ?= ?([^,]+), Final II ?= ?([^,]+), Depth ?= ?([^,.\s]+)"
+# "Target II = 1, Final II = 2, Depth = 3" (also written "Target II: 1, Final II: 2, Depth: 3")
+_PIPE = re.compile(r"Pipelining result ?: Target II ?[=:] ?([^,]+), Final II ?[=:] ?([^,]+), Depth ?[=:] ?([^,.\s]+)"
                    r"(?:, loop '([^']*)')?")
 _PIPE_LOOP = re.compile(r"Pipelining loop '([^']*)'")
+_LOOP_STATUS = re.compile(r"\[HLS 200-790\] \*+ Loop Constraint Status: (.*)$")
 _FMAX = re.compile(r"\[HLS 200-789\] \*+ Estimated Fmax: ([\d.]+) ?MHz")
 
 
@@ -80,12 +86,16 @@ def parse(text: str, source: str) -> dict:
     lines = text.split("\n")
     starts = [i for i, ln in enumerate(lines) if _RUN.search(ln)]
     all_rows = _scan(lines, 0, len(lines))
+    end = len(lines)
     if starts:
         end = next((i + 1 for i in range(starts[-1] + 1, len(lines)) if _RUN_END.search(lines[i])), len(lines))
         last = _scan(lines, starts[-1], end)
         start = starts[-1]
     else:  # Vivado HLS logs before "Running:" lines: the whole log is one run
         last, start = all_rows, 0
+    if "Finished Command csynth_design" in text:  # versions that print it: only it ends a run
+        seg = lines[start:end] if starts else lines
+        last["finished"] = any("Finished Command csynth_design" in ln for ln in seg)
     if not last["finished"] and not last["errors"]:
         raise ReportError(f"{source}: the csynth run at line {start + 1} never finishes (no 'Finished Command "
                           f"csynth_design', no Estimated Fmax, no report update): the log is cut or the tool died; "
@@ -98,7 +108,8 @@ def parse(text: str, source: str) -> dict:
 
 def _scan(lines: list[str], a: int, b: int) -> dict:
     out = {"finished": False, "timing_violations": [], "ii_violations": [], "pipelining": [],
-           "ii_worse_than_target": [], "ii_over_default": [], "errors": [], "estimated_fmax_mhz": None}
+           "ii_worse_than_target": [], "ii_over_default": [], "errors": [], "estimated_fmax_mhz": None,
+           "loop_constraints_met": None, "loop_constraint_status": None}
     pending_loop = None
     for i in range(a, b):
         ln = lines[i]
@@ -108,21 +119,29 @@ def _scan(lines: list[str], a: int, b: int) -> dict:
             continue
         if _FINISHED.search(ln):
             out["finished"] = True
-        m = _TIMING.search(ln)
-        if m:
-            e, t, u, bud = (float(x) for x in m.groups())
+        # The message id decides; the numbers are read when the wording is the one known, so a version
+        # that words it otherwise still counts the violation (with None where a number could not be read)
+        if _TIMING_ID.search(ln):
+            m = _TIMING.search(ln)
+            e, t, u, bud = (float(x) for x in m.groups()) if m else (None,) * 4
             out["timing_violations"].append({"line": i + 1, "estimated_ns": e, "target_ns": t, "uncertainty_ns": u,
-                                             "budget_ns": bud})
+                                             "budget_ns": bud, "text": ln.strip()[:300]})
             continue
-        m = _II_VIOL.search(ln)
-        if m:
-            out["ii_violations"].append({"line": i + 1, "id": m.group(1), "module": m.group(2), "loop": m.group(3)})
+        idm = _II_ID.search(ln)
+        if idm:
+            m = _II_VIOL.search(ln)
+            out["ii_violations"].append({"line": i + 1, "id": idm.group(1), "module": m.group(2) if m else None,
+                                         "loop": m.group(3) if m else None})
             continue
         m = _PIPE_LOOP.search(ln)
         if m:
             pending_loop = m.group(1)
             continue
         m = _PIPE.search(ln)
+        if not m and "Pipelining result" in ln:  # a result kabe cannot read is not a met II
+            out["ii_violations"].append({"line": i + 1, "id": "unreadable pipelining result", "module": None,
+                                         "loop": pending_loop})
+            continue
         if m:
             row = {"line": i + 1, "loop": m.group(4) or pending_loop, "target_ii": _num(m.group(1)),
                    "final_ii": _num(m.group(2)), "depth": _num(m.group(3))}
@@ -139,6 +158,10 @@ def _scan(lines: list[str], a: int, b: int) -> dict:
         m = _FMAX.search(ln)
         if m:
             out["estimated_fmax_mhz"] = float(m.group(1))
+        m = _LOOP_STATUS.search(ln)
+        if m:  # "All loop constraints were satisfied." / "... were NOT satisfied."; anything else is not a met
+            out["loop_constraints_met"] = bool(re.fullmatch(r"All loop constraints were satisfied\.?", m.group(1).strip()))
+            out["loop_constraint_status"] = m.group(1).strip()[:200]
     return out
 
 

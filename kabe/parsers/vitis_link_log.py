@@ -51,8 +51,8 @@ _NOT_NAMES = {"frequency", "frequencies", "of", "has", "is", "was", "scaling", "
 _UNSCALABLE = re.compile(r"\[VPL 101-2\]")
 _VPL_STATUS = re.compile(r"Run vpl: FINISHED\. Run Status: (.*?)\s*$", re.M)
 _WROTE = re.compile(r"Successfully wrote \((\d+) bytes\)")
-_ELAPSED = re.compile(r"\[v\+\+ 60-791\] Total elapsed time: (.*?)\s*$", re.M)
-_EXIT_VIVADO = re.compile(r"^INFO: \[Common 17-206\] Exiting Vivado", re.M)
+_ELAPSED = re.compile(r"\[v\+\+ 60-791\] Total elapsed time: (\d+h \d+m \d+s)\s*$", re.M)
+_EXIT_VIVADO = re.compile(r"^INFO: \[Common 17-206\] Exiting Vivado at .*\d{4}\.\.\.[ \t]*$", re.M)
 
 
 def parse(text: str, source: str) -> dict:
@@ -99,7 +99,8 @@ def parse(text: str, source: str) -> dict:
     rec["xclbin_bytes_written"] = int(m.group(1)) if m else None
     m = _ELAPSED.search(text)
     rec["total_elapsed"] = m.group(1) if m else None
-    rec["completed"] = bool(m) if is_vpp else bool(_EXIT_VIVADO.search(text))
+    # vpl: its child runs (synth, impl) exit Vivado too; the run itself ends the file with that line
+    rec["completed"] = bool(m) if is_vpp else bool(_EXIT_VIVADO.search(text.rstrip().split("\n")[-1]))
     if not rec["completed"] and not errors:
         end = "[v++ 60-791] Total elapsed time" if is_vpp else "Exiting Vivado"
         raise ReportError(f"{source}: the {rec['log']} log stops before its end line ('{end}') without an ERROR: "

@@ -72,12 +72,14 @@ def parse_bytes(data: bytes, source: str) -> dict:
     (unique_id,) = struct.unpack_from("<8s", data, _AXLF_PREFIX - 8)
     (length, ts, _rom_ts, patch, major, minor, mode, _action, iface, vbnv, uuid, _debug_bin,
      nsec) = _HEADER.unpack_from(data, _AXLF_PREFIX)
-    if length != len(data):
+    (sig_len,) = struct.unpack_from("<i", data, 8)
+    # xclbinutil --sign appends the signature after the m_length bytes it signed
+    if length != len(data) and not (sig_len > 0 and length + sig_len == len(data)):
         raise ReportError(f"{source}: the header says {length} bytes, the file has {len(data)}; the file is cut or "
                           f"has bytes joined to it")
     if nsec > MAX_SECTIONS or need + nsec * _SECTION.size > len(data):
         raise ReportError(f"{source}: the header lists {nsec} sections, more than the file can hold; damaged xclbin")
-    rec = {"magic": "xclbin2", "bytes": len(data), "length": length, "version": f"{major}.{minor}.{patch}",
+    rec = {"magic": "xclbin2", "bytes": len(data), "length": length, "signature_length": sig_len, "version": f"{major}.{minor}.{patch}",
            "mode": MODES.get(mode, str(mode)), "timestamp": ts, "unique_id": unique_id.hex(), "uuid": uuid.hex(),
            "interface_uuid": iface.hex(), "platform_vbnv": _cstr(vbnv), "num_sections": nsec, "sections": [],
            "kernels": [], "ip_layout": [], "clocks": [], "has_clock_freq_topology": False, "mem_banks": [],
@@ -151,3 +153,14 @@ def parse_file(path) -> dict:
 
     data, source = read_bytes(path)
     return parse_bytes(data, source)
+
+
+def metrics(rec: dict, link_log: dict | None = None, accepted_min_clock_mhz: float | None = None) -> dict:
+    """metrics.json's `vitis_link` object (metrics.schema.json): the kernel clock the xclbin has (read
+    from the xclbin, not from the log), whether the link log says v++ scaled it, and from what."""
+    scaled = bool(link_log and link_log.get("scaled"))
+    requested = next((s["from_mhz"] for s in (link_log or {}).get("scaled_clocks", []) if s.get("from_mhz")), None)
+    return {"kernel_clock_mhz": kernel_clock_mhz(rec), "requested_clock_mhz": requested, "scaled": scaled,
+            "accepted_min_clock_mhz": accepted_min_clock_mhz, "uuid": rec["uuid"],
+            "platform_vbnv": rec["platform_vbnv"], "kernels": list(rec["kernels"]),
+            "clocks": [dict(c) for c in rec["clocks"]]}

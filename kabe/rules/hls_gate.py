@@ -33,6 +33,9 @@ from typing import Any, Iterable, Mapping
 from kabe.rules.gate import Budget, Check, Verdict, _as_dict
 
 UNDEF = "undef"
+# said beside every HLS verdict, as the open flow's estimate is labelled: C synthesis estimates the
+# clock and latency; the routed design (Vivado after export, or the v++ link) is what runs
+ESTIMATE_NOTE = "HLS estimate: the clock, latency and II are C synthesis's estimates, not a routed result"
 HLS_METRICS = ("latency", "interval", "ii", "estimated_clock_ns", "bram_18k", "dsp", "ff", "lut", "uram")
 
 
@@ -82,9 +85,10 @@ def csynth_checks(rec: Mapping[str, Any], budgets: Iterable[Budget] = ()) -> lis
     else:
         checks.append(Check("hls.clock", "an estimated clock or slack", None, False,
                             "the HLS report gives no estimated clock and no slack: timing cannot be judged"))
+    loop_ii_issues = {lp["name"] for lp in rec.get("loops") or [] if (lp.get("issue_type") or "").strip().lower() == "ii"}
     for issue in rec.get("issues") or []:
-        if issue["issue_type"].strip().lower() == "ii":
-            continue  # judged with the loops below
+        if issue["issue_type"].strip().lower() == "ii" and issue["row"] in loop_ii_issues:
+            continue  # judged with the loops below (a module's own II issue, a pipelined function, is judged here)
         checks.append(Check("hls.issue", "no Issue Type", f"{issue['issue_type']} on {issue['row']}", False,
                             f"HLS marks '{issue['row']}' with Issue Type {issue['issue_type']}"))
     for lp in rec.get("loops") or []:
@@ -113,13 +117,17 @@ def log_checks(rec: Mapping[str, Any]) -> list[Check]:
     where = f"csynth run at line {run.get('start_line')}"
     checks = []
     for v in run["timing_violations"]:
+        if v["estimated_ns"] is None:
+            checks.append(Check("hls.log.clock", "no estimated clock over target", v.get("text", "")[:120], False,
+                                f"line {v['line']}: {v.get('text', 'HLS 200-871')[:200]}"))
+            continue
         checks.append(Check("hls.log.clock", f"estimate <= budget {v['budget_ns']:g} ns", f"{v['estimated_ns']:g} ns",
                             False, f"line {v['line']}: HLS estimated clock {v['estimated_ns']:g} ns exceeds the budget "
                                    f"{v['budget_ns']:g} ns (target {v['target_ns']:g} - uncertainty "
                                    f"{v['uncertainty_ns']:g}; an estimate)"))
     for v in run["ii_violations"]:
         checks.append(Check("hls.log.ii_violation", "no II violation", f"{v['id']} in {v['module']}", False,
-                            f"line {v['line']}: {v['id']} II violation in module {v['module']}"
+                            f"line {v['line']}: {v['id']} II violation in module {v['module'] or '?'}"
                             + (f" (loop {v['loop']})" if v["loop"] else "")))
     for v in run["ii_worse_than_target"]:
         checks.append(Check(f"hls.ii.{v['loop']}", f"II <= target {v['target_ii']}", v["final_ii"], False,
@@ -128,6 +136,10 @@ def log_checks(rec: Mapping[str, Any]) -> list[Check]:
         checks.append(Check(f"hls.ii.{v['loop']}", "II <= 1 (no target given: the tool's default)", v["final_ii"],
                             False, f"line {v['line']}: loop {v['loop']} final II {v['final_ii']}, over the default "
                                    f"target 1 (Target II = NA)"))
+    if run.get("loop_constraints_met") is False:
+        checks.append(Check("hls.log.loop_constraints", "All loop constraints were satisfied",
+                            run.get("loop_constraint_status"), False,
+                            f"{where}: HLS 200-790 {run.get('loop_constraint_status')}"))
     for e in run["errors"]:
         checks.append(Check("hls.log.error", "no ERROR", e[:120], False, f"{where}: {e[:200]}"))
     if not checks:
@@ -172,6 +184,32 @@ def link_checks(rec: Mapping[str, Any], rules: LinkRules = LinkRules()) -> list[
     return checks
 
 
+def metrics_checks(record: Mapping[str, Any], budgets: Iterable[Budget] = (),
+                   link_rules: LinkRules = LinkRules()) -> list[Check]:
+    """The HLS and link checks re-derived from a metrics.json record's `hls` and `vitis_link` objects
+    (kabe.parsers.vitis_hls_csynth.metrics, kabe.parsers.xclbin.metrics): a verdict recomputed from
+    numbers, never believed. [] when the record has neither."""
+    checks: list[Check] = []
+    hls = record.get("hls")
+    if isinstance(hls, Mapping):
+        checks += csynth_checks(hls, budgets)
+        cosim = hls.get("cosim")
+        if isinstance(cosim, Mapping) and cosim.get("passed") is not True:
+            checks.append(Check("hls.cosim", "Pass", cosim.get("passed"), False,
+                                "C/RTL co-simulation did not pass" if cosim.get("passed") is False
+                                else "C/RTL co-simulation ran no RTL"))
+    link = record.get("vitis_link")
+    if isinstance(link, Mapping):
+        clock, accept = link.get("kernel_clock_mhz"), link_rules.accept_min_clock_mhz
+        if link.get("scaled"):
+            ok = accept is not None and _num(clock) and clock >= accept
+            checks.append(Check("link.kernel_clock", f">= {accept:g} MHz (accepted)" if accept is not None else "not scaled",
+                                f"{clock} MHz (scaled from {link.get('requested_clock_mhz')})", bool(ok),
+                                "" if ok else f"v++ lowered the kernel clock to {clock} MHz "
+                                              f"(asked {link.get('requested_clock_mhz')} MHz)"))
+    return checks
+
+
 def evaluate(kind: str, record: Mapping[str, Any], budgets: Iterable[Budget] = (),
              link_rules: LinkRules = LinkRules()) -> Verdict:
     """The verdict on one Vitis record of `kind` (kabe.parsers.vitis_detect.GATED)."""
@@ -186,4 +224,5 @@ def evaluate(kind: str, record: Mapping[str, Any], budgets: Iterable[Budget] = (
     else:
         raise ValueError(f"the gate does not judge a {kind} record")
     failures = [c.message or c.line() for c in checks if not c.passed]
-    return Verdict(passed=not failures, failures=failures, checks=[_as_dict(c) for c in checks])
+    warnings = [ESTIMATE_NOTE] if kind in ("vitis_hls_csynth_xml", "vitis_hls_csynth_rpt", "vitis_hls_log") else []
+    return Verdict(passed=not failures, failures=failures, checks=[_as_dict(c) for c in checks], warnings=warnings)

@@ -53,6 +53,12 @@ def _files() -> list:
     return [pytest.param(f, n, id=n) for f in FOLDERS for n in names(f) if n not in SKIP]
 
 
+def _vitis_files() -> list:
+    """The files a Vitis reader reads (the routed timing summary beside them is the Vivado parsers')."""
+    return [pytest.param(f, n, id=n) for f in FOLDERS for n in names(f)
+            if n not in SKIP and vitis_detect.sniff(SHARED / "fixtures" / f / n) is not None]
+
+
 def _expected(folder: str) -> dict:
     return json.loads((shared_dir(folder) / "expected.json").read_text())
 
@@ -220,15 +226,13 @@ def _truncations(data: bytes) -> list[int]:
     return sorted(set(list(range(1, n - 1, step)) + list(range(max(1, n - 40), n - 1))))
 
 
-@pytest.mark.parametrize("folder,name", or_skip(_files(), "vitis-hls", arity=2))
+@pytest.mark.parametrize("folder,name", or_skip(_vitis_files(), "vitis-hls", arity=2))
 def test_every_truncation_refused_or_not_passed(folder, name, tmp_path):
     """A file cut short is refused (ReportError, one line) or, when the cut leaves a whole readable
     file behind (it ends exactly at a line the format may end on), never judged better than the
     whole file: no cut passes a file whose whole fails."""
     src = shared_dir(folder) / name
     kind = vitis_detect.sniff(src)
-    if kind is None:
-        pytest.skip(f"{name} is a Vivado report: its truncations are tested with the Vivado parsers")  # not a Vitis kind
     data = src.read_bytes()
     whole = hls_gate.evaluate(kind, vitis_detect.parse_path(src)["record"]).passed if kind in vitis_detect.GATED else None
     accepted = []
@@ -243,13 +247,60 @@ def test_every_truncation_refused_or_not_passed(folder, name, tmp_path):
         accepted.append(cut)
         if kind in vitis_detect.GATED and parsed["kind"] in vitis_detect.GATED and whole is False:
             assert not hls_gate.evaluate(parsed["kind"], parsed["record"]).passed, f"{name} cut at {cut} passes"
-    # a cut inside the last line is always refused
-    tail = data.rstrip()
-    p = tmp_path / name
-    p.write_bytes(tail[:-3])
-    if kind != "xclbin":
+    # a cut inside the last line is refused; an HLS log has no end line (what is judged is its last
+    # csynth run, which must finish), so only the cuts before that run's end are refused there
+    if kind != "vitis_hls_log":
+        p = tmp_path / name
+        p.write_bytes(data.rstrip()[:-3])
         with pytest.raises(ReportError):
             vitis_detect.parse_path(p)
     else:
+        text = data.decode("utf-8", "replace")
+        end = text.rfind("Finished Command csynth_design")
+        p = tmp_path / name
+        p.write_bytes(data[:len(text[:end].encode())])
         with pytest.raises(ReportError):
             vitis_detect.parse_path(p)
+
+
+_NUMBER = __import__("re").compile(r"(?<=\|)( *)(\d+)(?=\|)")
+
+
+@pytest.mark.parametrize("folder,name", or_skip([p for p in _vitis_files() if p.values[1].endswith("csynth.rpt")
+                                                 or p.values[1].endswith("cosim.rpt")], "vitis-hls", arity=2))
+def test_a_damaged_number_is_refused_never_read_as_zero(folder, name, tmp_path):
+    """Each count cell of the first table rows turned into text: refused in one line, or (a cell
+    kabe does not read) the same verdict as the whole file; never a pass of a failing file."""
+    src = shared_dir(folder) / name
+    kind = vitis_detect.sniff(src)
+    text = src.read_bytes().decode("utf-8", "replace")
+    whole = hls_gate.evaluate(kind, vitis_detect.parse_path(src)["record"]).passed
+    matches = list(_NUMBER.finditer(text))[:40]
+    assert matches
+    refused = 0
+    for m in matches:
+        p = tmp_path / name
+        p.write_text(text[:m.start(2)] + "x" * len(m.group(2)) + text[m.end(2):], newline="")
+        try:
+            got = vitis_detect.parse_path(p)
+        except ReportError as e:
+            assert "\n" not in str(e)
+            refused += 1
+            continue
+        assert whole or not hls_gate.evaluate(kind, got["record"]).passed
+    assert refused, f"{name}: no damaged number refused"
+
+
+@pytest.mark.parametrize("folder,name", or_skip([p for p in _vitis_files() if p.values[1].split(".")[-1] != "xclbin"],
+                                                "vitis-hls", arity=2))
+def test_crlf_reads_the_same(folder, name, tmp_path):
+    src = shared_dir(folder) / name
+    data = src.read_bytes().replace(b"\r\n", b"\n")
+    a, b = tmp_path / "lf" / name, tmp_path / "crlf" / name
+    a.parent.mkdir()
+    b.parent.mkdir()
+    a.write_bytes(data)
+    b.write_bytes(data.replace(b"\n", b"\r\n"))
+    ra, rb = vitis_detect.parse_path(a)["record"], vitis_detect.parse_path(b)["record"]
+    strip = lambda r: json.loads(json.dumps(r).replace(str(a), "F").replace(str(b), "F"))  # noqa: E731
+    assert strip(ra) == strip(rb)

@@ -309,7 +309,8 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
                             unreadable_timing(str(e), estimated=ctx.flow.ESTIMATED), None)
 
     verification = _verification(design, sim_check)
-    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification)
+    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification,
+                            sections=result.sections)
 
     try:
         inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
@@ -343,6 +344,7 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
         record["cache_key"] = key.key
     else:
         console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
+    record.update(result.sections)  # hls, vitis_link: judged above with the rest
     if result.utilization is None:
         record["utilization"]["missing"] = True
     if ctx.variant is not None:

@@ -85,7 +85,7 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
         verdict.failures.append(f"timing gate: the record has no timing number (not estimated: {verdict.not_estimated}), "
                                 f"but {facts.name}'s board is timed by the open flow (its profile says "
                                 f"open_flow.timing: {facts.open_timing}); a build without a timing number fails")
-    _judge_vitis(verdict, record.get("timing"), facts)
+    _judge_vitis(verdict, record, facts)
     sim = record.get("sim")
     if sim is not None:
         _judge_sim(verdict, sim)
@@ -99,38 +99,52 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     return verdict
 
 
-def _judge_vitis(verdict: gate.Verdict, timing: Any, facts: DesignFacts) -> None:
-    """An HLS build's C-synthesis record (timing.hls) and a v++ link's log record (timing.link) through
-    kabe.rules.hls_gate: the estimate over its budget, a loop over its target II, a failed co-simulation,
-    a kernel clock the link lowered (unless design.yaml accepts the clock it got)."""
+def _judge_vitis(verdict: gate.Verdict, record: Mapping[str, Any], facts: DesignFacts) -> None:
+    """An HLS build (metrics.json's `hls`, the HLS log's record in timing.hls_log) and a v++ link (the link
+    log's record in timing.link, the xclbin's facts in `vitis_link`) through kabe.rules.hls_gate: the
+    estimate over its budget, a loop over its target II, a failed co-simulation, a kernel clock the link
+    lowered (unless design.yaml's vitis.accept_clock_mhz accepts the clock it got), an xclbin whose kernel
+    clock is below the clock asked for while the log says nothing of it."""
     from kabe.rules import hls_gate
 
-    if not isinstance(timing, Mapping):
-        return
+    timing = record.get("timing") if isinstance(record.get("timing"), Mapping) else {}
     checks: list = []
-    hls = timing.get("hls")
-    if isinstance(hls, Mapping):
+    for what, judge_it in (
+            ("hls", lambda: hls_gate.metrics_checks({"hls": record["hls"]})),
+            ("hls_log", lambda: hls_gate.log_checks(timing["hls_log"])),
+            ("link", lambda: hls_gate.link_checks(timing["link"], hls_gate.LinkRules(facts.accept_clock_mhz))),
+            ("vitis_link", lambda: _xclbin_clock_checks(record["vitis_link"], timing.get("link"), facts))):
+        present = record.get(what) if what in ("hls", "vitis_link") else timing.get(what)
+        if not isinstance(present, Mapping):
+            continue
         try:
-            checks += hls_gate.csynth_checks(hls)
-            if isinstance(hls.get("cosim"), Mapping):
-                checks += hls_gate.cosim_checks(hls["cosim"])
-            if isinstance(timing.get("hls_log"), Mapping):
-                checks += hls_gate.log_checks(timing["hls_log"])
-        except (KeyError, TypeError, AttributeError) as e:  # an archived record of another shape: no pass
-            checks.append(gate.Check("hls.record", "a C-synthesis record", type(e).__name__, False,
-                                     f"the record's timing.hls cannot be judged ({type(e).__name__}: {e})"))
-    link = timing.get("link")
-    if isinstance(link, Mapping):
-        try:
-            checks += hls_gate.link_checks(link, hls_gate.LinkRules(facts.accept_clock_mhz))
-        except (KeyError, TypeError, AttributeError) as e:
-            checks.append(gate.Check("link.record", "a v++ link log record", type(e).__name__, False,
-                                     f"the record's timing.link cannot be judged ({type(e).__name__}: {e})"))
+            checks += judge_it()
+        except (KeyError, TypeError, AttributeError, ValueError) as e:  # an archived record of another shape: no pass
+            checks.append(gate.Check(f"{what}.record", "a record kabe can judge", type(e).__name__, False,
+                                     f"the record's {what} cannot be judged ({type(e).__name__}: {e})"))
     for c in checks:
         verdict.checks.append(gate._as_dict(c))
         if not c.passed:
             verdict.passed = False
             verdict.failures.append(c.message or c.line())
+
+
+def _xclbin_clock_checks(link: Mapping[str, Any], log: Any, facts: DesignFacts) -> list:
+    """The kernel clock the xclbin has against the clock kabe asked for: lower while the link log reports no
+    scaling (a log kabe misread, or a platform that fixed the clock) fails; a scaled one must still be at
+    least the accepted clock (the xclbin stores whole MHz: 1 MHz of rounding allowed)."""
+    got, asked, accept = link.get("kernel_clock_mhz"), link.get("asked_clock_mhz"), facts.accept_clock_mhz
+    scaled = isinstance(log, Mapping) and bool(log.get("scaled"))
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return []  # no clock topology in the xclbin (fixed platform clocks): the log's checks stand
+    if isinstance(asked, (int, float)) and got < asked - 1 and not scaled:
+        return [gate.Check("link.xclbin_clock", f"{asked:g} MHz (asked)", f"{got:g} MHz", False,
+                           f"the xclbin runs its kernels at {got:g} MHz, below the {asked:g} MHz asked for, and the "
+                           f"link log reports no scaled clock (VPL 60-732): the clock is not the one asked for")]
+    if scaled and accept is not None and got < accept - 1:
+        return [gate.Check("link.xclbin_clock", f">= {accept:g} MHz (accepted)", f"{got:g} MHz", False,
+                           f"the xclbin's kernel clock {got:g} MHz is below the accepted {accept:g} MHz")]
+    return [gate.Check("link.xclbin_clock", f"the clock asked or accepted", f"{got:g} MHz (read from the xclbin)", True)]
 
 
 def unverified_reason(record: Mapping[str, Any]) -> str | None:

@@ -94,7 +94,8 @@ def test_the_hls_build_archives_its_csynth_reports(clone):
     for name in ("csynth.xml", "csynth.rpt", "hls_config.cfg", "csynth.log", "package.log", "stage3_hls.xo"):
         assert (archive / name).is_file(), name
     assert record["flow"] == "vitis_hls" and record["gate"]["passed"] is True
-    assert record["timing"]["estimated"] is True and record["timing"]["hls"]["estimated"] is True
+    assert record["timing"]["estimated"] is True and record["hls"]["estimated"] is True
+    assert {lp["name"]: lp["ii"] for lp in record["hls"]["loops"]} == {"read_x": 1, "mac": 1}
     assert record["sim"]["simulator"] == "csim" and record["sim"]["mismatches"] == 0
     assert record["sim"]["rows_checked"] == 128  # the build's quick check; full scale: tests/sim/test_csim.py
     assert any(ch["name"] == "hls.clock" and ch["passed"] for ch in record["gate"]["checks"])
@@ -111,7 +112,7 @@ def test_an_added_pipeline_stage_shows_in_kabe_diff(clone):
     repo_clone.commit_all(c, "stage3_hls: the multiply in two DSP stages")
     proc, after = _build(c, "stage3_hls")
     assert proc.returncode == 0, proc.stdout[-3000:]
-    old, new = before["timing"]["hls"]["latency_max"], after["timing"]["hls"]["latency_max"]
+    old, new = before["hls"]["latency_max"], after["hls"]["latency_max"]
     assert new == old + 1, (old, new)
     diff = repo_clone.kabe(c, "diff")
     assert diff.returncode == 0, diff.stdout + diff.stderr
@@ -137,13 +138,14 @@ def test_with_the_lower_clock_accepted_it_passes_and_records_the_xclbin_clock(cl
     proc, record = _build(c, "stage3_link", KABE_STANDIN_VPP_FMAX_MHZ="307.5")
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert record["gate"]["passed"] is True
-    x = record["timing"]["xclbin"]
+    x = record["vitis_link"]  # read from the xclbin (its CLOCK_FREQ_TOPOLOGY holds whole MHz)
     assert x["kernel_clock_mhz"] == 307.0 and x["asked_clock_mhz"] == 500.0 and x["kernels"] == ["stage3_hls"]
+    assert x["scaled"] is True and x["accepted_min_clock_mhz"] == 300.0
     assert (Path(record["_dir"]) / "stage3_link.xclbin").is_file()
     # the same content again: a cache hit, its numbers re-derived from the archived logs and xclbin
     proc, again = _build(c, "stage3_link", KABE_STANDIN_VPP_FMAX_MHZ="307.5")
     assert proc.returncode == 0 and "cache hit" in proc.stdout, proc.stdout[-2000:]
-    assert again["timing"]["xclbin"]["kernel_clock_mhz"] == 307.0
+    assert again["vitis_link"]["kernel_clock_mhz"] == 307.0
     # a link that lands below the accepted clock fails (the stand-in's knob is no input: run the tools again)
     proc, record = _build(c, "stage3_link", "--no-cache", KABE_STANDIN_VPP_FMAX_MHZ="250")
     assert proc.returncode == 1 and "below the accepted 300 MHz" in " ".join(record["gate"]["failures"])

@@ -9,7 +9,7 @@ an xclbin (VPL 60-732, "automatically changed to"): the build records what the l
 (kabe.parsers.vitis_link_log), and the gate (kabe.rules.hls_gate through kabe.rules.verdict) fails it
 unless design.yaml's `vitis.accept_clock_mhz` accepts the clock it got. The routed timing summary and
 utilization of the link's Vivado run go through kabe's Vivado parsers and gate, and the xclbin itself is
-read in Python (kabe.parsers.xclbin): its kernels, clocks and UUID land in metrics.json (timing.xclbin).
+read in Python (kabe.parsers.xclbin): its kernels, clocks and UUID land in metrics.json (`vitis_link`).
 
 A kernel named by design in vitis.kernels is that HLS design's exported .xo (hls.export: xo), taken from
 its last build (build/<design>/vitis_hls/export/); build it first.
@@ -74,21 +74,24 @@ def _one(folder: Path, pattern: str) -> Path | None:
     return found[0] if found else None
 
 
-def collect(design, workdir: Path, xclbin: Path, asked_mhz: float) -> tuple[dict, dict | None, dict, dict]:
-    """(timing, utilization, raw files, artifacts) of a finished link."""
+def collect(design, workdir: Path, xclbin: Path, asked_mhz: float) -> tuple[dict, dict | None, dict, dict, dict]:
+    """(timing, utilization, raw files, artifacts, sections) of a finished link."""
     x = workdir / "_x"
     impl = x / "link" / "vivado" / "vpl" / "prj" / "prj.runs" / "impl_1"
     files = {"v++_link.log": x / "logs" / "link" / "v++.log", "vpl_runme.log": x / "link" / "vivado" / "vpl" / "runme.log",
              "timing_summary_routed.rpt": _one(impl, "*timing_summary_routed.rpt"),
              "utilization_placed.rpt": _one(impl, "*utilization_placed.rpt")}
     raw = {k: v for k, v in files.items() if v is not None and v.is_file()}
-    timing, utilization = derive(raw, xclbin, asked_mhz)
-    return timing, utilization, raw, ({"xclbin": xclbin} if xclbin.is_file() else {})
+    timing, utilization, sections = derive(raw, xclbin, asked_mhz, design.vitis.accept_clock_mhz)
+    return timing, utilization, raw, ({"xclbin": xclbin} if xclbin.is_file() else {}), sections
 
 
-def derive(raw: dict[str, Path], xclbin: Path, asked_mhz: float) -> tuple[dict, dict | None]:
-    """(timing, utilization) from a link's logs, routed reports and xclbin (archive name -> file): what the
-    flow records, and what a cache hit's archive must say again (kabe.build.rederive)."""
+def derive(raw: dict[str, Path], xclbin: Path, asked_mhz: float,
+           accept_mhz: float | None) -> tuple[dict, dict | None, dict]:
+    """(timing, utilization, sections) from a link's logs, routed reports and xclbin (archive name -> file):
+    what the flow records, and what a cache hit's archive must say again (kabe.build.rederive). The
+    link log's record is timing.link; the xclbin's facts are metrics.json's `vitis_link` (its kernel clock
+    read from the xclbin itself, and the clock kabe asked for)."""
     from kabe.parsers import vitis_link_log, vivado_timing_summary, vivado_utilization, xclbin as xclbin_reader
 
     try:
@@ -124,11 +127,11 @@ def derive(raw: dict[str, Path], xclbin: Path, asked_mhz: float) -> tuple[dict, 
         merged["unscalable_clock_failures"] = [u for r in link_records.values() for u in r["unscalable_clock_failures"]]
         merged["error_lines"] = [e for r in link_records.values() for e in r["error_lines"]]
         timing["link"] = merged
+    sections = {}
     try:
         xrec = xclbin_reader.parse_file(xclbin)
-        timing["xclbin"] = {"uuid": xrec.get("uuid"), "kernels": xrec.get("kernels"), "clocks": xrec.get("clocks"),
-                            "platform_vbnv": xrec.get("platform_vbnv"), "bytes": xrec.get("bytes"),
-                            "kernel_clock_mhz": xclbin_reader.kernel_clock_mhz(xrec), "asked_clock_mhz": asked_mhz}
+        sections["vitis_link"] = {**xclbin_reader.metrics(xrec, timing.get("link"), accept_mhz),
+                                  "asked_clock_mhz": asked_mhz, "xclbin_bytes": xrec.get("bytes")}
     except ReportError as e:
         if "error" not in timing:
             timing = {**timing, "error": f"the link's xclbin is unreadable: {e}"}
@@ -138,7 +141,7 @@ def derive(raw: dict[str, Path], xclbin: Path, asked_mhz: float) -> tuple[dict, 
             utilization = vivado_utilization.parse_file(raw["utilization_placed.rpt"])
         except ReportError:
             utilization = None
-    return timing, utilization
+    return timing, utilization, sections
 
 
 def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
@@ -163,13 +166,14 @@ def run_build(design, edam, workdir: Path, *, console: Console | None = None, co
             seconds = hls_tool.run(cmd, workdir, log, "v++ --link", TIMEOUT_S)
         except ToolError:
             raise
-    timing, utilization, raw, artifacts = collect(design, workdir, xclbin, asked_mhz)
+    timing, utilization, raw, artifacts, sections = collect(design, workdir, xclbin, asked_mhz)
     raw["vpp_link_console.log"] = log
     if not artifacts and "error" not in timing:
         timing = unreadable_timing(f"v++ --link finished but wrote no {xclbin}", estimated=False)
-    got = (timing.get("xclbin") or {}).get("kernel_clock_mhz")
+    got = (sections.get("vitis_link") or {}).get("kernel_clock_mhz")
     console.log(f"{design.name}: v++ link done in {time.monotonic() - t0:.1f} s; kernel clock asked {asked_mhz:g} MHz, "
                 f"the xclbin has {got if got is not None else '?'} MHz")
     return FlowResult(flow=NAME, part=design.board.part, clock_period_ns=clock.period_ns, timing=timing,
                       utilization=utilization, raw_files=raw, tools={"v++": hls_tool.version_of(vpp, "--version")[1]},
-                      inputs=[spec.platform, spec.connectivity, *xos], artifacts=artifacts, tool_seconds=seconds)
+                      inputs=[spec.platform, spec.connectivity, *xos], artifacts=artifacts, tool_seconds=seconds,
+                      sections=sections)

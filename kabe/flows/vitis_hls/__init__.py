@@ -94,5 +94,6 @@ def run_build(design, edam, workdir: Path, *, console: Console | None = None, co
     console.log(f"{design.name}: C-synthesis ({t.kind}, {t.version}) done in {seconds:.1f} s: {collect.said(result)}")
     return FlowResult(flow=NAME, part=design.board.part, clock_period_ns=job.clock_ns, timing=result.timing,
                       utilization=result.utilization, raw_files=result.raw_files,
-                      tools={"vitis_hls": t.line, "hls_driver": t.kind}, inputs=[*job.sources, *job.testbench],
-                      artifacts=result.artifacts, tool_seconds=seconds)
+                      tools={"vitis_hls": t.line, "hls_driver": t.kind},
+                      inputs=[*(Path(f.path) for f in edam.files), *job.testbench],
+                      artifacts=result.artifacts, tool_seconds=seconds, sections=result.sections)

@@ -23,6 +23,7 @@ class Collected:
     utilization: dict | None
     raw_files: dict[str, Path] = field(default_factory=dict)
     artifacts: dict[str, Path] = field(default_factory=dict)
+    sections: dict = field(default_factory=dict)  # metrics.json's `hls` (kabe.parsers.vitis_hls_csynth.metrics)
 
 
 def _report_files(reports: Path, top: str) -> dict[str, Path]:
@@ -51,13 +52,13 @@ def parse_csynth(files: dict[str, Path], top: str) -> dict:
 
 
 def timing_from(rec: dict, clock_ns: float) -> dict:
-    """The timing record of a csynth record: the estimate against the target, labelled an estimate."""
+    """The timing record of a csynth record: the estimate against the target, labelled an estimate (the
+    latency, interval and loops are metrics.json's `hls` section)."""
     target = rec.get("target_clock_ns")
     return {"estimated": True, "estimate_of": "Vitis HLS C-synthesis (scheduling estimate, not routed)",
             "wns_ns": rec.get("slack_ns"), "tns_ns": None, "whs_ns": None, "critical_path": None,
             "clocks": [{"name": "ap_clk", "period_ns": target if target is not None else clock_ns,
-                        "wns_ns": rec.get("slack_ns")}],
-            "hls": rec}
+                        "wns_ns": rec.get("slack_ns")}]}
 
 
 def utilization_from(rec: dict) -> dict:
@@ -70,35 +71,34 @@ def utilization_from(rec: dict) -> dict:
 
 def collect(design, job, reports: Path, raw: dict[str, Path]) -> Collected:
     files = _report_files(reports, job.top)
-    timing, utilization = derive(files, job.top, job.clock_ns, job.cosim, job.output, job.export)
+    timing, utilization, sections = derive(files, job.top, job.clock_ns, job.cosim, job.output, job.export)
     artifacts = {("xo" if job.export == "xo" else "ip"): job.output} if job.output.is_file() else {}
-    return Collected(timing, utilization, {**raw, **files}, artifacts)
+    return Collected(timing, utilization, {**raw, **files}, artifacts, sections)
 
 
 def derive(files: dict[str, Path], top: str, clock_ns: float, cosim: bool, export_file: Path,
-           export: str) -> tuple[dict, dict | None]:
-    """(timing, utilization) from the reports of one run (archive name -> file): what the flow records,
-    and what a cache hit's archive must say again (kabe.build.rederive)."""
-    from kabe.parsers import vitis_cosim, vitis_hls_log
+           export: str) -> tuple[dict, dict | None, dict]:
+    """(timing, utilization, sections) from the reports of one run (archive name -> file): what the flow
+    records, and what a cache hit's archive must say again (kabe.build.rederive)."""
+    from kabe.parsers import vitis_cosim, vitis_hls_csynth, vitis_hls_log
 
     try:
         rec = parse_csynth(files, top)
     except ReportError as e:
-        return unreadable_timing(f"C-synthesis report unusable: {e}", estimated=True), None
+        return unreadable_timing(f"C-synthesis report unusable: {e}", estimated=True), None, {}
     timing = timing_from(rec, clock_ns)
     if rec.get("target_clock_ns") is not None and abs(rec["target_clock_ns"] - clock_ns) > 1e-3:
         timing = unreadable_timing(f"{files.get('csynth.xml') or files.get('csynth.rpt')}: target clock "
                                    f"{rec['target_clock_ns']} ns, but the design's XDC asks for {clock_ns} ns; "
                                    f"the report is not of this build", estimated=True)
-    cosim_name = f"{top}_cosim.rpt"
+    cosim_name, cos = f"{top}_cosim.rpt", None
     if cosim:
         if cosim_name not in files:
             timing = unreadable_timing(f"co-simulation was asked for (hls.cosim) and wrote no {cosim_name}",
                                        estimated=True)
         else:
-            try:
+            try:  # kabe.rules.hls_gate judges it from the hls section (verdict)
                 cos = vitis_cosim.parse(files[cosim_name].read_text(errors="replace"), str(files[cosim_name]))
-                timing.setdefault("hls", {})["cosim"] = cos  # kabe.rules.hls_gate judges it (verdict)
             except ReportError as e:
                 timing = unreadable_timing(f"co-simulation report unusable: {e}", estimated=True)
     # the log's own word on the last csynth run (HLS 200-880/885 II violations, HLS 200-871): the tool only
@@ -113,14 +113,14 @@ def derive(files: dict[str, Path], top: str, clock_ns: float, cosim: bool, expor
             break
     if not export_file.is_file() and "error" not in timing:
         timing = unreadable_timing(f"the export ({export}) wrote no {export_file}", estimated=True)
-    return timing, utilization_from(rec)
+    return timing, utilization_from(rec), {"hls": vitis_hls_csynth.metrics(rec, cos)}
 
 
 def said(c: Collected) -> str:
     t = c.timing
     if t.get("error"):
         return f"[red]{t['error']}[/]"
-    rec = t.get("hls") or {}
+    rec = c.sections.get("hls") or {}
     return (f"estimated clock {rec.get('estimated_clock_ns')} ns (target {rec.get('target_clock_ns')}, uncertainty "
             f"{rec.get('uncertainty_ns')}), latency {rec.get('latency_min')}..{rec.get('latency_max')} cycles, "
             f"interval {rec.get('interval_min')}..{rec.get('interval_max')}")

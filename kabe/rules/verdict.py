@@ -80,12 +80,15 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     utilization = record.get("utilization")
     if not isinstance(utilization, Mapping) or utilization.get("missing"):
         utilization = None
-    verdict = gate.evaluate(record.get("timing"), utilization, facts.budgets, rules, facts.waivers)
+    # an HLS build's own numbers (latency, interval, II, the estimated clock) are budgeted from its hls section
+    hls_budgets = tuple(b for b in facts.budgets if isinstance(record.get("hls"), Mapping) and _hls_metric(b.metric))
+    verdict = gate.evaluate(record.get("timing"), utilization, tuple(b for b in facts.budgets if b not in hls_budgets),
+                            rules, facts.waivers)
     if verdict.not_estimated and facts.open_timing != gate.NOT_ESTIMATED:
         verdict.failures.append(f"timing gate: the record has no timing number (not estimated: {verdict.not_estimated}), "
                                 f"but {facts.name}'s board is timed by the open flow (its profile says "
                                 f"open_flow.timing: {facts.open_timing}); a build without a timing number fails")
-    _judge_vitis(verdict, record, facts)
+    _judge_vitis(verdict, record, facts, hls_budgets)
     sim = record.get("sim")
     if sim is not None:
         _judge_sim(verdict, sim)
@@ -99,7 +102,14 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     return verdict
 
 
-def _judge_vitis(verdict: gate.Verdict, record: Mapping[str, Any], facts: DesignFacts) -> None:
+def _hls_metric(metric: str) -> bool:
+    """A budget on a number only C-synthesis gives (kabe.rules.hls_gate.hls_values): latency, interval, ii,
+    ii.<loop>, estimated_clock_ns, bram_18k."""
+    return metric in ("latency", "interval", "ii", "estimated_clock_ns", "bram_18k") or metric.startswith("ii.")
+
+
+def _judge_vitis(verdict: gate.Verdict, record: Mapping[str, Any], facts: DesignFacts,
+                 hls_budgets: tuple = ()) -> None:
     """An HLS build (metrics.json's `hls`, the HLS log's record in timing.hls_log) and a v++ link (the link
     log's record in timing.link, the xclbin's facts in `vitis_link`) through kabe.rules.hls_gate: the
     estimate over its budget, a loop over its target II, a failed co-simulation, a kernel clock the link
@@ -110,7 +120,7 @@ def _judge_vitis(verdict: gate.Verdict, record: Mapping[str, Any], facts: Design
     timing = record.get("timing") if isinstance(record.get("timing"), Mapping) else {}
     checks: list = []
     for what, judge_it in (
-            ("hls", lambda: hls_gate.metrics_checks({"hls": record["hls"]})),
+            ("hls", lambda: hls_gate.metrics_checks({"hls": record["hls"]}, hls_budgets)),
             ("hls_log", lambda: hls_gate.log_checks(timing["hls_log"])),
             ("link", lambda: hls_gate.link_checks(timing["link"], hls_gate.LinkRules(facts.accept_clock_mhz))),
             ("vitis_link", lambda: _xclbin_clock_checks(record["vitis_link"], timing.get("link"), facts))):

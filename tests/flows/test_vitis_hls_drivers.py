@@ -100,4 +100,5 @@ def test_a_loop_that_misses_its_target_ii_fails_the_gate(tmp_path, monkeypatch):
     assert not v.passed
     failed = {c["name"] for c in v.checks if not c["passed"]}
     assert "hls.ii.mac" in failed and "hls.log.ii_violation" in failed, v.failures
+    assert "budget.ii" in failed  # design.yaml's ii: {le: 1}, judged on the hls section
     assert "hls.ii.read_x" not in failed  # the other loop met its II

@@ -124,3 +124,10 @@ def test_kabe_installs_and_runs_without_hls4ml():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("MISSING") and "pip install 'kabe[hls]'" in out.stdout, out.stdout
+
+
+def test_the_report_page_shows_an_untimed_csim_result():
+    from kabe.records.report import _beats_per_cycle
+
+    assert _beats_per_cycle({"simulator": "csim", "beats_per_cycle": None}) == "- (C-simulation: untimed)"
+    assert _beats_per_cycle({"simulator": "verilator", "beats_per_cycle": 1.0}) == "1.000"

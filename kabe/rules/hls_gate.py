@@ -85,6 +85,11 @@ def csynth_checks(rec: Mapping[str, Any], budgets: Iterable[Budget] = ()) -> lis
     else:
         checks.append(Check("hls.clock", "an estimated clock or slack", None, False,
                             "the HLS report gives no estimated clock and no slack: timing cannot be judged"))
+    for mod in (rec.get("modules") or [])[1:]:  # a sub-module over its budget, whatever the top's slack says
+        if _num(mod.get("slack_ns")) and mod["slack_ns"] < 0:
+            checks.append(Check(f"hls.clock.{mod['name']}", "HLS estimated slack >= 0 ns (estimate)",
+                                f"{mod['slack_ns']:g} ns", False,
+                                f"HLS estimated slack of module {mod['name']} is {mod['slack_ns']:g} ns (an estimate)"))
     loop_ii_issues = {lp["name"] for lp in rec.get("loops") or [] if (lp.get("issue_type") or "").strip().lower() == "ii"}
     for issue in rec.get("issues") or []:
         if issue["issue_type"].strip().lower() == "ii" and issue["row"] in loop_ii_issues:

@@ -395,3 +395,11 @@ def test_loop_constraints_not_satisfied_fails():
     t = t.replace("were NOT satisfied", "were satisfied")
     rec = vitis_hls_log.parse(OLD_LOG.format(ii=1, timing=t), "s.log")
     assert rec["last_run"]["loop_constraints_met"] is True and _verdict("vitis_hls_log", rec).passed
+
+
+def test_a_submodule_over_budget_fails():
+    text = SUMMARY_RPT.format(ver="2023.2", slack=" 1.00").replace(
+        "    | o L1   |     -|   7.30|", "    | + sub  |     -|  -0.20|")
+    rec = vitis_hls_csynth.parse(text, "t.rpt")
+    assert [m["slack_ns"] for m in rec["modules"]] == [1.0, -0.2]
+    assert not _verdict("vitis_hls_csynth_rpt", rec).passed

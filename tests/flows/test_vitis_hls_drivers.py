@@ -102,3 +102,24 @@ def test_a_loop_that_misses_its_target_ii_fails_the_gate(tmp_path, monkeypatch):
     assert "hls.ii.mac" in failed and "hls.log.ii_violation" in failed, v.failures
     assert "budget.ii" in failed  # design.yaml's ii: {le: 1}, judged on the hls section
     assert "hls.ii.read_x" not in failed  # the other loop met its II
+
+
+def test_without_vitis_an_hls_build_could_not_run_and_says_so(monkeypatch):
+    from kabe.build import run_outcome
+    from rich.console import Console
+
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no Vitis, no stand-in
+    out = run_outcome("stage3_hls", None, Console(file=open(os.devnull, "w")), use_cache=False)
+    assert out.code == 2 and out.flow == "vitis_hls"
+    assert "flow=vitis_hls needs AMD Vitis HLS" in out.reason and "doit sim:<design>" in out.reason
+
+
+def test_an_hls_design_builds_with_its_own_flow_only():
+    from kabe.build import BuildError, flow_for
+
+    hls, rtl = designs.get("stage3_hls"), designs.get("stage3")
+    assert flow_for(hls, None) == flow_for(hls, "auto") == flow_for(hls, "vitis_hls") == "vitis_hls"
+    with pytest.raises(BuildError, match=r"builds with flow=vitis_hls, not flow=vivado"):
+        flow_for(hls, "vivado")
+    with pytest.raises(BuildError, match=r"stage3 is an RTL design; flow=vitis builds designs whose design.yaml has vitis:"):
+        flow_for(rtl, "vitis")

@@ -132,6 +132,13 @@ def _judge_vitis(verdict: gate.Verdict, record: Mapping[str, Any], facts: Design
         except (KeyError, TypeError, AttributeError, ValueError) as e:  # an archived record of another shape: no pass
             checks.append(gate.Check(f"{what}.record", "a record kabe can judge", type(e).__name__, False,
                                      f"the record's {what} cannot be judged ({type(e).__name__}: {e})"))
+    # a record of these flows without what they judge by (a forged or cut record) is no pass
+    needs = {"vitis_hls": (("hls", record.get("hls")),),
+             "vitis": (("timing.link", timing.get("link")), ("vitis_link", record.get("vitis_link")))}
+    for what, present in needs.get(facts.flow, ()):
+        if not isinstance(present, Mapping) and not timing.get("error"):
+            checks.append(gate.Check(f"{what}.present", f"the {facts.flow} build's {what}", None, False,
+                                     f"the {facts.flow} record has no {what}, which its gate judges: nothing to pass"))
     for c in checks:
         verdict.checks.append(gate._as_dict(c))
         if not c.passed:

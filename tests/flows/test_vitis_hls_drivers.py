@@ -123,3 +123,14 @@ def test_an_hls_design_builds_with_its_own_flow_only():
         flow_for(hls, "vivado")
     with pytest.raises(BuildError, match=r"stage3 is an RTL design; flow=vitis builds designs whose design.yaml has vitis:"):
         flow_for(rtl, "vitis")
+
+
+def test_a_record_without_its_hls_section_is_no_pass():
+    from kabe.rules import verdict
+
+    d = designs.get("stage3_hls")
+    record = {"timing": {"estimated": True, "wns_ns": 0.3, "tns_ns": None, "whs_ns": None, "critical_path": None,
+                         "clocks": [{"name": "ap_clk", "period_ns": 7.0}]},
+              "utilization": {"lut": 1, "ff": 1, "dsp": 16, "bram36_equiv": 0}}
+    v = verdict.judge(record, verdict.DesignFacts.of(d, "vitis_hls"))
+    assert not v.passed and any("has no hls" in f for f in v.failures)

@@ -34,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from kabe import boards
+from kabe import boards, hls_spec
 from kabe.flows import registry as flow_registry
 from kabe.errors import UserError, bounded
 from kabe.paths import CONSTRAINTS, CORES
@@ -74,7 +74,7 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
-           "budgets_vivado", "regressions", "waivers", "kind", "vivado")
+           "budgets_vivado", "regressions", "waivers", "kind", "vivado", "hls", "vitis")
 # design.yaml's `vivado:` table (docs/vivado_flow.md): what the Vivado build is and what runs around it
 VIVADO_TOPS = ("own", "shell")  # the design's own top (its pins, IP, block design) | kabe's AXI-Stream shell
 VIVADO_HOOK_STEPS = ("synth_design", "opt_design", "place_design", "phys_opt_design", "route_design",
@@ -169,6 +169,9 @@ class Design:
     waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     board: boards.Board = field(default=None, hash=False, compare=False)  # design.yaml's `board:` profile
     vivado: VivadoSettings = field(default_factory=VivadoSettings, hash=False, compare=False)
+    # an HLS kernel (C++ sources, a top function: kabe.hls_spec) or a v++ link; None for an RTL design
+    hls: hls_spec.HlsSpec | None = field(default=None, hash=False, compare=False)
+    vitis: hls_spec.VitisSpec | None = field(default=None, hash=False, compare=False)
 
     @property
     def kind(self) -> str | None:
@@ -180,6 +183,11 @@ class Design:
         # the flow's own table (the vivado flow measures the whole block design) replaces a budget it names
         key = flow_registry.FLOWS[flow].budgets_key if flow in flow_registry.FLOWS else None
         return {**self.budgets, **getattr(self, key)} if key else dict(self.budgets)
+
+    @property
+    def own_flow(self) -> str | None:
+        """The flow an HLS kernel (vitis_hls) or a v++ link (vitis) always builds with; None: any flow."""
+        return "vitis_hls" if self.hls is not None else "vitis" if self.vitis is not None else None
 
     @property
     def directory(self) -> Path:
@@ -535,11 +543,18 @@ def load(yaml_file: Path) -> Design:
     streams = _check_streams(yaml_file, data.get("streams"), ports, kind)
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
     vivado = _check_vivado(yaml_file, data.get("vivado"), "streams" in data or "ports" in data or kind is not None)
+    try:  # a malformed hls: or vitis: is a DesignError like every other design.yaml mistake (scan() lists it)
+        hls = hls_spec.parse_hls(yaml_file, data["hls"], streams.inputs, streams.outputs) if "hls" in data else None
+        vitis = hls_spec.parse_vitis(yaml_file, data["vitis"]) if "vitis" in data else None
+    except hls_spec.SpecError as e:
+        raise DesignError(str(e)) from None
+    if hls and vitis:
+        raise _fail(yaml_file, "has both `hls:` (a kernel) and `vitis:` (a link); a link names its kernels in vitis.kernels")
     return Design(
         name=yaml_file.parent.name, core=core, verify=verify, streams=streams, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
         yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
-        board=board, vivado=vivado,
+        board=board, vivado=vivado, hls=hls, vitis=vitis,
     )
 
 

@@ -33,7 +33,7 @@ from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 
 MIN_PYTHON = (3, 11)
-ALL = ("open", "vivado")
+ALL = ("open", "vivado", "vitis_hls", "vitis")
 
 
 @dataclass
@@ -188,6 +188,33 @@ def check_vivado() -> Check:
                  warn_only=policy != "fail")
 
 
+def check_vitis() -> list[Check]:
+    """flow=vitis_hls: the HLS headers (the C-simulation, kabe[hls]) and a Vitis HLS driver; flow=vitis: v++."""
+    from kabe.flows.base import FlowError
+    from kabe.flows.vitis_hls import tool
+    from kabe.sim import hls_headers
+
+    try:
+        where, folder = hls_headers.find()
+        headers = Check("HLS headers", f"{folder} ({where})", "ap_int.h, hls_stream.h for an HLS design's C-simulation",
+                        True, needed_by=("vitis_hls",))
+    except hls_headers.HeadersMissing as e:
+        headers = Check("HLS headers", "not found", "ap_int.h, hls_stream.h for an HLS design's C-simulation", False,
+                        str(e).split("Fix: ")[-1], needed_by=("vitis_hls",))
+    try:
+        t = tool.find()
+        hls = Check("Vitis HLS", f"{t.kind} {t.version} ({t.exe})", "C-synthesis and export of an HLS design", True,
+                    needed_by=("vitis_hls",))
+    except FlowError as e:
+        hls = Check("Vitis HLS", "not on PATH", "C-synthesis and export of an HLS design (v++ and vitis-run from "
+                    "2024.2, vitis_hls or vivado_hls before)", False, "source <Vitis install>/settings64.sh; "
+                    "`doit sim:<design>` C-simulates without it", needed_by=("vitis_hls",))
+    vpp = shutil.which("v++")
+    link = Check("v++ (link)", vpp or "not on PATH", "a v++ link of kernels into an xclbin", vpp is not None,
+                 "source <Vitis install>/settings64.sh", needed_by=("vitis",))
+    return [headers, hls, link]
+
+
 def check_board(board: str | None) -> list[Check]:
     cfg = dict(config.load().get("board", {}))
     host = board or cfg.get("host")
@@ -300,7 +327,7 @@ def check_flow_plugins() -> list[Check]:
 
 def all_checks(board: str | None = None) -> list[Check]:
     return [check_project(), check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
-            check_compiler(), check_vivado(), *check_flow_plugins(), *check_git(), check_cache(), *check_board(board)]
+            check_compiler(), check_vivado(), *check_vitis(), *check_flow_plugins(), *check_git(), check_cache(), *check_board(board)]
 
 
 # Below this width a five-column table folds every cell into slivers (paths, versions, fixes), so

@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     # a base, verdict: the one entry point every consumer gates a record with, outcome: what a verdict means
     # to whoever asked); FuseSoC resolution (cores), what kabe reads of core files itself (core_files), the
     # sim and synth targets compared (core_targets)
-    ("kabe.designs", "kabe.constraints"),  # design facts; the XDC
+    ("kabe.designs", "kabe.constraints", "kabe.hls_spec"),  # design facts; the XDC; design.yaml's hls:/vitis:
     ("kabe.perf",),  # the document's arithmetic: imports no pipeline
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
      "kabe.flows.registry",  # the flows as data: what other layers ask about a flow, without importing it

@@ -41,6 +41,24 @@ class BuildError(UserError):
     """The build could not run: one sentence, nothing archived."""
 
 
+def flow_for(design: designs.Design, flow_request: str | None) -> str:
+    """The flow that builds `design`: an HLS kernel (design.yaml `hls:`) builds with vitis_hls and a v++ link
+    (`vitis:`) with vitis, whatever [tool.kabe] flow says; asking another by name is one line with the fix."""
+    own = design.own_flow
+    if own is None:
+        flow = config.resolve_flow(flow_request)
+        if flow in ("vitis_hls", "vitis"):
+            raise BuildError(f"{design.name} is an RTL design; flow={flow} builds designs whose design.yaml has "
+                             f"{'hls:' if flow == 'vitis_hls' else 'vitis:'} ({design.yaml_file}). Use flow=open or "
+                             f"flow=vivado")
+        return flow
+    if flow_request in (None, "auto", own):
+        return own
+    raise BuildError(f"{design.name} is {'an HLS kernel' if own == 'vitis_hls' else 'a v++ link'} (design.yaml "
+                     f"{'hls:' if own == 'vitis_hls' else 'vitis:'}); it builds with flow={own}, not "
+                     f"flow={flow_request}. Fix: `doit build:{design.name}` (or flow={own})")
+
+
 def _now() -> str:
     return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
@@ -169,7 +187,7 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     console = console or make_console()
     tracked_outputs.check()  # a cache entry or build folder committed to git is never reused
     design = designs.get(design_name)
-    flow_name = config.resolve_flow(flow_request)
+    flow_name = flow_for(design, flow_request)
     flow = flows.get(flow_name)
     commit = commit or provenance.current_commit()
     started, t0 = _now(), time.monotonic()
@@ -291,7 +309,8 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
                             unreadable_timing(str(e), estimated=ctx.flow.ESTIMATED), None)
 
     verification = _verification(design, sim_check)
-    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification)
+    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification,
+                            sections=result.sections)
 
     try:
         inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
@@ -325,6 +344,7 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
         record["cache_key"] = key.key
     else:
         console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
+    record.update(result.sections)  # hls, vitis_link: judged above with the rest
     if result.utilization is None:
         record["utilization"]["missing"] = True
     if ctx.variant is not None:
@@ -355,7 +375,7 @@ def run_outcome(design_name: str | designs.Design, flow_request: str | None = No
     try:
         design = designs.get(design_name)
         expected = design.expect_gate
-        flow_label = config.resolve_flow(flow_request)
+        flow_label = flow_for(design, flow_request)
         record = build(design, flow_label, console=console, use_cache=use_cache, commit=commit)
     except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
         result = outcome.could_not_run(name, flow_label, str(e), expected)

@@ -59,6 +59,20 @@ FLOWS: dict[str, FlowFacts] = {
                   "vivado_synth_strategy", "vivado_impl_strategy", "vivado_synth_directive", "vivado_opt_directive",
                   "vivado_place_directive", "vivado_route_directive"),
         key_design_tables=("vivado",), doctor_checks=("kabe.flows.vivado.tool:doctor_check",)),
+    "vitis_hls": FlowFacts(
+        name="vitis_hls", module="kabe.flows.vitis_hls", estimated=True,
+        # the HLS headers the C-simulation compiles against (kabe[hls]), and whichever Vitis HLS driver is here
+        tools=("hls4ml", "v++", "vitis_hls", "vivado_hls"),
+        executable="vitis-run", stamps_commit=False, budgets_key=None, key_settings=(),
+        key_script_dirs=("kabe/flows/vitis_hls",), board_profile_files=False, sweep_resource="vitis",
+        build_bytes=8 * GIB,  # C-synthesis of one kernel
+        description="AMD Vitis HLS: an HLS design's C++ to RTL (C-synthesis estimate), co-simulation, IP or .xo"),
+    "vitis": FlowFacts(
+        name="vitis", module="kabe.flows.vitis", estimated=False, tools=("v++",), executable="v++",
+        stamps_commit=False, budgets_key="budgets_vivado", key_settings=(), key_script_dirs=("kabe/flows/vitis",),
+        board_profile_files=False, sweep_resource="vitis",
+        build_bytes=32 * GIB,  # a v++ link runs Vivado place and route of the whole platform
+        description="AMD Vitis v++ --link: .xo kernels + a platform (.xpfm) -> .xclbin, routed timing"),
 }
 
 # A project (or a package it installs) adds a flow without editing kabe: an entry point in the group

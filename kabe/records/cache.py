@@ -148,11 +148,41 @@ def vivado_version_line(exe: str | None = None) -> str:
     return line
 
 
+# AMD's Vitis tools (kabe.flows.vitis_hls, kabe.flows.vitis): their version line, as vivado's above
+_EXE_VERSION_FLAG = {"v++": "--version", "vitis_hls": "-version", "vivado_hls": "-version"}
+
+
+def exe_version_line(name: str, flag: str) -> str:
+    """The first line of `<name> <flag>` that names a release (20xx.y), remembered per executable (path,
+    size, mtime) like vivado_version_line; "missing" when it is not on PATH."""
+    exe = shutil.which(name)
+    if not exe:
+        return "missing"
+    st = Path(exe).stat()
+    memo = BUILD / "cache" / f"{name.replace('+', 'p')}_version.json"
+    stamp = f"{Path(exe).resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    try:
+        saved = json.loads(memo.read_text())
+        if saved.get("stamp") == stamp:
+            return saved["line"]
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        out = subprocess.run([exe, flag], capture_output=True, text=True, timeout=300)
+        lines = [ln.strip() for ln in (out.stdout + out.stderr).splitlines() if ln.strip()]
+    except (OSError, subprocess.TimeoutExpired):
+        lines = []
+    line = next((ln for ln in lines if re.search(r"20\d\d\.\d", ln)), lines[0] if lines else "unknown")
+    write_json_atomic(memo, {"stamp": stamp, "line": line})
+    return line
+
+
 def tool_versions(flow: str) -> dict[str, str]:
     """The tools whose version can change a build's output (the simulation check included)."""
     versions = {"verilator": _version("verilator"), "fusesoc": _version("fusesoc")}
     for tool in flow_registry.facts(flow).tools:
-        versions[tool] = vivado_version_line() if tool == "vivado" else _version(tool)
+        versions[tool] = vivado_version_line() if tool == "vivado" else \
+            exe_version_line(tool, _EXE_VERSION_FLAG[tool]) if tool in _EXE_VERSION_FLAG else _version(tool)
     return versions
 
 

@@ -175,6 +175,12 @@ def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
             f'build\'s timing report):</p><ul class="critical-paths">{"".join(items)}</ul>' if items else "")
 
 
+def _beats_per_cycle(r) -> str:
+    """A cycle-accurate run's beats per cycle; an HLS design's C-simulation has no cycles."""
+    bpc = r.get("beats_per_cycle")
+    return f"{bpc:.3f}" if isinstance(bpc, (int, float)) else "- (C-simulation: untimed)" if r.get("simulator") == "csim" else "-"
+
+
 def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
     entries, unreadable = sim_results.load(reports_root, root)
     latest = sim_results.latest_per_design(entries)
@@ -190,7 +196,7 @@ def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
         link = f'<a class="raw" href="{html.escape(f"{e.commit}/{design}/sim/result.json")}">result.json</a>'
         rows.append(f"<tr><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
                     f"<td>{r['rows']:,}</td><td>{r['seed']}</td><td>{r['mismatches']:,}</td>"
-                    f"<td>{r['beats_per_cycle']:.3f}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
+                    f"<td>{_beats_per_cycle(r)}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
                     f"<td>{html.escape(why)}</td><td>{link}</td></tr>")
     return ("<table><tr><th>design</th><th>commit</th><th>rows</th><th>seed</th><th>mismatches</th>"
             "<th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows) + "</table>"

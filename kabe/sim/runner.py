@@ -35,11 +35,11 @@ from ..model import frames
 from ..model.stimulus import Context, words_per_beat
 from ..paths import BUILD, REPORTS
 from . import golden, verilator_build
+from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
 from .verilator_build import SimBuildError
 
 FULL_ROWS_PER_PORT = frames.FULL_ROWS_PER_PORT  # kabe's own models' full scale (size None)
 DEFAULT_INVALID_FRACTION = frames.DEFAULT_INVALID_FRACTION
-MAX_SHOWN_MISMATCHES = 10
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
 
 
@@ -117,61 +117,6 @@ def _stage(console: Console, text: str):
             status.stop()
 
 
-def _show(word, signed: bool, bits: int) -> str:
-    """A beat as it is on the wire: hex, as many digits as the port is wide (so two beats line up digit by
-    digit), and its signed value after it when the model's array is signed: '0xfffffffd (-3)'."""
-    if np.ndim(word):
-        w = 0
-        for part in reversed(word):
-            w = (w << 64) | int(part)
-    else:
-        w = int(word)
-    w &= (1 << bits) - 1
-    text = f"0x{w:0{(bits + 3) // 4}x}"
-    if signed and not np.ndim(word):
-        text += f" ({w - (1 << bits) if w >= 1 << (bits - 1) else w})"
-    return text
-
-
-def _mask_top(words: np.ndarray, bits: int) -> np.ndarray:
-    """Bits above the port's width are not the design's (a wide port's last word is zero-filled)."""
-    if bits % 64 == 0:
-        return words
-    mask = np.uint64((1 << (bits % 64)) - 1)
-    if words.ndim == 1:
-        return words & mask
-    out = words.copy()
-    out[:, -1] &= mask
-    return out
-
-
-def compare_output(name: str, bits: int, expected: np.ndarray, signed: bool, got: np.ndarray, summary: dict,
-                   first: list, problems: list) -> int:
-    """Mismatching beats on one output stream (value differences + missing + extra); fills first/problems."""
-    n = min(expected.shape[0], got.shape[0])
-    got_cmp = _mask_top(got[:n], bits)
-    diff = got_cmp != expected[:n]
-    bad = np.flatnonzero(diff if diff.ndim == 1 else diff.any(axis=1))
-    for i in bad[: max(0, MAX_SHOWN_MISMATCHES - len(first))]:
-        first.append({"port": name, "beat": int(i), "expected": _show(expected[i], signed, bits),
-                      "got": _show(got[i], signed, bits)})
-    missing = max(0, expected.shape[0] - got.shape[0])
-    extra = max(0, got.shape[0] - expected.shape[0])
-    if missing:
-        problems.append(f"{name}: {missing} of {expected.shape[0]} result beats never came out")
-        if len(first) < MAX_SHOWN_MISMATCHES:
-            first.append({"port": name, "beat": int(got.shape[0]),
-                          "expected": _show(expected[got.shape[0]], signed, bits), "got": None})
-    if extra:
-        problems.append(f"{name}: {extra} extra result beat(s) after the expected {expected.shape[0]}")
-    want_tlast = [int(expected.shape[0]) - 1] if expected.shape[0] else []
-    if summary["tlast_at"] != want_tlast:
-        shown = summary["tlast_at"][:5]
-        problems.append(f"{name}: tlast on beat(s) {shown}{' ...' if len(summary['tlast_at']) > 5 else ''}, "
-                        f"expected exactly on beat {want_tlast} (the last result)")
-    return int(bad.size) + missing + extra
-
-
 def check_inputs(summary_inputs: list, stall_free: bool, problems: list) -> None:
     for s in summary_inputs:
         if stall_free and s["tready_low_cycles"]:
@@ -208,6 +153,11 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     d = designs.get(design)
     if d.verify.kind == "none":
         raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")
+    if d.hls is not None:  # an HLS kernel: C-simulation of its C++ against the same model (kabe.sim.csim)
+        from . import csim
+
+        return csim.run(d, rows, seed, console=console, build_root=build_root, commit=commit,
+                        invalid_fraction=invalid_fraction)
     if d.verify.kind == "cocotb":
         from . import cocotb_run
 
@@ -464,6 +414,11 @@ def describe(result: Mapping[str, Any]) -> str:
         return (f"{verdict} {result['design']}: cocotb {result['module']}, {result['tests']} test(s), "
                 f"{result['failed']} failed, {result['seconds']:.1f} s wall")
     unit = "rows" if result.get("kind") else "beats"  # kabe's own models count rows, any other model beats
+    if result.get("simulator") == "csim":  # untimed: no cycles to show
+        return (f"{verdict} {result['design']}: C-simulation of {result['hls_top']}, {result['rows_checked']:,} {unit}, "
+                f"{result['mismatches']} mismatches, {result['beats']:,} beats in, {result['seconds']:.1f} s wall "
+                f"(frames {result['frame_seconds']:.1f}, compile {result['compile_seconds']:.1f}, "
+                f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f})")
     # the invalid inputs the design counted (stat<p>_invalid) beside what the model put in, when it says
     want_invalid = [v for k, v in (result.get("expected_status") or {}).items() if k.endswith("_invalid")]
     invalid = (f", {result['stat_invalid']:,} invalid input(s) counted (model {sum(want_invalid):,})"

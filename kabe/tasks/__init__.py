@@ -91,7 +91,7 @@ def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_c
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
     for design in (designs.scan()[0] if all_designs is None else all_designs).values():
-        yield build_task(design, flow, commit, use_cache)
+        yield build_task(design, design.own_flow or flow, commit, use_cache)  # an HLS kernel or link: its own
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:

@@ -1,4 +1,4 @@
-"""The V80 what-if fed by the engine's archived build (kabe.perf.v80_engine): channels, measured
+"""The V80 what-if fed by the engine's archived build (llm_accel.perf.v80_engine): channels, measured
 beats/clk and the clock come from the record, so the table moves when the engine does."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kabe.boards import ALVEO_V80
-from kabe.perf import v80_engine
+from llm_accel.perf import v80_engine
 from kabe.records import report
 
 

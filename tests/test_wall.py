@@ -6,9 +6,9 @@ Tolerances: bounds are exact arithmetic (1e-9); the document's rounded ratios (9
 
 import pytest
 
-from kabe.perf import wall
+from llm_accel.perf import wall
 from kabe.boards import ALVEO_V80, PYNQ_Z1, get, v80_bandwidths
-from kabe.perf.wall import StreamConfig, bound, config_from_metrics, figure1, lane_gbps
+from llm_accel.perf.wall import StreamConfig, bound, config_from_metrics, figure1, lane_gbps
 
 
 def test_board_profiles():

@@ -59,7 +59,7 @@ def write_design(cores: Path, name: str, verilog: str) -> Path:
               tool: verilator
               mode: cc
         """))
-    (d / "design.yaml").write_text(f'core: test:design:{name}:0.1.0\nverify: {{model: "kabe.model.frames:probe_stimulus"}}\n'
+    (d / "design.yaml").write_text(f'core: test:design:{name}:0.1.0\nverify: {{model: "llm_accel.model.frames:probe_stimulus"}}\n'
                                    f"streams: {{in: {{s0_axis: 64}}, out: {{m0_axis: 64}}, "
                                    f"status: {{stat0_invalid: 32, stat0_overflow: 1}}}}\nports: 1\n")
     return d / "design.yaml"
@@ -71,14 +71,6 @@ def verilator_argv(src: Path, top: str, *extra: str) -> list[str]:
 
 
 ONE_PROBE = designs.Streams({"s0_axis": 64}, {"m0_axis": 64}, {"stat0_invalid": 32, "stat0_overflow": 1})
-
-
-def test_kabes_own_models_are_named_alike_in_designs_and_frames():
-    """designs.KABE_MODELS is written out (no numpy at `doit` start); it must name exactly frames.BOARD_KINDS."""
-    from kabe.model import frames
-
-    assert designs.KABE_MODELS == frames.BOARD_KINDS
-    assert all(callable(getattr(frames, spec.split(":")[1])) for spec in frames.BOARD_KINDS)
 
 
 def test_declared_streams_are_the_contract():

@@ -294,7 +294,7 @@ def case_frame(case: Case):
 def attention_frame(rng: np.random.Generator, rows: int, row_bytes: int = HEAD_DIM):
     """frames.BUILDERS["attention"]: one KV head's frame of context length `rows`.
 
-    Returns kabe.model.frames.Frame (stream, 192 expected int32 words, rows, invalid 0). The
+    Returns llm_accel.model.frames.Frame (stream, 192 expected int32 words, rows, invalid 0). The
     statistics rotate with the generator so a run covers flat, peaked and outlier-heavy cases.
     """
     if row_bytes != HEAD_DIM:

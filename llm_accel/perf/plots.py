@@ -2,10 +2,10 @@
 
 plot_wall:          Figure 1 of the lab report. Bytes read per stage stay at the wall; weights per
                     second rise 1.91 -> 9.16 G/s. Bars: the document's measurement; outlines: the
-                    model's bound (kabe.perf.wall).
+                    model's bound (llm_accel.perf.wall).
 plot_token_budget:  Figure 6. Share of one token's time (matmul in the PL, attention, misc) at
                     contexts 128 / 512 / 2048, with attention on the CPU (measured) and in the PL
-                    (projected) (kabe.perf.token_budget).
+                    (projected) (llm_accel.perf.token_budget).
 """
 
 from __future__ import annotations
@@ -20,21 +20,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import token_budget as tb  # noqa: E402
 from . import wall as wl  # noqa: E402
 from kabe.boards import PYNQ_Z1, Board  # noqa: E402
+from kabe.records.report_plot import legend_entries  # noqa: E402
 
 _MEASURED = "#4c72b0"
 _BOUND = "#222222"
 _COLORS = {"matmul": "#55a868", "attention_cpu": "#dd8452", "attention_pl": "#8172b3", "misc": "#b0b0b0"}
-
-
-def legend_entries(axes) -> tuple[list, list[str]]:
-    """One legend for several panels: each label once, in the order the panels first use it."""
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    return handles, labels
 
 
 def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Board = PYNQ_Z1) -> Path:

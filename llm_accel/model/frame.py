@@ -1,7 +1,7 @@
 """One port's frame: the stream the DMA sends and the result words it must produce.
 
 Its own module so every golden model can return one without importing the frame builders
-(kabe.model.frames imports the models).
+(llm_accel.model.frames imports the models).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ what-if, named in pyproject.toml's `[tool.kabe] page_sections` (kabe.records.pag
 
 from __future__ import annotations
 
-from kabe.boards import ALVEO_V80
+from kabe import boards
 
 
 def wall(page) -> str:
@@ -26,7 +26,7 @@ def _v80_engine(page) -> str:
     """The what-if fed by the newest archived V80 build with a simulation; none yet: say what would fill it."""
     from llm_accel.perf import v80_engine
 
-    built = [r for r in page.records if r.get("part") == ALVEO_V80.part and isinstance(r.get("sim"), dict)]
+    built = [r for r in page.records if r.get("part") == boards.get("v80").part and isinstance(r.get("sim"), dict)]
     if not built:
         return ("<p class=\"note\">No V80 design is archived with a simulation yet: `doit build:v80_ternary` "
                 "puts its measured channels, beats/clk and clock here.</p>")

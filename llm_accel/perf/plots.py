@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import token_budget as tb  # noqa: E402
 from . import wall as wl  # noqa: E402
-from kabe.boards import PYNQ_Z1, Board  # noqa: E402
+from kabe.boards import Board  # noqa: E402
 from kabe.records.report_plot import legend_entries  # noqa: E402
 
 _MEASURED = "#4c72b0"
@@ -27,7 +27,7 @@ _BOUND = "#222222"
 _COLORS = {"matmul": "#55a868", "attention_cpu": "#dd8452", "attention_pl": "#8172b3", "misc": "#b0b0b0"}
 
 
-def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Board = PYNQ_Z1) -> Path:
+def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Board = wl.PYNQ_Z1) -> Path:
     """Write the Figure-1-style PNG to `path` and return it."""
     rows = wl.figure1(board=board) if rows is None else rows
     path = Path(path)
@@ -46,12 +46,14 @@ def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Boa
         ax1.barh(yi, r.bound_gbps, fill=False, edgecolor=_BOUND, linestyle="--", height=0.55,
                  label="model bound min(lane, wall)" if yi == y[0] else None)
         ax1.text(r.bound_gbps + 0.03, yi, f"bound {r.bound_gbps:.2f} ({r.limiter})", va="center", fontsize=8)
-    ax1.axvline(board.wall_gbps, color="crimson", lw=1.5)
-    ax1.text(board.wall_gbps, len(rows) - 0.45, f"wall {board.wall_gbps:.2f} (measured)", color="crimson",
+    wall = wl.wall_of(board)
+    ax1.axvline(wall, color="crimson", lw=1.5)
+    ax1.text(wall, len(rows) - 0.45, f"wall {wall:.2f} (measured)", color="crimson",
              ha="right", fontsize=8)
-    if board.theoretical is not None:
-        ax1.axvline(float(board.theoretical), color="gray", lw=1, ls=":")
-        ax1.text(float(board.theoretical), len(rows) - 0.45, f" DDR {float(board.theoretical):.2f}",
+    theoretical = wl.THEORETICAL.get(board.key)
+    if theoretical is not None:
+        ax1.axvline(float(theoretical), color="gray", lw=1, ls=":")
+        ax1.text(float(theoretical), len(rows) - 0.45, f" DDR {float(theoretical):.2f}",
                  color="gray", fontsize=8)
     ax1.set_yticks(y, labels)
     ax1.set_xlim(0, 3.0)

@@ -21,8 +21,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kabe.boards import ALVEO_V80, Board, v80_bandwidths
+from kabe import boards
+from kabe.boards import Board
+from llm_accel.figures import V80_BANDWIDTHS
 from llm_accel.perf.whatif_v80 import FETCH_FRACTION, MODEL_BYTES, SPECULATION, Assumption, Row
+
+
+ALVEO_V80 = boards.get("v80")
 
 
 class EngineRecordError(ValueError):
@@ -117,12 +122,11 @@ class FedRow(Row):
 
 def table(facts: EngineFacts, fetch_fraction: float = FETCH_FRACTION.value, speculation: float = SPECULATION.value,
           models: dict[str, Assumption] | None = None) -> list[FedRow]:
-    """Every model at both V80 bandwidth figures, fed through the engine of `facts`."""
+    """Every model at every V80 bandwidth figure, fed through the engine of `facts`."""
     models = MODEL_BYTES if models is None else models
-    bws = v80_bandwidths()
-    return [FedRow(name, a.value, label, float(bws[label]), fetch_fraction, speculation, facts.engine_gbps,
-                   facts.channels_for(float(bws[label])))
-            for label in ("post", "amd") for name, a in models.items()]
+    return [FedRow(name, a.value, label, float(f), fetch_fraction, speculation, facts.engine_gbps,
+                   facts.channels_for(float(f)))
+            for label, f in V80_BANDWIDTHS.items() for name, a in models.items()]
 
 
 def _tok(model: float, ref: float | None) -> str:

@@ -4,7 +4,7 @@ design.yaml says what a design *is* (its core, how it is verified, its streams, 
 many of its memory lanes, its budgets); the file list stays in the core file (see kabe.cores).
 docs/your_design.md is the reference for `verify:` and `streams:`, docs/boards.md for `board:`.
 
-    core: kabe:design:stage4:0.1.0
+    core: user:design:mydesign:0.1.0
     verify: {model: "mypkg.golden:stimulus"}   # or {cocotb: "test_module"} or {none: "why"}
     streams:             # the top's AXI-Stream ports (tdata bits, 8..512) and status outputs kabe reads
       in: {s0_axis: 64, s1_axis: 64}
@@ -104,10 +104,10 @@ class Streams:
 @dataclass(frozen=True)
 class Design:
     name: str  # the directory name under cores/
-    core: str  # VLNV, e.g. kabe:design:stage4:0.1.0
+    core: str  # VLNV, e.g. user:design:mydesign:0.1.0
     verify: Verify = field(hash=False)
     streams: Streams = field(hash=False, compare=False)
-    ports: int  # memory ports used: 1..the board's count (the PYNQ-Z1's HP ports, the V80's HBM channels)
+    ports: int  # memory ports used: 1..the board's count (its profile's memory ports)
     row_bytes: int
     constraints: Path  # absolute path of the XDC
     expect_gate: str  # pass | fail | not_estimated: what the gate is expected to say (a negative example says fail)

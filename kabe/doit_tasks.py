@@ -29,7 +29,7 @@ group_exit.install()  # `doit build` with a design failing its gate: exit 1 (jud
 refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
 
 # `doit` alone is `doit build`: every design, each judged against its design.yaml's expect_gate
-# (stage3_naive's gate failing is its expected verdict). `continue`: one design's failure never
+# (a design with expect_gate: fail failing its gate is its expected verdict). `continue`: one design's failure never
 # stops the others, with or without -n N. The reporter prints kabe's verdict lines and the table.
 DOIT_CONFIG = {
     # doit's state in SQLite, not its default dbm: two doit runs in one checkout at once (two terminals,

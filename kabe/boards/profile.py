@@ -60,7 +60,7 @@ class MemoryPorts:
 @dataclass(frozen=True)
 class Board:
     key: str  # the profile's file name: what design.yaml's `board:` says
-    name: str  # for people: "PYNQ-Z1"
+    name: str  # for people, as the board is sold
     part: str
     family: str  # Vivado's device family name, as a flow branches on it: "zynq-7000", "versal", ...
     synth_family: str  # Yosys synth_xilinx -family for the open flow (SYNTH_FAMILIES)

@@ -114,7 +114,7 @@ def load_names(bit: Path, ports: int) -> "pl_names.PlNames":
 # --- transfer layers: the only code that differs between the board and the simulated PL ---
 
 class PynqBackend:
-    """A PYNQ board: Overlay(bit + hwh beside it), one AXI DMA per port pair, all ports concurrently."""
+    """A board programmed with pynq (the profile's deploy.program): Overlay(bit + hwh beside it), one AXI DMA per port pair, all ports concurrently."""
 
     name = "pynq"
 
@@ -122,7 +122,7 @@ class PynqBackend:
         try:
             import pynq  # noqa: F401
         except ImportError:
-            raise Refused("pynq is not installed on the board; use the PYNQ image the board profile names, or "
+            raise Refused("pynq is not installed on the board; use the pynq image the board profile names, or "
                           "`pip install pynq`") from None
         from pynq import Overlay
 

@@ -1,6 +1,6 @@
-"""The cells the board runner looks up in the PYNQ overlay, as the block design named them.
+"""The cells the board runner looks up in the pynq.Overlay, as the block design named them.
 
-PYNQ names an overlay's attributes after the block design's cells (`overlay.dma0`). kabe/flows/vivado/tcl/kabe_bd.tcl
+pynq.Overlay names its attributes after the block design's cells (`overlay.dma0`). kabe/flows/vivado/tcl/kabe_bd.tcl
 spells those names once, creates the cells under them, and writes the same names to
 `kabe_<design>.cells.json` beside the .bit and .hwh (archived with them, sha256 in the manifest).
 The runner reads that file, never a cell name of its own, and checks each name against the .hwh
@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
-# role -> the IP the cell must be (its VLNV without the version), as PYNQ binds a driver by it
+# role -> the IP the cell must be (its VLNV without the version), as pynq binds a driver by it
 IP_OF_ROLE = {"dma": "xilinx.com:ip:axi_dma", "stat": "xilinx.com:ip:axi_gpio", "usr_access": "xilinx.com:ip:axi_gpio"}
 
 
@@ -88,7 +88,7 @@ def load(path: Path, ports: int) -> PlNames:
 
 
 def check_hwh(hwh: Path, names: PlNames) -> list[str]:
-    """Each cell must be in the .hwh as the IP its role needs, and mapped on the PS7's GP0 (PYNQ
+    """Each cell must be in the .hwh as the IP its role needs, and mapped on the PS7's GP0 (pynq
     gives an attribute only to addressable IP). Returns the problems (empty: all there)."""
     try:
         root = ElementTree.parse(str(hwh)).getroot()

@@ -28,7 +28,7 @@ Two ways to call it:
   ``<name>.v`` and a ``.core`` naming it into the current directory.
 * command line, to read the top a core file describes::
 
-      python -m kabe.generators.gen_top --core cores/stage4/stage4.core [-o kabe_stage4_top.v]
+      python -m kabe.generators.gen_top --core cores/<design>/<design>.core [-o <design>_top.v]
 
 Pure Python, standard library only in generator mode (PyYAML is used when present).
 """

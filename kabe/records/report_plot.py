@@ -63,7 +63,7 @@ def budgets_by_flow(design: str, flows, cores_root: Path = CORES) -> dict[str, d
 
 
 def _expects_failure(design: str, cores_root: Path) -> bool:
-    """design.yaml says expect_gate: fail (a negative example such as stage3_naive)."""
+    """design.yaml says expect_gate: fail (a negative example, a design built to fail its gate)."""
     try:
         return designs.get(design, cores_root).expect_gate == "fail"
     except designs.DesignError:

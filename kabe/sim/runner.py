@@ -1,9 +1,9 @@
 """Stream whole frames through a design in Verilator and compare every result word with numpy.
 
-    run_sim("stage4", 524_278)  ->  result dict (also see write_result / main)
+    run_sim("mydesign", 1_000)  ->  result dict (also see write_result / main)
 
-rows is the total over the design's ports (the document's 131,070 = 2 x 65,535); each port gets
-rows / ports rows of its own random frame (seeds differ per port). The harness (harness.cpp)
+rows is the model's size (for a model whose size is a total over the design's ports, each port gets
+rows / ports of it, from its own seed). The harness (harness.cpp)
 holds tvalid high every cycle, so a design that never stalls shows beats_per_cycle == 1.000.
 """
 

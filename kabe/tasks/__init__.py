@@ -22,7 +22,7 @@ from kabe.flows import registry as flow_registry
 
 class _build_config_changed:
     """doit's config_changed, with the config computed only when doit checks the task (for the
-    tasks it is about to run), not when every task is defined: `doit build:stage4` pays for one
+    tasks it is about to run), not when every task is defined: `doit build:<design>` pays for one
     design's key, not six. The config is the build's content key (kabe.records.cache: every input
     file, generator, constraint, tool version and kabe's flow code), the budgets (an edit re-gates)
     and the archive name (a new commit archives again, from the cache)."""

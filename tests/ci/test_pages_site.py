@@ -42,6 +42,7 @@ name = "pages-demo"
 version = "0.1.0"
 
 [tool.kabe]
+default_board = "pynq-z1"
 page_sections = ["llm_accel.page:v80"]  # the V80 what-if: the page's Japanese quotes
 """
 DESIGN = """\

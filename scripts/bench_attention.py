@@ -26,7 +26,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from llm_accel.model import attention as att  # noqa: E402
-from kabe import token_budget as tb  # noqa: E402
+from llm_accel.perf import token_budget as tb  # noqa: E402
 
 CLOCK_MHZ = 1000.0 / 7.0  # 142.857 MHz (7.00 ns)
 PORTS = 2

@@ -152,9 +152,12 @@ def _missing_build(design: designs.Design, flow: str, commit: provenance.Commit,
             f"`doit build:{design.name} flow={flow}` first: deploy needs the .bit and .hwh only the vivado flow makes")
 
 
-def _check_rows(design: designs.Design, rows: int) -> None:
-    if isinstance(rows, bool) or not isinstance(rows, int) or rows <= 0 or rows % design.ports:
-        raise ssh.DeployError(f"rows={rows} must be a positive multiple of {design.name}'s {design.ports} port(s)")
+def _check_rows(design: designs.Design, rows: int, per_port: bool) -> None:
+    """rows: the model's size; a model whose size is a total over the ports (its Declares.per_port) needs a
+    multiple of them, said here before anything is pushed."""
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows <= 0 or (per_port and rows % design.ports):
+        what = f"a positive multiple of {design.name}'s {design.ports} port(s)" if per_port else "a positive integer"
+        raise ssh.DeployError(f"rows={rows} must be {what}")
 
 
 def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
@@ -187,7 +190,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
         rows = declares.size("full_size", context)
     if rows is not None:
-        _check_rows(design, rows)
+        _check_rows(design, rows, declares.per_port)
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
     pushed = model_push.files(design, ROOT)

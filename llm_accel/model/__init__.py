@@ -1,5 +1,7 @@
-"""numpy golden models, written from the stream formats in docs/streams.md, never from the RTL.
+"""This project's numpy golden models, written from the stream formats in docs/streams.md, never from
+the RTL. A design names one in design.yaml (`verify: {model: "llm_accel.model.frames:ternary_stimulus"}`),
+the door any project's model uses.
 
-The board-side runner imports this package and nothing else from kabe, so it must stay
-numpy-only.
+They import numpy and kabe.verify (the model API) only: kabe's board runner pushes them, with
+kabe/verify.py, to the board and runs them there.
 """

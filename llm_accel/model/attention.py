@@ -36,14 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .frame import Frame
+from .frame import BEAT_BYTES, Frame
 
 HEAD_DIM = 64
 Q_HEADS = 9
 KV_HEADS = 3
 GROUP = Q_HEADS // KV_HEADS  # query heads per KV head, i.e. per frame
 LAYERS = 30
-BEAT_BYTES = 8
 HEADER_BYTES = 8
 Q_BYTES = GROUP * HEAD_DIM  # 192
 RESULT_WORDS = GROUP * HEAD_DIM  # 192

@@ -10,6 +10,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+# The designs' stream beat: 64-bit tdata, 8 bytes (docs/streams.md; the PYNQ-Z1 profile's HP-port beat). The
+# models stay numpy-only (the board runner imports them), so the number is written here, once.
+BEAT_BYTES = 8
+
 
 @dataclass(frozen=True)
 class Frame:

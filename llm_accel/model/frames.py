@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import attention, int8, probe, ternary
-from .frame import Frame
+from .frame import BEAT_BYTES, Frame
 from kabe.verify import Stimulus, declare
 
-BEAT_BYTES = 8
 DEFAULT_ROW_BYTES = 512
 DEFAULT_ROWS_PER_PORT = 65_535
 

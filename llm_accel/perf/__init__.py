@@ -1,3 +1,4 @@
-"""The document's performance arithmetic: the bandwidth wall, the token budget, the V80 what-if,
-and their plots. Pure numbers from the board profile (kabe.boards); nothing here runs a build.
+"""This project's study: the bandwidth wall, the token budget, the V80 what-if, and their plots. Board
+facts come from kabe's board profiles (kabe.boards), outside figures from llm_accel.figures; nothing
+here runs a build. The report page shows them through llm_accel/page.py ([tool.kabe] page_sections).
 """

@@ -119,7 +119,8 @@ def test_small_run_matches_the_model(name):
     assert r["passed"]
     assert r["beats_per_cycle"] == 1.0
     assert r["simulator"] == "verilator" and r["version"]
-    assert r["kind"] == kind  # the model's declared label
+    # the model's declared label (the V80 design's model declares none)
+    assert r["kind"] == (kind if kind in ("probe", "int8", "ternary", "attention") else None)
     if kind == "ternary":
         assert r["stat_invalid"] > 0  # the invalid-byte path was exercised and agreed with the model
     if kind in ("int8", "ternary"):  # one result word per row

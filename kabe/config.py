@@ -26,7 +26,7 @@ from kabe.paths import DIR_KEYS, ROOT
 from kabe.flows import registry as flow_registry
 
 FLOWS = (*flow_registry.FLOWS, "auto")
-PAGE_SECTIONS = ("wall", "token_budget", "v80")  # kabe.records.report's research sections
+_CALLABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 VERSION_POLICIES = ("warn", "fail")
 
 
@@ -84,6 +84,9 @@ _VIVADO_VERSION = re.compile(r"(\d{4}\.\d+(?:\.\d+)?)?")  # "" pins nothing
 _BOOL = "true or false (a TOML boolean, not a string)"
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    # the board of a design.yaml that names none (`kabe init` writes it; kabe itself has no default board)
+    Setting("default_board", 'a board profile\'s name, like "pynq-z1" (kabe/boards/profiles, or boards/)',
+            lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_ -]{1,64}", v) is not None, None),
     Setting("flow", "one of " + ", ".join(f'"{f}"' for f in FLOWS), _one_of(*FLOWS), "auto"),
     Setting("vivado_version", 'a Vivado version as a string, like "2023.2" ("" pins nothing)',
             lambda v: isinstance(v, str) and _VIVADO_VERSION.fullmatch(v) is not None, ""),
@@ -119,9 +122,10 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',
             lambda v: isinstance(v, dict), {}),
-    # the report page's sections about kabe's own study (kabe/perf); a user's project shows none
-    Setting("page_sections", "a list of the report page's research sections, from " + ", ".join(
-        f'"{x}"' for x in PAGE_SECTIONS), lambda v: isinstance(v, list) and all(x in PAGE_SECTIONS for x in v), []),
+    # the report page's sections the project adds: its own functions (kabe.records.page_hooks); none by default
+    Setting("page_sections", 'a list of the project\'s page-section functions, like ["mypkg.page:latency"] '
+            '(kabe/records/page_hooks.py)',
+            lambda v: isinstance(v, list) and all(isinstance(x, str) and _CALLABLE.fullmatch(x) for x in v), []),
     # the project's folders (kabe.paths reads them when kabe starts): relative to the project's root
     *(Setting(key, f'a folder inside the project, relative to its root, like "{default}"', _project_folder, default)
       for key, default in DIR_KEYS.items()),

@@ -15,7 +15,7 @@ import subprocess
 from importlib import metadata, resources
 from pathlib import Path
 
-from kabe import designs, paths
+from kabe import config, designs, paths
 from kabe.errors import UserError
 
 _TEMPLATES = resources.files("kabe") / "project_templates"
@@ -23,6 +23,7 @@ SETTINGS_TABLE = """
 # kabe's settings (written by `kabe init`). flow: open | vivado | auto (vivado when `vivado` is on PATH).
 [tool.kabe]
 flow = "auto"
+default_board = "pynq-z1"      # the board of a design.yaml that names none (kabe/boards/profiles, or boards/)
 # cores_dir = "cores"          # the project's folders, relative to this file (these are the defaults)
 # constraints_dir = "constraints"
 # reports_dir = "reports"
@@ -269,8 +270,12 @@ def new(name: str, root: Path | None = None, cores: Path | None = None) -> list[
     vlnv = f"user:design:{name}:0.1.0"
     top = top_module(name)
 
+    board = config.value(config.load(root / "pyproject.toml"), "default_board")
+    board_line = (f"board: {board}" if board else "# board: <profile>  # none set: name one, or set [tool.kabe] default_board")
+
     def fill(template: str) -> str:
-        return _template("new", template).replace("{top}", top).replace("{name}", name).replace("{vlnv}", vlnv)
+        return (_template("new", template).replace("{top}", top).replace("{name}", name).replace("{vlnv}", vlnv)
+                .replace("{board_line}", board_line))
 
     files = {folder / "design.yaml": fill("design.yaml"), folder / f"{name}.core": fill("design.core"),
              folder / "rtl" / f"{top}.v": fill("top.v"), folder / f"{name}.xdc": fill("design.xdc")}

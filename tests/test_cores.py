@@ -8,7 +8,7 @@ from kabe import cores, designs
 from kabe.cores import CoreError
 from kabe.paths import CORES
 
-DESIGN_YAML = "core: kabe:design:tiny:0.1.0\nkind: probe\nports: 1\n"
+DESIGN_YAML = "core: kabe:design:tiny:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: 1\n"
 GEN = """\
 import sys, yaml
 cfg = yaml.safe_load(open(sys.argv[1]))

@@ -105,7 +105,7 @@ def test_init_writes_the_skeleton_and_new_a_design_neither_overwrites(tmp_path):
     assert "appended [tool.kabe]" in r.stdout
     text = (repo / "pyproject.toml").read_text()
     assert text.startswith('[project]\nname = "mine"\nversion = "1"\n') and paths._tool_kabe(repo / "pyproject.toml") == {
-        "flow": "auto"}
+        "flow": "auto", "default_board": "pynq-z1"}  # the board of a design.yaml that names none: the project's
     assert (repo / "dodo.py").read_text().startswith("from kabe.doit_tasks import *")
     from kabe.project_init import GITIGNORE_LINES
 
@@ -205,8 +205,9 @@ def test_init_in_a_folder_of_a_repository_makes_that_folder_the_project(tmp_path
 
 
 def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_path):
-    """kabe/perf is this repository's research: a project that does not name page_sections gets a page
-    of its builds only; kabe's own pyproject.toml names the three sections."""
+    """llm_accel/perf is this repository's research: a project that does not name page_sections gets a
+    page of its builds only; this repository's pyproject.toml names its three sections, and a user's
+    project adds its own the same way."""
     from kabe.records import report
 
     repo = _git_repo(tmp_path / "mine")
@@ -216,10 +217,20 @@ def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_pa
     for research in ("bandwidth wall", "Token budget", "V80", "SmolLM2"):
         assert research not in page
     assert "<h1>kabe: builds</h1>" in page and "No builds archived yet." in page
-    assert config.value(config.load(REPO / "pyproject.toml"), "page_sections") == list(config.PAGE_SECTIONS)
-    (repo / "pyproject.toml").write_text('[tool.kabe]\npage_sections = ["v80"]\n')
+    assert config.value(config.load(REPO / "pyproject.toml"), "page_sections") == [
+        "llm_accel.page:wall", "llm_accel.page:token_budget", "llm_accel.page:v80"]
+    (repo / "pyproject.toml").write_text('[tool.kabe]\npage_sections = ["llm_accel.page:v80"]\n')
     page = report.build_report(repo / "reports", repo, repo / "cores").read_text()
     assert "Alveo V80 what-if" in page and "bandwidth wall" not in page
+    # a section of the user's own: a function in the project, named like a golden model
+    (repo / "mypage.py").write_text('def latency(page):\n    return "<h2>Latency of mine</h2>" + page.table("| a | b |\\n|---|---|\\n| 1 | 2 |")\n')
+    (repo / "pyproject.toml").write_text('[tool.kabe]\npage_sections = ["mypage:latency"]\n')
+    page = report.build_report(repo / "reports", repo, repo / "cores").read_text()
+    assert "<h2>Latency of mine</h2><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>" in page
+    assert "Alveo V80 what-if" not in page
+    from kabe.records import page_hooks
+    with pytest.raises(page_hooks.PageSectionError, match="mypage has no function nothing"):
+        report.build_report(repo / "reports", repo, repo / "cores", sections=["mypage:nothing"])
     with pytest.raises(config.ConfigError, match="page_sections"):
         config.validate({"page_sections": ["wall", "roofline"]})
 

@@ -60,7 +60,7 @@ class MemoryPorts:
 @dataclass(frozen=True)
 class Board:
     key: str  # the profile's file name: what design.yaml's `board:` says
-    name: str  # for people: "PYNQ-Z1"
+    name: str  # for people, as the board is sold
     part: str
     family: str  # Vivado's device family name, as a flow branches on it: "zynq-7000", "versal", ...
     synth_family: str  # Yosys synth_xilinx -family for the open flow (SYNTH_FAMILIES)
@@ -82,6 +82,9 @@ class Board:
     dsp: int | None = None
     lut: int | None = None
     notes: tuple[str, ...] = ()
+    # the AXI DMA per memory port kabe's block design places: its length register's bits and burst (beats)
+    dma_length_width: int | None = None
+    dma_burst: int | None = None
 
     @property
     def is_versal(self) -> bool:
@@ -131,7 +134,7 @@ def profile_files(folder: Path) -> dict[str, Path]:
 
 
 _FIELDS = {"name", "part", "family", "open_flow", "vivado", "constraints", "deploy", "memory", "fabric",
-           "bandwidth", "default_clock_period_ns", "notes"}
+           "bandwidth", "default_clock_period_ns", "notes", "dma"}
 
 
 def _fail(path: Path, what: str) -> BoardError:
@@ -199,6 +202,7 @@ def _load(path: Path, _mtime_ns: int) -> Board:
     others = bandwidth.get("other", []) or []
     if not isinstance(others, list):
         raise _fail(path, f"`bandwidth.other` must be a list of figures, got {bounded(others)}")
+    dma = _table(path, data, "dma", required=False)
     notes = data.get("notes", []) or []
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise _fail(path, "`notes` must be a list of strings")
@@ -228,6 +232,8 @@ def _load(path: Path, _mtime_ns: int) -> Board:
         dsp=_number(path, "fabric.dsp", fabric.get("dsp"), integer=True, optional=True),
         lut=_number(path, "fabric.lut", fabric.get("lut"), integer=True, optional=True),
         notes=tuple(notes),
+        dma_length_width=_number(path, "dma.length_width", dma.get("length_width"), integer=True, optional=True),
+        dma_burst=_number(path, "dma.burst", dma.get("burst"), integer=True, optional=True),
     )
 
 

@@ -32,11 +32,6 @@ from kabe.paths import BUILD, REPORTS, ROOT
 from kabe.records import cache, key_change, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
-# The simulation check a build runs first: small (seconds), still whole frames through every port.
-# Full-scale verification is `doit sim:<design> rows=N`.
-SIM_CHECK_ROWS_PER_PORT = 64
-
-
 class BuildError(UserError):
     """The build could not run: one sentence, nothing archived."""
 
@@ -93,8 +88,9 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path,
         runner.write_result(result, reports_root)  # reports/<commit>/<design>/sim/: result.json and junit.xml
         xml_text = result.pop("junit_xml")
         return {**result, "junit": "junit.xml"}, {"junit.xml": xml_text}
-    # kabe's own models: a few rows per port; any other model: the size it picks (size None)
-    rows = SIM_CHECK_ROWS_PER_PORT * design.ports if design.kind else None
+    # the size the model declares for a build's check (seconds), else the size it picks (size None);
+    # full-scale verification is `doit sim:<design>`
+    rows = runner.declared_size(design, "check_size")
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
         result = runner.run_sim(design, rows, console=console, commit=commit)
     return _synthesis_view(design, rows, result, console, commit), {}
@@ -150,8 +146,7 @@ def _verification(design: designs.Design, sim_check: bool) -> dict:
 def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None) -> cache.CacheKey:
     """The content key of this build (kabe.records.cache): never the commit."""
     return cache.key_for(design, flow_name, synth=edam,
-                         sim_check_rows=SIM_CHECK_ROWS_PER_PORT * design.ports
-                         if sim_check and design.verify.kind != "none" else 0)
+                         sim_check_rows=sim_check and design.verify.kind != "none")
 
 
 @dataclass(frozen=True)

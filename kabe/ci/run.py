@@ -1,7 +1,7 @@
 """`kabe ci`: pull the shared archive, build and gate the designs, judge them against the base commit,
 write the Markdown delta and JUnit XML, push the archive on the default branch. The same locally as in CI.
 
-Exit status: 0 when every design did what it must (a negative example such as stage3_naive must
+Exit status: 0 when every design did what it must (a negative example, expect_gate: fail, must
 fail its gate), 1 when a gate or a regression failed, 2 when a build or the archive push could not
 run. The last lines printed name each failing design and why.
 """

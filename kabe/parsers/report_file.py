@@ -6,7 +6,7 @@ parser must refuse before reading a single table is refused here, once, with the
 a missing or unreadable file, NUL bytes (binary, or UTF-16 without its byte-order mark), an
 empty file, and input beyond the size bounds below.
 
-The bounds exist because parsers must answer in bounded time on any input (issue 18). Every
+The bounds exist because parsers must answer in bounded time on any input. Every
 parser is linear in the size of its input (no regex with nested quantifiers over whitespace);
 these caps bound that size: MAX_BYTES for a file, MAX_LINES lines, MAX_LINE_CHARS for one line.
 The largest real report in the corpus is 2.2 MB in 17 k lines of up to ~530 characters; Vivado's

@@ -55,7 +55,7 @@ _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the ne
 # kabe's own code that shapes a build's result: editing it is a miss, like editing RTL. Named from the
 # package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
 KABE_HOME = PACKAGE.parent
-FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
+FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/verify.py",
              "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/core_files.py", "kabe/core_targets.py", "kabe/boards",
              "kabe/deploy/bitfile.py")
 
@@ -265,17 +265,15 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(table.files())
     packages: dict[str, str] = {}
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
-        # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
-        if src.is_relative_to(PACKAGE.resolve()):
-            files.add(src)
-            continue
         found = python_imports.closure(src, design.verify.value.split(":")[0], model_path(design, src, root),
                                        [root, design.directory])
-        files.update(found.files)
+        # kabe's own modules a model imports (kabe.verify) are kabe's code, keyed as such (kabe_code)
+        mine = [f for f in found.files if not f.is_relative_to(PACKAGE.resolve())]
+        files.update(mine)
         packages.update(found.distributions)
         # data beside the model, and beside each of the team's modules it imports: a helper package
         # that reads src/teamlib/table.json computes other values when the table changes
-        for folder in sorted({src.parent} | {f.parent for f in found.files}):
+        for folder in sorted({src.parent} | {f.parent for f in mine}):
             files.update(_data_in(folder, root))
     own = kabe_code() + flow_scripts(flow)
     material = {

@@ -33,8 +33,8 @@ class Case:
 
 @dataclass
 class Suite:
-    name: str  # e.g. "stage4 (open)"
-    classname: str  # e.g. "kabe.stage4.open"
+    name: str  # e.g. "mydesign (open)"
+    classname: str  # e.g. "kabe.mydesign.open"
     cases: list[Case] = field(default_factory=list)
     output: str = ""  # <system-out>: the build's summary lines
 

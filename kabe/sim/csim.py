@@ -32,8 +32,9 @@ from kabe import cores, designs, provenance, tool_group
 from kabe.console import make_console
 from kabe.errors import UserError
 from kabe.paths import BUILD
-from kabe.verify import Context
+from kabe.verify import declared
 from . import golden, hls_headers
+from .runner import context_for
 from .compare import compare_output
 from .csim_harness import declaration, source
 
@@ -182,9 +183,11 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
                         f"got verify: {d.verify.kind}")
     commit = commit or provenance.current_commit()
     streams = d.streams
-    context = Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
-                      options={"row_bytes": d.row_bytes, "invalid_fraction": invalid_fraction})
+    context = context_for(d, None, invalid_fraction)
     fn = golden.load(d)
+    declares = declared(fn)
+    if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
+        rows = declares.size("full_size", context)
     t0 = time.monotonic()
     stim = golden.stimulus(d, fn, seed, rows, context)
     stim_seconds = time.monotonic() - t0
@@ -267,9 +270,9 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
     beats = sum(beats_in.values())
     hdr_from, hdr = hls_headers.find()
     return {
-        "design": d.name, "kind": d.kind, "verification": d.verify.as_dict(), "streams": streams.as_dict(),
+        "design": d.name, "kind": declares.label, "verification": d.verify.as_dict(), "streams": streams.as_dict(),
         "ports": d.ports, "rows": rows if rows is not None else words_expected,
-        "rows_per_port": (rows if rows is not None else words_expected) // d.ports if d.kind is not None else None,
+        "rows_per_port": rows // d.ports if rows is not None and declares.per_port else None,
         "row_bytes": d.row_bytes,
         "rows_checked": stim.checked if stim.checked is not None else words_expected,
         "words_checked": words_expected, "mismatches": mismatches, "first_mismatches": first,

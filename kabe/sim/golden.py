@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from kabe.errors import UserError
-from kabe.model.stimulus import Context, Stimulus, StimulusError, as_words, resolve
+from kabe.verify import Context, Stimulus, StimulusError, as_words, resolve
 from .. import designs
 from ..paths import ROOT
 
@@ -96,7 +96,7 @@ def beat_count(d: designs.Design, port: str, beats: Any) -> int:
 
 
 def call_later(d: designs.Design, value: Any, what: str) -> Any:
-    """The model's `expected` or `status` (kabe.model.stimulus.resolve): a function it gave is called
+    """The model's `expected` or `status` (kabe.verify.resolve): a function it gave is called
     here, and whatever it raises is one line naming the model, not a traceback."""
     try:
         return resolve(value)

@@ -1,9 +1,9 @@
 """Stream whole frames through a design in Verilator and compare every result word with numpy.
 
-    run_sim("stage4", 524_278)  ->  result dict (also see write_result / main)
+    run_sim("mydesign", 1_000)  ->  result dict (also see write_result / main)
 
-rows is the total over the design's ports (the document's 131,070 = 2 x 65,535); each port gets
-rows / ports rows of its own random frame (seeds differ per port). The harness (harness.cpp)
+rows is the model's size (for a model whose size is a total over the design's ports, each port gets
+rows / ports of it, from its own seed). The harness (harness.cpp)
 holds tvalid high every cycle, so a design that never stalls shows beats_per_cycle == 1.000.
 """
 
@@ -31,15 +31,12 @@ from .. import designs, disk_space, provenance, tool_group
 from ..records import tracked_outputs
 from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
-from ..model import frames
-from ..model.stimulus import Context, words_per_beat
+from ..verify import Context, declared, words_per_beat
 from ..paths import BUILD, REPORTS
 from . import golden, verilator_build
 from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
 from .verilator_build import SimBuildError
 
-FULL_ROWS_PER_PORT = frames.FULL_ROWS_PER_PORT  # kabe's own models' full scale (size None)
-DEFAULT_INVALID_FRACTION = frames.DEFAULT_INVALID_FRACTION
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
 
 
@@ -93,13 +90,21 @@ def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expe
     }
 
 
-def full_scale_rows(design: str | designs.Design) -> int:
-    """kabe's own models: the full-scale row count over all ports (a user's model picks its own for size None)."""
+def context_for(d: designs.Design, row_bytes: int | None = None, invalid_fraction: float | None = None) -> Context:
+    """What the design declares, handed to its model (kabe.verify.Context)."""
+    streams = d.streams
+    return Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
+                   options={"row_bytes": d.row_bytes if row_bytes is None else int(row_bytes),
+                            "invalid_fraction": invalid_fraction})
+
+
+def declared_size(design: str | designs.Design, which: str) -> int | None:
+    """The size the design's model declares for a build's check ("check_size") or a run at full scale
+    ("full_size"); None: the model's own default (size None), or a design not verified by a model."""
     d = designs.get(design)
-    if d.kind not in FULL_ROWS_PER_PORT:
-        raise SimError(f"{d.name} is not verified by one of kabe's own models; its full scale is its model's "
-                       f"(size None); pass rows explicitly")
-    return FULL_ROWS_PER_PORT[d.kind] * d.ports
+    if d.verify.kind != "model":
+        return None
+    return declared(golden.load(d)).size(which, context_for(d))
 
 
 @contextlib.contextmanager
@@ -141,7 +146,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
 
     A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
     output stream compared; a cocotb testbench runs in cocotb's own runner (kabe.sim.cocotb_run).
-    rows: the model's size (kabe's own models: rows over all ports; None = the model's full scale).
+    rows: the model's size (None: the full scale its model declares, else size None, the model's choice).
     params override core parameters (e.g. a deliberately broken variant); flags are FuseSoC use flags;
     extra_defines are Verilog defines on top of the sim target's (kabe.build: SYNTHESIS).
     Raises SimError / SimBuildError / CoreError / DesignError / ModelError when the run cannot happen;
@@ -162,15 +167,15 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         from . import cocotb_run
 
         return cocotb_run.run(d, seed=seed, params=params, flags=flags, console=console, build_root=build_root)
-    if rows is None and d.kind is not None:
-        rows = full_scale_rows(d)
     row_bytes = d.row_bytes if row_bytes is None else int(row_bytes)
     params = dict(params or {})
     commit = commit or provenance.current_commit()  # a build passes the one its archive is named after
     streams = d.streams
-    context = Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
-                      options={"row_bytes": row_bytes, "invalid_fraction": invalid_fraction})
+    context = context_for(d, row_bytes, invalid_fraction)
     fn = golden.load(d)
+    declares = declared(fn)
+    if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
+        rows = declares.size("full_size", context)
     t0 = time.monotonic()
     # the model first: a size it refuses is said before minutes of compiling
     with _stage(console, f"[bold]{d.name}[/]: building the streams ({d.verify.value})"):
@@ -331,15 +336,14 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         })
     result = {
         "design": d.name,
-        "kind": d.kind,
+        "kind": declares.label,
         "verification": d.verify.as_dict(),
         "streams": streams.as_dict(),
         "ports": d.ports,
         "rows": rows if rows is not None else words_expected,
-        "rows_per_port": rows // d.ports if rows is not None and d.kind is not None else None,
+        "rows_per_port": rows // d.ports if rows is not None and declares.per_port else None,
         "row_bytes": row_bytes,
-        # kabe's engines: one result word per row (attention: per output element); the probe: the rows
-        # it counted (the model's `checked`); any other model: the beats compared
+        # what the model counts as checked (its `checked`, rows say), else the beats compared
         "rows_checked": 0 if stopped is not None else stim.checked if stim.checked is not None else words_checked,
         "words_checked": words_checked,
         "mismatches": mismatches,
@@ -358,7 +362,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         # what the run asked for, else kabe's own models' default; None for any other model (its own
         # default, which kabe does not know: the status counts say what the stimulus held)
         "invalid_fraction": invalid_fraction if invalid_fraction is not None else
-        (DEFAULT_INVALID_FRACTION if d.kind == "ternary" else 0.0 if d.kind else None),
+        declares.options.get("invalid_fraction"),
         "seed": seed,
         "parameters": {k: v for k, v in sb.parameters.items()},
         "overrides": params,

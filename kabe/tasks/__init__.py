@@ -22,7 +22,7 @@ from kabe.flows import registry as flow_registry
 
 class _build_config_changed:
     """doit's config_changed, with the config computed only when doit checks the task (for the
-    tasks it is about to run), not when every task is defined: `doit build:stage4` pays for one
+    tasks it is about to run), not when every task is defined: `doit build:<design>` pays for one
     design's key, not six. The config is the build's content key (kabe.records.cache: every input
     file, generator, constraint, tool version and kabe's flow code), the budgets (an edit re-gates)
     and the archive name (a new commit archives again, from the cache)."""
@@ -122,7 +122,8 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use
 
 
 def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None) -> dict:
-    """rows: total over the ports; ctx (attention designs): the context length, the same on every port."""
+    """rows: the model's size, total over the ports; ctx: a size per port (a context length, say), the same on
+    every port (what a size counts is the model's: kabe.verify.Declares.size_name)."""
     def sim_one():
         from kabe.sim import runner  # here, not at definition: defining the tasks loads no numpy
 
@@ -133,7 +134,7 @@ def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | Non
     return {
         "name": design.name,
         "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy "
-               f"({'ctx=N' if design.kind == 'attention' else 'rows=N'}, seed=S)",
+               f"(rows=N: the model's size over all ports, or ctx=N a port; seed=S)",
         "actions": [action(sim_one, f"sim {design.name}")],
         "uptodate": [False],  # asked for explicitly: always runs
         "verbosity": 2,

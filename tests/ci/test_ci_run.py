@@ -295,7 +295,7 @@ def test_a_project_folder_its_repository_does_not_track_is_told_why_nothing_is_j
     assert "has no file tracked by its git repository" in provenance.why_no_commit(top / "fpga")
     assert provenance.current_commit(top / "fpga") == provenance.Commit("nogit", True)
     (top / ".gitignore").write_text("/fpga/\n")
-    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\n")
+    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\ndefault_board = 'pynq-z1'\n")
     assert provenance.current_commit(top / "fpga").sha == "nogit"  # ignored: not this repository's files
     assert provenance.why_no_commit(top) is None
     assert "not in a git repository" in provenance.why_no_commit(tmp_path)
@@ -323,7 +323,7 @@ def test_a_project_below_its_repositorys_top_records_the_commit_and_only_its_fol
     (fpga / "notes.txt").write_text("untracked in the project\n")
     assert provenance.current_commit(fpga) == provenance.Commit(head, True)
     (fpga / "notes.txt").unlink()
-    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "vivado"\n')  # a tracked file of the project
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\ndefault_board = "pynq-z1"\nflow = "vivado"\n')  # a tracked file of the project
     assert provenance.current_commit(fpga).dirty
     git(top, "checkout", "-q", "--", "fpga")
     # a FuseSoC library of the project elsewhere in the repository counts as the project's

@@ -42,7 +42,8 @@ name = "pages-demo"
 version = "0.1.0"
 
 [tool.kabe]
-page_sections = ["v80"]  # the V80 what-if: the page's Japanese quotes
+default_board = "pynq-z1"
+page_sections = ["llm_accel.page:v80"]  # the V80 what-if: the page's Japanese quotes
 """
 DESIGN = """\
 core: kabe:design:{name}:0.1.0

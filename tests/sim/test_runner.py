@@ -15,8 +15,8 @@ from pathlib import Path
 
 from kabe import designs
 from kabe.errors import UserError
-from kabe.model import frames
-from kabe.model.stimulus import Context, as_words
+from llm_accel.model import frames
+from kabe.verify import Context, as_words
 from kabe.paths import CORES
 from kabe.sim import runner, verilator_build
 
@@ -114,22 +114,28 @@ def test_write_result_path(tmp_path):
 @pytest.mark.parametrize("name", DESIGNS)
 def test_small_run_matches_the_model(name):
     d = _design(name)
-    rows = SMALL_ROWS_PER_PORT.get(d.kind, 300) * d.ports
-    r = runner.run_sim(name, rows, seed=7, invalid_fraction=0.01 if d.kind == "ternary" else None)
+    kind = d.verify.value.split(":")[1].removesuffix("_stimulus")  # this project's models: frames.<kind>_stimulus
+    rows = SMALL_ROWS_PER_PORT.get(kind, 300) * d.ports
+    r = runner.run_sim(name, rows, seed=7, invalid_fraction=0.01 if kind == "ternary" else None)
     assert r["mismatches"] == 0, r["first_mismatches"]
     assert r["problems"] == [], r["problems"]
     assert r["passed"]
     assert r["beats_per_cycle"] == 1.0
     assert r["simulator"] == "verilator" and r["version"]
-    if d.kind == "ternary":
+    # the model's declared label (the V80 design's model declares none)
+    assert r["kind"] == (kind if kind in ("probe", "int8", "ternary", "attention") else None)
+    if kind == "ternary":
         assert r["stat_invalid"] > 0  # the invalid-byte path was exercised and agreed with the model
-    if d.kind in ("int8", "ternary"):  # one result word per row
+    if kind in ("int8", "ternary"):  # one result word per row
         assert r["rows_checked"] == rows
 
 
-def test_full_scale_rows():
-    d = _design("stage4")
-    assert runner.full_scale_rows(d) == 524_278
+def test_the_model_declares_its_sizes():
+    """The sizes come from the model (kabe.verify.Declares), not from the tool."""
+    assert runner.declared_size("stage4", "full_size") == 524_278
+    assert runner.declared_size("stage4", "check_size") == 128
+    assert runner.declared_size("stage5", "full_size") == 4096  # a context of 2048 on each of 2 ports
+    assert runner.declared_size("v80_ternary", "full_size") is None  # declares none: its own size None
 
 
 def test_rows_not_divisible_is_refused_before_anything_runs():

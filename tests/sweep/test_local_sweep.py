@@ -128,7 +128,7 @@ def test_a_project_below_its_repositorys_top_ships_its_own_folder_as_the_tree(tm
     top = tmp_path / "mono"
     (top / "fpga" / "cores").mkdir(parents=True)
     (top / "sw").mkdir()
-    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\n")
+    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\ndefault_board = 'pynq-z1'\n")
     (top / "fpga" / "cores" / "x.txt").write_text("x\n")
     (top / "sw" / "main.py").write_text("print(1)\n")
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",

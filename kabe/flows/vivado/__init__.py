@@ -14,7 +14,7 @@ How it runs (docs/vivado_flow.md has the long form):
    vivado flow (`edalize.flows.vivado.Vivado`) writes the Makefile and project Tcl from it.
 4. kabe checks the generated Tcl (top name, every tclSource sourced), runs `make` with a progress
    line and a timeout, then parses the reports the hooks wrote (kabe.parsers) and returns a
-   FlowResult with the .bit and the .hwh beside it (same basename: PYNQ's convention).
+   FlowResult with the .bit and the .hwh beside it (same basename: pynq.Overlay's convention).
 
 Vivado itself is never imported or assumed: without `vivado` on PATH the build stops with one
 FlowError that says how to point kabe at it.

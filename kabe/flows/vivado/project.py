@@ -225,6 +225,9 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     for p in range(design.ports):
         outs = iface.status.get(p, [])
         status.append(tuple(x for o in outs for x in (o.name, o.width)))
+    if not is_versal and (design.board.dma_length_width is None or design.board.dma_burst is None):
+        raise FlowError(f"{design.board.profile_file}: board {design.board.key} names no `dma: {{length_width: N, "
+                        f"burst: N}}`, the AXI DMA facts kabe's block design needs; add them (docs/boards.md)")
     word = usr_access_word(commit)
     part = design.board.part  # the board is data (kabe.boards): its profile names the part and the block design
     # Versal: the board's block design is the whole of it (AVED's base, tcl/v80_aved_bd.tcl), no kabe_bd.tcl
@@ -241,7 +244,9 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         "streams": streams,
         # per port: name width [name width] of the status outputs read back over AXI GPIO
         "status": status,
-        "dma_length_width": 26, "hp_data_width": 64, "dma_burst": 16,
+        # the board's DMA and memory-port facts (its profile): length register bits, port width, burst
+        "dma_length_width": design.board.dma_length_width, "hp_data_width": design.board.memory_ports.beat_bytes * 8,
+        "dma_burst": design.board.dma_burst,
         "hwh_dest": work_root / f"{name}.hwh",
         "cells_dest": work_root / f"{name}.cells.json",
         "report_dir": report_dir, "timing_max_paths": TIMING_MAX_PATHS,

@@ -1,7 +1,7 @@
 """The V80 what-if fed by the engine kabe built: tokens/s that the post's arithmetic gives once the
 bandwidth is what the V80 ternary design can take in, not only what HBM can deliver.
 
-The post (kabe.perf.whatif_v80) divides an HBM bandwidth by bytes per token. A spatial engine only
+The post (llm_accel.perf.whatif_v80) divides an HBM bandwidth by bytes per token. A spatial engine only
 reads what its channels accept: channels x beat bytes x beats/clk x clock. Those three come from the
 V80 design's archived build (metrics.json: its simulation's ports and measured beats/clk, the build's
 clock), never from constants here, so the table moves when the engine does. The bandwidth the
@@ -21,8 +21,13 @@ import math
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from kabe.boards import ALVEO_V80, Board, v80_bandwidths
-from kabe.perf.whatif_v80 import FETCH_FRACTION, MODEL_BYTES, SPECULATION, Assumption, Row
+from kabe import boards
+from kabe.boards import Board
+from llm_accel.figures import V80_BANDWIDTHS
+from llm_accel.perf.whatif_v80 import FETCH_FRACTION, MODEL_BYTES, SPECULATION, Assumption, Row
+
+
+ALVEO_V80 = boards.get("v80")
 
 
 class EngineRecordError(ValueError):
@@ -117,12 +122,11 @@ class FedRow(Row):
 
 def table(facts: EngineFacts, fetch_fraction: float = FETCH_FRACTION.value, speculation: float = SPECULATION.value,
           models: dict[str, Assumption] | None = None) -> list[FedRow]:
-    """Every model at both V80 bandwidth figures, fed through the engine of `facts`."""
+    """Every model at every V80 bandwidth figure, fed through the engine of `facts`."""
     models = MODEL_BYTES if models is None else models
-    bws = v80_bandwidths()
-    return [FedRow(name, a.value, label, float(bws[label]), fetch_fraction, speculation, facts.engine_gbps,
-                   facts.channels_for(float(bws[label])))
-            for label in ("post", "amd") for name, a in models.items()]
+    return [FedRow(name, a.value, label, float(f), fetch_fraction, speculation, facts.engine_gbps,
+                   facts.channels_for(float(f)))
+            for label, f in V80_BANDWIDTHS.items() for name, a in models.items()]
 
 
 def _tok(model: float, ref: float | None) -> str:
@@ -149,5 +153,5 @@ def render_markdown(facts: EngineFacts, rows: list[FedRow] | None = None) -> str
     out += ["", "Assumptions: the beat is the board's memory lane (V80 profile: "
                 f"{facts.beat_bytes} B per {ALVEO_V80.memory_ports.name}); every channel streams weights all the "
                 "time (batch 1); the clock as stated above; bytes per token, the fetch fraction and the speculation "
-                "multiplier as in the post's table (kabe.perf.whatif_v80), with the conditions listed there."]
+                "multiplier as in the post's table (llm_accel.perf.whatif_v80), with the conditions listed there."]
     return "\n".join(out)

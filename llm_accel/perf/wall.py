@@ -21,10 +21,24 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from kabe.boards import PYNQ_Z1, Board
+from kabe import boards
+from kabe.boards import Board
+from llm_accel import figures
+
+PYNQ_Z1 = boards.get("pynq-z1")
+# each board's measured wall (the study's figure, llm_accel.figures) and its memory's theoretical rate
+WALLS = {PYNQ_Z1.key: figures.PYNQ_Z1_WALL}
+THEORETICAL = {PYNQ_Z1.key: figures.PYNQ_Z1_DDR}
+
+
+def wall_of(board: Board) -> float:
+    """The measured wall of `board`; a board nobody measured is one clear error."""
+    if board.key not in WALLS:
+        raise ValueError(f"board {board.name!r} has no measured wall; pass a bandwidth explicitly")
+    return float(WALLS[board.key])
 
 WEIGHTS_PER_BYTE: dict[str, float] = {"probe": 0.0, "int8": 1.0, "ternary": 5.0}
-BEAT_BYTES = 8  # one AXI HP beat: 64 bits
+BEAT_BYTES = PYNQ_Z1.memory_ports.beat_bytes  # one HP port beat (the board profile's)
 
 
 @dataclass(frozen=True)
@@ -114,7 +128,7 @@ class WallRow:
 def bound(cfg: StreamConfig, board: Board = PYNQ_Z1, wall_gbps: float | None = None,
           measured_gbps: float | None = None, measured_weights_gps: float | None = None) -> WallRow:
     """The read-bandwidth bound and weights/s for one design on one board."""
-    wall = board.wall_gbps if wall_gbps is None else float(wall_gbps)
+    wall = wall_of(board) if wall_gbps is None else float(wall_gbps)
     lane = lane_gbps(cfg)
     b = min(lane, wall)
     wpb = WEIGHTS_PER_BYTE[cfg.kind]

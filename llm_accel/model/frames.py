@@ -8,10 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import attention, int8, probe, ternary
-from .frame import Frame
-from .stimulus import Stimulus
+from .frame import BEAT_BYTES, Frame
+from kabe.verify import Stimulus, declare
 
-BEAT_BYTES = 8
 DEFAULT_ROW_BYTES = 512
 DEFAULT_ROWS_PER_PORT = 65_535
 
@@ -143,8 +142,8 @@ def fingerprint_update(h, chunk) -> None:
         h.update(frame.stream)
 
 
-# ---- kabe's six designs through the golden-model API (kabe.model.stimulus, docs/your_design.md) ----
-# Each design.yaml names one: `verify: {model: "kabe.model.frames:ternary_stimulus"}`.
+# ---- kabe's six designs through the golden-model API (kabe.verify, docs/your_design.md) ----
+# Each design.yaml names one: `verify: {model: "llm_accel.model.frames:ternary_stimulus"}`.
 
 # Full-scale rows per port (size None): the document's 65,535-row frame; the ternary engine's frame
 # is as many 512 B rows as fit with x in 128 MiB (2**27 - 2,560 B) / 512 B = 262,139. For the
@@ -223,26 +222,70 @@ def kabe_stimulus(kind: str, seed: int, size, context, *, rows_per_port_default:
                     checked=rows if kind == "probe" else None)
 
 
+def _port_count(context) -> int:
+    return len(context.inputs)
+
+
+def board_chunks(kind: str):
+    """How a run of `kind` streams on a board: chunk after chunk (chunks()), each one DMA transfer per
+    port of at most max_bytes, x repeated at each head; the same draws on the host and the board."""
+    def chunks_of(seed: int, size, context, max_bytes: int):
+        ins, outs = list(context.inputs), list(context.outputs)
+        ports = len(ins)
+        per_port = _split(size, ports)
+        row_bytes = int(context.options.get("row_bytes") or DEFAULT_ROW_BYTES)
+        fraction = context.options.get("invalid_fraction")
+        fraction = (DEFAULT_INVALID_FRACTION if kind == "ternary" else 0.0) if fraction is None else float(fraction)
+        for chunk in port_chunks(kind, seed, ports, per_port, row_bytes, max_bytes, fraction):
+            status = {}
+            for p, f in enumerate(chunk):
+                if f"stat{p}_invalid" in context.status:
+                    status[f"stat{p}_invalid"] = int(f.invalid)
+                if f"stat{p}_overflow" in context.status:
+                    status[f"stat{p}_overflow"] = 0
+            yield Stimulus(inputs={ins[p]: _beats(f.stream, ins[p], context.inputs[ins[p]], row_bytes)
+                                   for p, f in enumerate(chunk)},
+                           expected={outs[p]: (f.expected.astype(np.uint64) if kind == "probe"
+                                               else f.expected.astype(np.int32)) for p, f in enumerate(chunk)},
+                           status=status, checked=sum(int(f.rows) for f in chunk))
+    return chunks_of
+
+
+def _declares(kind: str) -> dict:
+    """What kabe asks of each of these models (kabe.verify.Declares): a build's check runs
+    CHECK_ROWS_PER_PORT rows a port, `doit sim` and `doit deploy` the full scale."""
+    return dict(check_size=lambda c: CHECK_ROWS_PER_PORT * _port_count(c),
+                full_size=lambda c: FULL_ROWS_PER_PORT[kind] * _port_count(c),
+                size_name="ctx" if kind == "attention" else "rows", per_port=True, label=kind,
+                options={"invalid_fraction": DEFAULT_INVALID_FRACTION if kind == "ternary" else 0.0},
+                board_chunks=board_chunks(kind),
+                measured_beats=(2,) if kind == "probe" else ())  # the probe's cycle count is the board's own
+
+
+# The simulation check a build runs first: small (seconds), still whole frames through every port.
+CHECK_ROWS_PER_PORT = 64
+
+
+@declare(**_declares("probe"))
 def probe_stimulus(seed: int, size, context) -> Stimulus:
     """stage2's probe: random bytes in, three 64-bit counts per port out."""
     return kabe_stimulus("probe", seed, size, context)
 
 
+@declare(**_declares("int8"))
 def int8_stimulus(seed: int, size, context) -> Stimulus:
     """stage3's INT8 matrix-vector engine: size rows over all ports, int32 results."""
     return kabe_stimulus("int8", seed, size, context)
 
 
+@declare(**_declares("ternary"))
 def ternary_stimulus(seed: int, size, context) -> Stimulus:
     """stage4's ternary engine: size rows over all ports, invalid_fraction of the bytes 243..255."""
     return kabe_stimulus("ternary", seed, size, context)
 
 
+@declare(**_declares("attention"))
 def attention_stimulus(seed: int, size, context) -> Stimulus:
     """stage5's attention engine: size = the context length summed over ports, one frame each."""
     return kabe_stimulus("attention", seed, size, context)
 
-
-# model function -> the frame-builder kind the board runner streams (kabe.deploy): kabe's own models only
-BOARD_KINDS = {"kabe.model.frames:probe_stimulus": "probe", "kabe.model.frames:int8_stimulus": "int8",
-               "kabe.model.frames:ternary_stimulus": "ternary", "kabe.model.frames:attention_stimulus": "attention"}

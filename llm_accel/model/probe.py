@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-BEAT_BYTES = 8
+from .frame import BEAT_BYTES
 
 
 def expected(frame_bytes: int, cycles: int | None = None) -> np.ndarray:

@@ -36,14 +36,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .frame import Frame
+from .frame import BEAT_BYTES, Frame
 
 HEAD_DIM = 64
 Q_HEADS = 9
 KV_HEADS = 3
 GROUP = Q_HEADS // KV_HEADS  # query heads per KV head, i.e. per frame
 LAYERS = 30
-BEAT_BYTES = 8
 HEADER_BYTES = 8
 Q_BYTES = GROUP * HEAD_DIM  # 192
 RESULT_WORDS = GROUP * HEAD_DIM  # 192
@@ -294,7 +293,7 @@ def case_frame(case: Case):
 def attention_frame(rng: np.random.Generator, rows: int, row_bytes: int = HEAD_DIM):
     """frames.BUILDERS["attention"]: one KV head's frame of context length `rows`.
 
-    Returns kabe.model.frames.Frame (stream, 192 expected int32 words, rows, invalid 0). The
+    Returns llm_accel.model.frames.Frame (stream, 192 expected int32 words, rows, invalid 0). The
     statistics rotate with the generator so a run covers flat, peaked and outlier-heavy cases.
     """
     if row_bytes != HEAD_DIM:

@@ -2,10 +2,10 @@
 
 plot_wall:          Figure 1 of the lab report. Bytes read per stage stay at the wall; weights per
                     second rise 1.91 -> 9.16 G/s. Bars: the document's measurement; outlines: the
-                    model's bound (kabe.perf.wall).
+                    model's bound (llm_accel.perf.wall).
 plot_token_budget:  Figure 6. Share of one token's time (matmul in the PL, attention, misc) at
                     contexts 128 / 512 / 2048, with attention on the CPU (measured) and in the PL
-                    (projected) (kabe.perf.token_budget).
+                    (projected) (llm_accel.perf.token_budget).
 """
 
 from __future__ import annotations
@@ -19,25 +19,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from . import token_budget as tb  # noqa: E402
 from . import wall as wl  # noqa: E402
-from kabe.boards import PYNQ_Z1, Board  # noqa: E402
+from kabe.boards import Board  # noqa: E402
+from kabe.records.report_plot import legend_entries  # noqa: E402
 
 _MEASURED = "#4c72b0"
 _BOUND = "#222222"
 _COLORS = {"matmul": "#55a868", "attention_cpu": "#dd8452", "attention_pl": "#8172b3", "misc": "#b0b0b0"}
 
 
-def legend_entries(axes) -> tuple[list, list[str]]:
-    """One legend for several panels: each label once, in the order the panels first use it."""
-    handles, labels = [], []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    return handles, labels
-
-
-def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Board = PYNQ_Z1) -> Path:
+def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Board = wl.PYNQ_Z1) -> Path:
     """Write the Figure-1-style PNG to `path` and return it."""
     rows = wl.figure1(board=board) if rows is None else rows
     path = Path(path)
@@ -56,12 +46,14 @@ def plot_wall(path: str | Path, rows: list[wl.WallRow] | None = None, board: Boa
         ax1.barh(yi, r.bound_gbps, fill=False, edgecolor=_BOUND, linestyle="--", height=0.55,
                  label="model bound min(lane, wall)" if yi == y[0] else None)
         ax1.text(r.bound_gbps + 0.03, yi, f"bound {r.bound_gbps:.2f} ({r.limiter})", va="center", fontsize=8)
-    ax1.axvline(board.wall_gbps, color="crimson", lw=1.5)
-    ax1.text(board.wall_gbps, len(rows) - 0.45, f"wall {board.wall_gbps:.2f} (measured)", color="crimson",
+    wall = wl.wall_of(board)
+    ax1.axvline(wall, color="crimson", lw=1.5)
+    ax1.text(wall, len(rows) - 0.45, f"wall {wall:.2f} (measured)", color="crimson",
              ha="right", fontsize=8)
-    if board.theoretical is not None:
-        ax1.axvline(float(board.theoretical), color="gray", lw=1, ls=":")
-        ax1.text(float(board.theoretical), len(rows) - 0.45, f" DDR {float(board.theoretical):.2f}",
+    theoretical = wl.THEORETICAL.get(board.key)
+    if theoretical is not None:
+        ax1.axvline(float(theoretical), color="gray", lw=1, ls=":")
+        ax1.text(float(theoretical), len(rows) - 0.45, f" DDR {float(theoretical):.2f}",
                  color="gray", fontsize=8)
     ax1.set_yticks(y, labels)
     ax1.set_xlim(0, 3.0)

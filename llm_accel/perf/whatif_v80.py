@@ -16,15 +16,20 @@ The post's own figures (its Japanese text; checked, not taken from the digest):
   4B: 820/2 = 410 -> x4 = 1,640 -> x2 = 3,280 tok/s;  9B: 820/4.5 = 182 -> 728 -> 1,456 tok/s.
   (820/4.5 = 182.2: the post rounds to 182 before multiplying; the unrounded chain is 728.9 and
   1,457.8, 0.1% higher. The model keeps the unrounded chain.)
-AMD's V80 documentation gives "approaching 460 GB/s" (kabe.boards.ALVEO_V80), so every row is
-evaluated at both.
+Every row is evaluated at the V80's peak (819.2 GB/s: AMD's AVED NoC arithmetic, 64 HBM ports x
+12.8 GB/s), at the post's 820 (its rounding of the peak), and at AMD's board-overview "approaching
+460 GB/s" (the older HBM2 Alveo cards' figure): llm_accel.figures, each with its source.
+
+The post's bytes per token are Q4's; the engine this project builds is ternary (5 weights a byte,
+1.6 bits a weight), so ternary_table() gives the same arithmetic at the engine's bytes per token.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kabe.boards import v80_bandwidths
+from kabe import boards
+from llm_accel.figures import V80_BANDWIDTHS, V80_PEAK
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,7 @@ DOC_TOK_S: dict[tuple[str, float], tuple[float, float, float]] = {
 class Row:
     model: str
     bytes_per_token_gb: float
-    bandwidth_label: str  # "post" | "amd"
+    bandwidth_label: str  # "peak" | "post" | "amd" (llm_accel.figures.V80_BANDWIDTHS)
     bandwidth_gbps: float
     fetch_fraction: float
     speculation: float
@@ -107,11 +112,10 @@ class Row:
 
 def table(fetch_fraction: float = FETCH_FRACTION.value, speculation: float = SPECULATION.value,
           models: dict[str, Assumption] | None = None) -> list[Row]:
-    """Every model at every V80 bandwidth figure (the post's 820, AMD's 460)."""
+    """Every model at every V80 bandwidth figure (the peak 819.2, the post's 820, AMD's 460)."""
     models = MODEL_BYTES if models is None else models
-    bws = v80_bandwidths()
-    return [Row(name, a.value, label, float(bws[label]), fetch_fraction, speculation)
-            for label in ("post", "amd") for name, a in models.items()]
+    return [Row(name, a.value, label, float(f), fetch_fraction, speculation)
+            for label, f in V80_BANDWIDTHS.items() for name, a in models.items()]
 
 
 def _cell(model: float, ref: float | None) -> str:
@@ -122,7 +126,6 @@ def _cell(model: float, ref: float | None) -> str:
 
 def render_markdown(rows: list[Row] | None = None) -> str:
     rows = table() if rows is None else rows
-    bws = v80_bandwidths()
     out = ["| model | GB/token | bandwidth | A: bw / bytes | B: / fetch fraction | C: x accepted per pass |",
            "|---|---|---|---|---|---|"]
     for r in rows:
@@ -131,13 +134,54 @@ def render_markdown(rows: list[Row] | None = None) -> str:
                    f"{_cell(r.baseline_tok_s, d[0])} | {_cell(r.sparse_tok_s, d[1])} (x{1 / r.fetch_fraction:g}) | "
                    f"{_cell(r.speculative_tok_s, d[2])} (x{r.speculation:g}) |")
     out += ["", "Bandwidth figures:"]
-    for label, f in bws.items():
-        out.append(f"- {label}: {f.value:g} {f.unit} ({f.kind}) from {f.source}: \"{f.quote}\"")
+    for label, f in V80_BANDWIDTHS.items():
+        out.append(f"- {label}: {f.cited()}")
     out += ["", "Assumptions and the condition under which each holds:", "",
             "| assumption | value | source | holds only if |", "|---|---|---|---|"]
     for a in (*MODEL_BYTES.values(), FETCH_FRACTION, SPECULATION):
         out.append(f"| {a.name} | {a.value:g} {a.unit} | {a.source} | {a.condition} |")
-    out.append(f"| bandwidth | 820 or 460 GB/s | see above | the whole bandwidth is sustained by one "
+    out.append(f"| bandwidth | 819.2, 820 or 460 GB/s | see above | the whole bandwidth is sustained by one "
                f"batch-1 decode stream spread over all HBM channels; neither figure was measured here "
                f"(on the PYNQ-Z1 the measured wall was 93.6% of theoretical) |")
     return "\n".join(out)
+
+
+# ---- the same arithmetic for the engine this project builds: ternary weights, 5 a byte -------------
+
+TERNARY_WEIGHTS_PER_BYTE = 5  # 3^5 = 243 <= 256 (llm_accel.model.ternary)
+MODEL_PARAMS = {"Qwen 4B": 4.0e9, "Qwen 9B": 9.0e9}  # the post's models, by their names' parameter counts
+V80 = boards.get("v80")
+
+
+def channel_gbps(board=V80) -> float:
+    """One memory lane: beat bytes x lane clock (the board profile's), in GB/s."""
+    lanes = board.memory_ports
+    return lanes.beat_bytes * lanes.clock_mhz / 1e3
+
+
+@dataclass(frozen=True)
+class TernaryRow:
+    model: str
+    params: float
+    bandwidth_label: str
+    bandwidth_gbps: float
+
+    @property
+    def bytes_per_token_gb(self) -> float:
+        return self.params / TERNARY_WEIGHTS_PER_BYTE / 1e9  # every weight read once per token, batch 1
+
+    @property
+    def tok_s(self) -> float:
+        return self.bandwidth_gbps / self.bytes_per_token_gb
+
+
+def ternary_table(channels_built: int = 4) -> list[TernaryRow]:
+    """Each model at the V80's peak and at the `channels_built` HBM ports the engine uses."""
+    built = channels_built * channel_gbps()
+    return [TernaryRow(name, n, label, bw) for name, n in MODEL_PARAMS.items()
+            for label, bw in (("peak", float(V80_PEAK)), (f"{channels_built} channels", built))]
+
+
+def channels_for_peak() -> int:
+    """HBM ports of one lane each that take in the whole peak."""
+    return round(float(V80_PEAK) / channel_gbps())

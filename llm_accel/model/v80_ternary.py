@@ -5,18 +5,18 @@ once per HBM channel. The frame is byte for byte stage 4's (docs/streams.md, "te
 x = 5 x ROW_BYTES int8 values, then rows of ROW_BYTES packed bytes, 5 weights per byte, an int32
 per row out; bytes 243..255 decode as five zeros and are counted in stat{p}_invalid. Only the
 beat is wider: the same bytes are cut into (beats, width / 8) instead of 8-byte words. The frames,
-the expected words and the invalid counts are kabe.model.frames' and kabe.model.ternary's own
+the expected words and the invalid counts are llm_accel.model.frames' and llm_accel.model.ternary's own
 (matvec_hw), drawn from the same seeds per port as stage 4's model: this file adds no arithmetic.
 
-    verify: {model: "kabe.model.v80_ternary:stimulus"}      (cores/v80_ternary/design.yaml)
+    verify: {model: "llm_accel.model.v80_ternary:stimulus"}      (cores/v80_ternary/design.yaml)
 
-numpy only, like every golden model (kabe.model imports nothing else of kabe).
+numpy only, like every golden model (llm_accel.model imports nothing else of kabe).
 """
 
 from __future__ import annotations
 
 from . import frames
-from .stimulus import Context, Stimulus
+from kabe.verify import Context, Stimulus
 
 # size None (the build's simulation check): rows per channel. Small on purpose: a run at scale is
 # `doit sim:v80_ternary rows=N` (N over all channels).

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kabe.boards import PYNQ_Z1
+from llm_accel.figures import PYNQ_Z1_WALL
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class DocInputs:
     cpu_attention_float_ms: dict[int, float] = field(default_factory=lambda: {512: 158.0})  # reference
     cpu_total_tok_s: dict[int, float] = field(default_factory=lambda: {128: 26.2, 512: 9.8, 2048: 2.8})
     cpu_int8_dot_ceiling_gmacs: float = 0.28  # reference
-    kv_bandwidth_gbps: float = PYNQ_Z1.wall_gbps  # the wall (measured by the stage 2 probe)
+    kv_bandwidth_gbps: float = float(PYNQ_Z1_WALL)  # the wall (measured by the stage 2 probe)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from kabe.errors import UserError
 from kabe.paths import BUILD
 from kabe.verify import declared
 from . import golden, hls_headers
-from .runner import context_for
+from .golden import context_for
 from .compare import compare_output
 from .csim_harness import declaration, source
 

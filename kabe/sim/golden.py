@@ -132,3 +132,11 @@ def words(d: designs.Design, port: str, beats: Any, bits: int):
         return as_words(port, beats, bits)
     except StimulusError as e:
         raise ModelError(f"the golden model {d.verify.value} of {d.name}: {e}") from None
+
+
+def context_for(d: designs.Design, row_bytes: int | None = None, invalid_fraction: float | None = None) -> Context:
+    """What the design declares, handed to its model (kabe.verify.Context)."""
+    streams = d.streams
+    return Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
+                   options={"row_bytes": d.row_bytes if row_bytes is None else int(row_bytes),
+                            "invalid_fraction": invalid_fraction})

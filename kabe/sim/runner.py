@@ -34,6 +34,7 @@ from ..cores import CoreError
 from ..verify import Context, declared, words_per_beat
 from ..paths import BUILD, REPORTS
 from . import golden, verilator_build
+from .golden import context_for
 from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
 from .verilator_build import SimBuildError
 
@@ -88,14 +89,6 @@ def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expe
         "outputs": [{"name": n, "beats": 0, "expected_beats": int(expected_beats[n]), "tlast_at": [],
                      "first_out_cycle": -1, "last_out_cycle": -1} for n in streams.outputs],
     }
-
-
-def context_for(d: designs.Design, row_bytes: int | None = None, invalid_fraction: float | None = None) -> Context:
-    """What the design declares, handed to its model (kabe.verify.Context)."""
-    streams = d.streams
-    return Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
-                   options={"row_bytes": d.row_bytes if row_bytes is None else int(row_bytes),
-                            "invalid_fraction": invalid_fraction})
 
 
 def declared_size(design: str | designs.Design, which: str) -> int | None:

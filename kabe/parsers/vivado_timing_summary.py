@@ -316,4 +316,5 @@ def parse_report(rep: report_file.Report) -> dict:
         last = rep.text.rstrip().rsplit("\n", 1)[-1].strip()
         raise ReportError(f"{source}: the report ends without the blank lines Vivado closes it with: it is "
                           f"cut short (last line: '{last[:60]}')")
+    rec.update(whole)  # what the whole file says beyond the sections read (kabe.rules.gate judges it)
     return rec

@@ -193,7 +193,7 @@ def _reheader(ln: str, arg: int) -> str:
 
 @dataclass
 class Outcome:
-    kind: str  # refused | failed | passed | false_pass | excused | crash
+    kind: str  # refused | failed | passed | false_pass | excused | crash | unchanged
     detail: str = ""
 
 
@@ -323,7 +323,8 @@ class WholeMutation:
             else:  # no Timer Settings to edit: the mutant is the report itself (it must not pass either way)
                 out.insert(0, "")
         elif self.op == "stray_slack":
-            slack = [i for i, ln in enumerate(lines) if ln.strip().startswith("Slack")]
+            slack = [i for i, ln in enumerate(lines) if ln.strip().startswith("Slack")
+                     and re.search(r":\s+\d", ln)]  # a number to turn negative (not "Slack: inf")
             if slack and arg % 2:
                 i = slack[self.pick % len(slack)]
                 out[i] = re.sub(r":(\s+)(\d)", r":\1-\2", lines[i].replace("(MET)", ("(MET)", "(VIOLATED)")[arg // 2 % 2]),
@@ -347,6 +348,8 @@ def must_never_pass(s: Subject, m: WholeMutation) -> bool:
 
 def judge_whole(s: Subject, m: WholeMutation, others: list[Subject]) -> Outcome:
     text = m.apply(s, others)
+    if text == "\n".join(s.lines):  # the edit found nothing to change: the report itself, judged as it is
+        return Outcome("unchanged")
     try:
         rec = parse(text, "mutant")
         verdict = evaluate(rec, None)

@@ -13,8 +13,9 @@ each marker once per run (every real report in the shared corpora: each exactly 
     title, `check_timing report`, `Design Timing Summary`) is two runs in one file: refused;
   * any other section title seen twice is a duplicated section: refused;
   * every verdict line anywhere counts (returned; the gate fails two of them, naming both);
-  * every `Slack` line anywhere (and any line saying VIOLATED) whose slack is negative counts
-    (returned with its line; the gate fails it), inside Timing Details or not;
+  * every `Slack` line anywhere (and any line saying VIOLATED) whose slack is negative counts, and
+    every Pulse Width Checks row whose slack is negative (returned with its line; the gate fails it),
+    inside Timing Details or not;
   * Timer Settings is read: a corner with Analyze Max/Min Paths other than Yes, or multi-corner
     analysis disabled, is a corner Vivado did not analyse (returned; the gate fails it).
 
@@ -59,9 +60,15 @@ _VERDICT_KEYS = {_key(v) for v in VERDICT_SENTENCES}
 _HEADER_OF = {_key(h): h for h in HEADER_KEYS}
 _SLACK, _NONE_GROUP = _key("Slack"), _key("Path Group: (none)")
 _MULTI_CORNER, _CORNER_HEAD = _key("Enable Multi Corner Analysis"), _key("Name Max Paths Min Paths")
+# the rows of Timing Details' Pulse Width Checks tables: Check Type, Corner, Lib Pin, Reference Pin,
+# Required, Actual, Slack, Location, Pin
+_PW_KEYS = tuple(_key(t) for t in ("Min Period", "Max Period", "Low Pulse Width", "High Pulse Width", "Max Skew",
+                                   "Min Skew"))
+_PW_HEADS = {k[:3] for k in _PW_KEYS}
+_DECIMAL = re.compile(r"[-+]?\d+(?:\.\d+)?")
 _LEAD = "|\u200b\u200c\u200d\u2060\ufeff_"  # what may stand before a marker's first letter besides spaces
 _HEADS = {_key(m)[:3] for m in (*_TITLE_OF.values(), *VERDICT_SENTENCES, *HEADER_KEYS, "Slack", "Path Group",
-                                "Enable Multi Corner Analysis", "Name Max Paths")}
+                                "Enable Multi Corner Analysis", "Name Max Paths")} | _PW_HEADS
 _VIOLATED = re.compile(r"violated", re.I)
 _NUMBER = re.compile(r"[-\u2212\u2012\u2013]?\s*\d+(?:\.\d+)?")
 
@@ -73,6 +80,7 @@ class Scan:
     titles: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # title -> its lines
     verdicts: list[tuple[int, str]] = field(default_factory=list)
     slacks: list[tuple[int, str]] = field(default_factory=list)
+    pw_rows: list[tuple[int, str]] = field(default_factory=list)  # Pulse Width Checks rows
     none_groups: int = 0
     multi_corner: list[tuple[int, str]] = field(default_factory=list)
     corner_heads: list[int] = field(default_factory=list)
@@ -87,7 +95,7 @@ def scan(lines: list[str]) -> Scan:
         if len(ln) > _SHORT:  # most lines of a report (paths, long rows): only a header or padding may be here
             if ln[-1:].isspace():
                 ln = ln.rstrip()
-            if len(ln) > _SHORT and "|" not in ln[:4]:
+            if len(ln) > _SHORT and "|" not in ln[:4] and ln.lstrip()[:3].casefold() not in _PW_HEADS:
                 continue
         # the first letters of every marker: a cheap test that skips the path lines (most of a report)
         if ln.lstrip().lstrip(_LEAD).lstrip()[:3].casefold() not in _HEADS:
@@ -100,6 +108,8 @@ def scan(lines: list[str]) -> Scan:
             out.verdicts.append((i, ln.strip()))
         elif key.startswith(_SLACK):
             out.slacks.append((i, ln.strip()))
+        elif key.startswith(_PW_KEYS):
+            out.pw_rows.append((i, ln.strip()))
         elif key == _NONE_GROUP:
             out.none_groups += 1
         elif key.startswith(_MULTI_CORNER):
@@ -176,6 +186,14 @@ def negative_slack_lines(sc: Scan, limit: int = 20) -> list[str]:
         if negative or _VIOLATED.search(s):
             if len(out) < limit:
                 out.append(f"line {n + 1}: {' '.join(s.split())[:100]}")
+            else:
+                more += 1
+    for n, s in sc.pw_rows:  # Required, Actual, Slack: the first three numbers side by side
+        cells = s.split()
+        k = next((k for k in range(len(cells) - 2) if all(_DECIMAL.fullmatch(c) for c in cells[k:k + 3])), None)
+        if k is not None and float(cells[k + 2]) < 0:
+            if len(out) < limit:
+                out.append(f"line {n + 1}: pulse width {' '.join(cells[:k + 3])[:100]}")
             else:
                 more += 1
     if more:

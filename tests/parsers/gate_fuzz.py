@@ -235,6 +235,8 @@ WHOLE_OPS = ("verdict_added", "section_deleted", "section_duplicated", "concat",
 UNICODE_SPACES = ("\u00a0", "\u2002", "\u2003", "\u2009", "\u3000", "\t", "\u200b ", " \u00a0")
 VERDICT_LINES = ("Timing constraints are not met.", "All user specified timing constraints are met.",
                  "There are no user specified timing constraints.")
+_PW_ROW = re.compile(r"^(Min Period|Max Period|Low Pulse Width|High Pulse Width|Max Skew)\s.*?\s(\d+\.\d+)\s+\d+\.\d+\s+"
+                     r"(\d+\.\d+)\s")
 _CORNER_ROW = re.compile(r"^\s+(Slow|Fast)\s+(Yes|No)\s+(Yes|No)\s*$")
 
 
@@ -325,7 +327,12 @@ class WholeMutation:
         elif self.op == "stray_slack":
             slack = [i for i, ln in enumerate(lines) if ln.strip().startswith("Slack")
                      and re.search(r":\s+\d", ln)]  # a number to turn negative (not "Slack: inf")
-            if slack and arg % 2:
+            pw = [i for i, ln in enumerate(lines) if _PW_ROW.match(ln)]
+            if pw and arg % 4 == 3:  # a Pulse Width Checks row's slack (its third number) negative
+                i = pw[self.pick % len(pw)]
+                m = _PW_ROW.match(lines[i])
+                out[i] = lines[i][:m.start(3)] + "-" + m.group(3) + lines[i][m.end(3):]
+            elif slack and arg % 2:
                 i = slack[self.pick % len(slack)]
                 out[i] = re.sub(r":(\s+)(\d)", r":\1-\2", lines[i].replace("(MET)", ("(MET)", "(VIOLATED)")[arg // 2 % 2]),
                                 count=1)

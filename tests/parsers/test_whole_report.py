@@ -126,6 +126,20 @@ def test_a_section_its_version_always_prints_is_refused_when_deleted(folder, nam
 
 
 @pytest.mark.parametrize("folder,name", PASSING, ids=IDS)
+def test_a_negative_pulse_width_row_fails_naming_it(folder, name, tmp_path, capsys):
+    """A Pulse Width Checks row of Timing Details with its slack negative (the summary's WPWS and the
+    PW line left as they were): the row is named."""
+    lines = _text(folder, name).split("\n")
+    i = next(i for i, ln in enumerate(lines) if ln.startswith(("Min Period", "Low Pulse Width")))
+    cells = lines[i].split()
+    k = next(k for k in range(len(cells) - 2) if all(re.fullmatch(r"\d+\.\d+", c) for c in cells[k:k + 3]))
+    lines[i] = lines[i].replace(f" {cells[k + 2]}", f"-{cells[k + 2]}", 1)
+    rc, out = _gate("\n".join(lines), tmp_path, capsys)
+    assert rc == 1, out
+    assert f"line {i + 1}: pulse width {cells[0]}" in out and f"-{cells[k + 2]}" in out, out
+
+
+@pytest.mark.parametrize("folder,name", PASSING, ids=IDS)
 @pytest.mark.parametrize("edit", ["slow setup", "slow hold", "fast setup", "fast hold", "multi corner"])
 def test_a_corner_not_analysed_fails_naming_the_setting(folder, name, edit, tmp_path, capsys):
     lines = _text(folder, name).split("\n")

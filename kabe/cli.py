@@ -65,7 +65,7 @@ def _gate_report(path: Path) -> dict:
     try:  # the one way reports are opened (NUL bytes, encoding, size): a file that is no text report fails
         rep = report_file.read(path)
     except ReportError as e:
-        if not path.is_file():
+        if isinstance(e, report_file.NotOneReport) or not path.is_file():
             raise WrongInput(f"{e}; `kabe gate` needs a timing report or a metrics.json") from None
         return unreadable_timing(str(e), estimated=False)
     try:
@@ -77,6 +77,8 @@ def _gate_report(path: Path) -> dict:
                          f"({' or '.join(_TIMING_KINDS)}) or a metrics.json")
     try:
         return parse_report(kind, rep)
+    except report_file.NotOneReport as e:  # two runs, a section twice or missing: which one to judge is unknowable
+        raise WrongInput(f"{e}; `kabe gate` judges one whole report") from None
     except ReportError as e:  # a timing report that cannot be trusted (truncated, say) fails the gate
         return unreadable_timing(str(e), estimated=kind == "kabe_timing")
 

@@ -124,22 +124,27 @@ def test_block_design_dry_run_extends_aveds_noc_to_hbm(v80_project, tmp_path):
     # AVED's base came first, as AVED's create_design.tcl makes it
     assert pr[p.name]["IP_REPO_PATHS"] == str(AVED / "src" / "iprepo")
     assert ["create_bd_design", "top"] in c
-    # axi_noc_cips widened by one slave per channel, one register master and one clock
+    # axi_noc_cips widened by one HBM port per channel, one register master and one clock; NUM_SI as AVED's
     noc = pr["/axi_noc_cips"]
-    assert (noc["CONFIG.NUM_SI"], noc["CONFIG.NUM_MI"], noc["CONFIG.NUM_CLKS"]) == (str(4 + PORTS), "2", "6")
+    assert (noc["CONFIG.NUM_HBM_BLI"], noc["CONFIG.NUM_MI"], noc["CONFIG.NUM_CLKS"]) == (str(PORTS), "2", "6")
+    assert "CONFIG.NUM_SI" not in noc or noc["CONFIG.NUM_SI"] == "4"
     for ch in range(PORTS):
-        si = pr[f"/axi_noc_cips/S{4 + ch:02d}_AXI"]
-        assert si["CONFIG.CATEGORY"] == "pl"
-        assert si["CONFIG.CONNECTIONS"].startswith(f"HBM0_PORT{ch} {{read_bw 12800 write_bw 12800")
-        assert ["connect_bd_intf_net", f"/hbm_sc{ch}/M00_AXI", f"/axi_noc_cips/S{4 + ch:02d}_AXI"] in c
+        hp = pr[f"/axi_noc_cips/HBM{ch:02d}_AXI"]
+        assert hp["CONFIG.CATEGORY"] == "pl_hbm"
+        # the probe: 256-bit reads at 400 MHz = 12,800 MB/s; 32-bit results, one per 512-byte row = 100 MB/s
+        assert hp["CONFIG.CONNECTIONS"] == (f"HBM0_PORT{ch} {{read_bw 12800 write_bw 100 read_avg_burst 256 "
+                                            f"write_avg_burst 256}}")
+        assert ["connect_bd_intf_net", f"/hbm_sc{ch}/M00_AXI", f"/axi_noc_cips/HBM{ch:02d}_AXI"] in c
         assert ["connect_bd_intf_net", f"/dma{ch}/M_AXIS_MM2S", f"/engine/s{ch}_axis"] in c
         dma = pr[f"/dma{ch}"]
         assert dma["CONFIG.C_M_AXI_MM2S_DATA_WIDTH"] == "256" and dma["CONFIG.C_M_AXIS_MM2S_TDATA_WIDTH"] == "256"
         assert dma["CONFIG.C_ADDR_WIDTH"] == "64" and dma["CONFIG.C_INCLUDE_SG"] == "0"
-    assert pr["/axi_noc_cips/aclk5"]["CONFIG.ASSOCIATED_BUSIF"] == "M01_AXI:S04_AXI:S05_AXI"
-    # the host reaches the registers through PF0 (S00_AXI), AVED's own connections kept
-    s00 = pr["/axi_noc_cips/S00_AXI"]["CONFIG.CONNECTIONS"]
-    assert "M00_AXI" in s00 and "HBM0_PORT0" in s00 and "M01_AXI {read_bw {5}" in s00
+    assert not any(k.startswith("/axi_noc_cips/S0") and k != "/axi_noc_cips/S00_AXI" for k in pr)
+    assert pr["/axi_noc_cips/aclk5"]["CONFIG.ASSOCIATED_BUSIF"] == "M01_AXI:HBM00_AXI:HBM01_AXI"
+    # the host reaches the registers through PF0 (S00_AXI), AVED's own connections kept, its stale DEST_IDS dropped
+    s00 = pr["/axi_noc_cips/S00_AXI"]
+    assert "M00_AXI" in s00["CONFIG.CONNECTIONS"] and "HBM0_PORT0" in s00["CONFIG.CONNECTIONS"]
+    assert "M01_AXI {read_bw {5}" in s00["CONFIG.CONNECTIONS"] and s00["CONFIG.DEST_IDS"] == ""
     assert pr["/axi_noc_cips/M01_AXI"]["CONFIG.APERTURES"] == "{0x020102000000 0x1000000}"
     addr = [x for x in c if x[0] == "assign_bd_address" and "-offset" in x]
     assert [a[a.index("-offset") + 1] for a in addr][:2] == ["0x020102000000", "0x020102010000"]

@@ -255,7 +255,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     if is_versal:  # no .hwh, no cell list, no HP port: AVED's NoC and HBM instead
         for key in ("hp_data_width", "hwh_dest", "cells_dest"):
             values.pop(key)
-        values.update(versal.settings_values(design, work_root, name, aved, fs["vivado_jobs"]))
+        values.update(versal.settings_values(design, work_root, name, aved, fs["vivado_jobs"], streams, clock.period_ns))
     settings_file.write_text(settings_tcl(values))
     if is_versal and design.vivado.hooks.get("write_bitstream"):
         raise FlowError(f"{design.yaml_file}: vivado.hooks.write_bitstream: a Versal build writes a device image, "

@@ -42,7 +42,27 @@ BOOT_IMAGE = "pdi_nofpt"  # artifact key of <project>_nofpt.pdi: the design imag
 CTRL_BASE = 0x0201_0200_0000
 CTRL_RANGE = 0x0100_0000
 HBM_NMU_MBPS = 12800  # AVED docs, "AVED V80 - NoC Configuration": 64 NMUs x 12,800 MB/s = 819.2 GB/s
-DMA_BURST = 64  # beats per AXI DMA burst on the 256-bit side (the NoC's HBM ports take 4 KB)
+HBM_PORTS = 64  # the axi_noc's HBMnn_AXI ports (NUM_HBM_BLI), one per HBM NMU: the most channels there are
+DMA_BURST = 64  # beats per AXI DMA burst on the 256-bit side (2 KB: a multiple of the NoC's 256-byte chop)
+# PG313 "Read and Write Bandwidth": transaction overhead is least when a burst is a multiple of the chop
+# size, at most 256 bytes; the DMA's 2 KB bursts are, so the NoC is told 256 bytes on average
+NOC_AVG_BURST = 256
+HBM_BASE = 0x40_0000_0000  # where xbtest's V80 BD maps HBM: 1 GiB per pseudo channel from here
+PC_BYTES = 1 << 30         # one pseudo channel; two HBM ports (PORT0/1, PORT2/3) share each
+SMARTCONNECT_MAX = 16      # SmartConnect's NUM_MI / NUM_SI range (PG247): 1..16
+
+
+def channel_qos(read_bits: int, write_bits: int, period_ns: float, row_bytes: int) -> tuple[int, int]:
+    """The read and write MB/s one channel's DMA moves, as the NoC's QoS asks (PG313: never less than the
+    traffic, never 0 since 0 disables the direction): the engine takes one input beat a clock (its
+    simulations: 1.000 beats/clock) and, per docs/streams.md's contract, gives one result beat per row of
+    row_bytes. Rounded up to whole MB/s."""
+    import math
+
+    mhz = 1000.0 / period_ns
+    read = read_bits / 8 * mhz
+    write = write_bits / 8 * mhz * (read_bits / 8) / row_bytes
+    return max(1, math.ceil(read - 1e-9)), max(1, math.ceil(write - 1e-9))
 
 
 def aved_dir(flow_settings: dict) -> Path:
@@ -72,12 +92,21 @@ def inputs(aved: Path) -> tuple[Path, ...]:
     return tuple(aved / rel for rel in (*AVED_FILES, AMC_ELF))
 
 
-def settings_values(design, work_root: Path, name: str, aved: Path, jobs: int) -> dict:
-    """The ::kabe(...) values only a Versal build has (kabe_settings.tcl)."""
+def settings_values(design, work_root: Path, name: str, aved: Path, jobs: int,
+                    streams: list | tuple = (), period_ns: float = 0.0) -> dict:
+    """The ::kabe(...) values only a Versal build has (kabe_settings.tcl). streams: per channel (s bus,
+    its bits, m bus, its bits), as the project's ::kabe(streams)."""
     beat_bytes = design.board.memory_ports.beat_bytes
+    if design.ports > HBM_PORTS:
+        raise FlowError(f"{design.yaml_file}: ports: {design.ports}, but the V80's NoC has {HBM_PORTS} HBM ports "
+                        f"(NUM_HBM_BLI), one per channel; build at most {HBM_PORTS} channels")
+    qos = [channel_qos(s_bits, m_bits, period_ns, design.row_bytes) for _, s_bits, _, m_bits in streams]
     return {
         "aved_dir": aved, "amc_elf": aved / AMC_ELF,
         "hbm_data_width": beat_bytes * 8, "hbm_mbps": HBM_NMU_MBPS, "dma_burst": DMA_BURST,
+        # per channel: read MB/s, write MB/s (the NoC QoS of its HBMnn_AXI port)
+        "hbm_qos": qos, "noc_avg_burst": NOC_AVG_BURST,
+        "hbm_base": f"0x{HBM_BASE:011X}", "pc_bytes": f"0x{PC_BYTES:X}", "smartconnect_max": SMARTCONNECT_MAX,
         "dma_length_width": 26,
         "ctrl_base": f"0x{CTRL_BASE:012X}", "ctrl_range": f"0x{CTRL_RANGE:X}",
         "xsa_dest": work_root / f"{name}.xsa", "pdi_dest": work_root / f"{name}.pdi",

@@ -171,6 +171,7 @@ def test_block_design_dry_run_extends_aveds_noc_to_hbm(v80_project, tmp_path):
 def standin_v80(monkeypatch):
     """The stand-ins on PATH (vivado, bootgen) and AVED's stand-in named as [tool.kabe] vivado_aved_dir."""
     monkeypatch.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KABE_STANDIN_VERSION", "2025.1")  # AVED amd_v80_gen5x8_25.1's Vivado (the V80 profile)
     assert shutil.which("vivado") == str(STANDIN / "vivado") and shutil.which("bootgen") == str(STANDIN / "bootgen")
     real = tool.settings
     monkeypatch.setattr(tool, "settings", lambda overrides=None: real({**(overrides or {}), "vivado_aved_dir": str(AVED)}))
@@ -263,3 +264,24 @@ def test_a_failing_bootgen_stops_the_build_naming_it(v80_design, standin_v80, tm
     with pytest.raises(FlowError, match="bootgen failed"):
         _build(v80_design, tmp_path, "met", monkeypatch)
     assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").rglob("metrics.json"))
+
+
+def test_another_vivado_than_aveds_stops_before_any_tool_runs(v80_design, standin_v80, tmp_path, monkeypatch):
+    """The V80 profile's AVED release (amd_v80_gen5x8_25.1) needs Vivado 2025.1: the stand-in claiming 2023.2
+    stops the build before the simulation and before any Vivado run (nothing recorded but -version), with
+    one message naming both versions."""
+    monkeypatch.setenv("KABE_STANDIN_VERSION", "2023.2")
+    with pytest.raises(FlowError) as e:
+        _build(v80_design, tmp_path, "met", monkeypatch)
+    msg = str(e.value)
+    assert "needs Vivado 2025.1, but Vivado 2023.2 is on PATH" in msg and "amd_v80_gen5x8_25.1" in msg
+    assert not (tmp_path / "record-met.txt").exists()  # the stand-in never ran a script
+    assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").rglob("metrics.json"))
+
+
+def test_an_aved_folder_of_another_release_is_refused(v80_design, tmp_path):
+    other = tmp_path / "amd_v80_gen5x8_24.1"
+    shutil.copytree(AVED, other)
+    with pytest.raises(FlowError, match="names amd_v80_gen5x8_24.1, but board v80's profile .* amd_v80_gen5x8_25.1"):
+        versal.check_base_vivado(v80_design.board, "2025.1", {"vivado_aved_dir": str(other)})
+    versal.check_base_vivado(v80_design.board, "2025.1", {"vivado_aved_dir": str(AVED)})  # a folder not named for a release

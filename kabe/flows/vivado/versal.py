@@ -87,6 +87,28 @@ def aved_dir(flow_settings: dict) -> Path:
     return folder.resolve()
 
 
+def check_base_vivado(board, have: str, flow_settings: dict | None = None) -> None:
+    """The Vivado on PATH against the one the board's base design release needs (the profile's
+    base_design.vivado: 2025.1 for AVED amd_v80_gen5x8_25.1), and the AVED folder named against that
+    release when its name says which release it is. Another version stops the build here, before any
+    simulation or Vivado run: AVED's block-design Tcl and IP are that version's, and on another one
+    Vivado fails (or, worse, upgrades them) minutes in."""
+    base = board.base_design
+    if base is None:
+        return
+    if not (have == base.vivado or have.startswith(base.vivado + ".")):
+        raise FlowError(f"{board.profile_file}: board {board.key} stands on {base.name} {base.release}, which needs "
+                        f"Vivado {base.vivado}, but Vivado {have} is on PATH. Fix: put Vivado {base.vivado} on PATH "
+                        f"(source its settings64.sh), or use the {base.name} release made for Vivado {have} and name "
+                        f"it in the profile's base_design (docs/v80.md)")
+    raw = (flow_settings or {}).get(AVED_SETTING) or ""
+    name = Path(raw).name if raw else ""
+    if name.startswith("amd_v80_") and name != base.release:
+        raise FlowError(f"[tool.kabe] {AVED_SETTING} names {name}, but board {board.key}'s profile "
+                        f"({board.profile_file}) builds on {base.name} {base.release} (Vivado {base.vivado}). Fix: "
+                        f"point {AVED_SETTING} at <AVED clone>/hw/{base.release}, or change base_design in the profile")
+
+
 def inputs(aved: Path) -> tuple[Path, ...]:
     """AVED's files this build depends on (hashed into the record and the cache key's inputs)."""
     return tuple(aved / rel for rel in (*AVED_FILES, AMC_ELF))

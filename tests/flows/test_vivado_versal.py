@@ -82,12 +82,16 @@ def test_the_v80_project_is_aveds_block_design_with_a_device_image_run(v80_proje
     assert "set ::kabe(image_step) WRITE_DEVICE_IMAGE" in settings and "set ::kabe(family) versal" in settings
     assert "set ::kabe(hbm_data_width) 256" in settings and "hwh_dest" not in settings
     # AVED's own files are inputs of the build (hashed), its write_device_image hook runs before kabe's commit
-    for rel in (*versal.AVED_FILES, versal.AMC_ELF):
+    for rel in (*versal.AVED_FILES, *versal.BUILT_FILES):
         assert AVED / rel in p.inputs, rel
     hooks = [ln for ln in p.hook_tcl.read_text().splitlines() if ln.startswith("source ")][1:]
     assert hooks[0].endswith("check_vivado_version.tcl}") and hooks[1] == f"source {{{AVED / versal.AVED_IMAGE_HOOK}}}"
     assert hooks[2].endswith("embed_commit.tcl}")
-    assert set(p.images) == {"pdi", "xsa", "pdi_nofpt"}
+    assert set(p.images) == {"pdi", "xsa", "pdi_nofpt", "pdi_fpt"}
+    # named as AVED names the same files: <design>.pdi is the flash image (FPT + boot image), as AVED's
+    assert {k: v.name for k, v in p.images.items()} == {
+        "pdi": f"{p.name}_design.pdi", "pdi_nofpt": f"{p.name}_nofpt.pdi", "pdi_fpt": f"{p.name}.pdi",
+        "xsa": f"{p.name}.xsa"}
 
 
 def test_a_wrong_run_tcl_is_caught(v80_project, tmp_path):
@@ -107,6 +111,11 @@ def test_no_aved_folder_is_one_clear_error(v80_design, tmp_path):
     (partial / versal.AMC_ELF).unlink()
     with pytest.raises(FlowError, match="amc.elf: no such file, AVED's management firmware"):
         project.generate_project(v80_design, tmp_path / "b", commit=COMMIT,
+                                 flow_settings=tool.settings({"vivado_aved_dir": str(partial)}))
+    shutil.copy(AVED / versal.AMC_ELF, partial / versal.AMC_ELF)
+    (partial / versal.FPT_BIN).unlink()
+    with pytest.raises(FlowError, match="fpt.bin: no such file, AVED's flash partition table .*gen_fpt.py"):
+        project.generate_project(v80_design, tmp_path / "c", commit=COMMIT,
                                  flow_settings=tool.settings({"vivado_aved_dir": str(partial)}))
 
 
@@ -197,10 +206,11 @@ def test_v80_builds_and_archives_pdi_xsa_reports_and_gate(v80_design, standin_v8
     assert record["utilization"]["lut"] == 21310 and record["utilization"]["dsp"] == 0 and "top_i/engine" in record["utilization"]["by_instance"]
     dest = Path(record["_archive"])
     name = "kabe_v80_probe"
-    pdi, nofpt, xsa = dest / f"{name}.pdi", dest / f"{name}_nofpt.pdi", dest / f"{name}.xsa"
+    pdi, nofpt, xsa = dest / f"{name}_design.pdi", dest / f"{name}_nofpt.pdi", dest / f"{name}.xsa"
+    flash = dest / f"{name}.pdi"
     manifest = json.loads((dest / "manifest.json").read_text())
     assert manifest["artifacts"] == {"pdi": provenance.sha256_file(pdi), "xsa": provenance.sha256_file(xsa),
-                                     "pdi_nofpt": provenance.sha256_file(nofpt)}
+                                     "pdi_nofpt": provenance.sha256_file(nofpt), "pdi_fpt": provenance.sha256_file(flash)}
     assert record["artifacts"] == manifest["artifacts"]
     for raw in ("timing_summary.rpt", "utilization.rpt", "utilization_hier.rpt", "clock_interaction.rpt",
                 "logic_levels.rpt", "timing_verdict.json"):
@@ -212,6 +222,9 @@ def test_v80_builds_and_archives_pdi_xsa_reports_and_gate(v80_design, standin_v8
     boot = nofpt.read_bytes()
     assert boot.startswith(b"STAND-IN boot image") and pdi.read_bytes() in boot
     assert (AVED / versal.AMC_ELF).read_bytes() in boot
+    # the flash image is AVED's fpt_pdi_gen.py's (the stand-in's): AVED's FPT padded to 32 KiB, then the boot image
+    fpt = (AVED / versal.FPT_BIN).read_bytes()
+    assert flash.read_bytes() == fpt.ljust(0x8000, b"\xff") + boot
     with zipfile.ZipFile(xsa) as z:  # fixed and minimal, written before synthesis: no image inside
         assert "fixed, minimal" in z.read("STAND-IN.txt").decode() and not any(n.endswith(".pdi") for n in z.namelist())
     inputs = json.loads((dest / "metrics.json").read_text())["inputs"]

@@ -301,8 +301,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         versal.write_run_tcl(work_root / f"{name}_run.tcl", settings_file, TCL_DIR)
 
     if is_versal:
-        images = {"pdi": work_root / f"{name}.pdi", "xsa": work_root / f"{name}.xsa",
-                  versal.BOOT_IMAGE: work_root / f"{name}_nofpt.pdi"}
+        images = versal.image_paths(work_root, name)
         extra_inputs = (*versal.inputs(aved), TCL_DIR / "versal_run.tcl")
     else:
         images = {"bit": work_root / f"{name}.bit", "hwh": work_root / f"{name}.hwh", "xsa": work_root / f"{name}.xsa",
@@ -319,7 +318,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
                                                   *extra_inputs, design.constraints])),
                       cells=None if is_versal else work_root / f"{name}.cells.json", part=part,
                       images={k: v for k, v in images.items()
-                              if k in design.board.outputs or k in ("cells", versal.BOOT_IMAGE)},
+                              if k in design.board.outputs or k in ("cells", versal.BOOT_IMAGE, versal.FLASH_IMAGE)},
                       bd_wrapper=bd_wrapper, family=design.board.family)
     check_generated(project)
     return project

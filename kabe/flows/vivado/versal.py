@@ -9,9 +9,10 @@ Vivado (kabe.flows.vivado.project calls it while it generates the project; docs/
 * impl_1 runs to write_device_image (tcl/versal_run.tcl replaces edalize's run Tcl, which knows only
   write_bitstream); kabe's hooks run before that step, after AVED's write_device_image.pre.tcl, so the
   commit (not AVED's time stamp) is what USR_ACCESS carries.
-* Outputs: <project>.xsa (written before synthesis, as AVED does), <project>.pdi (the design image),
-  <project>_nofpt.pdi (bootgen: the design image with AVED's management firmware, build/amc.elf: what
-  `ami_tool cfgmem_program` writes to the card's flash).
+* Outputs: <project>.xsa (written before synthesis, as AVED does), <project>_design.pdi (the design
+  image), <project>_nofpt.pdi (bootgen: the design image with AVED's management firmware, build/amc.elf:
+  what `ami_tool cfgmem_program` writes to the card's flash) and <project>.pdi (AVED's fpt_pdi_gen.py:
+  the flash partition table, then the _nofpt image at 32 KiB), each named as AVED names the same file.
 * The engine's clock is AVED's usr_clk_wiz clk_out1 at the XDC's period; Vivado names a Versal clock
   wizard's first output `clkout1_primitive` (a real Vivado 2023.2 Versal report:
   ../shared/fixtures/vivado-versal), so that is the clock the gate requires in the routed report,
@@ -31,12 +32,30 @@ CLOCK_NAME = "clkout1_primitive"  # usr_clk_wiz clk_out1, as Vivado names it on 
 AVED_SETTING = "vivado_aved_dir"
 # AVED's own files kabe's project uses (relative to the AVED hardware folder); all are build inputs
 AVED_BD_TCL = "src/bd/create_bd_design.tcl"
+FPT_PDI_GEN = "fpt/fpt_pdi_gen.py"  # AVED's own: FPT (padded to 32 KiB) + the _nofpt image = the flash image
 AVED_FILES = (AVED_BD_TCL, "src/constraints/impl.xdc", "src/constraints/impl.pins.xdc",
               "src/constraints/opt.post.tcl", "src/constraints/place.pre.tcl",
-              "src/constraints/write_device_image.pre.tcl")
+              "src/constraints/write_device_image.pre.tcl", FPT_PDI_GEN)
 AVED_IMAGE_HOOK = "src/constraints/write_device_image.pre.tcl"  # UUID ROM; sourced first in kabe's dispatcher
 AMC_ELF = "build/amc.elf"  # where AVED's build_all.sh leaves the management firmware
+# where build_all.sh leaves the flash partition table: its step FPT runs AVED's fw/AMC/scripts/gen_fpt.py
+# on fw/AMC/scripts/fpt.json and copies fpt.bin here (kabe uses that file; it does not run gen_fpt.py)
+FPT_BIN = "build/fpt.bin"
+BUILT_FILES = (AMC_ELF, FPT_BIN)  # what AVED's build_all.sh leaves in build/, needed before kabe's build
+# The images, named as AVED names the same things (build_all.sh), so each file means what AVED's does:
+#   key "pdi"        <project>_design.pdi  impl_1's design image alone (AVED leaves it in its impl_1 run)
+#   key "pdi_nofpt"  <project>_nofpt.pdi   + AMC firmware on the RPU (bootgen, pdi_combine.bif): AVED's
+#                                          <design>_nofpt.pdi, what ami_tool cfgmem_program writes
+#   key "pdi_fpt"    <project>.pdi         the FPT at 0 and the _nofpt image at 32 KiB (fpt_pdi_gen.py):
+#                                          AVED's <design>.pdi, the whole-flash image
 BOOT_IMAGE = "pdi_nofpt"  # artifact key of <project>_nofpt.pdi: the design image + AMC firmware (kabe.deploy.ami)
+FLASH_IMAGE = "pdi_fpt"
+
+
+def image_paths(folder: Path, name: str) -> dict[str, Path]:
+    """The Versal build's images in a folder (the work root or an archive), by artifact key."""
+    return {"pdi": folder / f"{name}_design.pdi", "xsa": folder / f"{name}.xsa",
+            BOOT_IMAGE: folder / f"{name}_nofpt.pdi", FLASH_IMAGE: folder / f"{name}.pdi"}
 # The engine's register window in PCIe PF0 BAR0 (0x201_0000_0000, 256 MB in AVED's CPM config),
 # after AVED's 32 MB management window (axi_noc_cips M00_AXI APERTURES {{0x201_0000_0000 0x200_0000}})
 CTRL_BASE = 0x0201_0200_0000
@@ -78,10 +97,11 @@ def aved_dir(flow_settings: dict) -> Path:
     if not folder.is_absolute():
         from kabe.paths import ROOT
         folder = ROOT / folder
-    missing = [rel for rel in (*AVED_FILES, AMC_ELF) if not (folder / rel).is_file()]
+    missing = [rel for rel in (*AVED_FILES, *BUILT_FILES) if not (folder / rel).is_file()]
     if missing:
-        what = ("AVED's management firmware (build it: AVED's build_all.sh, step FW)" if missing[0] == AMC_ELF
-                else "a file of AVED's base design")
+        what = {AMC_ELF: "AVED's management firmware (build it: AVED's build_all.sh, step FW)",
+                FPT_BIN: "AVED's flash partition table (build it: AVED's build_all.sh, step FPT, gen_fpt.py)"}.get(
+                    missing[0], "a file of AVED's base design")
         raise FlowError(f"{folder / missing[0]}: no such file, {what}; [tool.kabe] {AVED_SETTING} must name an AVED "
                         f"checkout's hw/amd_v80_gen5x8_<version> folder (docs/v80.md)")
     return folder.resolve()
@@ -111,7 +131,7 @@ def check_base_vivado(board, have: str, flow_settings: dict | None = None) -> No
 
 def inputs(aved: Path) -> tuple[Path, ...]:
     """AVED's files this build depends on (hashed into the record and the cache key's inputs)."""
-    return tuple(aved / rel for rel in (*AVED_FILES, AMC_ELF))
+    return tuple(aved / rel for rel in (*AVED_FILES, *BUILT_FILES))
 
 
 def settings_values(design, work_root: Path, name: str, aved: Path, jobs: int,
@@ -131,8 +151,10 @@ def settings_values(design, work_root: Path, name: str, aved: Path, jobs: int,
         "hbm_base": f"0x{HBM_BASE:011X}", "pc_bytes": f"0x{PC_BYTES:X}", "smartconnect_max": SMARTCONNECT_MAX,
         "dma_length_width": 26,
         "ctrl_base": f"0x{CTRL_BASE:012X}", "ctrl_range": f"0x{CTRL_RANGE:X}",
-        "xsa_dest": work_root / f"{name}.xsa", "pdi_dest": work_root / f"{name}.pdi",
-        "pdi_nofpt_dest": work_root / f"{name}_nofpt.pdi", "jobs": jobs,
+        "xsa_dest": work_root / f"{name}.xsa", "pdi_dest": image_paths(work_root, name)["pdi"],
+        "pdi_nofpt_dest": image_paths(work_root, name)[BOOT_IMAGE],
+        "pdi_fpt_dest": image_paths(work_root, name)[FLASH_IMAGE],
+        "fpt_bin": aved / FPT_BIN, "fpt_pdi_gen": aved / FPT_PDI_GEN, "jobs": jobs,
     }
 
 

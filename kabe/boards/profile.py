@@ -229,7 +229,8 @@ def _load(path: Path, _mtime_ns: int) -> Board:
     base = _table(path, data, "base_design", required=False)
     base_design = None
     if base:
-        vivado_need = str(base.get("vivado", ""))
+        # a string: YAML reads an unquoted 2025.10 as the number 2025.1
+        vivado_need = base.get("vivado") if isinstance(base.get("vivado"), str) else ""
         if not re.fullmatch(r"\d{4}\.\d(\.\d+)?", vivado_need):
             raise _fail(path, f"`base_design.vivado` must be a Vivado version like \"2025.1\" (quoted), got "
                               f"{bounded(base.get('vivado'))}")

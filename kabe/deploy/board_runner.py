@@ -108,7 +108,7 @@ class PynqBackend:
         try:
             import pynq  # noqa: F401
         except ImportError:
-            raise Refused("pynq is not installed on the board; use a PYNQ image (v3 or newer) or `pip install pynq`") from None
+            raise Refused("pynq is not installed on the board; flash the PYNQ image its profile names (docs/deploy.md: PYNQ-Z1 v3.x, PYNQ 4 dropped it)") from None
         from pynq import Overlay
 
         self.names = names

@@ -136,6 +136,8 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("remote_dir", "a folder on the board, as a string", _text),
     Setting("sudo", _BOOL, _boolean),
     Setting("python", "the board's Python command, as a string", _text),
+    # which board profile the host is (kabe doctor --deploy checks its PYNQ against the profile's deploy.pynq)
+    Setting("profile", 'a board profile\'s name, like "pynq-z1" or "kv260"', _text),
     Setting("port", "a port number from 1 to 65535", _port),
     Setting("identity", "the path of an SSH private key, as a string", _text),
     Setting("ssh_options", "a table of ssh -o options, each a string", _string_table,

@@ -122,8 +122,7 @@ class PynqBackend:
         try:
             import pynq  # noqa: F401
         except ImportError:
-            raise Refused("pynq is not installed on the board; use the pynq image the board profile names, or "
-                          "`pip install pynq`") from None
+            raise Refused("pynq is not installed on the board; flash the PYNQ image its profile names (docs/deploy.md: PYNQ-Z1 v3.x, PYNQ 4 dropped it), or `pip install pynq`") from None
         from pynq import Overlay
 
         self.names = names

@@ -4,12 +4,14 @@ strategies, in kabe's shell too (the project Tcl run on the STAND-IN recorder: t
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import pytest
 
 from kabe import config, designs, provenance
 from kabe.designs import DesignError, VivadoSettings, _check_vivado
 from kabe.flows.vivado import project, tool
+from kabe.paths import ROOT
 from tests.flows.test_vivado_flow import TCLSH, calls, props, run_tcl
 
 
@@ -72,11 +74,17 @@ def test_design_strategies_apply_unless_tool_kabe_sets_them(tmp_path, monkeypatc
     assert fs["vivado_impl_strategy"] == "Performance_Explore"  # the project's (or a sweep variant's) setting wins
 
 
-def test_an_own_top_on_versal_is_refused_before_the_simulation():
+def test_an_own_top_on_versal_is_refused_before_the_simulation(monkeypatch):
     from kabe.flows import vivado
     from kabe.flows.base import FlowError
 
     d = dataclasses.replace(designs.get("v80_ternary"), vivado=VivadoSettings(top="own", declared=True))
     with pytest.raises(FlowError, match="vivado.top: own is not built for Versal parts yet"):
         vivado.check_design(d, None)
-    vivado.check_design(designs.get("v80_ternary"), None)  # kabe's shell: nothing to check here
+    # kabe's shell: only the Vivado on PATH against the AVED release's (the stand-in claims what it is told)
+    monkeypatch.setenv("PATH", f"{ROOT / 'tests' / 'standin'}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KABE_STANDIN_VERSION", "2025.1")
+    vivado.check_design(designs.get("v80_ternary"), None)
+    monkeypatch.setenv("KABE_STANDIN_VERSION", "2024.2")
+    with pytest.raises(FlowError, match="needs Vivado 2025.1, but Vivado 2024.2 is on PATH"):
+        vivado.check_design(designs.get("v80_ternary"), None)

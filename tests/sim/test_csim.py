@@ -55,7 +55,7 @@ def test_a_kernel_broken_on_purpose_fails(tmp_path):
     r = csim.run("stage3_hls", 256, build_root=tmp_path / "b", sources=[broken], testbench=False)
     assert r["passed"] is False
     assert r["mismatches"] > 200  # all but the first row of each port
-    assert r["first_mismatches"][0]["port"] == "m0_axis" and r["first_mismatches"][0]["row"] == 1
+    assert r["first_mismatches"][0]["port"] == "m0_axis" and r["first_mismatches"][0]["beat"] == 1
 
 
 @needs_headers

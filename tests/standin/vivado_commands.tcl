@@ -302,7 +302,55 @@ with zipfile.ZipFile(dest, "w") as z:
         z.write(m, m.rsplit("/", 1)[-1])
 } $dest $kind {*}$members
 }
-proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::validate_derived }
+proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::check_noc; ::standin::validate_derived }
+
+# The NoC and SmartConnect rules validate_bd_design enforces here, as AMD's IP states them, so a block
+# design that breaks them fails in the tests as it would in Vivado:
+#   * an axi_noc connection to HBMn_PORTm from a PL slave must use one of the dedicated HBM ports
+#     HBMnn_AXI (NUM_HBM_BLI of them, at most 64) of category pl_hbm; a generic S<nn>_AXI of category
+#     pl may not reach HBM (AVED's docs, xbtest's and SLASH's V80 block designs: HBM from the PL only
+#     through HBMnn_AXI); PS slaves (ps_*) may, as AVED's PCIe slave does
+#   * an HBMnn_AXI port beyond NUM_HBM_BLI does not exist; it connects to HBM ports only
+#   * a QoS bandwidth of 0 disables that direction (PG313): refused
+#   * a SmartConnect has 1..16 slave and master interfaces (PG247)
+proc ::standin::check_noc {} {
+  foreach c $::standin::cells {
+    lassign $c cell type vlnv
+    if {[string match *:smartconnect* $vlnv]} {
+      foreach k {NUM_SI NUM_MI} {
+        set v [::standin::prop $cell CONFIG.$k 1]
+        if {$v < 1 || $v > 16} { error "STAND-IN validate_bd_design: $cell CONFIG.$k $v is out of range (SmartConnect: 1..16)" }
+      }
+    }
+    if {![string match *:axi_noc* $vlnv]} { continue }
+    set nbli [::standin::prop $cell CONFIG.NUM_HBM_BLI 0]
+    if {$nbli > 64} { error "STAND-IN validate_bd_design: $cell CONFIG.NUM_HBM_BLI $nbli is out of range (0..64)" }
+    foreach key [array names ::standin::props "$cell/*,CONFIG.CONNECTIONS"] {
+      set intf [lindex [split $key ,] 0]
+      set pin [lindex [split $intf /] end]
+      set cat [::standin::prop $intf CONFIG.CATEGORY ""]
+      set conns $::standin::props($key)
+      set to_hbm 0
+      dict for {dest qos} $conns {
+        if {[regexp {^HBM\d+_PORT\d$} $dest]} { set to_hbm 1 }
+        foreach dir {read_bw write_bw} {
+          if {[dict exists $qos $dir] && [dict get $qos $dir] <= 0} {
+            error "STAND-IN validate_bd_design: $intf -> $dest $dir [dict get $qos $dir]: 0 disables that direction (PG313)"
+          }
+        }
+      }
+      if {[regexp {^HBM(\d+)_AXI$} $pin -> n]} {
+        if {[scan $n %d] >= $nbli} { error "STAND-IN validate_bd_design: $intf does not exist ($cell CONFIG.NUM_HBM_BLI $nbli)" }
+        if {$cat ne "pl_hbm"} { error "STAND-IN validate_bd_design: $intf is an HBM port; its CATEGORY must be pl_hbm, not '$cat'" }
+        dict for {dest qos} $conns {
+          if {![regexp {^HBM\d+_PORT\d$} $dest]} { error "STAND-IN validate_bd_design: $intf connects to $dest; an HBM port reaches HBM only" }
+        }
+      } elseif {$to_hbm && ![string match ps_* $cat]} {
+        error "STAND-IN validate_bd_design: $intf (category '$cat') connects to HBM; from the PL, HBM is reached only through the NoC's HBMnn_AXI ports (NUM_HBM_BLI, category pl_hbm)"
+      }
+    }
+  }
+}
 proc save_bd_design {args} { ::standin::rec save_bd_design {*}$args }
 proc upgrade_bd_cells {args} { ::standin::rec upgrade_bd_cells {*}$args }
 proc generate_target {args} {

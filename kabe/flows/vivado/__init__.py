@@ -46,10 +46,23 @@ def _refuse_versal_own_top(design) -> None:
                         f"{design.board.key}); use vivado.top: shell (AVED's design, docs/v80.md)")
 
 
+def _check_base_design(design) -> None:
+    """A board on a vendor base design (the V80 on AVED): the Vivado on PATH must be that release's."""
+    if design.board.base_design is None:
+        return
+    from kabe.flows.vivado import versal
+
+    # asked, not the memoized line: a version switched under the same executable path must not pass
+    have = tool.vivado_version(tool.find_vivado()).short
+    versal.check_base_vivado(design.board, have, tool.with_design_settings(tool.settings(), design))
+
+
 def check_design(design, edam) -> None:
-    """Before the simulation (kabe.build): what the own-top flow would refuse minutes later, an IP source it
-    cannot read or a file written by another Vivado than the one on PATH (the version line is memoized)."""
+    """Before the simulation (kabe.build): a Vivado other than the board's base design release needs; what
+    the own-top flow would refuse minutes later, an IP source it cannot read or a file written by another
+    Vivado than the one on PATH (the version line is memoized)."""
     if design.vivado.top != "own":
+        _check_base_design(design)
         return
     from kabe.flows.vivado import own_top
     from kabe.records import cache
@@ -66,6 +79,10 @@ def run_build(design, edam, workdir: Path, *, console: Console | None = None, co
     console = console or Console()
     fs = tool.with_design_settings(tool.settings(), design)
     version = tool.vivado_version(tool.find_vivado())
+    if design.vivado.top != "own":
+        from kabe.flows.vivado import versal
+
+        versal.check_base_vivado(design.board, version.short, fs)  # before the project: AVED's Vivado only
     tool.check_version_pin(version, fs["vivado_version"], fs["vivado_version_mismatch"], console)
     if design.vivado.top == "own":
         return _run_own_top(design, edam, Path(workdir), console, commit, fs, version)

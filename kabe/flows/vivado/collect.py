@@ -71,8 +71,7 @@ def archived_project(archive: Path, design) -> SimpleNamespace:
     clock = constraints.parse_xdc(design.constraints)[0]
     if design.board.is_versal:
         clock_name = versal.CLOCK_NAME
-        images = {"pdi": archive / f"{name}.pdi", "xsa": archive / f"{name}.xsa",
-                  versal.BOOT_IMAGE: archive / f"{name}_nofpt.pdi"}
+        images = versal.image_paths(archive, name)
     else:
         clock_name = clock.name
         images = {k: archive / f"{name}{ext}" for k, ext in (("bit", ".bit"), ("hwh", ".hwh"), ("xsa", ".xsa"),

@@ -260,7 +260,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     if is_versal:  # no .hwh, no cell list, no HP port: AVED's NoC and HBM instead
         for key in ("hp_data_width", "hwh_dest", "cells_dest"):
             values.pop(key)
-        values.update(versal.settings_values(design, work_root, name, aved, fs["vivado_jobs"]))
+        values.update(versal.settings_values(design, work_root, name, aved, fs["vivado_jobs"], streams, clock.period_ns))
     settings_file.write_text(settings_tcl(values))
     if is_versal and design.vivado.hooks.get("write_bitstream"):
         raise FlowError(f"{design.yaml_file}: vivado.hooks.write_bitstream: a Versal build writes a device image, "
@@ -306,8 +306,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         versal.write_run_tcl(work_root / f"{name}_run.tcl", settings_file, TCL_DIR)
 
     if is_versal:
-        images = {"pdi": work_root / f"{name}.pdi", "xsa": work_root / f"{name}.xsa",
-                  versal.BOOT_IMAGE: work_root / f"{name}_nofpt.pdi"}
+        images = versal.image_paths(work_root, name)
         extra_inputs = (*versal.inputs(aved), TCL_DIR / "versal_run.tcl")
     else:
         images = {"bit": work_root / f"{name}.bit", "hwh": work_root / f"{name}.hwh", "xsa": work_root / f"{name}.xsa",
@@ -324,7 +323,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
                                                   *extra_inputs, design.constraints])),
                       cells=None if is_versal else work_root / f"{name}.cells.json", part=part,
                       images={k: v for k, v in images.items()
-                              if k in design.board.outputs or k in ("cells", versal.BOOT_IMAGE)},
+                              if k in design.board.outputs or k in ("cells", versal.BOOT_IMAGE, versal.FLASH_IMAGE)},
                       bd_wrapper=bd_wrapper, family=design.board.family)
     check_generated(project)
     return project

@@ -25,7 +25,7 @@ from kabe.errors import UserError
 from .. import cores, designs, disk_space, tool_group
 from . import port_contract
 from ..paths import BUILD
-from ..records import safe_fs
+from ..records import safe_fs, tool_reads
 
 HARNESS = Path(__file__).with_name("harness.cpp")
 # The fix for a machine without a C++ compiler, said by the failed build and by `kabe doctor` alike.
@@ -139,7 +139,9 @@ def _is_number(s: str) -> bool:
 def _hdl_files(edam: cores.Edam) -> list[Path]:
     """Sources plus everything an `include could reach (include files and every file in include dirs,
     as the build's cache key has them: an edited `.inc` must not reuse a model compiled before)."""
-    return list(dict.fromkeys(list(edam.sources) + list(edam.include_files) + list(edam.reachable_headers)))
+    # and what no list names: a header beside the RTL, a $readmemh table (kabe.records.tool_reads)
+    return list(dict.fromkeys(list(edam.sources) + list(edam.include_files) + list(edam.reachable_headers)
+                              + tool_reads.of_edam(edam)))
 
 
 def _key(edam: cores.Edam, streams: designs.Streams, params: Mapping[str, Any], defines: Mapping[str, Any],

@@ -1,0 +1,105 @@
+"""kabe's own code a build runs, found from what the build imports: the part of a cache key that says
+"kabe shaped this result".
+
+A hand-kept list of folders (the FLOW_CODE of old) missed modules the build imports from elsewhere
+(kabe/rtl_path.py, kabe/json_keys.py): a change to one of them kept the old verdict. So the list is
+the import closure of the build's entry modules, read from the import statements (every one,
+function-level included, as tests/test_layering.py reads them), never by importing, plus the few
+non-Python files those modules read (the simulation harness's C++, kabe's board profiles and the
+generator core kabe:gen:top), and the flow's modules (kabe.flows.get imports them by name, which no
+import statement says).
+
+Over-inclusion costs a rebuild; under-inclusion costs a verdict nobody re-earned. So a module named
+by any import statement counts, used on the build's path or not.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from kabe.flows import registry as flow_registry
+from kabe.paths import PACKAGE
+
+# Where a build starts inside kabe: the pipeline, the simulation check (its child scripts are run
+# as files, not imported) and kabe's own golden models (imported by name from design.yaml).
+ENTRY = ("build/__init__.py", "sim", "model")
+# Files a build reads that are not Python: the Verilator harness, board profiles, kabe:gen:top.
+DATA = (("sim", (".cpp", ".h", ".hpp")), ("boards/profiles", None), ("generators", None))
+
+_memo: dict[Path, tuple[tuple[int, int], tuple[str, ...]]] = {}
+
+
+def _module_file(dotted: str) -> Path | None:
+    """kabe.x.y -> kabe/x/y.py or kabe/x/y/__init__.py; None when it is not a module of kabe."""
+    parts = dotted.split(".")
+    if parts[0] != "kabe":
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    for cand in (base.with_suffix(".py"), base / "__init__.py"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _names(f: Path) -> tuple[str, ...]:
+    """Every dotted kabe module name an import statement of f may load (memoized by mtime and size)."""
+    st = f.stat()
+    stamp = (st.st_mtime_ns, st.st_size)
+    hit = _memo.get(f)
+    if hit and hit[0] == stamp:
+        return hit[1]
+    try:
+        tree = ast.parse(f.read_bytes(), str(f))
+    except (SyntaxError, ValueError):
+        names: tuple[str, ...] = ()
+    else:
+        package = ["kabe", *f.relative_to(PACKAGE).parts[:-1]]  # what a relative import is relative to
+        found: list[str] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    anchor = package[:len(package) - node.level + 1]
+                    mod = ".".join(anchor + ([node.module] if node.module else []))
+                else:
+                    mod = node.module or ""
+                found.append(mod)
+                found += [f"{mod}.{a.name}" for a in node.names if a.name != "*"]  # a submodule, if it is one
+        names = tuple(n for n in found if n == "kabe" or n.startswith("kabe."))
+    _memo[f] = (stamp, names)
+    return names
+
+
+def closure(flow: str) -> list[Path]:
+    """Every kabe file a build with `flow` runs or reads: sorted, absolute."""
+    todo: list[Path] = []
+    for entry in ENTRY:
+        p = PACKAGE / entry
+        todo += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+    flow_module = _module_file(flow_registry.facts(flow).module)
+    if flow_module is not None:
+        todo.append(flow_module)
+        if flow_module.name == "__init__.py":  # a flow package's Tcl hooks and HDL wrappers
+            todo += [p for p in flow_module.parent.rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]
+    seen: set[Path] = set()
+    while todo:
+        f = todo.pop()
+        if f in seen or "__pycache__" in f.parts:
+            continue
+        seen.add(f)
+        if f.suffix != ".py":
+            continue
+        for name in _names(f):
+            parts = name.split(".")
+            for i in range(1, len(parts) + 1):  # each package on the way runs its __init__
+                m = _module_file(".".join(parts[:i]))
+                if m is not None and m not in seen:
+                    todo.append(m)
+    for folder, suffixes in DATA:
+        d = PACKAGE / folder
+        if d.is_dir():
+            seen.update(p for p in d.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                        and (suffixes is None or p.suffix in suffixes))
+    return sorted(seen)

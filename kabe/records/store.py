@@ -60,7 +60,7 @@ from typing import BinaryIO, Callable, Iterable
 from kabe import config
 from kabe.paths import REPORTS, ROOT
 from kabe.records import archive_paths as ap
-from kabe.records import git_fetch, git_plumbing, safe_fs, signing
+from kabe.records import git_fetch, git_plumbing, safe_fs, signing, trusted_settings
 from kabe.records.archive import write_atomic
 from kabe.records.git_plumbing import BlobTooLarge, GitError
 
@@ -90,7 +90,8 @@ def project_refs(root: Path = ROOT) -> str:
 
 
 def archive_ref(settings: dict | None = None, root: Path = ROOT) -> str:
-    ref = (config.load() if settings is None else settings).get("archive_ref") or project_refs(root) + "archive"
+    # in a change's pipeline the default branch's word (kabe.records.trusted_settings), never the change's
+    ref = trusted_settings.value("archive_ref", settings) or project_refs(root) + "archive"
     if not str(ref).startswith("refs/") or str(ref).count("/") < 2:
         raise GitError(f"[tool.kabe] archive_ref = {ref!r} must be a full ref name like {DEFAULT_REF}")
     return str(ref)

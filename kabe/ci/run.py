@@ -9,6 +9,7 @@ run. The last lines printed name each failing design and why.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import tempfile
 import time
@@ -74,19 +75,49 @@ def _fetch_base_branch(root: Path, remote: str) -> None:
                         f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
 
 
-def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> record_load.Checked | str:
+def checkout_key(design: str, flow: str) -> cache.CacheKey:
+    """This checkout's cache key of design/flow (kabe.build.cache_key: every input, the tools' versions)."""
+    return build.cache_key(designs.get(design), flow)
+
+
+def _describes_this_checkout(unit: Path, record: dict, design: str, flow: str) -> str | None:
+    """None when the unit's cache_key.json is this checkout's key, else why not: an archived unit is this
+    commit's build only when it was built from this checkout's inputs (a signed unit of the right name
+    with another key's numbers is someone else's build)."""
+    key = checkout_key(design, flow)
+    try:
+        material = json.loads((unit / cache.KEY_FILE).read_text())
+    except (OSError, ValueError) as e:
+        return f"it has no readable {cache.KEY_FILE} ({type(e).__name__}), so nothing says it was built from this checkout"
+    if cache.key_of_material(material) != key.key or record.get("cache_key") != key.key:
+        what = cache.difference(material, key.material) if isinstance(material, dict) else None
+        return (f"its {cache.KEY_FILE} is not this checkout's key {key.key[:12]}"
+                + (f" ({escape(what)})" if what else "") + ": it was built from other inputs")
+    return None
+
+
+def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str, root: Path = ROOT,
+             this_build: bool = False) -> record_load.Checked | str:
     """This archive's record validated and re-gated (kabe.records.load, so kabe.rules.verdict.judge), or why it
     cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
     one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
-    the numbers its raw reports give (kabe.build.rederive), as a cache hit must."""
+    the numbers its raw reports give (kabe.build.rederive), as a cache hit must. this_build: the unit is
+    to stand for this commit's build, so its cache_key.json must be this checkout's key."""
     unit = path.parent
-    check = signing.check_if_signed(unit, f"{commit.archive_name}/{design}/{flow}")
+    check = signing.check_if_signed(unit, f"{commit.archive_name}/{design}/{flow}", project=signing.this_project(root))
     signed = check is not None
     if signed and not check.ok:
         return f"its signature does not verify ({check.reason})"
     checked = record_load.checked(path, where=(commit.archive_name, design, flow))
     if isinstance(checked, record_load.Invalid):
         return checked.reason
+    if this_build:
+        try:
+            why = _describes_this_checkout(unit, checked.record, design, flow)
+        except UserError as e:
+            why = f"this checkout's key cannot be computed ({e})"
+        if why:
+            return why
     if signed:  # from elsewhere: its numbers must be what its raw reports say, as for a cache hit
         try:
             why = rederive.disagreement(cache.Entry(unit, checked.record, {}), designs.get(design), flow)
@@ -97,13 +128,14 @@ def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> r
     return checked
 
 
-def _base_record(base: str | None, design: str, flow: str, reports_root: Path) -> tuple[dict | None, list[str]]:
+def _base_record(base: str | None, design: str, flow: str, reports_root: Path,
+                 root: Path = ROOT) -> tuple[dict | None, list[str]]:
     if base is None:
         return None, []
     path = archive_dir(provenance.Commit(base, False), design, flow, reports_root) / "metrics.json"
     if not path.exists():
         return None, []
-    checked = _trusted(path, provenance.Commit(base, False), design, flow)
+    checked = _trusted(path, provenance.Commit(base, False), design, flow, root)
     if isinstance(checked, str):
         return None, [f"{design} ({flow}): the base build cannot be used ({checked}); regressions not judged"]
     return checked.record, []
@@ -138,8 +170,8 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     out = DesignOutcome(name, flow, expect_gate=design.expect_gate)
     archived = archive_dir(commit, name, flow, reports_root) / "metrics.json"
     try:
-        checked = _trusted(archived, commit, name, flow) if archived.exists() and not commit.dirty and not opts.rebuild \
-            else None
+        checked = _trusted(archived, commit, name, flow, root, this_build=True) \
+            if archived.exists() and not commit.dirty and not opts.rebuild else None
         if isinstance(checked, str):
             _say(console, f"[yellow]{name}: this commit's archived build is not used ({escape(checked)}); building[/]")
         if isinstance(checked, record_load.Checked):
@@ -155,7 +187,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     verdict = judge(out.record, DesignFacts.of(design, flow))
     out.record = {**out.record, "gate": verdict.as_dict()}
     summary.render(out.record, console, design.expect_gate)
-    out.base_record, notes = _base_record(base, name, flow, reports_root)
+    out.base_record, notes = _base_record(base, name, flow, reports_root, root)
     if design.regressions and out.base_record is None:
         # nothing unjudged passes: the base commit is built here, or the design fails saying why
         why = _unjudged(base, name, flow, root, reports_root, notes, console)

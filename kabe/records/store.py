@@ -230,12 +230,13 @@ def _same_content(reader: git_plumbing.BlobReader, oid: str, stored: str, raw: b
         return False
 
 
-def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Path | None) -> dict[str, Path | bytes]:
+def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Path | None,
+                    project: str | None = None) -> dict[str, Path | bytes]:
     """The unit's files, with SIGNATURE_FILE made by key over every file it holds (bitstreams included,
     sent or not). A unit that carries a signature already (a verified pull) keeps it as it is."""
     if key is None or signing.SIGNATURE_FILE in files:
         return dict(files)
-    return {**files, signing.SIGNATURE_FILE: signing.sign_unit(unit, signing.hash_dir(directory), key)}
+    return {**files, signing.SIGNATURE_FILE: signing.sign_unit(unit, signing.hash_dir(directory), key, project)}
 
 
 def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool, report: PushReport,
@@ -258,7 +259,7 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
             # signed when the archive has no signature for it yet: a new unit, or one pushed unsigned before
             # (then the signature alone completes it, its files being the same)
             if signing.SIGNATURE_FILE not in there:
-                files = _with_signature(unit, directory, files, key)
+                files = _with_signature(unit, directory, files, key, signing.this_project(root))
             for name, path in files.items():
                 raw = path if isinstance(path, bytes) else path.read_bytes()
                 stored, data = stored_form(name, raw)
@@ -483,7 +484,7 @@ def trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -
     report page's unverified history (kabe.records.history) re-asks to say why."""
     from kabe.records.cache import commit_exists
 
-    check = signing.verify_dir(unit_dir, unit, allowed)
+    check = signing.verify_dir(unit_dir, unit, allowed, signing.this_project(root))
     if not check.ok:
         return check.reason
     commit = unit.split("/", 1)[0]

@@ -202,7 +202,9 @@ def history_violations(root: Path, tip: str) -> list[tuple[str, str, str]]:
     """Every (commit, status, path) on tip's first-parent chain where a commit deleted, changed or
     retyped a path its parent had (git's D, M, T), newest commit first; [] for an append-only ref.
     One `git log`, whatever the history's length."""
-    out = run(root, "log", "--first-parent", "-m", "--no-renames", "--raw", "-z", "--diff-filter=DMT",
+    # log.showRoot off: the root commit only adds, and diffing it against nothing costs the whole tree
+    out = run(root, "-c", "log.showRoot=false", "log", "--first-parent", "-m", "--no-renames", "--raw", "-z",
+              "--diff-filter=DMT",
               "--format=%x00commit %H", tip).stdout
     found: list[tuple[str, str, str]] = []
     commit = ""
@@ -224,3 +226,10 @@ def history_violations(root: Path, tip: str) -> list[tuple[str, str, str]]:
 def first_parent(root: Path, commit: str) -> str | None:
     out = run(root, "rev-parse", "--verify", "--quiet", f"{commit}^1", check=False).stdout.decode().strip()
     return out or None
+
+
+def ls_tree_paths(root: Path, commit: str) -> list[str]:
+    """Every path of the commit's tree, names only (no object is read for its size: the fast listing a
+    pull counts units from before it judges any)."""
+    out = run(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
+    return [p.decode("utf-8", errors="backslashreplace") for p in out.split(b"\0") if p]

@@ -219,7 +219,7 @@ def checked_tip(root: Path, tip: str, ref: str, remote: str) -> tuple[str, str |
     oldest = bad[-1][0]
     commits = list(dict.fromkeys(c for c, _s, _p in bad))
     what = {"D": "removes", "M": "changes", "T": "changes the type of"}
-    first = next((f"{what.get(st, 'changes')} {ap.shown(path)}" for c, st, path in reversed(bad) if c == oldest), "")
+    first = next((f"{what.get(st, 'changes')} {ap.shown(path)}" for c, st, path in bad if c == oldest), "")
     good = git_plumbing.first_parent(root, oldest)
     why = (f"the archive {ref}'s tip {tip[:12]} is refused: {len(commits)} commit(s) on it remove or change units "
            f"already there (append-only; the oldest, {oldest[:12]}, {first}"
@@ -583,8 +583,8 @@ def _promote(staged: Path, dest: Path, reports_root: Path) -> None:
 
 
 def _remove_empty_parents(path: Path, top: Path) -> None:
-    for parent in Path(path).parents:
-        if parent == top or top not in parent.parents:
+    for parent in Path(path).parents:  # up to .unverified/ itself, when nothing is left in it
+        if parent != top and top not in parent.parents:
             return
         try:
             parent.rmdir()
@@ -622,11 +622,36 @@ def _pull_lock(root: Path):
         os.close(fd)
 
 
-def _new_units(units: dict[str, dict[str, ap.Entry]], reports_root: Path) -> tuple[list[str], list[str]]:
-    """(units this clone has not placed yet, those of them with no signature file), from the listing."""
-    new = [u for u in units if not (reports_root / ap.base_unit(u)).is_dir()]
-    unsigned = [u for u in new if signing.SIGNATURE_FILE not in units[u]]
-    return new, unsigned
+def _present(reports_root: Path) -> set[str]:
+    """'<commit>/<design>/<kind>' of every unit folder already in reports/ (one scandir per level)."""
+    found: set[str] = set()
+    for level1 in _dirs(str(reports_root)):
+        for level2 in _dirs(level1):
+            for level3 in _dirs(level2):
+                found.add(os.path.relpath(level3, reports_root))
+    return found
+
+
+def _dirs(path: str) -> list[str]:
+    try:
+        return [e.path for e in os.scandir(path) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []
+
+
+def _count_new(paths: list[str], reports_root: Path) -> tuple[int, set[str]]:
+    """(how many units of the listing this clone has not placed yet, those of them with no signature file):
+    from the paths alone, before any of them is judged or read (cheap: a string split per entry)."""
+    present = _present(reports_root)
+    units: dict[str, bool] = {}
+    for path in paths:
+        parts = path.split("/", 3)
+        if len(parts) < 4:
+            continue
+        unit = "/".join(parts[:3])
+        units[unit] = units.get(unit, False) or parts[3] == signing.SIGNATURE_FILE
+    new = [u for u in units if ap.base_unit(u) not in present]
+    return len(new), {u for u in new if not units[u]}
 
 
 def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, bitstreams: bool = False,
@@ -644,18 +669,20 @@ def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: st
     if tip is None:
         report.remote_has_archive = False
         return report
-    tip, report.refused_tip = checked_tip(root, tip, ref, remote)
-    allowed = allowed_signers if allowed_signers is not None else allowed_signers_of(root)
-    units = _read_units(git_plumbing.ls_tree_entries(root, tip), bitstreams, report)
-    new, unsigned = _new_units(units, reports_root)
-    if len(new) > MAX_NEW_UNITS:
-        raise ArchiveTampered(f"the archive {ref} on {remote!r} holds {len(new)} units this clone has not got, more than "
+    new, unsigned = _count_new(git_plumbing.ls_tree_paths(root, tip), reports_root)  # the caps first: from names alone
+    if new > MAX_NEW_UNITS:
+        raise ArchiveTampered(f"the archive {ref} on {remote!r} holds {new} units this clone has not got, more than "
                               f"one pull takes ({MAX_NEW_UNITS}); nothing was pulled ({len(unsigned)} of them unsigned). "
-                              f"Ask who pushed them; an archive this large is pulled with kabe archive pull in steps "
-                              f"only after it is pruned")
+                              f"Ask who pushed them: a kabe archive gains a few units per commit")
+    good, report.refused_tip = checked_tip(root, tip, ref, remote)
+    entries = git_plumbing.ls_tree_entries(root, good)
+    if good != tip:
+        new, unsigned = _count_new([e.path for e in entries], reports_root)
+    allowed = allowed_signers if allowed_signers is not None else allowed_signers_of(root)
+    if len(unsigned) > MAX_NEW_UNSIGNED:  # never staged: they could not be trusted anyway
+        entries = [e for e in entries if "/".join(e.path.split("/", 3)[:3]) not in unsigned]
+    units = _read_units(entries, bitstreams, report)
     if len(unsigned) > MAX_NEW_UNSIGNED:
-        for u in unsigned:
-            units.pop(u)
         report.refused.append((f"{len(unsigned)} unsigned units",
                                f"more than a pull stages ({MAX_NEW_UNSIGNED}); none of them was staged (they could "
                                f"never be trusted: the signed units were pulled as usual)"))

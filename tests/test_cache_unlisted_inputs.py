@@ -167,3 +167,25 @@ def test_editing_each_kabe_module_the_build_imports_is_a_miss(tmp_path, monkeypa
         f.write_bytes(f.read_bytes() + b"\n# edited\n")
         keys.add(_key(tmp_path, edam))
     assert len(keys) == len(files) + 1
+
+
+def test_a_file_verilator_read_that_the_key_misses_is_found_from_its_dependency_file(tmp_path):
+    """An `include through a macro names no file literally: the scan cannot find it, but Verilator's
+    dependency file (Vtop__ver.d) says it was read, and kabe.sim.verilator_build stops on it."""
+    from kabe.records import tool_reads
+
+    rtl, tool, out = tmp_path / "rtl", tmp_path / "verilator", tmp_path / "out"
+    for d in (rtl, tool, out):
+        d.mkdir()
+    top, hidden, std = rtl / "top.v", rtl / "hidden.vh", tool / "verilated_std.sv"
+    top.write_text('`define INC(name) `"name.vh`"\n`include `INC(hidden)\n')  # no literal names the file
+    hidden.write_text("`define W 61\n")
+    std.write_text("")
+    (out / "Vtop.h").write_text("")
+    dep = out / "Vtop__ver.d"
+    dep.write_text(f"{out / 'Vtop.h'} {out / 'Vtop.mk'} : {tool / 'verilator_bin'} {std} \\\n  {top} {hidden}\n")
+    opened = tool_reads.dependency_file(dep)
+    assert {top, hidden, std} <= set(opened)
+    assert tool_reads.files_read([top]) == []  # the scan alone misses it
+    assert tool_reads.unkeyed(opened, [top], [tool, out]) == [hidden]
+    assert tool_reads.unkeyed(opened, [top, hidden], [tool, out]) == []

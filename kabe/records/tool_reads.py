@@ -16,8 +16,10 @@ the work root) and every file that exists there is an input. A header found that
 turn (it may include or name more). A name that resolves to no file is not an input (a `$display`
 format, a module's label): over-reading a name costs nothing, since only files that exist count.
 
-Not covered here: a name assembled at elaboration time (`$sformatf("rom%0d.hex", i)`); Verilator's
-dependency file (`--MMD`, kabe.sim.verilator_build) is checked against this list after a build.
+Not covered by the scan: a name assembled at elaboration time (`$sformatf("rom%0d.hex", i)`), an
+`include through a macro. So what Verilator says it read (its dependency file, `--MMD`, on by default:
+Vtop__ver.d) is checked against the hashed list after every compile (unkeyed()): a file the key
+misses stops the build, naming the file, before any verdict is made from it.
 """
 
 from __future__ import annotations
@@ -92,3 +94,32 @@ def of_edam(edam) -> list[Path]:
     hdl = [f.path for f in edam.files if f.is_hdl or f.is_include_file] + list(edam.reachable_headers)
     work_root = Path(edam.work_root) if str(edam.work_root) not in ("", ".") else None
     return files_read(hdl, edam.include_dirs, work_root, edam.parameters)
+
+
+def dependency_file(path: Path) -> list[Path]:
+    """The prerequisites of a make-style dependency file ("targets : deps", backslash-continued)."""
+    try:
+        text = Path(path).read_text(errors="replace")
+    except OSError:
+        return []
+    deps: list[Path] = []
+    for rule in text.replace("\\\n", " ").splitlines():
+        if ":" not in rule:
+            continue
+        _targets, _, prereqs = rule.partition(" : ") if " : " in rule else rule.partition(": ")
+        deps += [Path(p) for p in prereqs.split() if p]
+    return deps
+
+
+def unkeyed(opened: Iterable[Path], hashed: Iterable[Path], outside: Iterable[Path]) -> list[Path]:
+    """The files a tool opened that are neither hashed nor under one of `outside` (the tool's own
+    installation, the build's output folder): what a key built from `hashed` would miss."""
+    keyed = {Path(p).resolve() for p in hashed}
+    skip = [Path(p).resolve() for p in outside]
+    missed = []
+    for p in opened:
+        r = Path(p).resolve()
+        if r in keyed or any(r == s or s in r.parents for s in skip) or not r.is_file():
+            continue
+        missed.append(r)
+    return sorted(set(missed))

@@ -31,6 +31,20 @@ BUILD_TIMEOUT_S = 6 * 3600  # a Vivado build of the base takes what a build take
 _CI_VARS_KEPT_OUT = ("KABE_SIGNING_KEY", "KABE_ARCHIVE_TOKEN", "KABE_VARIANT")
 
 
+def design_at(root: Path, commit: str, design: str) -> bool:
+    """Does the design exist at `commit` (its design.yaml, where this checkout has it)? Read from git."""
+    from kabe import designs
+
+    try:
+        yaml_file = designs.get(design).yaml_file
+    except Exception:  # noqa: BLE001 - a broken design.yaml is its own outcome, said by the build
+        return True
+    if not Path(yaml_file).resolve().is_relative_to(Path(root).resolve()):
+        return True  # not this checkout's file (kabe ci run on another folder than kabe's project): cannot tell
+    rel = Path(yaml_file).resolve().relative_to(Path(root).resolve()).as_posix()
+    return lineage.git(root, "cat-file", "-e", f"{commit}:./{rel}") is not None
+
+
 def build_base(root: Path, base: str, design: str, flow: str, reports_root: Path,
                console: Console) -> tuple[dict | None, str]:
     """(the base commit's record built here, '') or (None, why it could not be built)."""

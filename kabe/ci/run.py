@@ -151,6 +151,10 @@ def _unjudged(base: str | None, name: str, flow: str, root: Path, reports_root: 
             return (f"{name} ({flow}): its regression rules cannot be judged: no base commit to build or compare with "
                     f"(fetch the base branch's history); a change whose regressions are not judged does not pass")
         return None
+    if not base_build.design_at(root, base, name):  # a design this change adds: nothing to compare with
+        notes.append(f"{name} ({flow}): the design does not exist at base {base[:12]} (this change adds it), so its "
+                     f"regression rules have nothing to be judged against")
+        return None
     for note in notes:  # why the archived base was not used, before it is replaced
         _say(console, f"[yellow]kabe ci: {escape(note)}[/]")
     record, why = base_build.build_base(root, base, name, flow, reports_root, console)

@@ -387,3 +387,23 @@ def test_kabe_ci_in_a_subfolder_project_judges_regressions_as_at_the_top(remote,
     # the remote holds the project's archive under its own ref, and nothing under the top's
     remote_refs = git(remote, "for-each-ref", "--format=%(refname)", "refs/kabe")
     assert remote_refs.splitlines() == ["refs/kabe/sub/fpga/archive"]
+
+
+def test_a_design_the_change_adds_has_no_base_to_build(branch, monkeypatch):
+    """Its design.yaml is not in the base commit: "nothing to compare with" is the honest answer there,
+    and the base is not built (it has no such design)."""
+    from kabe.ci import base_build
+
+    repo, base, head = branch
+    (repo / "cores" / "newdesign").mkdir(parents=True)
+    (repo / "cores" / "newdesign" / "design.yaml").write_text("core: x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a new design")
+    new = git(repo, "rev-parse", "HEAD")
+
+    class Design:
+        yaml_file = repo / "cores" / "newdesign" / "design.yaml"
+
+    import kabe.designs
+    monkeypatch.setattr(kabe.designs, "get", lambda name, *a, **kw: Design())
+    assert base_build.design_at(repo, new, "newdesign") and not base_build.design_at(repo, base, "newdesign")

@@ -16,6 +16,7 @@ by any import statement counts, used on the build's path or not.
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 
 from kabe.flows import registry as flow_registry
@@ -28,10 +29,25 @@ ENTRY = ("build/__init__.py", "sim", "model")
 DATA = (("sim", (".cpp", ".h", ".hpp")), ("boards/profiles", None), ("generators", None))
 
 _memo: dict[Path, tuple[tuple[int, int], tuple[str, ...]]] = {}
+# Every `doit build:<design>` computes a key: the import statements are remembered on disk by file
+# (mtime, size), so a no-op pays a stat per module, not a parse (derived data: safe to delete).
+_DISK_MEMO = "own_code_imports.json"
+_loaded = False
+_parsed = [0]  # files parsed since the memo was last saved
+
+
+_modules: dict[tuple[Path, str], Path | None] = {}
 
 
 def _module_file(dotted: str) -> Path | None:
     """kabe.x.y -> kabe/x/y.py or kabe/x/y/__init__.py; None when it is not a module of kabe."""
+    known = (PACKAGE, dotted)
+    if known not in _modules:
+        _modules[known] = _find_module(dotted)
+    return _modules[known]
+
+
+def _find_module(dotted: str) -> Path | None:
     parts = dotted.split(".")
     if parts[0] != "kabe":
         return None
@@ -69,11 +85,42 @@ def _names(f: Path) -> tuple[str, ...]:
                 found += [f"{mod}.{a.name}" for a in node.names if a.name != "*"]  # a submodule, if it is one
         names = tuple(n for n in found if n == "kabe" or n.startswith("kabe."))
     _memo[f] = (stamp, names)
+    _parsed[0] += 1
     return names
+
+
+def _memo_file() -> Path:
+    from kabe.paths import BUILD
+
+    return BUILD / "cache" / _DISK_MEMO
+
+
+def _load_memo() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    try:
+        saved = json.loads(_memo_file().read_text())
+        for path, (mtime, size, names) in saved.get("files", {}).items():
+            _memo.setdefault(Path(path), ((int(mtime), int(size)), tuple(str(n) for n in names)))
+    except (OSError, ValueError, TypeError, AttributeError):
+        pass
+
+
+def _save_memo() -> None:
+    from kabe.records.archive import write_json_atomic
+
+    try:
+        write_json_atomic(_memo_file(), {"generated_by": "kabe.records.own_code (derived; safe to delete)",
+                                         "files": {str(p): [st[0], st[1], list(n)] for p, (st, n) in _memo.items()}})
+    except OSError:  # a read-only build/: the parse is done again next time, nothing else
+        pass
 
 
 def closure(flow: str) -> list[Path]:
     """Every kabe file a build with `flow` runs or reads: sorted, absolute."""
+    _load_memo()
     todo: list[Path] = []
     for entry in ENTRY:
         p = PACKAGE / entry
@@ -97,6 +144,9 @@ def closure(flow: str) -> list[Path]:
                 m = _module_file(".".join(parts[:i]))
                 if m is not None and m not in seen:
                     todo.append(m)
+    if _parsed[0]:
+        _parsed[0] = 0
+        _save_memo()
     for folder, suffixes in DATA:
         d = PACKAGE / folder
         if d.is_dir():

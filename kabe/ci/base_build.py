@@ -6,14 +6,13 @@ failed pull, a junk unit pre-empting main's honest one, an archive ref the chang
 Saying "not judged" and passing would let any of them pass a regression. The base commit is in the
 clone (it is the merge-base), so kabe ci builds it itself: a detached `git worktree` of the base
 commit, `kabe build <design>` run there by the base's own kabe when the project holds it (kabe's own
-repository) or this one's, in a process of its own. The unit it archives is copied into reports/ as
-a build made here (unsigned: it is never pushed by a change's pipeline) and judged against.
+repository) or this one's, in a process of its own. Its record is judged against and the worktree
+removed with everything in it: nothing of it lands in reports/ (a later push would share it).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -25,7 +24,7 @@ from rich.markup import escape
 from kabe import provenance
 from kabe.records import lineage
 from kabe.records import load as record_load
-from kabe.records.archive import archive_dir, write_atomic
+from kabe.records.archive import archive_dir
 
 BUILD_TIMEOUT_S = 6 * 3600  # a Vivado build of the base takes what a build takes
 _CI_VARS_KEPT_OUT = ("KABE_SIGNING_KEY", "KABE_ARCHIVE_TOKEN", "KABE_VARIANT")
@@ -86,9 +85,6 @@ def _build_in(project: Path, base: str, design: str, flow: str, reports_root: Pa
     checked = record_load.checked(built / "metrics.json", where=(base, design, flow))
     if isinstance(checked, record_load.Invalid):
         return None, f"its build's record is not valid ({checked.reason})"
-    dest = archive_dir(commit, design, flow, reports_root)
-    if not dest.exists():  # kept as a build made here, so the page and the next run find it
-        write_atomic(dest, {p.name: p for p in sorted(built.iterdir()) if p.is_file() and not p.is_symlink()},
-                     root=reports_root)
-    shutil.rmtree(built, ignore_errors=True)
+    # judged against, never kept in reports/: a later `kabe archive push` would otherwise share a unit this
+    # run made for its own judgement (on a runner a change's requirements may have set up)
     return checked.record, ""

@@ -32,10 +32,9 @@ _memo: dict[Path, tuple[tuple[int, int], tuple[str, ...]]] = {}
 # Every `doit build:<design>` computes a key: the import statements are remembered on disk by file
 # (mtime, size), so a no-op pays a stat per module, not a parse (derived data: safe to delete).
 _DISK_MEMO = "own_code_imports.json"
+_INSTALLED = Path(__file__).resolve().parent.parent  # only kabe's own files are remembered there
 _loaded = False
 _parsed = [0]  # files parsed since the memo was last saved
-
-
 _modules: dict[tuple[Path, str], Path | None] = {}
 
 
@@ -113,7 +112,8 @@ def _save_memo() -> None:
 
     try:
         write_json_atomic(_memo_file(), {"generated_by": "kabe.records.own_code (derived; safe to delete)",
-                                         "files": {str(p): [st[0], st[1], list(n)] for p, (st, n) in _memo.items()}})
+                                         "files": {str(p): [st[0], st[1], list(n)] for p, (st, n) in _memo.items()
+                                                   if p.is_relative_to(_INSTALLED)}})
     except OSError:  # a read-only build/: the parse is done again next time, nothing else
         pass
 

@@ -13,7 +13,6 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 
 from kabe import build

@@ -15,7 +15,7 @@ import pytest
 
 from kabe.records import git_plumbing, signing, store, trusted_settings
 
-from test_archive_trust import REF, git, keypair, material_and_key, world  # noqa: F401 (the fixture)
+from test_archive_trust import REF, git, material_and_key, world  # noqa: F401 (world: the fixture)
 
 
 def _unit_files(sha: str, lut: int = 232) -> dict[str, bytes]:

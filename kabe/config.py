@@ -118,6 +118,15 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             '(git\'s gpg.ssh.allowedSignersFile format; docs/archive.md)', _text, ".kabe/allowed_signers"),
     Setting("default_branch", 'the base branch\'s name, like "main" (kabe ci judges regressions against it)',
             lambda v: _text(v) and re.fullmatch(r"[A-Za-z0-9._/-]+", v) is not None and not v.startswith("-"), None),
+    # who a change's pipeline trusts besides the default branch (kabe/records/trusted_settings.py): only ever
+    # read from the default branch's commit, never from the change
+    Setting("trusted_branches", 'a list of branch names, like ["release"], whose allowed signers a change '
+            'targeting them trusts', lambda v: isinstance(v, list) and all(
+                _text(b) and re.fullmatch(r"[A-Za-z0-9._/-]+", b) and not b.startswith("-") for b in v), []),
+    Setting("archive_root", "the full commit id of the archive ref's first commit, which every pull checks",
+            lambda v: isinstance(v, str) and re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", v) is not None, None),
+    Setting("unknown_ci", '"change" (a CI kabe does not recognise runs for a change) or "default-branch" (its run '
+            'at the default branch\'s tip is that branch\'s own)', _one_of("change", "default-branch"), "change"),
     Setting("sweep", "a table: [tool.kabe.sweep] with cluster = \"local\" | \"slurm\" | \"lsf\" | \"sge\" "
             "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',

@@ -9,6 +9,7 @@ run. The last lines printed name each failing design and why.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import tempfile
 import time
@@ -25,11 +26,11 @@ from kabe.rules import regressions
 from kabe.rules.verdict import DesignFacts, judge
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
-from kabe.records import cache, junit, lineage, signing, store, tracked_outputs
+from kabe.records import cache, junit, lineage, signing, store, tracked_outputs, trusted_settings
 from kabe.records import load as record_load
 from kabe.records.archive import archive_dir, write_text_atomic
 
-from . import base_signers, markdown
+from . import base_build, base_signers, markdown
 from kabe.ci.design_result import DesignOutcome
 
 
@@ -57,7 +58,7 @@ def _has_remote(remote: str, root: Path) -> bool:
 
 
 def on_default_branch(root: Path = ROOT, remote: str = "origin") -> bool:
-    if base_signers.change_pipeline():
+    if base_signers.change_pipeline(root, remote):
         return False
     branch = lineage.base_branch(root, remote)
     return branch is not None and lineage.current_branch(root) == branch
@@ -68,24 +69,55 @@ def _fetch_base_branch(root: Path, remote: str) -> None:
     branch so the merge-base can be found. Nothing is fetched when it is already here."""
     if lineage.git(root, "remote", "get-url", remote) is None:
         return  # a URL, not a configured remote: there are no remote-tracking branches to fill
-    branch = lineage.base_branch(root, remote)
-    if branch and not lineage.resolve(f"refs/remotes/{remote}/{branch}", root):
-        lineage.git(root, "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
+    for branch in dict.fromkeys((lineage.base_branch(root, remote), lineage.default_branch(root, remote))):
+        if branch and not lineage.resolve(f"refs/remotes/{remote}/{branch}", root):
+            lineage.git(root, "fetch", "--quiet", "--no-tags", remote,
+                        f"+refs/heads/{branch}:refs/remotes/{remote}/{branch}")
 
 
-def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> record_load.Checked | str:
+def checkout_key(design: str, flow: str) -> cache.CacheKey:
+    """This checkout's cache key of design/flow (kabe.build.cache_key: every input, the tools' versions)."""
+    return build.cache_key(designs.get(design), flow)
+
+
+def _describes_this_checkout(unit: Path, record: dict, design: str, flow: str) -> str | None:
+    """None when the unit's cache_key.json is this checkout's key, else why not: an archived unit is this
+    commit's build only when it was built from this checkout's inputs (a signed unit of the right name
+    with another key's numbers is someone else's build)."""
+    key = checkout_key(design, flow)
+    try:
+        material = json.loads((unit / cache.KEY_FILE).read_text())
+    except (OSError, ValueError) as e:
+        return f"it has no readable {cache.KEY_FILE} ({type(e).__name__}), so nothing says it was built from this checkout"
+    if cache.key_of_material(material) != key.key or record.get("cache_key") != key.key:
+        what = cache.difference(material, key.material) if isinstance(material, dict) else None
+        return (f"its {cache.KEY_FILE} is not this checkout's key {key.key[:12]}"
+                + (f" ({escape(what)})" if what else "") + ": it was built from other inputs")
+    return None
+
+
+def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str, root: Path = ROOT,
+             this_build: bool = False) -> record_load.Checked | str:
     """This archive's record validated and re-gated (kabe.records.load, so kabe.rules.verdict.judge), or why it
     cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
     one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
-    the numbers its raw reports give (kabe.build.rederive), as a cache hit must."""
+    the numbers its raw reports give (kabe.build.rederive), as a cache hit must. this_build: the unit is
+    to stand for this commit's build, so its cache_key.json must be this checkout's key."""
     unit = path.parent
-    check = signing.check_if_signed(unit, f"{commit.archive_name}/{design}/{flow}")
+    check = signing.check_if_signed(unit, f"{commit.archive_name}/{design}/{flow}", project=signing.this_project(root))
     signed = check is not None
     if signed and not check.ok:
         return f"its signature does not verify ({check.reason})"
     checked = record_load.checked(path, where=(commit.archive_name, design, flow))
     if isinstance(checked, record_load.Invalid):
         return checked.reason
+    if this_build:
+        try:
+            why = _describes_this_checkout(unit, checked.record, design, flow)
+        except UserError as e:
+            why = f"this checkout's key cannot be computed ({e})"
+        if why:
+            return why
     if signed:  # from elsewhere: its numbers must be what its raw reports say, as for a cache hit
         try:
             why = rederive.disagreement(cache.Entry(unit, checked.record, {}), designs.get(design), flow)
@@ -96,20 +128,45 @@ def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str) -> r
     return checked
 
 
-def _base_record(base: str | None, design: str, flow: str, reports_root: Path) -> tuple[dict | None, list[str]]:
+def _base_record(base: str | None, design: str, flow: str, reports_root: Path,
+                 root: Path = ROOT) -> tuple[dict | None, list[str]]:
     if base is None:
         return None, []
     path = archive_dir(provenance.Commit(base, False), design, flow, reports_root) / "metrics.json"
     if not path.exists():
         return None, []
-    checked = _trusted(path, provenance.Commit(base, False), design, flow)
+    checked = _trusted(path, provenance.Commit(base, False), design, flow, root)
     if isinstance(checked, str):
         return None, [f"{design} ({flow}): the base build cannot be used ({checked}); regressions not judged"]
     return checked.record, []
 
 
+def _unjudged(base: str | None, name: str, flow: str, root: Path, reports_root: Path, notes: list[str],
+              console: Console) -> dict | str | None:
+    """No trusted base build of a design with regression rules: the base's record built here, or why the
+    design fails (a reason), or None where "not judged" is the honest answer (no base commit outside a
+    change's pipeline: the first commit of a branch has nothing to be compared with)."""
+    if base is None:
+        if base_signers.change_pipeline(root):
+            return (f"{name} ({flow}): its regression rules cannot be judged: no base commit to build or compare with "
+                    f"(fetch the base branch's history); a change whose regressions are not judged does not pass")
+        return None
+    if not base_build.design_at(root, base, name):  # a design this change adds: nothing to compare with
+        notes.append(f"{name} ({flow}): the design does not exist at base {base[:12]} (this change adds it), so its "
+                     f"regression rules have nothing to be judged against")
+        return None
+    for note in notes:  # why the archived base was not used, before it is replaced
+        _say(console, f"[yellow]kabe ci: {escape(note)}[/]")
+    record, why = base_build.build_base(root, base, name, flow, reports_root, console)
+    if record is not None:
+        _say(console, f"kabe ci: {name} ({flow}): judged against the base {base[:12]} built here")
+        return record
+    return (f"{name} ({flow}): its regression rules cannot be judged: no trusted build of the base {base[:12]} "
+            f"and building it here failed ({why}); a change whose regressions are not judged does not pass")
+
+
 def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts: CiOptions,
-         console: Console, reports_root: Path) -> DesignOutcome:
+         console: Console, reports_root: Path, root: Path = ROOT) -> DesignOutcome:
     try:
         design = designs.get(name)
     except UserError as e:
@@ -117,8 +174,8 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     out = DesignOutcome(name, flow, expect_gate=design.expect_gate)
     archived = archive_dir(commit, name, flow, reports_root) / "metrics.json"
     try:
-        checked = _trusted(archived, commit, name, flow) if archived.exists() and not commit.dirty and not opts.rebuild \
-            else None
+        checked = _trusted(archived, commit, name, flow, root, this_build=True) \
+            if archived.exists() and not commit.dirty and not opts.rebuild else None
         if isinstance(checked, str):
             _say(console, f"[yellow]{name}: this commit's archived build is not used ({escape(checked)}); building[/]")
         if isinstance(checked, record_load.Checked):
@@ -134,7 +191,15 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     verdict = judge(out.record, DesignFacts.of(design, flow))
     out.record = {**out.record, "gate": verdict.as_dict()}
     summary.render(out.record, console, design.expect_gate)
-    out.base_record, notes = _base_record(base, name, flow, reports_root)
+    out.base_record, notes = _base_record(base, name, flow, reports_root, root)
+    if design.regressions and out.base_record is None:
+        # nothing unjudged passes: the base commit is built here, or the design fails saying why
+        why = _unjudged(base, name, flow, root, reports_root, notes, console)
+        if isinstance(why, dict):
+            out.base_record, notes = why, []
+        elif why is not None:
+            out.error = why
+            return out
     out.judgement = regressions.judge(name, regressions.rules_from_mapping(design.regressions), out.record,
                                       base, out.base_record)
     if base and out.base_record is None and not notes and not design.regressions:
@@ -155,17 +220,28 @@ def _write_reports(outcomes, commit, branch, base, opts: CiOptions, console: Con
     _say(console, escape(f"summary: {opts.summary}; junit: {opts.junit}" + (f"; also appended to {step_summary}" if step_summary else "")))
 
 
-def _pull(opts: CiOptions, has_remote: bool, root: Path, reports_root: Path, console: Console) -> None:
+def in_ci() -> bool:
+    """Running in a CI service: $CI (set by GitHub, GitLab and most others), or a variable of one kabe reads."""
+    return lineage.unknown_ci() or os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no") \
+        or any(os.environ.get(v) for v in lineage.KNOWN_CI)
+
+
+def _pull(opts: CiOptions, has_remote: bool, root: Path, reports_root: Path, console: Console) -> int:
     if not opts.pull:
-        return
+        return EXIT_PASS
     if not has_remote:
         _say(console, f"kabe ci: no remote {opts.remote!r}: working from the local archive only")
-        return
+        return EXIT_PASS
     try:
         for line in store.pull(opts.remote, root, reports_root, bitstreams=opts.bitstreams).lines():
             _say(console, escape(line))
-    except UserError as e:  # the builds still run; a base it cannot find is then said plainly as a missing baseline
-        _say(console, f"[yellow]kabe ci: the archive was not pulled: {escape(str(e))}[/]")
+    except UserError as e:
+        if in_ci():  # a pull that fails in CI is an error (exit 2), not a warning: the builds still run and are shown
+            _say(console, f"[red]kabe ci: the archive was not pulled: {escape(str(e))}[/]")
+            return EXIT_COULD_NOT_RUN
+        _say(console, f"[yellow]kabe ci: the archive was not pulled: {escape(str(e))} (outside CI: a warning; "
+                      f"a base it cannot find is built here)[/]")
+    return EXIT_PASS
 
 
 def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Path, reports_root: Path,
@@ -238,10 +314,19 @@ def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, repo
     has_remote = _has_remote(opts.remote, root)
     if has_remote:  # before the pull: a change's pipeline reads the allowed signers from the base branch
         _fetch_base_branch(root, opts.remote)
-    if not base_signers.change_pipeline():
+    if not base_signers.change_pipeline(root, opts.remote):
         return _run(opts, console, root, reports_root, has_remote)
-    with tempfile.TemporaryDirectory(prefix="kabe-ci-signers-") as tmp:
-        allowed, note = base_signers.base_allowed_signers(root, opts.remote, Path(tmp) / "allowed_signers")
+    if lineage.unknown_ci():
+        _say(console, "kabe ci: CI is set but no CI kabe recognises (GitHub, GitLab): run as a pipeline for a change "
+                      "(the default branch's [tool.kabe] unknown_ci = \"default-branch\" makes a run at its tip "
+                      "that branch's own)")
+    # every setting that decides the base and whom to trust: the default branch's, never the change's
+    trusted, default_ref, lines = base_signers.default_branch_settings(root, opts.remote)
+    for line in lines:
+        _say(console, f"kabe ci: a pipeline for a change: {escape(line)}")
+    with tempfile.TemporaryDirectory(prefix="kabe-ci-signers-") as tmp, trusted_settings.pinned(trusted):
+        allowed, note = base_signers.base_allowed_signers(root, opts.remote, Path(tmp) / "allowed_signers",
+                                                          trusted, default_ref)
         _say(console, f"kabe ci: a pipeline for a change: {escape(note)}")
         with signing.pinned_allowed_signers(allowed):
             return _run(opts, console, root, reports_root, has_remote)
@@ -250,7 +335,7 @@ def run(opts: CiOptions, console: Console | None = None, root: Path = ROOT, repo
 def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_remote: bool) -> int:
     clock = {"start": time.monotonic()}
     tracked_outputs.check(root)  # a base build or cache entry the change itself committed is never trusted
-    _pull(opts, has_remote, root, reports_root, console)
+    pulled = _pull(opts, has_remote, root, reports_root, console)
     clock["pulled"] = time.monotonic()
 
     flow = config.resolve_flow(opts.flow)
@@ -265,7 +350,7 @@ def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_
     outcomes, build_seconds = [], 0.0
     for name in opts.designs or designs.names():  # a broken design.yaml is its own could-not-run outcome
         t = time.monotonic()
-        outcomes.append(_one(name, flow, commit, base.commit, opts, console, reports_root))
+        outcomes.append(_one(name, flow, commit, base.commit, opts, console, reports_root, root))
         build_seconds += time.monotonic() - t
     try:
         _write_reports(outcomes, commit, lineage.current_branch(root), base, opts, console)
@@ -282,4 +367,8 @@ def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_
     # Printed for people and for scripts/bench_ci.py: what kabe ci costs beside the builds.
     _say(console, f"kabe ci: {total:.1f} s in all: builds {build_seconds:.1f} s, pull {pull:.2f} s, push {push:.2f} s, "
                   f"base, reports and the rest {total - build_seconds - pull - push:.2f} s")
-    return max(status, _verdict_lines(outcomes, console, "pushing the archive" if status == EXIT_COULD_NOT_RUN else None))
+    if pulled != EXIT_PASS:
+        _say(console, "[red]kabe ci: the archive pull failed (above): exit 2 whatever the designs did[/]")
+    could_not = ("pulling the archive" if pulled != EXIT_PASS
+                 else "pushing the archive" if status == EXIT_COULD_NOT_RUN else None)
+    return max(status, pulled, _verdict_lines(outcomes, console, could_not))

@@ -61,7 +61,24 @@ def shown(path: str) -> str:
     return bounded(path, 120)
 
 
+# A unit shared beside one that pre-empted its path (kabe.records.store: a later push never replaces a unit):
+# <commit>/<design>/<kind>~<tag>, tag 16 hex digits of the honest unit's own statement, which nobody can
+# know before the build exists, so no one can pre-empt that path too. It lands in reports/ at the unit
+# it stands beside when it verifies and the other does not.
+_BESIDE = re.compile(r"~[0-9a-f]{16}$")
+
+
+def base_unit(unit: str) -> str:
+    """'<commit>/<design>/<kind>' of a unit name, without the '~<tag>' of one shared beside another."""
+    return _BESIDE.sub("", unit)
+
+
+def is_beside(unit: str) -> bool:
+    return _BESIDE.search(unit) is not None
+
+
 def is_kind(kind: str) -> bool:
+    kind = _BESIDE.sub("", kind)
     if kind.startswith("sweep-"):
         return kind[len("sweep-"):] in FLOW_KINDS
     return kind in ARCHIVE_KINDS

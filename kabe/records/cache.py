@@ -4,12 +4,15 @@ from that key to an archive that already holds the output.
 The key (sha256 of `material`, a JSON document written beside each archive as cache_key.json) covers:
 
 * every file the design's `sim` and `synth` targets resolve to (RTL, includes, generated files,
-  every core file taking part, generated cores included), by content;
+  every core file taking part, generated cores included), by content, and every file the tools open
+  that no core file lists: a header an `include finds beside the RTL or in an include folder, a
+  `$readmemh` table (kabe.records.tool_reads);
 * the generator scripts those core files name (and the sibling modules they import), by content;
   their parameters are in the core files;
 * the constraints (the XDC), the part, the flow, and the flow settings that shape the output;
 * the tool versions (Yosys or Vivado, Verilator, FuseSoC);
-* kabe's own code that shapes a result (FLOW_CODE: flows, timing, parsers, sim, model, ...);
+* kabe's own code the build runs: the import closure of the build's modules (kabe.records.own_code),
+  not a list kept by hand;
 * the design's facts from design.yaml that shape the build (core, kind, ports, row_bytes) and the
   size of the simulation check;
 * the source of its golden model or cocotb testbench and of every module that source imports,
@@ -45,19 +48,17 @@ from kabe import designs, python_imports
 from kabe.flows import registry as flow_registry
 from kabe.paths import BUILD, GENERATORS, PACKAGE, ROOT
 from kabe.boards.profile import PROFILE_DIR
+from kabe.records import own_code, tool_reads
 from kabe.records.archive import write_json_atomic
 
-KEY_FORMAT = 1  # bump when the material's shape or meaning changes: every old entry becomes a miss
+KEY_FORMAT = 2  # bump when the material's shape or meaning changes: every old entry becomes a miss
 INDEX_NAME = ".cache-index.json"
 KEY_FILE = "cache_key.json"  # the material of the key, beside metrics.json in every archive
 _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the new commit on a hit
 
-# kabe's own code that shapes a build's result: editing it is a miss, like editing RTL. Named from the
-# package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
+# kabe's own code is named in the key from the package's folder (kabe/...), wherever kabe is installed;
+# in kabe's own checkout that is ROOT.
 KABE_HOME = PACKAGE.parent
-FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/verify.py",
-             "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/core_files.py", "kabe/core_targets.py", "kabe/boards",
-             "kabe/deploy/bitfile.py")
 
 
 @dataclass(frozen=True)
@@ -77,15 +78,10 @@ class Entry:
 
 # The key.
 
-def kabe_code(root: Path = KABE_HOME) -> list[Path]:
-    out: list[Path] = []
-    for entry in FLOW_CODE:
-        p = root / entry
-        if p.is_dir():
-            out += sorted(f for f in p.rglob("*") if f.suffix in (".py", ".cpp") and "__pycache__" not in f.parts)
-        elif p.exists():
-            out.append(p)
-    return out
+def kabe_code(flow: str = flow_registry.DEFAULT) -> list[Path]:
+    """kabe's files a build with `flow` runs or reads: editing one is a miss, like editing RTL
+    (kabe.records.own_code: what the build imports, not a list kept by hand)."""
+    return own_code.closure(flow)
 
 
 def flow_scripts(flow: str, root: Path = KABE_HOME) -> list[Path]:
@@ -256,6 +252,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
     for edam in edams.values():
         files.update(Path(p) for p in edam.input_files)
         files.update(edam.reachable_headers)
+        files.update(tool_reads.of_edam(edam))  # what Yosys and Verilator open that no core file lists
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
     # the design.yaml tables the flow declares as its inputs (the vivado flow's `vivado:`: hooks' Tcl, settings)
@@ -275,7 +272,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         # that reads src/teamlib/table.json computes other values when the table changes
         for folder in sorted({src.parent} | {f.parent for f in mine}):
             files.update(_data_in(folder, root))
-    own = kabe_code() + flow_scripts(flow)
+    own = kabe_code(flow) + flow_scripts(flow)
     material = {
         "format": KEY_FORMAT,
         "flow": flow,

@@ -190,3 +190,46 @@ def disk_sizes(root: Path, ref: str) -> dict[str, int]:
         if size.isdigit():
             sizes[oid] = int(size)
     return sizes
+
+
+def roots(root: Path, tip: str) -> list[str]:
+    """The commits without a parent reachable from tip (an archive ref made by kabe has one)."""
+    out = run(root, "rev-list", "--max-parents=0", tip).stdout.decode().split()
+    return sorted(out)
+
+
+def history_violations(root: Path, tip: str) -> list[tuple[str, str, str]]:
+    """Every (commit, status, path) on tip's first-parent chain where a commit deleted, changed or
+    retyped a path its parent had (git's D, M, T), newest commit first; [] for an append-only ref.
+    One `git log`, whatever the history's length."""
+    # log.showRoot off: the root commit only adds, and diffing it against nothing costs the whole tree
+    out = run(root, "-c", "log.showRoot=false", "log", "--first-parent", "-m", "--no-renames", "--raw", "-z",
+              "--diff-filter=DMT",
+              "--format=%x00commit %H", tip).stdout
+    found: list[tuple[str, str, str]] = []
+    commit = ""
+    fields = out.split(b"\0")
+    i = 0
+    while i < len(fields):
+        item = fields[i].strip(b"\n")
+        if item.startswith(b"commit "):
+            commit = item[7:].decode()
+        elif item.startswith(b":"):  # ":<mode> <mode> <oid> <oid> <status>" then the path
+            status = item.split()[-1].decode(errors="replace")[:1]
+            path = fields[i + 1].decode("utf-8", errors="backslashreplace") if i + 1 < len(fields) else "?"
+            found.append((commit, status, path))
+            i += 1
+        i += 1
+    return found
+
+
+def first_parent(root: Path, commit: str) -> str | None:
+    out = run(root, "rev-parse", "--verify", "--quiet", f"{commit}^1", check=False).stdout.decode().strip()
+    return out or None
+
+
+def ls_tree_paths(root: Path, commit: str) -> list[str]:
+    """Every path of the commit's tree, names only (no object is read for its size: the fast listing a
+    pull counts units from before it judges any)."""
+    out = run(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
+    return [p.decode("utf-8", errors="backslashreplace") for p in out.split(b"\0") if p]

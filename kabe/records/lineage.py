@@ -20,6 +20,7 @@ from pathlib import Path
 from kabe import config
 from kabe.errors import UserError
 from kabe.paths import ROOT
+from kabe.records import trusted_settings
 
 
 class LineageError(UserError):
@@ -67,10 +68,24 @@ def ci_default_branch() -> str | None:
     return _github_default_branch() or os.environ.get("CI_DEFAULT_BRANCH") or None
 
 
-def change_pipeline() -> bool:
+KNOWN_CI = ("GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITLAB_CI", "CI_MERGE_REQUEST_IID", "CI_COMMIT_BRANCH",
+             "CI_DEFAULT_BRANCH")
+
+
+def unknown_ci() -> bool:
+    """CI says it is one ($CI, as most CI services set it) but none kabe reads (GitHub's, GitLab's)."""
+    flag = os.environ.get("CI", "").strip().lower()
+    return flag not in ("", "0", "false", "no") and not any(os.environ.get(v) for v in KNOWN_CI)
+
+
+def change_pipeline(root: Path = ROOT, remote: str = "origin") -> bool:
     """A CI run for a change, not for the default branch's own push: a pull or merge request, a merge
     queue's run, or a push to any other branch. Such a run takes nothing the change itself says about
-    what to trust or compare against (allowed signers, the base branch): the change could say anything."""
+    what to trust or compare against (allowed signers, the base branch): the change could say anything.
+    A CI kabe does not recognise cannot say which it is: a change, unless the default branch's own
+    settings say `unknown_ci = "default-branch"` and HEAD is that branch's tip."""
+    if unknown_ci():
+        return not _unknown_ci_is_default_branch(root, remote)
     event = os.environ.get("GITHUB_EVENT_NAME", "")
     if event.startswith("pull_request") or event == "merge_group" or os.environ.get("CI_MERGE_REQUEST_IID"):
         return True
@@ -82,13 +97,39 @@ def change_pipeline() -> bool:
     return bool(gitlab_branch and gitlab_default and gitlab_branch != gitlab_default)
 
 
+def _unknown_ci_is_default_branch(root: Path, remote: str) -> bool:
+    ref = base_branch_ref(root, remote, default_branch(root, remote))
+    if ref is None or resolve("HEAD", root) != resolve(ref, root):
+        return False
+    settings, _why = trusted_settings.parse(git(root, "show", f"{ref}:./pyproject.toml"), f"{ref}:pyproject.toml")
+    return settings.get("unknown_ci") == "default-branch"
+
+
+def default_branch(root: Path = ROOT, remote: str = "origin") -> str | None:
+    """The repository's default branch as nobody's change can say it: the CI's word, else the remote's
+    HEAD, else main or master (the one that exists here)."""
+    name = ci_default_branch()
+    if name:
+        return name
+    head = git(root, "symbolic-ref", "--quiet", f"refs/remotes/{remote}/HEAD")
+    if head:
+        return head.removeprefix(f"refs/remotes/{remote}/")
+    for name in ("main", "master"):
+        if resolve(f"refs/remotes/{remote}/{name}", root) or resolve(f"refs/heads/{name}", root):
+            return name
+    return None
+
+
 def base_branch(root: Path = ROOT, remote: str = "origin", settings: dict | None = None) -> str | None:
-    """The branch builds are compared against. In a change's pipeline the CI's word comes first: the change's
-    own [tool.kabe] default_branch could name a branch without builds, so that nothing is judged."""
-    settings = config.load(root / "pyproject.toml") if settings is None else settings
-    ci_first = change_pipeline()
-    names = ((ci_target_branch(), ci_default_branch(), settings.get("default_branch")) if ci_first else
-             (settings.get("default_branch"), ci_target_branch(), ci_default_branch()))
+    """The branch builds are compared against. In a change's pipeline the CI's word comes first, then the
+    default branch's own [tool.kabe] default_branch (pinned by kabe ci: kabe.records.trusted_settings),
+    never the change's: its default_branch could name a branch without builds, so that nothing is judged."""
+    if change_pipeline(root, remote):
+        pinned = trusted_settings.current()
+        names = (ci_target_branch(), ci_default_branch(), pinned.settings.get("default_branch") if pinned else None)
+    else:
+        settings = config.load(root / "pyproject.toml") if settings is None else settings
+        names = (settings.get("default_branch"), ci_target_branch(), ci_default_branch())
     for name in names:
         if name:
             return str(name)

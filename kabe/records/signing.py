@@ -13,12 +13,16 @@ the same ssh-keygen, and kabe needs no new dependency. Everything is handed to s
 pipes: no temp file is written, nothing from the archive is ever a command-line argument.
 
 The signed bytes (statement()) are JSON with sorted keys and no spaces:
-    {"files":{"<name>":"<sha256 of the raw bytes>",...},"format":1,"unit":"<commit>/<design>/<kind>"}
+    {"files":{"<name>":"<sha256 of the raw bytes>",...},"format":2,"project":"<folder>","unit":"<commit>/<design>/<kind>"}
+"project" is the project's folder in its repository ("" at the top, "fpga" in a monorepo's fpga/): a
+unit signed for fpga/ does not verify as fpga2/'s build of the same commit and design (format 1 had no
+project, so such a replay verified; its units no longer verify and are rebuilt).
 SIGNATURE_FILE holds that statement on its first line, then the armored SSH signature.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -35,7 +39,7 @@ from kabe.paths import ROOT
 
 SIGNATURE_FILE = "kabe-unit.sig"
 NAMESPACE = "kabe-archive"
-FORMAT = 1
+FORMAT = 2
 DEFAULT_ALLOWED_SIGNERS = Path(".kabe") / "allowed_signers"
 SIGNING_KEY_ENV = "KABE_SIGNING_KEY"
 # Files a unit may list but not carry: they travel only with --bitstreams (store.py).
@@ -78,10 +82,21 @@ def hash_dir(unit_dir: Path) -> dict[str, str]:
     return out
 
 
-def statement(unit: str, file_hashes: Mapping[str, str]) -> bytes:
-    """The canonical bytes that are signed for a unit."""
+@functools.lru_cache(maxsize=None)
+def _project_of(root: str) -> str:
+    return (provenance.project_prefix(Path(root)) or "").strip("/")
+
+
+def this_project(root: Path | None = None) -> str:
+    """The project's folder in its repository as a signature names it ("" at the top, "hw/fpga")."""
+    return _project_of(str(Path(root or ROOT).resolve()))
+
+
+def statement(unit: str, file_hashes: Mapping[str, str], project: str | None = None) -> bytes:
+    """The canonical bytes that are signed for a unit of the project (this one when None)."""
     files = {str(k): str(v) for k, v in file_hashes.items() if k != SIGNATURE_FILE}
-    return json.dumps({"format": FORMAT, "unit": unit, "files": files}, sort_keys=True,
+    project = this_project() if project is None else project
+    return json.dumps({"format": FORMAT, "project": project, "unit": unit, "files": files}, sort_keys=True,
                       separators=(",", ":")).encode()
 
 
@@ -114,9 +129,9 @@ def _said(proc: subprocess.CompletedProcess) -> str:
     return lines[-1] if lines else f"exit {proc.returncode}"
 
 
-def sign_unit(unit: str, file_hashes: Mapping[str, str], key: Path) -> bytes:
+def sign_unit(unit: str, file_hashes: Mapping[str, str], key: Path, project: str | None = None) -> bytes:
     """SIGNATURE_FILE's content for this unit: the statement, a newline, the armored signature."""
-    data = statement(unit, file_hashes)
+    data = statement(unit, file_hashes, project)
     key = Path(key)
     if not key.is_file():
         raise SigningError(f"signing key {key} ({SIGNING_KEY_ENV}) is not a file; point {SIGNING_KEY_ENV} at an "
@@ -140,10 +155,11 @@ def parse_signature(sig: bytes) -> tuple[dict, bytes] | str:
     except (ValueError, UnicodeDecodeError):
         return f"{SIGNATURE_FILE}'s first line is not a JSON statement"
     if (not isinstance(stmt, dict) or stmt.get("format") != FORMAT or not isinstance(stmt.get("unit"), str)
+            or not isinstance(stmt.get("project"), str)
             or not isinstance(stmt.get("files"), dict)
             or not all(isinstance(k, str) and isinstance(v, str) and _SHA256.match(v) for k, v in stmt["files"].items())):
         return f"{SIGNATURE_FILE}'s statement is not a format-{FORMAT} kabe statement"
-    if statement(stmt["unit"], stmt["files"]) != line:
+    if statement(stmt["unit"], stmt["files"], stmt["project"]) != line:
         return f"{SIGNATURE_FILE}'s statement is not in canonical form"
     return stmt, armor
 
@@ -166,7 +182,7 @@ def _verify_signature(line: bytes, armor: bytes, allowed_signers: Path | None) -
 
 
 def verify_statement(unit: str, sig: bytes, file_hashes: Mapping[str, str],
-                     allowed_signers: Path | None) -> SignatureCheck:
+                     allowed_signers: Path | None, project: str | None = None) -> SignatureCheck:
     """Does SIGNATURE_FILE's content `sig` sign exactly this unit and these file hashes, by an allowed key?"""
     parsed = parse_signature(sig)
     if isinstance(parsed, str):
@@ -178,7 +194,10 @@ def verify_statement(unit: str, sig: bytes, file_hashes: Mapping[str, str],
         return SignatureCheck(False, None, why, dict(stmt["files"]))
     if stmt["unit"] != unit:
         return SignatureCheck(False, signer, f"the signature is for {bounded(stmt['unit'])}, not {unit}", dict(stmt["files"]))
-    if statement(unit, file_hashes) != line:
+    why = _other_project(stmt, project)
+    if why:
+        return SignatureCheck(False, signer, why, dict(stmt["files"]))
+    if statement(unit, file_hashes, stmt["project"]) != line:
         changed = sorted(set(stmt["files"]) ^ set(file_hashes)
                          | {n for n in set(stmt["files"]) & set(file_hashes) if stmt["files"][n] != file_hashes[n]})
         return SignatureCheck(False, signer, f"file {bounded(changed[0] if changed else '?')} changed since it was signed",
@@ -186,16 +205,26 @@ def verify_statement(unit: str, sig: bytes, file_hashes: Mapping[str, str],
     return SignatureCheck(True, signer, f"signed by {signer}", dict(stmt["files"]))
 
 
-def check_if_signed(unit_dir: Path, unit: str, allowed_signers: Path | None = None) -> SignatureCheck | None:
+def _other_project(stmt: Mapping, project: str | None) -> str | None:
+    project = this_project() if project is None else project
+    if stmt["project"] != project:
+        return (f"the signature is for project folder {bounded(stmt['project'] or '(the top)')!s}, not "
+                f"{project or '(the top)'}: a unit of another project of the repository")
+    return None
+
+
+def check_if_signed(unit_dir: Path, unit: str, allowed_signers: Path | None = None,
+                    project: str | None = None) -> SignatureCheck | None:
     """None for a unit built on this machine (no SIGNATURE_FILE, not even a link by that name), else
     verify_dir's check: the one rule by which a cache hit, `kabe ci` and deploy tell the two apart."""
     sig_path = Path(unit_dir) / SIGNATURE_FILE
     if not sig_path.exists() and not sig_path.is_symlink():
         return None
-    return verify_dir(unit_dir, unit, allowed_signers)
+    return verify_dir(unit_dir, unit, allowed_signers, project)
 
 
-def verify_dir(unit_dir: Path, unit: str, allowed_signers: Path | None = None) -> SignatureCheck:
+def verify_dir(unit_dir: Path, unit: str, allowed_signers: Path | None = None,
+               project: str | None = None) -> SignatureCheck:
     """Re-hash the files in unit_dir and check them against its SIGNATURE_FILE: ok only when the signature
     verifies for an allowed signer, every present file's sha256 is the statement's, and every listed file
     that is absent is a bitstream (the kind a pull leaves behind unless asked)."""
@@ -216,6 +245,9 @@ def verify_dir(unit_dir: Path, unit: str, allowed_signers: Path | None = None) -
         return SignatureCheck(False, None, why, listed)
     if stmt["unit"] != unit:
         return SignatureCheck(False, signer, f"the signature is for {bounded(stmt['unit'])}, not {unit}", listed)
+    why = _other_project(stmt, project)
+    if why:
+        return SignatureCheck(False, signer, why, listed)
     present = hash_dir(unit_dir)
     for name, digest in sorted(present.items()):
         if name not in listed:

@@ -45,6 +45,8 @@ is ever imported or run: it is files under reports/, read as data.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import hashlib
 import json
@@ -60,7 +62,7 @@ from typing import BinaryIO, Callable, Iterable
 from kabe import config
 from kabe.paths import REPORTS, ROOT
 from kabe.records import archive_paths as ap
-from kabe.records import git_fetch, git_plumbing, safe_fs, signing
+from kabe.records import git_fetch, git_plumbing, safe_fs, signing, trusted_settings
 from kabe.records.archive import write_atomic
 from kabe.records.git_plumbing import BlobTooLarge, GitError
 
@@ -90,7 +92,8 @@ def project_refs(root: Path = ROOT) -> str:
 
 
 def archive_ref(settings: dict | None = None, root: Path = ROOT) -> str:
-    ref = (config.load() if settings is None else settings).get("archive_ref") or project_refs(root) + "archive"
+    # in a change's pipeline the default branch's word (kabe.records.trusted_settings), never the change's
+    ref = trusted_settings.value("archive_ref", settings) or project_refs(root) + "archive"
     if not str(ref).startswith("refs/") or str(ref).count("/") < 2:
         raise GitError(f"[tool.kabe] archive_ref = {ref!r} must be a full ref name like {DEFAULT_REF}")
     return str(ref)
@@ -187,6 +190,47 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
     return tip
 
 
+class ArchiveTampered(GitError):
+    """The archive ref's own history breaks append-only, or its root is not the pinned one."""
+
+
+def checked_tip(root: Path, tip: str, ref: str, remote: str) -> tuple[str, str | None]:
+    """(the newest commit of the ref a pull may read, why the tip itself is not it or None).
+
+    The archive is append-only: no commit on the ref may delete, change or retype a path its parent
+    had. That is checked along the ref's own history (its first-parent chain), not against what this
+    clone saw last, so a fresh CI clone is protected as well: a fast-forward whose tree is emptied or
+    lacks the base unit is accepted by git and by a server that blocks force-pushes, but not here.
+    The tip is then refused and the pull reads the parent of the oldest offending commit (everything
+    that was appended honestly before it). The root commit must be the one [tool.kabe] archive_root
+    pins (the default branch's word in a change's pipeline), when it pins one; else ArchiveTampered."""
+    pinned = trusted_settings.value("archive_root")
+    if pinned:
+        found = git_plumbing.roots(root, tip)
+        if found != [pinned]:
+            raise ArchiveTampered(
+                f"the archive {ref} on {remote!r} does not start at the root commit [tool.kabe] archive_root pins "
+                f"({pinned[:12]}): its root is {', '.join(r[:12] for r in found) or 'none'}; nothing was pulled. "
+                f"Restore the ref from a clone that has it (git push --force {remote} <good tip>:{ref}), or pin "
+                f"the new root on the default branch if the archive was restarted on purpose")
+    bad = git_plumbing.history_violations(root, tip)
+    if not bad:
+        return tip, None
+    oldest = bad[-1][0]
+    commits = list(dict.fromkeys(c for c, _s, _p in bad))
+    what = {"D": "removes", "M": "changes", "T": "changes the type of"}
+    first = next((f"{what.get(st, 'changes')} {ap.shown(path)}" for c, st, path in bad if c == oldest), "")
+    good = git_plumbing.first_parent(root, oldest)
+    why = (f"the archive {ref}'s tip {tip[:12]} is refused: {len(commits)} commit(s) on it remove or change units "
+           f"already there (append-only; the oldest, {oldest[:12]}, {first}"
+           + (f", and {len(bad) - 1} more path(s)" if len(bad) > 1 else "") + ")"
+           + (f"; reading {good[:12]}, the last commit before it" if good else "")
+           + f". Restore the ref (git push --force {remote} {good or '<good tip>'}:{ref}) and ask who pushed {oldest[:12]}")
+    if good is None:
+        raise ArchiveTampered(why)
+    return good, why
+
+
 @dataclass
 class PushReport:
     remote: str
@@ -195,6 +239,7 @@ class PushReport:
     completed: list[str] = field(default_factory=list)  # units that gained files (e.g. bitstreams)
     same: list[str] = field(default_factory=list)  # already there, same content
     differs: list[str] = field(default_factory=list)  # already there, different content: the archive's kept
+    beside: list[tuple[str, str]] = field(default_factory=list)  # (unit, where this build is shared beside it)
     dirty: list[str] = field(default_factory=list)  # never pushed
     invalid: list[tuple[str, str]] = field(default_factory=list)  # (unit, why): every pull would refuse it
     commit: str | None = None  # the archive commit pushed
@@ -206,6 +251,9 @@ class PushReport:
                f"{len(self.same)} already there" + (f", {len(self.completed)} completed" if self.completed else "")
                + (f" after {self.tries} tries (other pushes came first)" if self.tries > 1 else "")]
         out += [f"  kept the archive's {u}: this checkout's build of it differs (append-only)" for u in self.differs]
+        out += [f"  the archive's {u} is not this build (pushed there first, by someone else or an earlier build; "
+                f"append-only: it stays): this signed build is shared beside it as {alt}, where a pull finds it "
+                f"when the other does not verify" for u, alt in self.beside]
         out += [f"  not pushed {u}: built from a dirty tree" for u in self.dirty]
         out += [f"  not pushed {u}: {why} (every pull would refuse it)" for u, why in self.invalid]
         if self.added and self.signed_by is None:
@@ -229,12 +277,13 @@ def _same_content(reader: git_plumbing.BlobReader, oid: str, stored: str, raw: b
         return False
 
 
-def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Path | None) -> dict[str, Path | bytes]:
+def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Path | None,
+                    project: str | None = None) -> dict[str, Path | bytes]:
     """The unit's files, with SIGNATURE_FILE made by key over every file it holds (bitstreams included,
     sent or not). A unit that carries a signature already (a verified pull) keeps it as it is."""
     if key is None or signing.SIGNATURE_FILE in files:
         return dict(files)
-    return {**files, signing.SIGNATURE_FILE: signing.sign_unit(unit, signing.hash_dir(directory), key)}
+    return {**files, signing.SIGNATURE_FILE: signing.sign_unit(unit, signing.hash_dir(directory), key, project)}
 
 
 def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool, report: PushReport,
@@ -257,7 +306,7 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
             # signed when the archive has no signature for it yet: a new unit, or one pushed unsigned before
             # (then the signature alone completes it, its files being the same)
             if signing.SIGNATURE_FILE not in there:
-                files = _with_signature(unit, directory, files, key)
+                files = _with_signature(unit, directory, files, key, signing.this_project(root))
             for name, path in files.items():
                 raw = path if isinstance(path, bytes) else path.read_bytes()
                 stored, data = stored_form(name, raw)
@@ -270,13 +319,29 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
                 new.update({f"{unit}/{stored}": data for stored, (_raw, data) in ours.items()})
                 report.added.append(unit)
             elif any(not _same_content(reader, there[s], s, raw, fmt) for s, (raw, _d) in ours.items() if s in there):
-                report.differs.append(unit)
+                alt = _beside_name(unit, ours) if key is not None else None
+                if alt is None:  # unsigned: nobody would take it over the other anyway
+                    report.differs.append(unit)
+                elif alt not in by_unit:
+                    new.update({f"{alt}/{stored}": data for stored, (_raw, data) in ours.items()})
+                    report.beside.append((unit, alt))
+                else:
+                    report.same.append(unit)
             elif any(s not in there for s in ours):
                 new.update({f"{unit}/{s}": data for s, (_raw, data) in ours.items() if s not in there})
                 report.completed.append(unit)
             else:
                 report.same.append(unit)
     return new
+
+
+def _beside_name(unit: str, ours: dict[str, tuple[bytes, bytes]]) -> str:
+    """<unit>~<tag>: where a signed build is shared when another unit holds its path (archive_paths).
+    The tag is this build's own content (its signature included), which nobody can know beforehand."""
+    h = hashlib.sha256()
+    for stored, (raw, _data) in sorted(ours.items()):
+        h.update(stored.encode() + b"\0" + hashlib.sha256(raw).digest())
+    return f"{unit}~{h.hexdigest()[:16]}"
 
 
 def _push_refusal(proc) -> str:
@@ -299,6 +364,10 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
     for attempt in range(1, tries + 1):
         report.tries = attempt
         tip = fetch(remote, root, ref)
+        if tip is not None:
+            _good, why = checked_tip(root, tip, ref, remote)
+            if why:  # appending would make the tampering the base of every later build: a person restores it
+                raise ArchiveTampered(f"not pushed: {why}")
         new = _plan(root, tip, units, bitstreams, report, key)
         if not new:
             return report
@@ -331,6 +400,8 @@ class PullReport:
     kept_local: list[tuple[str, list[str]]] = field(default_factory=list)  # (unit, files that differ)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (unit or stored path, why): nothing written
     unverified: list[tuple[str, str]] = field(default_factory=list)  # (unit, why): in reports/.unverified/
+    refused_tip: str | None = None  # why the ref's tip was not read (its history is not append-only)
+    beside: list[tuple[str, str, str]] = field(default_factory=list)  # (unit, the one taken for it, why the other was not)
 
     def lines(self) -> list[str]:
         if not self.remote_has_archive:
@@ -340,6 +411,10 @@ class PullReport:
                f"{len(self.same)} already here" + (f", {len(self.completed)} completed" if self.completed else "")
                + (f", {len(self.unverified)} unverified" if self.unverified else "")
                + (f", {len(self.refused)} refused" if self.refused else "")]
+        if self.refused_tip:
+            out.insert(0, f"kabe archive pull {self.remote}: {self.refused_tip}")
+        out += [f"  took {alt} for {u}: the archive's {u} was pushed there first and does not verify ({why}); "
+                f"the build shared beside it does" for u, alt, why in self.beside]
         out += [f"  kept local reports/{u}: it differs from the shared archive in {', '.join(files)}; "
                 f"delete it to take the shared one" for u, files in self.kept_local]
         out += _capped([f"  refused {what}: {why}; nothing of it was kept" for what, why in self.refused])
@@ -482,7 +557,7 @@ def trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -
     report page's unverified history (kabe.records.history) re-asks to say why."""
     from kabe.records.cache import commit_exists
 
-    check = signing.verify_dir(unit_dir, unit, allowed)
+    check = signing.verify_dir(unit_dir, unit, allowed, signing.this_project(root))
     if not check.ok:
         return check.reason
     commit = unit.split("/", 1)[0]
@@ -500,9 +575,21 @@ def _stage(reader: git_plumbing.BlobReader, reports_root: Path, unit: str, files
 
 
 def _promote(staged: Path, dest: Path, reports_root: Path) -> None:
-    """Move a verified unit from .unverified/ to its place (one rename: it appears whole)."""
+    """Move a verified unit from .unverified/ to its place (one rename: it appears whole), and remove the
+    folders of .unverified/ it leaves empty (the page lists what is there as unverified)."""
     safe_fs.make_dirs(dest.parent, reports_root)
     os.rename(safe_fs.confined(staged, reports_root), dest)
+    _remove_empty_parents(staged, Path(reports_root) / UNVERIFIED)
+
+
+def _remove_empty_parents(path: Path, top: Path) -> None:
+    for parent in Path(path).parents:  # up to .unverified/ itself, when nothing is left in it
+        if parent != top and top not in parent.parents:
+            return
+        try:
+            parent.rmdir()
+        except OSError:  # not empty (another unit of the commit), or gone
+            return
 
 
 def allowed_signers_of(root: Path) -> Path | None:
@@ -513,36 +600,125 @@ def allowed_signers_of(root: Path) -> Path | None:
     return path if path.is_file() else None
 
 
+# Caps on what one pull may stage, decided from the tree listing before a byte is written: a push of a
+# megabyte of tiny unsigned units (20,000 of them) cost each pull half a minute and 300 MB of
+# .unverified/ before. A real archive gains a few units per commit of the default branch; a fresh
+# clone of a long-lived project takes more than that, hence the room in MAX_NEW_UNITS.
+MAX_NEW_UNITS = 5000  # units this clone has not got yet, per pull: more refuses the pull (nothing staged)
+MAX_NEW_UNSIGNED = 100  # of those, units with no signature at all (never trusted): more are all left unstaged
+LOCK_NAME = "kabe-archive-pull.lock"  # in the clone's git folder: nothing under reports/ but the archive
+
+
+@contextlib.contextmanager
+def _pull_lock(root: Path):
+    """One pull at a time per clone (two at once crashed on a rename and left a stale .unverified entry):
+    the second waits for the first."""
+    path = Path(root, git_plumbing.run(root, "rev-parse", "--git-path", LOCK_NAME).stdout.decode().strip())
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _present(reports_root: Path) -> set[str]:
+    """'<commit>/<design>/<kind>' of every unit folder already in reports/ (one scandir per level)."""
+    found: set[str] = set()
+    for level1 in _dirs(str(reports_root)):
+        for level2 in _dirs(level1):
+            for level3 in _dirs(level2):
+                found.add(os.path.relpath(level3, reports_root))
+    return found
+
+
+def _dirs(path: str) -> list[str]:
+    try:
+        return [e.path for e in os.scandir(path) if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")]
+    except OSError:
+        return []
+
+
+def _count_new(paths: list[str], reports_root: Path) -> tuple[int, set[str]]:
+    """(how many units of the listing this clone has not placed yet, those of them with no signature file):
+    from the paths alone, before any of them is judged or read (cheap: a string split per entry)."""
+    present = _present(reports_root)
+    units: dict[str, bool] = {}
+    for path in paths:
+        parts = path.split("/", 3)
+        if len(parts) < 4:
+            continue
+        unit = "/".join(parts[:3])
+        units[unit] = units.get(unit, False) or parts[3] == signing.SIGNATURE_FILE
+    new = [u for u in units if ap.base_unit(u) not in present]
+    return len(new), {u for u in new if not units[u]}
+
+
 def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, bitstreams: bool = False,
          ref: str | None = None, accept_rewrite: str | None = None, allowed_signers: Path | None = None) -> PullReport:
-    ref = ref or archive_ref(root=root)
+    reports_root = Path(reports_root)
+    with _pull_lock(root):
+        return _pull(remote, root, reports_root, bitstreams, ref or archive_ref(root=root), accept_rewrite,
+                     allowed_signers)
+
+
+def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: str, accept_rewrite: str | None,
+          allowed_signers: Path | None) -> PullReport:
     report = PullReport(remote, ref)
     tip = fetch(remote, root, ref, accept_rewrite)
     if tip is None:
         report.remote_has_archive = False
         return report
-    reports_root = Path(reports_root)
+    new, unsigned = _count_new(git_plumbing.ls_tree_paths(root, tip), reports_root)  # the caps first: from names alone
+    if new > MAX_NEW_UNITS:
+        raise ArchiveTampered(f"the archive {ref} on {remote!r} holds {new} units this clone has not got, more than "
+                              f"one pull takes ({MAX_NEW_UNITS}); nothing was pulled ({len(unsigned)} of them unsigned). "
+                              f"Ask who pushed them: a kabe archive gains a few units per commit")
+    good, report.refused_tip = checked_tip(root, tip, ref, remote)
+    entries = git_plumbing.ls_tree_entries(root, good)
+    if good != tip:
+        new, unsigned = _count_new([e.path for e in entries], reports_root)
     allowed = allowed_signers if allowed_signers is not None else allowed_signers_of(root)
-    units = _read_units(git_plumbing.ls_tree_entries(root, tip), bitstreams, report)
+    if len(unsigned) > MAX_NEW_UNSIGNED:  # never staged: they could not be trusted anyway
+        entries = [e for e in entries if "/".join(e.path.split("/", 3)[:3]) not in unsigned]
+    units = _read_units(entries, bitstreams, report)
+    if len(unsigned) > MAX_NEW_UNSIGNED:
+        report.refused.append((f"{len(unsigned)} unsigned units",
+                               f"more than a pull stages ({MAX_NEW_UNSIGNED}); none of them was staged (they could "
+                               f"never be trusted: the signed units were pulled as usual)"))
+    # a unit first, then those shared beside it (archive_paths.base_unit): one lands at reports/<unit>
+    order = sorted(units, key=lambda u: (ap.base_unit(u), ap.is_beside(u), u))
     with git_plumbing.BlobReader(root) as reader:
-        for unit, files in sorted(units.items()):
-            commit, design, _kind = unit.split("/")
-            dest = safe_fs.confined(reports_root / unit, reports_root / commit / design)
-            try:
-                if os.path.isdir(dest):
-                    _pull_into_existing(reader, root, reports_root, unit, dest, files, allowed, report)
-                    continue
-                staged = _stage(reader, reports_root, unit, files)
-            except Refused as e:
-                report.refused.append((unit, str(e)))
-                continue
-            why = trust_problem(root, staged, unit, allowed)
-            if why:
-                report.unverified.append((unit, why))
-                continue
-            _promote(staged, dest, reports_root)
-            report.added.append(unit)
+        for unit in order:
+            _pull_one(reader, root, reports_root, unit, units[unit], allowed, report)
     return report
+
+
+def _pull_one(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, unit: str,
+              files: dict[str, ap.Entry], allowed: Path | None, report: PullReport) -> None:
+    place = ap.base_unit(unit)  # a unit shared beside another lands where that one would
+    commit, design, _kind = place.split("/")
+    dest = safe_fs.confined(reports_root / place, reports_root / commit / design)
+    beside = place != unit
+    try:
+        if os.path.isdir(dest):
+            if beside:  # the unit it stands beside verified (or this clone built it): nothing to take
+                return
+            _pull_into_existing(reader, root, reports_root, unit, dest, files, allowed, report)
+            return
+        staged = _stage(reader, reports_root, unit, files)
+    except Refused as e:
+        report.refused.append((unit, str(e)))
+        return
+    why = trust_problem(root, staged, place, allowed)
+    if why:
+        report.unverified.append((unit, why))
+        return
+    _promote(staged, dest, reports_root)
+    if beside:
+        taken_over = next((w for u, w in report.unverified if u == place), "it is not in the archive")
+        report.beside.append((place, unit, taken_over))
+    report.added.append(place)
 
 
 def _pull_into_existing(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, unit: str, dest: Path,
@@ -567,4 +743,5 @@ def _pull_into_existing(reader: git_plumbing.BlobReader, root: Path, reports_roo
         return
     write_atomic(dest, {**local, **{name: staged / name for name in missing}}, root=reports_root)
     safe_fs.remove_tree(staged, reports_root)
+    _remove_empty_parents(staged, Path(reports_root) / UNVERIFIED)
     report.completed.append(unit)

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from kabe.errors import UserError
 from .. import cores, designs, disk_space, tool_group
 from . import port_contract
 from ..paths import BUILD
-from ..records import safe_fs
+from ..records import safe_fs, tool_reads
 
 HARNESS = Path(__file__).with_name("harness.cpp")
 # The fix for a machine without a C++ compiler, said by the failed build and by `kabe doctor` alike.
@@ -139,7 +140,9 @@ def _is_number(s: str) -> bool:
 def _hdl_files(edam: cores.Edam) -> list[Path]:
     """Sources plus everything an `include could reach (include files and every file in include dirs,
     as the build's cache key has them: an edited `.inc` must not reuse a model compiled before)."""
-    return list(dict.fromkeys(list(edam.sources) + list(edam.include_files) + list(edam.reachable_headers)))
+    # and what no list names: a header beside the RTL, a $readmemh table (kabe.records.tool_reads)
+    return list(dict.fromkeys(list(edam.sources) + list(edam.include_files) + list(edam.reachable_headers)
+                              + tool_reads.of_edam(edam)))
 
 
 def _key(edam: cores.Edam, streams: designs.Streams, params: Mapping[str, Any], defines: Mapping[str, Any],
@@ -364,6 +367,14 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
             if any("--top-module" in e and "not found" in e for e in errs):  # said in the core file's terms
                 raise SimBuildError(_top_not_found(d, edam, out))
             raise SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
+        # what Verilator read that the key does not hash (an `include through a macro): no model, no verdict
+        missed = tool_reads.unkeyed(tool_reads.dependency_file(out / "obj" / "Vtop__ver.d"),
+                                    _hdl_files(edam) + [HARNESS], [vroot, out, Path(sys.prefix)])
+        if missed:
+            raise SimBuildError(f"Verilator read {missed[0]}" + (f" (and {len(missed) - 1} more)" if len(missed) > 1 else "")
+                                + f", which kabe's cache key of {d.name} does not cover (no core file lists it and no "
+                                  f"`include or $readmem names it literally). Fix: list it in the core file "
+                                  f"(file_type: verilogSource, is_include_file: true for a header)")
         stamp.write_text(json.dumps({"design": d.name, "key": key, "parameters": {k: str(v) for k, v in values.items()},
                                      "verilator": verilator_version(), "compile_seconds": round(seconds, 2),
                                      "not_checked": list(not_checked)}) + "\n")

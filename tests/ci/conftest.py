@@ -15,7 +15,26 @@ GIT_ID = {"GIT_AUTHOR_NAME": "kabe test", "GIT_AUTHOR_EMAIL": "t@kabe", "GIT_COM
           "GIT_COMMITTER_EMAIL": "t@kabe"}
 CI_VARS = ("GITHUB_BASE_REF", "GITHUB_HEAD_REF", "GITHUB_REF", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH",
            "GITHUB_STEP_SUMMARY", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_DEFAULT_BRANCH", "CI_COMMIT_BRANCH",
-           "CI_MERGE_REQUEST_IID")
+           "CI_MERGE_REQUEST_IID", "CI", "GITHUB_ACTIONS", "GITLAB_CI")
+
+
+# The cache key material kabe ci's in-process tests say this checkout has (kabe.ci.run.checkout_key, which
+# otherwise resolves the design with FuseSoC): archives written with it are this checkout's builds.
+TEST_MATERIAL = {"format": "test", "note": "the inputs of the test's checkout"}
+
+
+def checkout_test_key():
+    from kabe.records import cache
+
+    return cache.CacheKey(cache.key_of_material(TEST_MATERIAL), TEST_MATERIAL)
+
+
+@pytest.fixture(autouse=True)
+def this_checkouts_key(monkeypatch):
+    import importlib
+
+    run = importlib.import_module("kabe.ci.run")  # the module (kabe.ci exports its run() by that name)
+    monkeypatch.setattr(run, "checkout_key", lambda design, flow: checkout_test_key())
 
 
 @pytest.fixture(autouse=True)
@@ -52,8 +71,9 @@ def write_archive(reports: Path, sha: str, design: str = "stage2", flow: str = "
                   **metrics) -> Path:
     d = reports / sha / design / flow
     d.mkdir(parents=True, exist_ok=True)
-    rec = record(sha, design, flow=flow, **metrics)
+    rec = {**record(sha, design, flow=flow, **metrics), "cache_key": checkout_test_key().key}
     (d / "metrics.json").write_text(json.dumps(rec, indent=2) + "\n")
+    (d / "cache_key.json").write_text(json.dumps(TEST_MATERIAL, indent=2) + "\n")
     (d / "manifest.json").write_text(json.dumps({"commit": sha, "design": design, "flow": flow}) + "\n")
     for name, data in (extra or {}).items():
         (d / name).write_bytes(data if isinstance(data, bytes) else data.encode())

@@ -89,10 +89,15 @@ def test_a_unit_signed_by_the_base_branchs_key_is_still_checked_as_usual(change,
     assert "its numbers disagree with its raw reports" in said
 
 
-def test_without_the_base_branch_no_key_is_trusted(change, monkeypatch):
+def test_without_the_default_branch_no_key_is_trusted(change, monkeypatch):
     repo, d, unit, ci_key = change
     (d / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(unit, signing.hash_dir(d), ci_key))
+    git(repo, "remote", "set-url", "origin", str(repo.parent / "gone.git"))  # nothing to fetch it from
+    git(repo, "update-ref", "-d", "refs/remotes/origin/main")
+    git(repo, "update-ref", "-d", "refs/remotes/origin/HEAD")
+    git(repo, "branch", "-D", "main")
     lines = _ci_for_a_change(repo, monkeypatch, base_ref="no-such-branch")
+    assert any("here to read the trust settings from: their defaults are used" in ln for ln in lines), lines
     assert any("no base branch here to read the allowed signers from, so no pulled unit is trusted" in ln
                for ln in lines)
     said = next(ln for ln in lines if "archived build is not used" in ln)

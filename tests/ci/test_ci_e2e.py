@@ -104,11 +104,19 @@ def story(tmp_path_factory):
     record = json.loads((base_archive / "metrics.json").read_text())
     s["lut_c2"], s["ff_c2"] = record["utilization"]["lut"], record["utilization"]["ff"]
     s["lut_c3"] = round(s["lut_c2"] * 1.10)
-    record["commit"], record["utilization"]["lut"] = s["c3"], s["lut_c3"]
+    # C3's own cache key: kabe ci takes an archive as this commit's build only when its cache_key.json is this
+    # checkout's key (issue 36); C2's unit describes C2's inputs
+    c3_key = json.loads(subprocess.run(
+        [sys.executable, "-c", "import json; from kabe import build, designs; k = build.cache_key(designs.get('stage2'), "
+                               "'open'); print(json.dumps({'key': k.key, 'material': k.material}))"],
+        cwd=d, env=env_without_ci() | {"PYTHONPATH": str(d)}, capture_output=True, text=True, check=True,
+        timeout=600).stdout.strip().splitlines()[-1])
+    record["commit"], record["utilization"]["lut"], record["cache_key"] = s["c3"], s["lut_c3"], c3_key["key"]
     dest = d / "reports" / s["c3"] / "stage2" / "open"
     shutil.copytree(base_archive, dest)
     (dest / "kabe-unit.sig").unlink()  # C2's signature: this folder is C3's, made here
     (dest / "metrics.json").write_text(json.dumps(record, indent=2) + "\n")
+    (dest / "cache_key.json").write_text(json.dumps(c3_key["material"], indent=2) + "\n")
     # asked to push: the branch's build joins the shared history, signed here as if this job had the key
     # (an unsigned push is kept apart by every pull: tests/records/test_archive_trust.py)
     s["ci_c3"] = kabe(d, "ci", "stage2", "--push", key=key)

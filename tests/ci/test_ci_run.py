@@ -185,17 +185,44 @@ def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch)
     assert root.get("failures") == "1" and not list(root.iter("skipped"))  # an unexpected pass fails, as xpass(strict)
 
 
-def test_a_missing_baseline_is_said_and_is_neither_pass_nor_fail(branch):
+def test_a_missing_baseline_is_built_here_or_the_design_fails_saying_why(branch, monkeypatch):
+    """Issue 36, item 2: no archived base build of a design with `regressions:` was "not judged", exit 0;
+    now kabe ci builds the base commit itself (kabe.ci.base_build) and judges against it, or fails."""
+    from kabe.ci import base_build
+
     repo, base, head = branch
     write_archive(repo / "reports", head, design="stage4", lut=3600, wns=0.3)
+    asked = []
+
+    def cannot(root, sha, design, flow, reports_root, console):
+        asked.append((sha, design, flow))
+        return None, "its build archived nothing (exit 2: no tool here)"
+
+    monkeypatch.setattr(base_build, "build_base", cannot)
     code, lines, reports = _ci(repo, "stage4")
-    assert code == 0
-    md = (reports / "s.md").read_text()
-    assert f"stage4 (open): no archived build at base {base[:12]}, so its regression rules were not judged" in md
-    # said on the console too, where a user reads the verdict, not only in the summary file
-    assert any(ln.startswith("kabe ci: not judged: stage4 (open): no archived build") for ln in lines), lines
-    skipped = ET.parse(reports / "j.xml").getroot().findall(".//testcase[@name='regression baseline']/skipped")
-    assert len(skipped) == 1 and "neither pass nor fail" in skipped[0].get("message")
+    assert asked == [(base, "stage4", "open")]
+    assert code == 2
+    assert any(f"stage4 (open): its regression rules cannot be judged: no trusted build of the base {base[:12]} and "
+               f"building it here failed (its build archived nothing (exit 2: no tool here))" in ln for ln in lines), lines
+    assert lines[-1] == "kabe ci: 1 of 1 design(s) failed: stage4"
+
+    def built(root, sha, design, flow, reports_root, console):
+        return record(sha, design, lut=3000, wns=0.3), ""
+
+    monkeypatch.setattr(base_build, "build_base", built)
+    code, lines, reports = _ci(repo, "stage4")
+    assert code == 1 and f"kabe ci: stage4 (open): judged against the base {base[:12]} built here" in lines
+    assert any("regression: stage4 lut 3,000" in ln for ln in lines), lines
+
+
+def test_a_real_base_build_in_a_worktree_that_cannot_run_is_said(branch):
+    """The worktree is made and removed; a base that is no kabe project is one line, never a pass."""
+    from kabe.ci import base_build
+
+    repo, base, head = branch
+    rec, why = base_build.build_base(repo, base, "stage4", "open", repo / "reports", Console(file=io.StringIO()))
+    assert rec is None and why.startswith("its build archived nothing")
+    assert git(repo, "worktree", "list").count("\n") == 0  # only the main worktree is left
 
 
 def test_it_pushes_on_the_default_branch_only_unless_asked(branch, monkeypatch):
@@ -362,3 +389,23 @@ def test_kabe_ci_in_a_subfolder_project_judges_regressions_as_at_the_top(remote,
     # the remote holds the project's archive under its own ref, and nothing under the top's
     remote_refs = git(remote, "for-each-ref", "--format=%(refname)", "refs/kabe")
     assert remote_refs.splitlines() == ["refs/kabe/sub/fpga/archive"]
+
+
+def test_a_design_the_change_adds_has_no_base_to_build(branch, monkeypatch):
+    """Its design.yaml is not in the base commit: "nothing to compare with" is the honest answer there,
+    and the base is not built (it has no such design)."""
+    from kabe.ci import base_build
+
+    repo, base, head = branch
+    (repo / "cores" / "newdesign").mkdir(parents=True)
+    (repo / "cores" / "newdesign" / "design.yaml").write_text("core: x\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a new design")
+    new = git(repo, "rev-parse", "HEAD")
+
+    class Design:
+        yaml_file = repo / "cores" / "newdesign" / "design.yaml"
+
+    import kabe.designs
+    monkeypatch.setattr(kabe.designs, "get", lambda name, *a, **kw: Design())
+    assert base_build.design_at(repo, new, "newdesign") and not base_build.design_at(repo, base, "newdesign")

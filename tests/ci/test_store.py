@@ -202,10 +202,10 @@ def test_du_reports_raw_stored_and_disk_sizes(remote, tmp_path):
     store.push("origin", a, a / "reports", ref=REF)
     rows, total = store_size.measure(a, store.fetch("origin", a, REF))
     by = {r.commit: r for r in rows}
-    assert by[A].raw > len(BIG) > 10 * by[A].stored and by[A].builds == 1 and by[A].files == 3
+    assert by[A].raw > len(BIG) > 10 * by[A].stored and by[A].builds == 1 and by[A].files == 4  # cache_key.json too
     assert by[B].raw == by[B].stored and total > 0
     text = store_size.render("origin", REF, rows, total)
-    assert f"| {A[:12]} | 1 | 3 |" in text and "per commit (mean)" in text
+    assert f"| {A[:12]} | 1 | 4 |" in text and "per commit (mean)" in text
 
 
 def test_an_unreachable_remote_is_one_line_and_exit_2(tmp_path, capsys):

@@ -41,7 +41,23 @@ FILES = {"metrics.json": b'{"lut": 232}\n', "raw/yosys.log": b"log\n", "top.bit"
 
 def test_the_statement_is_canonical_and_never_lists_the_signature():
     s = signing.statement(UNIT, {"b": "2" * 64, "a": "1" * 64, signing.SIGNATURE_FILE: "3" * 64})
-    assert s == ('{"files":{"a":"' + "1" * 64 + '","b":"' + "2" * 64 + '"},"format":1,"unit":"' + UNIT + '"}').encode()
+    assert s == ('{"files":{"a":"' + "1" * 64 + '","b":"' + "2" * 64 + '"},"format":2,"project":"","unit":"'
+                 + UNIT + '"}').encode()
+
+
+def test_a_unit_signed_for_another_project_folder_does_not_verify(tmp_path, keys):
+    """Issue 36, item 4: a unit signed for a monorepo's fpga/ replayed as fpga2/'s build of the same
+    commit and design verified (the statement named commit/design/kind only)."""
+    ci, _other, allowed = keys
+    d = tmp_path / "u"
+    d.mkdir()
+    (d / "metrics.json").write_bytes(b"{}\n")
+    (d / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(UNIT, signing.hash_dir(d), ci, project="fpga"))
+    assert signing.verify_dir(d, UNIT, allowed, project="fpga").ok
+    check = signing.verify_dir(d, UNIT, allowed, project="fpga2")
+    assert not check.ok and check.reason == ("the signature is for project folder 'fpga', not fpga2: a unit of "
+                                             "another project of the repository")
+    assert not signing.verify_dir(d, UNIT, allowed, project="").ok
 
 
 def test_a_signed_unit_verifies_for_the_allowed_key(tmp_path, keys):

@@ -138,28 +138,63 @@ def _timing_kind(timing: dict, design: str | None = None) -> str:
     return text
 
 
-def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path,
-                  expected: dict[str, str] | None = None) -> str:
+def latest_builds(entries: list[history.Entry], head: str | None, on_branch: set[str] | None
+                  ) -> tuple[dict[tuple[str, str], history.Entry], dict[tuple[str, str], history.Entry]]:
+    """(latest, working tree): per design and flow, the newest CLEAN build of a commit on the checked-out
+    branch (on_branch: `git rev-list HEAD`; None: no git, every commit counts), and apart from it the builds
+    of uncommitted changes: HEAD's dirty tree, or the newest dirty build of a design with no clean one. A
+    dirty build is never "latest": after reverting a broken edit and rebuilding clean, the clean build is."""
     latest: dict[tuple[str, str], history.Entry] = {}
+    dirty: dict[tuple[str, str], history.Entry] = {}
     for e in entries:  # git order: the last one wins
-        latest[(e.design, e.flow)] = e
+        key = (e.design, e.flow)
+        if e.commit.endswith("-dirty"):
+            dirty[key] = e
+        elif on_branch is None or e.commit in on_branch:
+            latest[key] = e
+    worktree = {k: e for k, e in dirty.items() if (head and e.sha == head) or k not in latest}
+    return latest, worktree
+
+
+def _build_row(e: history.Entry, head: str | None, reports_root: Path, expected: str, attr: str) -> str:
+    wns = e.record["timing"].get("wns_ns")
+    cells = [html.escape(e.design), html.escape(e.flow), _commit_cell(e.commit, head)]
+    cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
+    cells += ["-" if wns is None else f"{wns:+.3f}", _timing_kind(e.record["timing"], e.design)]
+    return (f'<tr {attr}="{html.escape(e.design)}" data-flow="{html.escape(e.flow)}">'
+            + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, expected)
+            + f"<td>{_raw_links(e, reports_root)}</td></tr>")
+
+
+_BUILD_HEAD = ("<tr><th>design</th><th>flow</th><th>commit</th><th>LUT</th><th>FF</th><th>DSP</th><th>BRAM36</th>"
+               "<th>WNS ns</th><th>timing</th><th>gate</th><th>why it failed</th><th>raw reports</th></tr>")
+
+
+def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path,
+                  expected: dict[str, str] | None = None, on_branch: set[str] | None = None,
+                  branch: str | None = None) -> str:
+    expected = expected or {}
+    latest, worktree = latest_builds(entries, head, on_branch)
     commits = {e.commit for e in latest.values()}
-    note = (f'<p class="note">Each row is the latest archived build of that design and flow, so rows come '
-            f'from {len(commits)} different commits: read the commit column.</p>' if len(commits) > 1 else
-            f'<p class="note">Every row comes from commit {_commit_cell(next(iter(commits)), head)}.</p>')
-    head_row = ("<tr><th>design</th><th>flow</th><th>commit</th><th>LUT</th><th>FF</th><th>DSP</th><th>BRAM36</th>"
-                "<th>WNS ns</th><th>timing</th><th>gate</th><th>why it failed</th><th>raw reports</th></tr>")
-    rows = []
-    for (design, flow), e in sorted(latest.items()):
-        wns = e.record["timing"].get("wns_ns")
-        cells = [html.escape(design), html.escape(flow), _commit_cell(e.commit, head)]
-        cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
-        cells += ["-" if wns is None else f"{wns:+.3f}",
-                  _timing_kind(e.record["timing"], design)]
-        rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
-                    + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, (expected or {}).get(design, "pass"))
-                    + f"<td>{_raw_links(e, reports_root)}</td></tr>")
-    return note + "<table>" + head_row + "".join(rows) + "</table>" + _critical_paths(latest)
+    where = f" on {html.escape(branch)}" if branch else ""
+    if not latest:
+        note = f'<p class="note">No clean build of a commit{where} yet: only uncommitted changes were built (below).</p>'
+    elif len(commits) > 1:
+        note = (f'<p class="note">Each row is the newest clean build{where} of that design and flow, so rows come '
+                f'from {len(commits)} different commits: read the commit column.</p>')
+    else:
+        note = f'<p class="note">Every row comes from commit {_commit_cell(next(iter(commits)), head)}{where}.</p>'
+    rows = "".join(_build_row(e, head, reports_root, expected.get(d, "pass"), "data-design")
+                   for (d, _f), e in sorted(latest.items()))
+    table = note + ("<table>" + _BUILD_HEAD + rows + "</table>" if latest else "")
+    if worktree:
+        table += ('<h3 id="worktree">The working tree\'s builds (uncommitted changes: not the latest build)</h3>'
+                  '<p class="note">Built from a tree with uncommitted changes (commit <code>&lt;sha&gt;-dirty</code>): '
+                  'what the edit in progress gives, never a commit\'s verdict. Commit and rebuild, or revert and '
+                  'rebuild, for a clean build.</p><table class="worktree">' + _BUILD_HEAD
+                  + "".join(_build_row(e, head, reports_root, expected.get(d, "pass"), "data-worktree-design")
+                            for (d, _f), e in sorted(worktree.items())) + "</table>")
+    return table + _critical_paths(latest)
 
 
 def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
@@ -384,6 +419,8 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     base_branch = lineage.base_branch(root)
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
     on_base = lineage.commits_on(base_ref, root) if base_ref else None
+    on_branch = lineage.commits_on("HEAD", root) or None  # the checked-out branch's commits; None: no git
+    branch = lineage.current_branch(root)
     files: dict[str, Path | str] = {}
     expected = history.expected_gates({e.design for e in entries}, cores_root)
     # The figures are drawn in a private, fresh temp folder: no fixed name under reports/ to plant a link at.
@@ -405,7 +442,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
 is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
-<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected) if entries else '<p>No builds archived yet.</p>'}
+<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected, on_branch, branch) if entries else '<p>No builds archived yet.</p>'}
 <h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
 <h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch, expected) if entries else ''}

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import page_hooks, revisions, history, lineage, sim_results
+from kabe.records import page_hooks, revisions, history, lineage, sim_results, verdict_kind
 from kabe.records.archive import write_atomic, write_text_atomic
 from kabe.records.band_advice import marginal_advice
 from kabe.records.load import Invalid
@@ -98,26 +98,30 @@ def _raw_links(e: history.Entry, reports_root: Path) -> str:
 
 
 def _gate_cells(e: history.Entry, expected: str = "pass") -> str:
-    """pass, or FAIL with the reason beside it (every reason on hover); a negative example's failing
-    gate (design.yaml expect_gate: fail) is "FAIL (expected)", its passing gate the surprise."""
-    if expected == "fail":
-        failures = list(e.verdict.failures)
-        if e.passed:
-            return ('<td class="fail">PASS (expected FAIL)</td><td class="why">a negative example (expect_gate: fail) '
-                    "passed its gate: the gate no longer catches its known problem</td>")
+    """The verdict's kind as the console says it (kabe.records.verdict_kind) and its reason beside it: pass;
+    FAIL with the reason (every reason on hover); a negative example's failing gate (design.yaml expect_gate:
+    fail) "FAIL (expected)", its passing gate the surprise; "not estimated", neither pass nor fail; a pass with
+    no simulation verdict behind it "pass (unverified)", never a bare pass."""
+    kind = verdict_kind.kind(e, expected)  # the verdict recomputed from the numbers, never the record's own
+    failures = list(e.verdict.failures)
+    if kind == verdict_kind.NOT_ESTIMATED:  # no timing number on this board: neither verdict
+        return (f'<td class="notest">not estimated</td><td class="why">timing not '
+                f'estimated: {html.escape(e.verdict.not_estimated or "")}; neither pass nor fail (a routed Vivado '
+                f'build gives the sign-off)</td>')
+    if expected == "fail" and kind == verdict_kind.FAIL:
+        return ('<td class="fail">PASS (expected FAIL)</td><td class="why">a negative example '
+                "(expect_gate: fail) passed its gate: the gate no longer catches its known problem</td>")
+    if kind == verdict_kind.EXPECTED_FAIL:
         first = failures[0] if failures else "the gate failed (no reason recorded)"
-        return (f'<td class="xfail">FAIL (expected)</td><td class="why" title="{html.escape(chr(10).join(failures))}">'
-                f"a negative example (design.yaml expect_gate: fail): {html.escape(first)}</td>")
-    if e.passed:  # the verdict recomputed from the numbers (kabe.records.load), never the record's own
-        why = getattr(e.verdict, "unverified", None)
-        if why:  # no simulation verdict behind the gate (verify: {none: ...}): never a bare pass
-            return f'<td class="pass">pass</td><td class="why">unverified: {html.escape(why)}</td>'
+        return (f'<td class="xfail">FAIL (expected)</td><td class="why" '
+                f'title="{html.escape(chr(10).join(failures))}">a negative example (design.yaml expect_gate: fail): '
+                f"{html.escape(first)}</td>")
+    if kind == verdict_kind.UNVERIFIED:
+        return (f'<td class="pass">pass (unverified)</td><td class="why">unverified: '
+                f'{html.escape(e.verdict.unverified)}</td>')
+    if kind == verdict_kind.PASS:
         return '<td class="pass">pass</td><td></td>'
-    if getattr(e.verdict, "status", None) == "not_estimated":  # no timing number on this board: neither verdict
-        return (f'<td class="xfail">not estimated</td><td class="why">timing not estimated: '
-                f'{html.escape(e.verdict.not_estimated or "")}; every other check passed (a routed Vivado build '
-                f'gives the sign-off)</td>')
-    failures = list(e.verdict.failures) or ["the gate failed (no reason recorded)"]
+    failures = failures or ["the gate failed (no reason recorded)"]
     more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
     return (f'<td class="fail">FAIL</td><td class="why" title="{html.escape(chr(10).join(failures))}">'
             f'{html.escape(failures[0])}{more}</td>')
@@ -241,7 +245,7 @@ def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
 _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
 th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
-.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.notest{color:#666;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
 tr.unverified td{color:#888;background:#f7f7f7;font-style:italic}td.unverified-why{max-width:40em}
 .cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",
 "kabe CJK quotes",sans-serif}"""
@@ -305,14 +309,14 @@ def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch
     """Every archived commit in git order, oldest first, and whether it lies on the base branch; a
     negative example's failed gate is named as expected."""
     expected = expected or {}
-    md = [f"| commit | on {branch or 'the base branch'} | builds | gates failed |", "|---|---|---|---|"]
+    md = [f"| commit | on {branch or 'the base branch'} | builds | verdicts other than pass |", "|---|---|---|---|"]
     for commit in dict.fromkeys(e.commit for e in entries):
         builds = [e for e in entries if e.commit == commit]
-        failed = [f"{e.design} ({e.flow}{': FAIL (expected)' if expected.get(e.design) == 'fail' else ''})"
-                  for e in builds if not e.passed]  # the recomputed verdict
+        kinds = [(e, verdict_kind.kind(e, expected.get(e.design, "pass"))) for e in builds]  # the recomputed verdict
+        others = [f"{e.design} ({e.flow}: {verdict_kind.WORDS[k]})" for e, k in kinds if k != verdict_kind.PASS]
         where = "-" if on_base is None else ("yes" if commit in on_base else "no (this branch)")
         md.append(f"| {commit[:12]}{'-dirty' if commit.endswith('-dirty') else ''} | {where} | {len(builds)} | "
-                  f"{', '.join(failed) or '-'} |")
+                  f"{', '.join(others) or '-'} |")
     return markdown_table_to_html("\n".join(md))
 
 

@@ -24,6 +24,7 @@ from kabe import designs  # noqa: E402
 from kabe.paths import CORES  # noqa: E402
 from kabe.flows import registry as flow_registry  # noqa: E402
 from kabe.records import history  # noqa: E402
+from kabe.records import verdict_kind  # noqa: E402
 from kabe.records.band_advice import band_of  # noqa: E402
 
 PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
@@ -112,6 +113,16 @@ def plot_band(ax, bands: list[tuple[int, float, float]], style: dict, gid: str):
 
 BAND_LABEL = "WNS band of the estimate (where routing may land)"
 EXPECTED_FAIL_LABEL = "gate failed, as expected (expect_gate: fail)"
+# how each verdict kind other than a plain pass is marked on a point (kabe.records.verdict_kind), so the plot
+# says what the console says: "not estimated" is neither pass nor fail, an unverified pass is no bare pass
+_MARKS = {
+    verdict_kind.FAIL: ("fail", dict(marker="x", s=80, color="red"), "gate failed"),
+    verdict_kind.EXPECTED_FAIL: ("expected-fail", dict(marker="x", s=80, color="darkorange"), EXPECTED_FAIL_LABEL),
+    verdict_kind.NOT_ESTIMATED: ("not-estimated", dict(marker="^", s=70, facecolors="none", edgecolors="grey",
+                                                       linewidths=1.2), "timing not estimated: neither pass nor fail"),
+    verdict_kind.UNVERIFIED: ("unverified-pass", dict(marker="o", s=90, facecolors="none", edgecolors="purple",
+                                                      linewidths=1.2), "pass, unverified (no simulation verdict)"),
+}
 
 
 def plot_unverified(ax, pts: list[tuple], gid: str) -> None:
@@ -146,19 +157,19 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
         values, marks = [], []
         for flow in flows:
             style = _flow_style(flow)
-            pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]  # recomputed verdict
+            pts = [(x_of[e.commit], e.value(key), verdict_kind.kind(e, "fail" if expect_fail else "pass"))
+                   for e in entries if e.flow == flow]  # the recomputed verdict's kind
             pts = [p for p in pts if p[1] is not None]
             if pts:
                 line = plot_series(ax, pts, commits, style, on_base)
                 if line is not None:
                     line.set_gid(f"{design}-series-{key}-{flow}")
                 values += [p[1] for p in pts]
-                bad = [p for p in pts if not p[2]]
-                if bad:  # a negative example's failure is its point: marked apart from a real one
-                    cross = ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80, zorder=5,
-                                       color="darkorange" if expect_fail else "red",
-                                       label=EXPECTED_FAIL_LABEL if expect_fail else "gate failed")
-                    cross.set_gid(f"{design}-{'expected-fail' if expect_fail else 'fail'}-{key}-{flow}")
+                for kind, (slug, look, text) in _MARKS.items():
+                    marked = [p for p in pts if p[2] == kind]
+                    if marked:  # a negative example's failure is its point: marked apart from a real one
+                        dots = ax.scatter([p[0] for p in marked], [p[1] for p in marked], zorder=5, label=text, **look)
+                        dots.set_gid(f"{design}-{slug}-{key}-{flow}")
                 if key == "wns_ns":
                     bands = [(x_of[e.commit], *lo_hi) for e in entries if e.flow == flow
                              for lo_hi in [band_of(e.record.get("timing"))] if lo_hi]

@@ -293,28 +293,56 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: str | None) -> str:
+def ref_label(ref: str | None, branch: str | None) -> str:
+    """The base branch as a reader knows it: origin/main for the remote's copy, main for a local branch."""
+    if not ref:
+        return branch or "the base branch"
+    return ref.removeprefix("refs/remotes/").removeprefix("refs/heads/")
+
+
+def off_base_reason(commit: str, on_branch: set[str] | None, current: str | None, base: str) -> str:
+    """Why a commit not on the base branch (base: its label, origin/main) is there at all, truthfully: a dirty
+    tree; a commit of the checked-out branch (and, when that branch is the base's own name, not pushed);
+    or another branch's commit (a pulled archive)."""
+    if commit.endswith("-dirty"):
+        return "a dirty tree"
+    if on_branch is not None and commit in on_branch and current:
+        if base != current and base.endswith("/" + current):
+            return f"on {current} here only, not on {base}: not pushed"
+        return f"on {current}, not on {base}"
+    return "another branch"
+
+
+def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: str | None,
+                on_branch: set[str] | None = None, current: str | None = None) -> str:
     """One sentence under the page title: how many archived commits lie on the base branch (lines) and
-    how many only on this branch (hollow points)."""
+    how many not (hollow points), and why those are not."""
     commits = list(dict.fromkeys(e.commit for e in entries))
     if on_base is None:
         return f"{len(commits)} archived commit(s) in git order; no base branch found, so all are drawn as one line."
     others = [c for c in commits if c not in on_base]
+    why: dict[str, int] = {}
+    for c in others:
+        reason = off_base_reason(c, on_branch, current, branch or "the base branch")
+        why[reason] = why.get(reason, 0) + 1
+    said = "; ".join(f"{n} {r}" for r, n in why.items())
     return (f"{len(commits)} archived commit(s) in git order: {len(commits) - len(others)} on {branch} (lines), "
-            f"{len(others)} not on it (hollow points: this branch or a dirty tree).")
+            f"{len(others)} not on it" + (f" (hollow points: {said})." if others else "."))
 
 
 def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch: str | None,
-                  expected: dict[str, str] | None = None) -> str:
-    """Every archived commit in git order, oldest first, and whether it lies on the base branch; a
-    negative example's failed gate is named as expected."""
+                  expected: dict[str, str] | None = None, on_branch: set[str] | None = None,
+                  current: str | None = None) -> str:
+    """Every archived commit in git order, oldest first, whether it lies on the base branch (branch: its
+    label) and, when not, why (off_base_reason); each verdict other than a plain pass by its kind."""
     expected = expected or {}
     md = [f"| commit | on {branch or 'the base branch'} | builds | verdicts other than pass |", "|---|---|---|---|"]
     for commit in dict.fromkeys(e.commit for e in entries):
         builds = [e for e in entries if e.commit == commit]
         kinds = [(e, verdict_kind.kind(e, expected.get(e.design, "pass"))) for e in builds]  # the recomputed verdict
         others = [f"{e.design} ({e.flow}: {verdict_kind.WORDS[k]})" for e, k in kinds if k != verdict_kind.PASS]
-        where = "-" if on_base is None else ("yes" if commit in on_base else "no (this branch)")
+        where = "-" if on_base is None else ("yes" if commit in on_base else
+                                             f"no ({off_base_reason(commit, on_branch, current, branch or 'the base branch')})")
         md.append(f"| {commit[:12]}{'-dirty' if commit.endswith('-dirty') else ''} | {where} | {len(builds)} | "
                   f"{', '.join(others) or '-'} |")
     return markdown_table_to_html("\n".join(md))
@@ -425,6 +453,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     on_base = lineage.commits_on(base_ref, root) if base_ref else None
     on_branch = lineage.commits_on("HEAD", root) or None  # the checked-out branch's commits; None: no git
     branch = lineage.current_branch(root)
+    base_label = ref_label(base_ref, base_branch)  # origin/main: local commits of main it lacks are said so
     files: dict[str, Path | str] = {}
     expected = history.expected_gates({e.design for e in entries}, cores_root)
     # The figures are drawn in a private, fresh temp folder: no fixed name under reports/ to plant a link at.
@@ -434,7 +463,8 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
         for design in sorted({e.design for e in entries}):
             apart = [u.entry for u in unverified if u.entry and u.entry.design == design]
             svg = plot_design(design, [e for e in entries if e.design == design], work / f"history_{design}.svg",
-                              cores_root, on_base, unverified=apart, order_key=history.order_key(root))
+                              cores_root, on_base, unverified=apart, order_key=history.order_key(root),
+                              off_base=f"not on {base_label}")
             files[svg.name] = svg.read_text()
             sections.append(f"<h3>{html.escape(design)}</h3>{inline_svg(svg)}")
         research = _project_sections(shown, root, work, files, entries)
@@ -445,11 +475,11 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
 <p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
 is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
-<p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
+<p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_label, on_branch, branch))}</p>
 <h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected, on_branch, branch) if entries else '<p>No builds archived yet.</p>'}
 <h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
-<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch, expected) if entries else ''}
+<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_label, expected, on_branch, branch) if entries else ''}
 {_sweeps_section(reports_root)}
 {unverified_section(unverified, head)}
 {_invalid_section(scanned.invalid, reports_root)}

@@ -83,10 +83,11 @@ def _limits(values: list[float], marks: list[float], key: str) -> tuple[float, f
     return lo, (hi * 1.2 if hi > 0 else 1.0)
 
 
-def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: set[str] | None):
+def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: set[str] | None,
+                off_base: str = "not on the base branch"):
     """The base branch's builds as the flow's line; builds not on the base branch (this branch, a dirty
     tree) as hollow points beside it, so a branch's numbers are never read as the base's trend.
-    Returns the line (None when no build lies on the base branch)."""
+    off_base: their legend label, naming the base branch. Returns the line (None when none lies on it)."""
     base = [p for p in pts if on_base is None or commits[p[0]] in on_base]
     branch = [p for p in pts if p not in base]
     line = None
@@ -94,7 +95,7 @@ def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: 
         line, = ax.plot([p[0] for p in base], [p[1] for p in base], **style)
     if branch:
         ax.scatter([p[0] for p in branch], [p[1] for p in branch], marker=style.get("marker", "o"), s=60, zorder=4,
-                   facecolors="none", edgecolors="tab:orange", label="not on the base branch (this branch)")
+                   facecolors="none", edgecolors="tab:orange", label=off_base)
     return line
 
 
@@ -137,7 +138,8 @@ UNVERIFIED_LABEL = "unverified: pulled, not trusted (see the unverified table)"
 
 
 def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES,
-                on_base: set[str] | None = None, unverified: list[history.Entry] = (), order_key=None) -> Path:
+                on_base: set[str] | None = None, unverified: list[history.Entry] = (), order_key=None,
+                off_base: str = "not on the base branch") -> Path:
     """Metrics over commits in git order; estimated and sign-off timing as different series; a failing
     gate is a red cross; budgets dashed. Units kept apart as unverified (history.scan_unverified) are
     grey hollow diamonds beside the series, their commits marked '?' when no trusted build has them;
@@ -161,7 +163,7 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
                    for e in entries if e.flow == flow]  # the recomputed verdict's kind
             pts = [p for p in pts if p[1] is not None]
             if pts:
-                line = plot_series(ax, pts, commits, style, on_base)
+                line = plot_series(ax, pts, commits, style, on_base, off_base)
                 if line is not None:
                     line.set_gid(f"{design}-series-{key}-{flow}")
                 values += [p[1] for p in pts]

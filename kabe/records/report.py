@@ -215,14 +215,48 @@ def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
 
 
 def _beats_per_cycle(r) -> str:
-    """A cycle-accurate run's beats per cycle; an HLS design's C-simulation has no cycles."""
+    """A cycle-accurate run's beats per cycle; an HLS design's C-simulation has no cycles, a cocotb run
+    counts tests, not beats."""
+    if r.get("simulator") == "cocotb":
+        return "-"
+    if r.get("simulator") == "csim":
+        return "- (C-simulation: untimed)"
     bpc = r.get("beats_per_cycle")
-    return f"{bpc:.3f}" if isinstance(bpc, (int, float)) else "- (C-simulation: untimed)" if r.get("simulator") == "csim" else "-"
+    return f"{bpc:.3f}" if isinstance(bpc, (int, float)) and not isinstance(bpc, bool) else "-"
 
 
-def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
+def _count(x) -> str:
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else html.escape(str(x))
+
+
+def _checked(r) -> str:
+    """What the run checked: a cocotb run its tests (passed, failed, skipped), any other run its rows."""
+    if r.get("simulator") == "cocotb":
+        tests, failed, skipped = r.get("tests", r["rows"]), r.get("failed", 0), r.get("skipped", 0)
+        counts = [tests - failed - skipped, failed, skipped] if all(
+            isinstance(n, int) and not isinstance(n, bool) for n in (tests, failed, skipped)) else None
+        if counts is None:
+            return f"{_count(tests)} cocotb test(s)"
+        return (f"{counts[0]:,} of {tests:,} cocotb test(s) passed, {failed:,} failed"
+                + (f", {skipped:,} skipped" if skipped else ""))
+    return _count(r["rows"])
+
+
+def _latest_sims(entries, on_branch: set[str] | None):
+    """Per design, the newest simulation of a clean commit on the checked-out branch, as for builds; a design
+    simulated only with uncommitted changes shows that run (its commit cell says -dirty)."""
+    clean, dirty = {}, {}
+    for e in entries:  # git order: the last one wins
+        if e.commit.endswith("-dirty"):
+            dirty[e.design] = e
+        elif on_branch is None or e.commit in on_branch:
+            clean[e.design] = e
+    return dict(sorted({**dirty, **clean}.items()))
+
+
+def _sim_table(reports_root: Path, root: Path, head: str | None, on_branch: set[str] | None = None) -> str:
     entries, unreadable = sim_results.load(reports_root, root)
-    latest = sim_results.latest_per_design(entries)
+    latest = _latest_sims(entries, on_branch)
     skipped = (f'<p class="note">{len(unreadable)} result.json file(s) could not be read and are left out: '
                f'{html.escape(", ".join(str(p) for p in unreadable))}</p>') if unreadable else ""
     if not latest:
@@ -231,15 +265,18 @@ def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
     for design, e in latest.items():
         r = e.result
         verdict = "pass" if r["passed"] else "FAIL"
-        why = "; ".join(r["problems"]) if r["problems"] else ""
+        why = "; ".join(map(str, r["problems"])) if r["problems"] else ""
+        cocotb = r.get("simulator") == "cocotb"
         link = f'<a class="raw" href="{html.escape(f"{e.commit}/{design}/sim/result.json")}">result.json</a>'
-        rows.append(f"<tr><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
-                    f"<td>{r['rows']:,}</td><td>{r['seed']}</td><td>{r['mismatches']:,}</td>"
+        rows.append(f"<tr data-sim=\"{html.escape(design)}\"><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
+                    f"<td>{html.escape(str(r.get('simulator') or '-'))}</td>"
+                    f"<td>{_checked(r)}</td><td>{html.escape(str(r['seed']))}</td>"
+                    f"<td>{'-' if cocotb else _count(r['mismatches'])}</td>"
                     f"<td>{_beats_per_cycle(r)}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
                     f"<td>{html.escape(why)}</td><td>{link}</td></tr>")
-    return ("<table><tr><th>design</th><th>commit</th><th>rows</th><th>seed</th><th>mismatches</th>"
-            "<th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows) + "</table>"
-            + skipped)
+    return ("<table><tr><th>design</th><th>commit</th><th>simulator</th><th>checked (rows, or tests)</th><th>seed</th>"
+            "<th>mismatches</th><th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows)
+            + "</table>" + skipped)
 
 
 _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
@@ -477,7 +514,7 @@ is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_label, on_branch, branch))}</p>
 <h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected, on_branch, branch) if entries else '<p>No builds archived yet.</p>'}
-<h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head)}
+<h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head, on_branch)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
 <h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_label, expected, on_branch, branch) if entries else ''}
 {_sweeps_section(reports_root)}

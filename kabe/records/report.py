@@ -21,7 +21,7 @@ from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
 from kabe.records import page_hooks, revisions, history, lineage, sim_results, verdict_kind
 from kabe.records.archive import write_atomic, write_text_atomic
-from kabe.records.band_advice import marginal_advice
+from kabe.records.band_advice import filled, fill_note, marginal_advice
 from kabe.records.load import Invalid
 from kabe.records.report_plot import inline_svg, plot_design
 
@@ -128,7 +128,9 @@ def _gate_cells(e: history.Entry, expected: str = "pass") -> str:
 
 
 def _timing_kind(timing: dict, design: str | None = None) -> str:
-    """sign-off, or pre-route estimate with its band; a band across zero says "marginal: run Vivado"."""
+    """sign-off, or pre-route estimate with its band; what a marginal band or the high-fanout fill means is
+    one click away (<details>), not a sentence repeated in every row. The sentences are the ones the console
+    and JUnit print (kabe.records.band_advice)."""
     if not timing.get("estimated"):
         return "sign-off"
     band = timing.get("band") or {}
@@ -137,9 +139,28 @@ def _timing_kind(timing: dict, design: str | None = None) -> str:
     if len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi):
         text += f" (band {lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f} ns)"
     advice = marginal_advice(timing, design)
-    if advice:  # what the band means and the next step, in the one line the summary and JUnit print too
-        text += f'; <span class="marginal">{html.escape(advice)}</span>'
+    if advice:  # the short word ("marginal PASS") shown, the whole line behind it
+        word = advice.split(":", 1)[0] if ":" in advice[:20] else "marginal"
+        text += (f'<details class="marginal"><summary>{html.escape(word)}</summary>'
+                 f'<span class="marginal">{html.escape(advice)}</span></details>')
+    note = fill_note(timing)
+    if note:
+        text += (f'<details class="fill"><summary>fill set the WNS</summary>'
+                 f'<span class="fill-note">{html.escape(note)}</span></details>')
     return text
+
+
+def _wns_cell(timing: dict) -> str:
+    """The WNS; when the high-fanout fill set it, the WNS without the fill beside it and a short "fill"
+    marker (the sentence is in the timing cell's details)."""
+    wns = timing.get("wns_ns")
+    if wns is None:
+        return "-"
+    uncapped = filled(timing)
+    if uncapped is None:
+        return f"{wns:+.3f}"
+    return (f'{wns:+.3f} <span class="uncapped" title="WNS without the high-fanout fill (what regressions '
+            f'compare)">(uncapped {uncapped:+.3f})</span> <span class="fill">fill</span>')
 
 
 def latest_builds(entries: list[history.Entry], head: str | None, on_branch: set[str] | None
@@ -161,10 +182,9 @@ def latest_builds(entries: list[history.Entry], head: str | None, on_branch: set
 
 
 def _build_row(e: history.Entry, head: str | None, reports_root: Path, expected: str, attr: str) -> str:
-    wns = e.record["timing"].get("wns_ns")
     cells = [html.escape(e.design), html.escape(e.flow), _commit_cell(e.commit, head)]
     cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
-    cells += ["-" if wns is None else f"{wns:+.3f}", _timing_kind(e.record["timing"], e.design)]
+    cells += [_wns_cell(e.record["timing"]), _timing_kind(e.record["timing"], e.design)]
     return (f'<tr {attr}="{html.escape(e.design)}" data-flow="{html.escape(e.flow)}">'
             + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, expected)
             + f"<td>{_raw_links(e, reports_root)}</td></tr>")
@@ -283,6 +303,8 @@ _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
 th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
 .note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.notest{color:#666;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+details.marginal,details.fill{font-size:12px}details summary{cursor:pointer;color:#a60}
+span.fill{color:#a60;font-size:11px;border:1px solid #a60;border-radius:3px;padding:0 2px}span.uncapped{color:#666}
 tr.unverified td{color:#888;background:#f7f7f7;font-style:italic}td.unverified-why{max-width:40em}
 .cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",
 "kabe CJK quotes",sans-serif}"""

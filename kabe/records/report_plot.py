@@ -137,6 +137,18 @@ def plot_unverified(ax, pts: list[tuple], gid: str) -> None:
 UNVERIFIED_LABEL = "unverified: pulled, not trusted (see the unverified table)"
 
 
+# resources a design may use none of: their panels are drawn only when a build (or a budget above zero) uses them
+_OPTIONAL = ("dsp", "bram36_equiv")
+
+
+def used_panels(entries, unverified=()) -> list[tuple[str, str]]:
+    """PANELS without the resources no build of the design uses (every value 0 or absent): an empty DSP
+    or BRAM panel says nothing."""
+    def used(key):
+        return any((e.value(key) or 0) != 0 for e in [*entries, *unverified])
+    return [(k, label) for k, label in PANELS if k not in _OPTIONAL or used(k)]
+
+
 def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES,
                 on_base: set[str] | None = None, unverified: list[history.Entry] = (), order_key=None,
                 off_base: str = "not on the base branch") -> Path:
@@ -153,8 +165,10 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
     flows = sorted({e.flow for e in entries})
     budgets = budgets_by_flow(design, flows, cores_root)
     expect_fail = _expects_failure(design, cores_root)
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(3.2 * len(PANELS), 3.2))
-    for ax, (key, label) in zip(axes, PANELS):
+    panels = used_panels(entries, unverified)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.2), squeeze=False)
+    axes = list(axes[0])
+    for ax, (key, label) in zip(axes, panels):
         ax.set_gid(f"{design}-panel-{key}")
         values, marks = [], []
         for flow in flows:
@@ -179,8 +193,13 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
                         plot_band(ax, bands, style, f"{design}-band-wns_ns-{flow}")
                         values += [v for b in bands for v in b[1:]]
                 last = pts[-1]
+                # the label on the side of the point with room (left of a point at the right end), so the
+                # panel's edge or its neighbour never cuts it
+                right_end = len(commits) > 1 and last[0] >= (len(commits) - 1) / 2
                 ax.annotate(f"{last[1]:+.3f}" if key == "wns_ns" else f"{last[1]:,g}", (last[0], last[1]),
-                            textcoords="offset points", xytext=(6, 4), fontsize=8, color=style.get("color"))
+                            textcoords="offset points", xytext=(-6, 4) if right_end else (6, 4),
+                            ha="right" if right_end else "left", va="bottom", fontsize=8, color=style.get("color"),
+                            annotation_clip=False).set_gid(f"{design}-value-{key}-{flow}")
             for op, limit in budgets.get(flow, {}).get(key, {}).items():
                 b = ax.axhline(limit, color=style.get("color", "gray"), ls=":", lw=1.2,
                                label=f"budget, {flow} flow (design.yaml)")
@@ -202,6 +221,10 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
             ax.set_ylim(*ylim)
         if len(commits) == 1:
             ax.set_xlim(-1, 1)
+        else:  # room beside the end points for their labels
+            ax.set_xlim(-0.5, len(commits) - 0.5)
+        lo, hi = ax.get_ylim()  # room above the top point for its label
+        ax.set_ylim(lo, hi + 0.12 * (hi - lo))
         ax.set_title(label, fontsize=10)
         ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "")
                                             + ("" if c in trusted_commits else "?") for c in commits],

@@ -78,3 +78,48 @@ def test_the_page_in_headless_chromium_shows_the_clean_pass_as_latest(dirty_fail
     assert _console_errors(log) == []
     assert '<td class="pass">pass</td>' in _row(dom, "data-design")
     assert '<td class="fail">FAIL</td>' in _row(dom, "data-worktree-design")
+
+
+# Only the verdict cells of the page's rows painted, in colours nothing else on the page uses: the
+# "Latest build per design" rows (data-design) green for a pass, red for a FAIL; the working tree's rows
+# (data-worktree-design) blue for a FAIL. The screenshot then says which verdict the reader sees as latest.
+_PAINT = ("<style>body *{visibility:hidden!important}svg,img{display:none!important}"
+          "tr[data-design] td.pass{visibility:visible!important;background:#00ff00!important}"
+          "tr[data-design] td.fail{visibility:visible!important;background:#ff0000!important}"
+          "tr[data-worktree-design] td.fail{visibility:visible!important;background:#0000ff!important}</style>")
+
+
+def _painted(png) -> dict[str, int]:
+    import matplotlib.image as mpimg
+
+    px = (mpimg.imread(str(png))[..., :3] * 255).round().astype(int)
+    count = lambda rgb: int(((px[..., 0] == rgb[0]) & (px[..., 1] == rgb[1]) & (px[..., 2] == rgb[2])).sum())
+    return {"pass": count((0, 255, 0)), "fail": count((255, 0, 0)), "worktree fail": count((0, 0, 255))}
+
+
+def test_a_screenshot_shows_pass_as_latest_and_the_dirty_fail_apart(dirty_fail_then_clean_pass, tmp_path):
+    import subprocess
+
+    from test_report import CHROMIUM
+
+    if CHROMIUM is None:
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    repo, reports, shas, cores = dirty_fail_then_clean_pass
+    page = report.build_report(reports, repo, cores, sections=()).read_text()
+
+    def shot(html_text: str, name: str) -> dict[str, int]:
+        src, png = tmp_path / f"{name}.html", tmp_path / f"{name}.png"
+        src.write_text(html_text.replace("</head>", _PAINT + "</head>", 1))
+        subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars", "--window-size=1400,1600",
+                        f"--screenshot={png}", src.as_uri()], capture_output=True, timeout=120)
+        assert png.is_file()
+        return _painted(png)
+
+    seen = shot(page, "page")
+    assert seen["pass"] > 200 and seen["fail"] == 0 and seen["worktree fail"] > 200, seen
+    # the check can fail: the same page with the dirty FAIL drawn as latest (as it was) shows red
+    stale = page.replace("data-worktree-design=", "data-design=")
+    seen = shot(stale, "stale")
+    assert seen["fail"] > 200, seen

@@ -19,9 +19,9 @@ from typing import Iterable
 
 from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import page_hooks, revisions, history, lineage, sim_results
+from kabe.records import page_hooks, revisions, history, lineage, sim_results, verdict_kind
 from kabe.records.archive import write_atomic, write_text_atomic
-from kabe.records.band_advice import marginal_advice
+from kabe.records.band_advice import filled, fill_note, marginal_advice
 from kabe.records.load import Invalid
 from kabe.records.report_plot import inline_svg, plot_design
 
@@ -98,33 +98,39 @@ def _raw_links(e: history.Entry, reports_root: Path) -> str:
 
 
 def _gate_cells(e: history.Entry, expected: str = "pass") -> str:
-    """pass, or FAIL with the reason beside it (every reason on hover); a negative example's failing
-    gate (design.yaml expect_gate: fail) is "FAIL (expected)", its passing gate the surprise."""
-    if expected == "fail":
-        failures = list(e.verdict.failures)
-        if e.passed:
-            return ('<td class="fail">PASS (expected FAIL)</td><td class="why">a negative example (expect_gate: fail) '
-                    "passed its gate: the gate no longer catches its known problem</td>")
+    """The verdict's kind as the console says it (kabe.records.verdict_kind) and its reason beside it: pass;
+    FAIL with the reason (every reason on hover); a negative example's failing gate (design.yaml expect_gate:
+    fail) "FAIL (expected)", its passing gate the surprise; "not estimated", neither pass nor fail; a pass with
+    no simulation verdict behind it "pass (unverified)", never a bare pass."""
+    kind = verdict_kind.kind(e, expected)  # the verdict recomputed from the numbers, never the record's own
+    failures = list(e.verdict.failures)
+    if kind == verdict_kind.NOT_ESTIMATED:  # no timing number on this board: neither verdict
+        return (f'<td class="notest">not estimated</td><td class="why">timing not '
+                f'estimated: {html.escape(e.verdict.not_estimated or "")}; neither pass nor fail (a routed Vivado '
+                f'build gives the sign-off)</td>')
+    if expected == "fail" and kind == verdict_kind.FAIL:
+        return ('<td class="fail">PASS (expected FAIL)</td><td class="why">a negative example '
+                "(expect_gate: fail) passed its gate: the gate no longer catches its known problem</td>")
+    if kind == verdict_kind.EXPECTED_FAIL:
         first = failures[0] if failures else "the gate failed (no reason recorded)"
-        return (f'<td class="xfail">FAIL (expected)</td><td class="why" title="{html.escape(chr(10).join(failures))}">'
-                f"a negative example (design.yaml expect_gate: fail): {html.escape(first)}</td>")
-    if e.passed:  # the verdict recomputed from the numbers (kabe.records.load), never the record's own
-        why = getattr(e.verdict, "unverified", None)
-        if why:  # no simulation verdict behind the gate (verify: {none: ...}): never a bare pass
-            return f'<td class="pass">pass</td><td class="why">unverified: {html.escape(why)}</td>'
+        return (f'<td class="xfail">FAIL (expected)</td><td class="why" '
+                f'title="{html.escape(chr(10).join(failures))}">a negative example (design.yaml expect_gate: fail): '
+                f"{html.escape(first)}</td>")
+    if kind == verdict_kind.UNVERIFIED:
+        return (f'<td class="pass">pass (unverified)</td><td class="why">unverified: '
+                f'{html.escape(e.verdict.unverified)}</td>')
+    if kind == verdict_kind.PASS:
         return '<td class="pass">pass</td><td></td>'
-    if getattr(e.verdict, "status", None) == "not_estimated":  # no timing number on this board: neither verdict
-        return (f'<td class="xfail">not estimated</td><td class="why">timing not estimated: '
-                f'{html.escape(e.verdict.not_estimated or "")}; every other check passed (a routed Vivado build '
-                f'gives the sign-off)</td>')
-    failures = list(e.verdict.failures) or ["the gate failed (no reason recorded)"]
+    failures = failures or ["the gate failed (no reason recorded)"]
     more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
     return (f'<td class="fail">FAIL</td><td class="why" title="{html.escape(chr(10).join(failures))}">'
             f'{html.escape(failures[0])}{more}</td>')
 
 
 def _timing_kind(timing: dict, design: str | None = None) -> str:
-    """sign-off, or pre-route estimate with its band; a band across zero says "marginal: run Vivado"."""
+    """sign-off, or pre-route estimate with its band; what a marginal band or the high-fanout fill means is
+    one click away (<details>), not a sentence repeated in every row. The sentences are the ones the console
+    and JUnit print (kabe.records.band_advice)."""
     if not timing.get("estimated"):
         return "sign-off"
     band = timing.get("band") or {}
@@ -133,33 +139,86 @@ def _timing_kind(timing: dict, design: str | None = None) -> str:
     if len(lo_hi) == 2 and all(isinstance(x, (int, float)) for x in lo_hi):
         text += f" (band {lo_hi[0]:+.3f} .. {lo_hi[1]:+.3f} ns)"
     advice = marginal_advice(timing, design)
-    if advice:  # what the band means and the next step, in the one line the summary and JUnit print too
-        text += f'; <span class="marginal">{html.escape(advice)}</span>'
+    if advice:  # the short word ("marginal PASS") shown, the whole line behind it
+        word = advice.split(":", 1)[0] if ":" in advice[:20] else "marginal"
+        text += (f'<details class="marginal"><summary>{html.escape(word)}</summary>'
+                 f'<span class="marginal">{html.escape(advice)}</span></details>')
+    note = fill_note(timing)
+    if note:
+        text += (f'<details class="fill"><summary>fill set the WNS</summary>'
+                 f'<span class="fill-note">{html.escape(note)}</span></details>')
     return text
 
 
-def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path,
-                  expected: dict[str, str] | None = None) -> str:
+def _wns_cell(timing: dict) -> str:
+    """The WNS; when the high-fanout fill set it, the WNS without the fill beside it and a short "fill"
+    marker (the sentence is in the timing cell's details)."""
+    wns = timing.get("wns_ns")
+    if wns is None:
+        return "-"
+    uncapped = filled(timing)
+    if uncapped is None:
+        return f"{wns:+.3f}"
+    return (f'{wns:+.3f} <span class="uncapped" title="WNS without the high-fanout fill (what regressions '
+            f'compare)">(uncapped {uncapped:+.3f})</span> <span class="fill">fill</span>')
+
+
+def latest_builds(entries: list[history.Entry], head: str | None, on_branch: set[str] | None
+                  ) -> tuple[dict[tuple[str, str], history.Entry], dict[tuple[str, str], history.Entry]]:
+    """(latest, working tree): per design and flow, the newest CLEAN build of a commit on the checked-out
+    branch (on_branch: `git rev-list HEAD`; None: no git, every commit counts), and apart from it the builds
+    of uncommitted changes: HEAD's dirty tree, or the newest dirty build of a design with no clean one. A
+    dirty build is never "latest": after reverting a broken edit and rebuilding clean, the clean build is."""
     latest: dict[tuple[str, str], history.Entry] = {}
+    dirty: dict[tuple[str, str], history.Entry] = {}
     for e in entries:  # git order: the last one wins
-        latest[(e.design, e.flow)] = e
+        key = (e.design, e.flow)
+        if e.commit.endswith("-dirty"):
+            dirty[key] = e
+        elif on_branch is None or e.commit in on_branch:
+            latest[key] = e
+    worktree = {k: e for k, e in dirty.items() if (head and e.sha == head) or k not in latest}
+    return latest, worktree
+
+
+def _build_row(e: history.Entry, head: str | None, reports_root: Path, expected: str, attr: str) -> str:
+    cells = [html.escape(e.design), html.escape(e.flow), _commit_cell(e.commit, head)]
+    cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
+    cells += [_wns_cell(e.record["timing"]), _timing_kind(e.record["timing"], e.design)]
+    return (f'<tr {attr}="{html.escape(e.design)}" data-flow="{html.escape(e.flow)}">'
+            + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, expected)
+            + f"<td>{_raw_links(e, reports_root)}</td></tr>")
+
+
+_BUILD_HEAD = ("<tr><th>design</th><th>flow</th><th>commit</th><th>LUT</th><th>FF</th><th>DSP</th><th>BRAM36</th>"
+               "<th>WNS ns</th><th>timing</th><th>gate</th><th>why it failed</th><th>raw reports</th></tr>")
+
+
+def _latest_table(entries: list[history.Entry], head: str | None, reports_root: Path,
+                  expected: dict[str, str] | None = None, on_branch: set[str] | None = None,
+                  branch: str | None = None) -> str:
+    expected = expected or {}
+    latest, worktree = latest_builds(entries, head, on_branch)
     commits = {e.commit for e in latest.values()}
-    note = (f'<p class="note">Each row is the latest archived build of that design and flow, so rows come '
-            f'from {len(commits)} different commits: read the commit column.</p>' if len(commits) > 1 else
-            f'<p class="note">Every row comes from commit {_commit_cell(next(iter(commits)), head)}.</p>')
-    head_row = ("<tr><th>design</th><th>flow</th><th>commit</th><th>LUT</th><th>FF</th><th>DSP</th><th>BRAM36</th>"
-                "<th>WNS ns</th><th>timing</th><th>gate</th><th>why it failed</th><th>raw reports</th></tr>")
-    rows = []
-    for (design, flow), e in sorted(latest.items()):
-        wns = e.record["timing"].get("wns_ns")
-        cells = [html.escape(design), html.escape(flow), _commit_cell(e.commit, head)]
-        cells += [html.escape(str(e.value(k))) for k in ("lut", "ff", "dsp", "bram36_equiv")]
-        cells += ["-" if wns is None else f"{wns:+.3f}",
-                  _timing_kind(e.record["timing"], design)]
-        rows.append(f'<tr data-design="{html.escape(design)}" data-flow="{html.escape(flow)}">'
-                    + "".join(f"<td>{c}</td>" for c in cells) + _gate_cells(e, (expected or {}).get(design, "pass"))
-                    + f"<td>{_raw_links(e, reports_root)}</td></tr>")
-    return note + "<table>" + head_row + "".join(rows) + "</table>" + _critical_paths(latest)
+    where = f" on {html.escape(branch)}" if branch else ""
+    if not latest:
+        note = f'<p class="note">No clean build of a commit{where} yet: only uncommitted changes were built (below).</p>'
+    elif len(commits) > 1:
+        note = (f'<p class="note">Each row is the newest clean build{where} of that design and flow, so rows come '
+                f'from {len(commits)} different commits: read the commit column.</p>')
+    else:
+        note = f'<p class="note">Every row comes from commit {_commit_cell(next(iter(commits)), head)}{where}.</p>'
+    rows = "".join(_build_row(e, head, reports_root, expected.get(d, "pass"), "data-design")
+                   for (d, _f), e in sorted(latest.items()))
+    table = note + ("<table>" + _BUILD_HEAD + rows + "</table>" if latest else "")
+    if worktree:
+        table += ('<h3 id="worktree">The working tree\'s builds (uncommitted changes: not the latest build)</h3>'
+                  '<p class="note">Built from a tree with uncommitted changes (commit <code>&lt;sha&gt;-dirty</code>): '
+                  'what the edit in progress gives, never a commit\'s verdict. Commit and rebuild, or revert and '
+                  'rebuild, for a clean build.</p><table class="worktree">' + _BUILD_HEAD
+                  + "".join(_build_row(e, head, reports_root, expected.get(d, "pass"), "data-worktree-design")
+                            for (d, _f), e in sorted(worktree.items())) + "</table>")
+    return table + _critical_paths(latest)
 
 
 def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
@@ -176,14 +235,48 @@ def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
 
 
 def _beats_per_cycle(r) -> str:
-    """A cycle-accurate run's beats per cycle; an HLS design's C-simulation has no cycles."""
+    """A cycle-accurate run's beats per cycle; an HLS design's C-simulation has no cycles, a cocotb run
+    counts tests, not beats."""
+    if r.get("simulator") == "cocotb":
+        return "-"
+    if r.get("simulator") == "csim":
+        return "- (C-simulation: untimed)"
     bpc = r.get("beats_per_cycle")
-    return f"{bpc:.3f}" if isinstance(bpc, (int, float)) else "- (C-simulation: untimed)" if r.get("simulator") == "csim" else "-"
+    return f"{bpc:.3f}" if isinstance(bpc, (int, float)) and not isinstance(bpc, bool) else "-"
 
 
-def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
+def _count(x) -> str:
+    return f"{x:,}" if isinstance(x, int) and not isinstance(x, bool) else html.escape(str(x))
+
+
+def _checked(r) -> str:
+    """What the run checked: a cocotb run its tests (passed, failed, skipped), any other run its rows."""
+    if r.get("simulator") == "cocotb":
+        tests, failed, skipped = r.get("tests", r["rows"]), r.get("failed", 0), r.get("skipped", 0)
+        counts = [tests - failed - skipped, failed, skipped] if all(
+            isinstance(n, int) and not isinstance(n, bool) for n in (tests, failed, skipped)) else None
+        if counts is None:
+            return f"{_count(tests)} cocotb test(s)"
+        return (f"{counts[0]:,} of {tests:,} cocotb test(s) passed, {failed:,} failed"
+                + (f", {skipped:,} skipped" if skipped else ""))
+    return _count(r["rows"])
+
+
+def _latest_sims(entries, on_branch: set[str] | None):
+    """Per design, the newest simulation of a clean commit on the checked-out branch, as for builds; a design
+    simulated only with uncommitted changes shows that run (its commit cell says -dirty)."""
+    clean, dirty = {}, {}
+    for e in entries:  # git order: the last one wins
+        if e.commit.endswith("-dirty"):
+            dirty[e.design] = e
+        elif on_branch is None or e.commit in on_branch:
+            clean[e.design] = e
+    return dict(sorted({**dirty, **clean}.items()))
+
+
+def _sim_table(reports_root: Path, root: Path, head: str | None, on_branch: set[str] | None = None) -> str:
     entries, unreadable = sim_results.load(reports_root, root)
-    latest = sim_results.latest_per_design(entries)
+    latest = _latest_sims(entries, on_branch)
     skipped = (f'<p class="note">{len(unreadable)} result.json file(s) could not be read and are left out: '
                f'{html.escape(", ".join(str(p) for p in unreadable))}</p>') if unreadable else ""
     if not latest:
@@ -192,21 +285,26 @@ def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
     for design, e in latest.items():
         r = e.result
         verdict = "pass" if r["passed"] else "FAIL"
-        why = "; ".join(r["problems"]) if r["problems"] else ""
+        why = "; ".join(map(str, r["problems"])) if r["problems"] else ""
+        cocotb = r.get("simulator") == "cocotb"
         link = f'<a class="raw" href="{html.escape(f"{e.commit}/{design}/sim/result.json")}">result.json</a>'
-        rows.append(f"<tr><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
-                    f"<td>{r['rows']:,}</td><td>{r['seed']}</td><td>{r['mismatches']:,}</td>"
+        rows.append(f"<tr data-sim=\"{html.escape(design)}\"><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
+                    f"<td>{html.escape(str(r.get('simulator') or '-'))}</td>"
+                    f"<td>{_checked(r)}</td><td>{html.escape(str(r['seed']))}</td>"
+                    f"<td>{'-' if cocotb else _count(r['mismatches'])}</td>"
                     f"<td>{_beats_per_cycle(r)}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
                     f"<td>{html.escape(why)}</td><td>{link}</td></tr>")
-    return ("<table><tr><th>design</th><th>commit</th><th>rows</th><th>seed</th><th>mismatches</th>"
-            "<th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows) + "</table>"
-            + skipped)
+    return ("<table><tr><th>design</th><th>commit</th><th>simulator</th><th>checked (rows, or tests)</th><th>seed</th>"
+            "<th>mismatches</th><th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows)
+            + "</table>" + skipped)
 
 
 _STYLE = """body{font-family:sans-serif;max-width:1300px;margin:1em auto;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;font-size:13px}
 th{background:#f0f0f0}img.plot,svg.plot{max-width:100%;height:auto;display:block;margin:.5em 0}
-.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+.note{color:#666;font-size:13px}td.fail{color:#b00;font-weight:bold}td.xfail{color:#a60;font-weight:bold}td.notest{color:#666;font-weight:bold}td.why{max-width:40em}a.raw{margin-right:.5em}
+details.marginal,details.fill{font-size:12px}details summary{cursor:pointer;color:#a60}
+span.fill{color:#a60;font-size:11px;border:1px solid #a60;border-radius:3px;padding:0 2px}span.uncapped{color:#666}
 tr.unverified td{color:#888;background:#f7f7f7;font-style:italic}td.unverified-why{max-width:40em}
 .cjk{font-family:"Noto Sans CJK JP","Noto Sans JP","Source Han Sans","Hiragino Sans","Yu Gothic",Meiryo,"IPAGothic",
 "kabe CJK quotes",sans-serif}"""
@@ -254,30 +352,58 @@ window.addEventListener('load', function () {
 </script>"""
 
 
-def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: str | None) -> str:
+def ref_label(ref: str | None, branch: str | None) -> str:
+    """The base branch as a reader knows it: origin/main for the remote's copy, main for a local branch."""
+    if not ref:
+        return branch or "the base branch"
+    return ref.removeprefix("refs/remotes/").removeprefix("refs/heads/")
+
+
+def off_base_reason(commit: str, on_branch: set[str] | None, current: str | None, base: str) -> str:
+    """Why a commit not on the base branch (base: its label, origin/main) is there at all, truthfully: a dirty
+    tree; a commit of the checked-out branch (and, when that branch is the base's own name, not pushed);
+    or another branch's commit (a pulled archive)."""
+    if commit.endswith("-dirty"):
+        return "a dirty tree"
+    if on_branch is not None and commit in on_branch and current:
+        if base != current and base.endswith("/" + current):
+            return f"on {current} here only, not on {base}: not pushed"
+        return f"on {current}, not on {base}"
+    return "another branch"
+
+
+def branch_note(entries: list[history.Entry], on_base: set[str] | None, branch: str | None,
+                on_branch: set[str] | None = None, current: str | None = None) -> str:
     """One sentence under the page title: how many archived commits lie on the base branch (lines) and
-    how many only on this branch (hollow points)."""
+    how many not (hollow points), and why those are not."""
     commits = list(dict.fromkeys(e.commit for e in entries))
     if on_base is None:
         return f"{len(commits)} archived commit(s) in git order; no base branch found, so all are drawn as one line."
     others = [c for c in commits if c not in on_base]
+    why: dict[str, int] = {}
+    for c in others:
+        reason = off_base_reason(c, on_branch, current, branch or "the base branch")
+        why[reason] = why.get(reason, 0) + 1
+    said = "; ".join(f"{n} {r}" for r, n in why.items())
     return (f"{len(commits)} archived commit(s) in git order: {len(commits) - len(others)} on {branch} (lines), "
-            f"{len(others)} not on it (hollow points: this branch or a dirty tree).")
+            f"{len(others)} not on it" + (f" (hollow points: {said})." if others else "."))
 
 
 def commits_table(entries: list[history.Entry], on_base: set[str] | None, branch: str | None,
-                  expected: dict[str, str] | None = None) -> str:
-    """Every archived commit in git order, oldest first, and whether it lies on the base branch; a
-    negative example's failed gate is named as expected."""
+                  expected: dict[str, str] | None = None, on_branch: set[str] | None = None,
+                  current: str | None = None) -> str:
+    """Every archived commit in git order, oldest first, whether it lies on the base branch (branch: its
+    label) and, when not, why (off_base_reason); each verdict other than a plain pass by its kind."""
     expected = expected or {}
-    md = [f"| commit | on {branch or 'the base branch'} | builds | gates failed |", "|---|---|---|---|"]
+    md = [f"| commit | on {branch or 'the base branch'} | builds | verdicts other than pass |", "|---|---|---|---|"]
     for commit in dict.fromkeys(e.commit for e in entries):
         builds = [e for e in entries if e.commit == commit]
-        failed = [f"{e.design} ({e.flow}{': FAIL (expected)' if expected.get(e.design) == 'fail' else ''})"
-                  for e in builds if not e.passed]  # the recomputed verdict
-        where = "-" if on_base is None else ("yes" if commit in on_base else "no (this branch)")
+        kinds = [(e, verdict_kind.kind(e, expected.get(e.design, "pass"))) for e in builds]  # the recomputed verdict
+        others = [f"{e.design} ({e.flow}: {verdict_kind.WORDS[k]})" for e, k in kinds if k != verdict_kind.PASS]
+        where = "-" if on_base is None else ("yes" if commit in on_base else
+                                             f"no ({off_base_reason(commit, on_branch, current, branch or 'the base branch')})")
         md.append(f"| {commit[:12]}{'-dirty' if commit.endswith('-dirty') else ''} | {where} | {len(builds)} | "
-                  f"{', '.join(failed) or '-'} |")
+                  f"{', '.join(others) or '-'} |")
     return markdown_table_to_html("\n".join(md))
 
 
@@ -384,6 +510,9 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     base_branch = lineage.base_branch(root)
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
     on_base = lineage.commits_on(base_ref, root) if base_ref else None
+    on_branch = lineage.commits_on("HEAD", root) or None  # the checked-out branch's commits; None: no git
+    branch = lineage.current_branch(root)
+    base_label = ref_label(base_ref, base_branch)  # origin/main: local commits of main it lacks are said so
     files: dict[str, Path | str] = {}
     expected = history.expected_gates({e.design for e in entries}, cores_root)
     # The figures are drawn in a private, fresh temp folder: no fixed name under reports/ to plant a link at.
@@ -393,7 +522,8 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
         for design in sorted({e.design for e in entries}):
             apart = [u.entry for u in unverified if u.entry and u.entry.design == design]
             svg = plot_design(design, [e for e in entries if e.design == design], work / f"history_{design}.svg",
-                              cores_root, on_base, unverified=apart, order_key=history.order_key(root))
+                              cores_root, on_base, unverified=apart, order_key=history.order_key(root),
+                              off_base=f"not on {base_label}")
             files[svg.name] = svg.read_text()
             sections.append(f"<h3>{html.escape(design)}</h3>{inline_svg(svg)}")
         research = _project_sections(shown, root, work, files, entries)
@@ -404,11 +534,11 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
 <p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
 is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
-<p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_branch))}</p>
-<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected) if entries else '<p>No builds archived yet.</p>'}
-<h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head)}
+<p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_label, on_branch, branch))}</p>
+<h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected, on_branch, branch) if entries else '<p>No builds archived yet.</p>'}
+<h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head, on_branch)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
-<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_branch, expected) if entries else ''}
+<h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_label, expected, on_branch, branch) if entries else ''}
 {_sweeps_section(reports_root)}
 {unverified_section(unverified, head)}
 {_invalid_section(scanned.invalid, reports_root)}

@@ -24,6 +24,7 @@ from kabe import designs  # noqa: E402
 from kabe.paths import CORES  # noqa: E402
 from kabe.flows import registry as flow_registry  # noqa: E402
 from kabe.records import history  # noqa: E402
+from kabe.records import verdict_kind  # noqa: E402
 from kabe.records.band_advice import band_of  # noqa: E402
 
 PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BRAM36 eq."), ("wns_ns", "WNS (ns)"))
@@ -82,10 +83,11 @@ def _limits(values: list[float], marks: list[float], key: str) -> tuple[float, f
     return lo, (hi * 1.2 if hi > 0 else 1.0)
 
 
-def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: set[str] | None):
+def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: set[str] | None,
+                off_base: str = "not on the base branch"):
     """The base branch's builds as the flow's line; builds not on the base branch (this branch, a dirty
     tree) as hollow points beside it, so a branch's numbers are never read as the base's trend.
-    Returns the line (None when no build lies on the base branch)."""
+    off_base: their legend label, naming the base branch. Returns the line (None when none lies on it)."""
     base = [p for p in pts if on_base is None or commits[p[0]] in on_base]
     branch = [p for p in pts if p not in base]
     line = None
@@ -93,7 +95,7 @@ def plot_series(ax, pts: list[tuple], commits: list[str], style: dict, on_base: 
         line, = ax.plot([p[0] for p in base], [p[1] for p in base], **style)
     if branch:
         ax.scatter([p[0] for p in branch], [p[1] for p in branch], marker=style.get("marker", "o"), s=60, zorder=4,
-                   facecolors="none", edgecolors="tab:orange", label="not on the base branch (this branch)")
+                   facecolors="none", edgecolors="tab:orange", label=off_base)
     return line
 
 
@@ -112,6 +114,16 @@ def plot_band(ax, bands: list[tuple[int, float, float]], style: dict, gid: str):
 
 BAND_LABEL = "WNS band of the estimate (where routing may land)"
 EXPECTED_FAIL_LABEL = "gate failed, as expected (expect_gate: fail)"
+# how each verdict kind other than a plain pass is marked on a point (kabe.records.verdict_kind), so the plot
+# says what the console says: "not estimated" is neither pass nor fail, an unverified pass is no bare pass
+_MARKS = {
+    verdict_kind.FAIL: ("fail", dict(marker="x", s=80, color="red"), "gate failed"),
+    verdict_kind.EXPECTED_FAIL: ("expected-fail", dict(marker="x", s=80, color="darkorange"), EXPECTED_FAIL_LABEL),
+    verdict_kind.NOT_ESTIMATED: ("not-estimated", dict(marker="^", s=70, facecolors="none", edgecolors="grey",
+                                                       linewidths=1.2), "timing not estimated: neither pass nor fail"),
+    verdict_kind.UNVERIFIED: ("unverified-pass", dict(marker="o", s=90, facecolors="none", edgecolors="purple",
+                                                      linewidths=1.2), "pass, unverified (no simulation verdict)"),
+}
 
 
 def plot_unverified(ax, pts: list[tuple], gid: str) -> None:
@@ -125,8 +137,21 @@ def plot_unverified(ax, pts: list[tuple], gid: str) -> None:
 UNVERIFIED_LABEL = "unverified: pulled, not trusted (see the unverified table)"
 
 
+# resources a design may use none of: their panels are drawn only when a build (or a budget above zero) uses them
+_OPTIONAL = ("dsp", "bram36_equiv")
+
+
+def used_panels(entries, unverified=()) -> list[tuple[str, str]]:
+    """PANELS without the resources no build of the design uses (every value 0 or absent): an empty DSP
+    or BRAM panel says nothing."""
+    def used(key):
+        return any((e.value(key) or 0) != 0 for e in [*entries, *unverified])
+    return [(k, label) for k, label in PANELS if k not in _OPTIONAL or used(k)]
+
+
 def plot_design(design: str, entries: list[history.Entry], path: Path, cores_root: Path = CORES,
-                on_base: set[str] | None = None, unverified: list[history.Entry] = (), order_key=None) -> Path:
+                on_base: set[str] | None = None, unverified: list[history.Entry] = (), order_key=None,
+                off_base: str = "not on the base branch") -> Path:
     """Metrics over commits in git order; estimated and sign-off timing as different series; a failing
     gate is a red cross; budgets dashed. Units kept apart as unverified (history.scan_unverified) are
     grey hollow diamonds beside the series, their commits marked '?' when no trusted build has them;
@@ -140,25 +165,27 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
     flows = sorted({e.flow for e in entries})
     budgets = budgets_by_flow(design, flows, cores_root)
     expect_fail = _expects_failure(design, cores_root)
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(3.2 * len(PANELS), 3.2))
-    for ax, (key, label) in zip(axes, PANELS):
+    panels = used_panels(entries, unverified)
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.2 * len(panels), 3.2), squeeze=False)
+    axes = list(axes[0])
+    for ax, (key, label) in zip(axes, panels):
         ax.set_gid(f"{design}-panel-{key}")
         values, marks = [], []
         for flow in flows:
             style = _flow_style(flow)
-            pts = [(x_of[e.commit], e.value(key), e.passed) for e in entries if e.flow == flow]  # recomputed verdict
+            pts = [(x_of[e.commit], e.value(key), verdict_kind.kind(e, "fail" if expect_fail else "pass"))
+                   for e in entries if e.flow == flow]  # the recomputed verdict's kind
             pts = [p for p in pts if p[1] is not None]
             if pts:
-                line = plot_series(ax, pts, commits, style, on_base)
+                line = plot_series(ax, pts, commits, style, on_base, off_base)
                 if line is not None:
                     line.set_gid(f"{design}-series-{key}-{flow}")
                 values += [p[1] for p in pts]
-                bad = [p for p in pts if not p[2]]
-                if bad:  # a negative example's failure is its point: marked apart from a real one
-                    cross = ax.scatter([p[0] for p in bad], [p[1] for p in bad], marker="x", s=80, zorder=5,
-                                       color="darkorange" if expect_fail else "red",
-                                       label=EXPECTED_FAIL_LABEL if expect_fail else "gate failed")
-                    cross.set_gid(f"{design}-{'expected-fail' if expect_fail else 'fail'}-{key}-{flow}")
+                for kind, (slug, look, text) in _MARKS.items():
+                    marked = [p for p in pts if p[2] == kind]
+                    if marked:  # a negative example's failure is its point: marked apart from a real one
+                        dots = ax.scatter([p[0] for p in marked], [p[1] for p in marked], zorder=5, label=text, **look)
+                        dots.set_gid(f"{design}-{slug}-{key}-{flow}")
                 if key == "wns_ns":
                     bands = [(x_of[e.commit], *lo_hi) for e in entries if e.flow == flow
                              for lo_hi in [band_of(e.record.get("timing"))] if lo_hi]
@@ -166,8 +193,13 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
                         plot_band(ax, bands, style, f"{design}-band-wns_ns-{flow}")
                         values += [v for b in bands for v in b[1:]]
                 last = pts[-1]
+                # the label on the side of the point with room (left of a point at the right end), so the
+                # panel's edge or its neighbour never cuts it
+                right_end = len(commits) > 1 and last[0] >= (len(commits) - 1) / 2
                 ax.annotate(f"{last[1]:+.3f}" if key == "wns_ns" else f"{last[1]:,g}", (last[0], last[1]),
-                            textcoords="offset points", xytext=(6, 4), fontsize=8, color=style.get("color"))
+                            textcoords="offset points", xytext=(-6, 4) if right_end else (6, 4),
+                            ha="right" if right_end else "left", va="bottom", fontsize=8, color=style.get("color"),
+                            annotation_clip=False).set_gid(f"{design}-value-{key}-{flow}")
             for op, limit in budgets.get(flow, {}).get(key, {}).items():
                 b = ax.axhline(limit, color=style.get("color", "gray"), ls=":", lw=1.2,
                                label=f"budget, {flow} flow (design.yaml)")
@@ -189,6 +221,10 @@ def plot_design(design: str, entries: list[history.Entry], path: Path, cores_roo
             ax.set_ylim(*ylim)
         if len(commits) == 1:
             ax.set_xlim(-1, 1)
+        else:  # room beside the end points for their labels
+            ax.set_xlim(-0.5, len(commits) - 0.5)
+        lo, hi = ax.get_ylim()  # room above the top point for its label
+        ax.set_ylim(lo, hi + 0.12 * (hi - lo))
         ax.set_title(label, fontsize=10)
         ax.set_xticks(range(len(commits)), [c[:7] + ("*" if c.endswith("-dirty") else "")
                                             + ("" if c in trusted_commits else "?") for c in commits],

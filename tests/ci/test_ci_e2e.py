@@ -188,8 +188,8 @@ def test_a_fresh_clone_pulls_every_archived_commit_and_the_report_shows_them(sto
     _ok(story["report_e"])
     page = (story["e"] / "reports" / "index.html").read_text()
     rows = re.findall(r"<tr><td>([0-9a-f]{12})</td><td>([^<]+)</td>", page)
-    assert rows == [(story["c1"][:12], "yes"), (story["c2"][:12], "yes"), (story["c3"][:12], "no (this branch)")]
-    assert "3 archived commit(s) in git order: 2 on main (lines), 1 not on it" in page
+    assert rows == [(story["c1"][:12], "yes"), (story["c2"][:12], "yes"), (story["c3"][:12], "no (on feature, not on origin/main)")]
+    assert "3 archived commit(s) in git order: 2 on origin/main (lines), 1 not on it" in page
 
 
 def test_kabe_diff_between_the_pulled_commits_gives_the_deltas(story):

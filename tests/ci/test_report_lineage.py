@@ -30,7 +30,7 @@ def test_base_commits_are_the_line_and_branch_commits_hollow_points():
     ax = _Axes()
     report_plot.plot_series(ax, pts, commits, {"marker": "o"}, on_base={"a" * 40, "b" * 40})
     assert ax.lines == [([0, 1], [100, 101])]
-    assert ax.points == [([2, 3], [102, 103], "none", "not on the base branch (this branch)")]
+    assert ax.points == [([2, 3], [102, 103], "none", "not on the base branch")]
     ax = _Axes()
     report_plot.plot_series(ax, pts, commits, {"marker": "o"}, on_base=None)  # no base branch known: one line, as before
     assert ax.lines == [([0, 1, 2, 3], [100, 101, 102, 103])] and ax.points == []
@@ -40,6 +40,9 @@ def test_the_page_lists_commits_in_git_order_and_says_which_are_on_the_base_bran
     entries = _entries([("a" * 40, 1), ("b" * 40, 2), ("c" * 40, 3)])
     html = report.commits_table(entries, {"a" * 40, "b" * 40}, "main")
     assert html.index("a" * 12) < html.index("b" * 12) < html.index("c" * 12)
-    assert "<td>" + "c" * 12 + "</td><td>no (this branch)</td>" in html
-    assert report.branch_note(entries, {"a" * 40}, "main") == (
-        "3 archived commit(s) in git order: 1 on main (lines), 2 not on it (hollow points: this branch or a dirty tree).")
+    assert "<td>" + "c" * 12 + "</td><td>no (another branch)</td>" in html  # not said to be this branch's
+    on_here = {"a" * 40, "b" * 40, "c" * 40}
+    html = report.commits_table(entries, {"a" * 40, "b" * 40}, "main", on_branch=on_here, current="topic")
+    assert "<td>" + "c" * 12 + "</td><td>no (on topic, not on main)</td>" in html
+    assert report.branch_note(entries, {"a" * 40}, "main", on_here, "topic") == (
+        "3 archived commit(s) in git order: 1 on main (lines), 2 not on it (hollow points: 2 on topic, not on main).")

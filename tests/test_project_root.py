@@ -176,7 +176,7 @@ def test_init_in_a_folder_of_a_repository_makes_that_folder_the_project(tmp_path
     assert sorted(p.relative_to(top).as_posix() for p in top.rglob("*") if p.is_file() and ".git" not in p.parts) == [
         ".github/workflows/kabe-fpga.yml", "fpga/.gitignore", "fpga/.gitlab-ci.yml", "fpga/constraints/.gitkeep",
         "fpga/cores/.gitkeep", "fpga/dodo.py", "fpga/pyproject.toml", "pyproject.toml"]
-    assert paths._tool_kabe(top / "fpga" / "pyproject.toml") == {"flow": "auto"}
+    assert paths._tool_kabe(top / "fpga" / "pyproject.toml") == {"flow": "auto", "default_board": "pynq-z1"}
     assert _where(top / "fpga" / "cores")[:2] == [str(top / "fpga"), True]
     assert 'include: [{local: "fpga/.gitlab-ci.yml"}]' in r.stdout
     workflow, gitlab = top / ".github" / "workflows" / "kabe-fpga.yml", top / "fpga" / ".gitlab-ci.yml"

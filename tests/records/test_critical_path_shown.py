@@ -92,4 +92,4 @@ def test_summary_shows_the_second_simulation_with_synthesis_defined():
                   "synthesis_view": {"passed": False, "mismatches": 64, "problems": [], "places": ["top.v:7"]}}
     out = io.StringIO()
     summary.render(rec, Console(file=out, width=160, color_system=None), "fail")
-    assert "... with SYNTHESIS" in out.getvalue() and "64 mismatches (fails)" in out.getvalue()
+    assert "... with SYNTHESIS" in out.getvalue() and "64 mismatching beat(s) (fails)" in out.getvalue()

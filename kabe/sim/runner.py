@@ -3,13 +3,20 @@
     run_sim("stage4", 524_278)  ->  result dict (also see write_result / main)
 
 rows is the total over the design's ports (the document's 131,070 = 2 x 65,535); each port gets
-rows / ports rows of its own random frame (seeds differ per port). The harness (harness.cpp)
-holds tvalid high every cycle, so a design that never stalls shows beats_per_cycle == 1.000.
+rows / ports rows of its own random frame (seeds differ per port).
+
+Traffic: the harness (harness.cpp) drives the streams as real traffic does, with seeded gaps on every
+input and backpressure on every output (design.yaml's streams.traffic sets the duties, DEFAULT_TRAFFIC
+when it does not say), so a FIFO's full path and a skid buffer's skid path are exercised. A model that
+says its design never stalls (stall_free: kabe's own engines, throughput one beat per clock) is run with
+traffic off, tvalid high whenever a beat is left and tready always high, so beats_per_cycle measures it
+(1.000), as does a design whose design.yaml says `traffic: off`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -41,6 +48,24 @@ FULL_ROWS_PER_PORT = frames.FULL_ROWS_PER_PORT  # kabe's own models' full scale 
 DEFAULT_INVALID_FRACTION = frames.DEFAULT_INVALID_FRACTION
 MAX_SHOWN_MISMATCHES = 10
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
+# The harness's traffic unless design.yaml's streams.traffic says otherwise: an input offers a beat on
+# 80 % of the cycles, an output takes one on 70 % (their product < 1: a FIFO between them fills up)
+DEFAULT_TRAFFIC = {"valid": 0.8, "ready": 0.7}
+
+
+def traffic_for(d: designs.Design, stall_free: bool) -> dict | None:
+    """The duties the harness runs d with, or None for traffic off (a stall-free model's throughput run,
+    or design.yaml's `traffic: off`)."""
+    spec = d.streams.traffic
+    if spec == "off" or (stall_free and spec is None):
+        return None
+    return {**DEFAULT_TRAFFIC, **(spec or {})}
+
+
+def traffic_seed(seed: int) -> int:
+    """The harness's traffic generator seed for the run with this stimulus seed (a rerun reproduces it)."""
+    digest = hashlib.sha256(f"kabe traffic for seed {int(seed)}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
 
 
 class SimError(UserError, RuntimeError):
@@ -173,10 +198,18 @@ def check_inputs(summary_inputs: list, stall_free: bool, problems: list) -> None
             problems.append(f"{s['name']}: only {s['beats_accepted']} of {s['beats_in']} beats were accepted")
 
 
-def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list) -> None:
+def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list,
+                 watch: Mapping[str, Mapping[str, int]] | None = None) -> None:
+    """The status outputs at the end of the run against the model's; and, watched every cycle, one the model
+    expects to end at 0 (an overflow flag, an error count) that was not 0 on some cycle is a problem too: a
+    one-cycle pulse is not missed because the end of the run did not see it."""
     for name, value in want.items():
         if got.get(name) != value:
             problems.append(f"{name} = {got.get(name)} at the end of the run, the model expects {value}")
+        elif value == 0 and watch and (watch.get(name) or {}).get("max", 0):
+            w = watch[name]
+            problems.append(f"{name} was {w['max']} on some cycle (first at cycle {w['first_nonzero_cycle']}) "
+                            f"though it ends at 0 as the model expects: it went up during the run")
 
 
 def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1, row_bytes: int | None = None, *,
@@ -227,6 +260,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         console.print(f"[yellow]{d.name}: not checked: {escape(', '.join(sb.not_checked))} (outputs of top "
                       f"{escape(sb.toplevel)} in no stream or status of design.yaml; nothing compares them)[/]",
                       soft_wrap=True)
+    if sb.held:  # driven on purpose, never X: said every run, beside the unchecked outputs
+        console.print(f"[yellow]{d.name}: held: {escape(held_text(sb.held))} (inputs of top {escape(sb.toplevel)} "
+                      f"in no stream of design.yaml; set another value in streams.hold)[/]", soft_wrap=True)
+    traffic = traffic_for(d, stim.stall_free)
 
     # Absolute: the harness runs in the FuseSoC work root (below), not here.
     run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
@@ -266,9 +303,13 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                       f"({beats_in:,} beats on the longest input)")
 
         # Simulate, and meanwhile compute what must come back.
-        max_cycles = 4 * beats_in + 100_000
+        slowest = min(traffic.values()) if traffic else 1.0
+        max_cycles = int(4 * beats_in / slowest) + 100_000
+        traffic_args = ([] if traffic is None else
+                        ["--valid-duty", repr(traffic["valid"]), "--ready-duty", repr(traffic["ready"]),
+                         "--traffic-seed", str(traffic_seed(seed))])
         cmd = [os.path.abspath(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
-               "--drain", str(_DRAIN_CYCLES), *argv,
+               "--drain", str(_DRAIN_CYCLES), *traffic_args, *argv,
                *verilator_build.x_plusargs(seed)]  # X values random, fixed by the seed (a rerun reproduces them)
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: simulating {beats_in:,} cycles per input"):
@@ -343,7 +384,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                     w = words_per_beat(bits)
                     got = got if w == 1 else got.reshape(-1, w)
                     mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
-                check_status(summary["status"], want_status, problems)
+                check_status(summary["status"], want_status, problems, summary.get("status_watch"))
             if warnings and (mismatches or problems):  # a failed run: a warning may say why (a missing $readmem file)
                 problems += [f"Verilator warned during the run: {w}" for w in warnings]
         compare_seconds = time.monotonic() - t0
@@ -418,6 +459,11 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "version": sb.verilator_version,
         "x_seed": verilator_build.x_seed(seed),  # +verilator+seed: the run's X values (rand reset 2)
         "not_checked": list(sb.not_checked),  # the top's outputs in no stream or status: never compared
+        "held": dict(sb.held),  # the top's inputs in no stream, held at these values (never X)
+        # the harness's gaps and backpressure (None: off, one beat per clock offered and taken)
+        "traffic": traffic,
+        "stall_cycles": {o["name"]: o.get("stall_cycles", 0) for o in outs},
+        "gap_cycles": {i["name"]: i.get("gap_cycles", 0) for i in ins},
         "build_key": sb.key,
         "commit": commit.sha,
         "dirty": commit.dirty,
@@ -454,12 +500,22 @@ def describe(result: Mapping[str, Any]) -> str:
                if want_invalid else "")
     unchecked = result.get("not_checked") or []
     unchecked_text = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
+    if result.get("held"):
+        unchecked_text += f"; held: {held_text(result['held'])}"
+    traffic = result.get("traffic")
+    traffic_text = (f", traffic valid {traffic['valid']:.2f} ready {traffic['ready']:.2f}" if traffic
+                    else ", traffic off" if "traffic" in result else "")
     return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']} mismatches, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
-            f"(beats/cycle {result['beats_per_cycle']:.3f}){invalid}, {result['seconds']:.1f} s wall "
+            f"(beats/cycle {result['beats_per_cycle']:.3f}{traffic_text}){invalid}, {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
             f"simulation, compile {result['compile_seconds']:.1f}, "
             f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f}){unchecked_text}")
+
+
+def held_text(held: Mapping[str, int]) -> str:
+    """`s_axis_tuser=0, pause_req=1`: the inputs the harness held, with their values."""
+    return ", ".join(f"{k}={v}" for k, v in held.items())
 
 
 def main(design: str, rows: int | None = None, seed: int = 1, *, console: Console | None = None,

@@ -123,6 +123,21 @@ class Edam:
         return tuple(out)
 
     @property
+    def copied_files(self) -> tuple[tuple[str, Path], ...]:
+        """(path relative to the work root, file) of every file FuseSoC copied into the work root (a core's
+        `copyto:`, such as the table a `$readmemh("table.hex")` reads): the simulation runs there, and Yosys
+        and cocotb, which run elsewhere, get the same files at the same relative paths (kabe.flows.open,
+        kabe.sim.cocotb_run), so every tool reads one description."""
+        root = Path(self.work_root).resolve()
+        out = []
+        for f in self.files:
+            p = Path(f.path)
+            if (p.is_relative_to(root) and not _generated(p, root)
+                    and not p.is_relative_to(root / FUSESOC_CACHE)):
+                out.append((p.relative_to(root).as_posix(), p))
+        return tuple(out)
+
+    @property
     def generated_files(self) -> tuple[Path, ...]:
         return tuple(f.path for f in self.files if f.generated)
 
@@ -166,6 +181,21 @@ def hdl_value(value: Any) -> Any:
     passes it (its param_value_str filter), so `NAME ? a : b` means the same in simulation
     and synthesis; any other value is unchanged."""
     return int(value) if isinstance(value, bool) else value
+
+
+def place_copied_files(edam: "Edam", folder: Path) -> list[Path]:
+    """Copy the EDAM's copied_files into folder at their paths relative to the work root (where a tool that
+    does not run in the work root resolves a relative `$readmemh` path); returns the copies."""
+    folder = Path(folder)
+    out = []
+    for rel, src in edam.copied_files:
+        dst = folder / rel
+        if not dst.resolve().is_relative_to(folder.resolve()):  # `copyto: ../x` never writes outside the folder
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        out.append(dst)
+    return out
 
 
 def _override_key(params: Mapping[str, Any], flags: Iterable[str]) -> str:

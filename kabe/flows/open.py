@@ -322,6 +322,10 @@ def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family
     check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    if getattr(edam, "copied_files", None):  # a core's copyto files, where Yosys resolves a relative $readmemh path
+        from kabe.cores import place_copied_files
+
+        place_copied_files(edam, out_dir)
     result = run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)
     errors = design_errors(result.log.read_text(errors="replace"))
     if errors:

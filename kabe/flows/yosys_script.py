@@ -143,8 +143,10 @@ def render(inp: ScriptInputs, cwd: Path) -> str:
     L = [GENERATED_HEADER, f"# top: {inp.top}", ""]
     flags = []
     for k, v in (inp.defines or {}).items():
-        # a bool is 1 or 0, as edalize passes it and kabe's Verilator runs define it: sim and synthesis agree
-        flags.append(f"-D{k}" if v is None else f"-D{k}={hdl_value(v)}")
+        # a bool is 1 or 0, as edalize passes it and kabe's Verilator runs define it: sim and synthesis agree;
+        # a define with no value is defined nowhere (edalize leaves it out; so do kabe's simulations)
+        if v is not None:
+            flags.append(f"-D{k}={hdl_value(v)}")
     for d in inp.include_dirs:
         flags.append("-I" + _quote(_rel(d, cwd)))
     # Xilinx's primitives as black boxes (what synth_xilinx reads itself, later): a design that instantiates

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from rich.console import Console
+from rich.markup import escape
 
 from kabe.errors import UserError, bounded
 from .. import cores, designs, disk_space, provenance, tool_group
@@ -82,10 +83,16 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
     work = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
     try:
         results = work / "results.xml"
+        # the simulation runs in work (cocotb's test_dir): a core's copyto files go there, as FuseSoC put them
+        # in its work root, where kabe's own harness runs
+        cores.place_copied_files(edam, work)
         job = {"sources": [str(p) for p in edam.sources], "includes": [str(p) for p in edam.include_dirs],
                # a bool is 1 or 0 (cores.hdl_value), never Python's True/False
                "defines": {k: cores.hdl_value(v) for k, v in defines.items()},
-               "parameters": {k: cores.hdl_value(v) for k, v in values.items()}, "toplevel": edam.toplevel,
+               # strings quoted as edalize and kabe's harness pass them: cocotb's runner writes -G<name>=<value>
+               # as given, and Verilator reads an unquoted `blinky.hex` as a number
+               "parameters": {k: verilator_build.param_value(v, edam.parameter_specs.get(k, {}))
+                              for k, v in values.items()}, "toplevel": edam.toplevel,
                "build_dir": str(run_root / "build"), "test_dir": str(work), "results_xml": str(results),
                "module": module, "seed": seed, "pythonpath": [str(found[0].parent), str(ROOT)],
                # X random per run, as in kabe's own harness (verilator_build.X_OPTIONS): an output that
@@ -115,6 +122,13 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
                               f"{proc.returncode}): {' | '.join(errs) or (proc.stderr or proc.stdout).strip()[-300:]} "
                               f"(log: {run_root / 'last.log'})")
         xml_text = results.read_text(errors="replace")
+        # Verilator's runtime warnings (a $readmem file not found) are said, as kabe's harness says them
+        from .runner import runtime_warnings
+
+        warnings = runtime_warnings(proc.stdout + "\n" + proc.stderr)
+        for w in warnings:
+            if console:
+                console.print(f"[yellow]{d.name}: the simulation warned: {escape(w)}[/]", soft_wrap=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     junit = parse_junit(xml_text, f"{d.name} (cocotb {module})")
@@ -130,7 +144,7 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         "parameters": values, "overrides": dict(params or {}), "flags": list(flags),
         "seconds": round(time.monotonic() - t_start, 3), "frame_seconds": 0.0, "model_seconds": 0.0,
         "compile_seconds": 0.0, "simulate_seconds": round(seconds, 3), "compare_seconds": 0.0,
-        "simulator": "cocotb", "version": _cocotb_version(), "junit_xml": xml_text,
+        "simulator": "cocotb", "version": _cocotb_version(), "junit_xml": xml_text, "warnings": warnings,
         "commit": commit.sha, "dirty": commit.dirty,
     }
 

@@ -117,12 +117,19 @@ def verilator_version() -> str:
         return out.stdout.strip()
 
 
-def _param_arg(name: str, value: Any, spec: Mapping[str, Any]) -> str:
+def param_value(value: Any, spec: Mapping[str, Any]) -> str:
+    """A top parameter's value as Verilator's -G takes it, as edalize writes it: a string (`datatype: str`, or
+    a value that is no number) in double quotes, a bool 1 or 0, a number as it is. kabe's harness and its
+    cocotb runs both use it (cocotb's runner writes -G<name>=<value> with the value as given)."""
     if isinstance(value, bool):
         value = int(value)
     if spec.get("datatype") == "str" or isinstance(value, str) and not _is_number(value):
-        return f'-G{name}="{value}"'
-    return f"-G{name}={value}"
+        return f'"{value}"'
+    return str(value)
+
+
+def _param_arg(name: str, value: Any, spec: Mapping[str, Any]) -> str:
+    return f"-G{name}={param_value(value, spec)}"
 
 
 def _define_arg(name: str, value: Any) -> str:

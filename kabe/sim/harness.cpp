@@ -18,12 +18,16 @@
 // its expected beat count, plus a short drain to catch extra beats; a cycle limit turns a hung design
 // into an error instead of a hang. Status outputs are read after the last cycle and watched on every
 // cycle (the highest value seen, the first cycle it was not 0): a one-cycle overflow pulse is seen.
+// Sideband ports (kabe_bind.inc's `sides`: <stream>_tkeep/_tstrb/_tuser/_tid/_tdest, 64 bits at most):
+// `--side-in PORT FILE` drives an input stream's one from FILE (one uint64 per beat, with the beat),
+// `--side-out PORT FILE` captures an output stream's one with every beat into FILE.
 // Top inputs in no stream (kabe_bind.inc's `held`) are set once, before the first evaluation, to
 // 0 or design.yaml's streams.hold value: never Verilator's random initial value.
 //
 // Usage:
 //   harness --summary S.json --max-cycles N [--reset-cycles R] [--drain D] [--usr-access WORD]
 //           [--valid-duty D] [--ready-duty D] [--traffic-seed S]
+//           [--side-in PORT FILE ...] [--side-out PORT FILE ...]
 //           --in IN.bin ...                   (once per input stream, in design.yaml's order)
 //           --out OUT.bin EXPECTED_BEATS ...  (once per output stream, in design.yaml's order)
 //   --port IN.bin EXPECTED OUT.bin is `--in IN.bin --out OUT.bin EXPECTED` (kabe's paired HP ports).
@@ -141,6 +145,19 @@ struct Held {
     uint64_t value = 0;
 };
 
+// A sideband signal of a stream (tkeep, tuser, ...): driven from a file with each beat of an input stream,
+// captured with each beat of an output stream; bound, and only used when a --side-in/--side-out names it.
+struct Side {
+    const char* name = "";
+    int stream = 0;  // index into ins or outs
+    bool input = true;
+    Sig sig;
+    std::string path;  // empty: not used this run
+    const uint64_t* values = nullptr;
+    size_t nvalues = 0, map_bytes = 0;
+    std::vector<uint64_t> got;
+};
+
 // splitmix64: the traffic's one generator, seeded by --traffic-seed (a rerun reproduces it)
 struct Rng {
     uint64_t s;
@@ -157,7 +174,7 @@ struct Rng {
 // The generated kabe_bind.inc: one line per signal, e.g.
 //   ins[0].name = "s0_axis"; ins[0].tdata = Sig::of(&top->s0_axis_tdata); ...
 void bind_ports(KABE_TOP_CLASS* top, std::vector<In>& ins, std::vector<Out>& outs, std::vector<Status>& status,
-                std::vector<Held>& held) {
+                std::vector<Held>& held, std::vector<Side>& sides) {
 #include "kabe_bind.inc"
 }
 
@@ -219,6 +236,7 @@ int main(int argc, char** argv) {
     uint64_t traffic_seed = 1;
     std::vector<std::string> in_paths;
     std::vector<std::pair<std::string, uint64_t>> out_args;
+    std::vector<std::pair<std::string, std::string>> side_args;  // port, file
     std::vector<const char*> plusargs{argv[0]};  // +verilator+... (X values: rand reset, seed) for Verilator
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -240,6 +258,11 @@ int main(int argc, char** argv) {
         else if (a == "--valid-duty") { need(1); valid_duty = std::strtod(argv[++i], nullptr); }
         else if (a == "--ready-duty") { need(1); ready_duty = std::strtod(argv[++i], nullptr); }
         else if (a == "--traffic-seed") { need(1); traffic_seed = std::strtoull(argv[++i], nullptr, 10); }
+        else if (a == "--side-in" || a == "--side-out") {
+            need(2);
+            std::string port = argv[++i];
+            side_args.emplace_back(port, argv[++i]);
+        }
         else if (a == "--in") { need(1); in_paths.push_back(argv[++i]); }
         else if (a == "--out") {
             need(2);
@@ -268,7 +291,32 @@ int main(int argc, char** argv) {
     std::vector<Out> outs;
     std::vector<Status> status;
     std::vector<Held> held;
-    bind_ports(top.get(), ins, outs, status, held);
+    std::vector<Side> sides;
+    bind_ports(top.get(), ins, outs, status, held, sides);
+    for (const auto& [port, path] : side_args) {
+        bool bound = false;
+        for (auto& sd : sides)
+            if (port == sd.name) { sd.path = path; bound = true; }
+        if (!bound) die("no sideband port %s on this top", port.c_str());
+    }
+    // per stream, the sideband signals used this run (none: no cost per beat)
+    std::vector<std::vector<Side*>> in_sides(ins.size()), out_sides(outs.size());
+    for (auto& sd : sides) {
+        if (sd.path.empty()) continue;
+        if (sd.input) {
+            In tmp;  // map the file with the input mapper: one word per beat
+            tmp.tdata = sd.sig;
+            tmp.tdata.wide = false;
+            tmp.path = sd.path;
+            map_input(tmp);
+            sd.values = tmp.beats;
+            sd.nvalues = tmp.nbeats;
+            sd.map_bytes = tmp.map_bytes;
+            in_sides[sd.stream].push_back(&sd);
+        } else {
+            out_sides[sd.stream].push_back(&sd);
+        }
+    }
     if (in_paths.size() != ins.size())
         die("this design has %s input stream(s); pass one --in per stream", std::to_string(ins.size()).c_str());
     if (out_args.size() != outs.size())
@@ -327,6 +375,7 @@ int main(int argc, char** argv) {
                 else p.tdata.set(p.beats[p.pos]);
                 p.tvalid.set(1);
                 p.tlast.set(p.pos + 1 == p.nbeats);
+                for (Side* sd : in_sides[i]) sd->sig.set(p.pos < sd->nvalues ? sd->values[p.pos] : 0);
             } else {
                 p.tvalid.set(0);
                 p.tlast.set(0);
@@ -363,6 +412,7 @@ int main(int argc, char** argv) {
                     q.words.push_back(q.tdata.get());
                 }
                 ++q.nbeats;
+                for (Side* sd : out_sides[i]) sd->got.push_back(sd->sig.get());
                 if (q.first_out < 0) q.first_out = cycle;
                 q.last_out = cycle;
             }
@@ -422,6 +472,17 @@ int main(int argc, char** argv) {
         for (size_t k = 0; k < q.tlast_at.size(); ++k)
             std::fprintf(s, "%s%llu", k ? ", " : "", static_cast<unsigned long long>(q.tlast_at[k]));
         std::fprintf(s, "]}%s\n", i + 1 < nout ? "," : "");
+    }
+    for (auto& sd : sides) {
+        if (sd.path.empty()) continue;
+        if (sd.input) {
+            if (sd.values) ::munmap(const_cast<uint64_t*>(sd.values), sd.map_bytes);
+        } else {
+            Out tmp;
+            tmp.path = sd.path;
+            tmp.words = sd.got;
+            write_words(tmp);
+        }
     }
     std::fprintf(s, "  ],\n  \"status\": {");
     for (size_t k = 0; k < status.size(); ++k)

@@ -260,8 +260,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         console.print(f"[yellow]{d.name}: not checked: {escape(', '.join(sb.not_checked))} (outputs of top "
                       f"{escape(sb.toplevel)} in no stream or status of design.yaml; nothing compares them)[/]",
                       soft_wrap=True)
-    if sb.held:  # driven on purpose, never X: said every run, beside the unchecked outputs
-        console.print(f"[yellow]{d.name}: held: {escape(held_text(sb.held))} (inputs of top {escape(sb.toplevel)} "
+    driven = set(getattr(stim, "sideband", None) or {})  # sideband inputs the model drives beat by beat
+    held = {k: v for k, v in sb.held.items() if k not in driven}
+    if held:  # driven on purpose, never X: said every run, beside the unchecked outputs
+        console.print(f"[yellow]{d.name}: held: {escape(held_text(held))} (inputs of top {escape(sb.toplevel)} "
                       f"in no stream of design.yaml; set another value in streams.hold)[/]", soft_wrap=True)
     traffic = traffic_for(d, stim.stall_free)
 
@@ -298,6 +300,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
             counts = stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()}
             for name in streams.outputs:
                 argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
+            side_expected = _sideband_args(d, stim, sb, beats_of, counts, workdir, argv)
         frame_seconds = stim_seconds + time.monotonic() - t0
         console.print(f"[dim]{d.name}[/]: streams written in {frame_seconds:.1f} s "
                       f"({beats_in:,} beats on the longest input)")
@@ -384,6 +387,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                     w = words_per_beat(bits)
                     got = got if w == 1 else got.reshape(-1, w)
                     mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
+                for port, want in side_expected.items():
+                    mismatches += _compare_sideband(port, want, workdir, first, problems)
                 check_status(summary["status"], want_status, problems, summary.get("status_watch"))
             if warnings and (mismatches or problems):  # a failed run: a warning may say why (a missing $readmem file)
                 problems += [f"Verilator warned during the run: {w}" for w in warnings]
@@ -458,8 +463,11 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "simulator": "verilator",
         "version": sb.verilator_version,
         "x_seed": verilator_build.x_seed(seed),  # +verilator+seed: the run's X values (rand reset 2)
-        "not_checked": list(sb.not_checked),  # the top's outputs in no stream or status: never compared
-        "held": dict(sb.held),  # the top's inputs in no stream, held at these values (never X)
+        # the top's outputs in no stream or status (and no sideband the model expects): never compared
+        "not_checked": [n for n in sb.not_checked if n not in side_expected],
+        "sideband": sorted(side_expected) + sorted(n for n in (getattr(stim, "sideband", None) or {})
+                                                   if n not in side_expected),
+        "held": held,  # the top's inputs in no stream, held at these values (never X)
         # the harness's gaps and backpressure (None: off, one beat per clock offered and taken)
         "traffic": traffic,
         "stall_cycles": {o["name"]: o.get("stall_cycles", 0) for o in outs},
@@ -511,6 +519,47 @@ def describe(result: Mapping[str, Any]) -> str:
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
             f"simulation, compile {result['compile_seconds']:.1f}, "
             f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f}){unchecked_text}")
+
+
+def _sideband_args(d: designs.Design, stim, sb, beats_of: Mapping[str, int], counts: Mapping[str, Any],
+                   workdir: Path, argv: list[str]) -> dict[str, np.ndarray]:
+    """The model's sideband values (Stimulus.sideband) as harness files and arguments: an input stream's
+    driven with its beats, an output stream's captured; returns the expected words per output sideband port.
+    A port the top does not have, or a count that is not its stream's, is one line naming the model."""
+    where = f"the golden model {d.verify.value} of {d.name}"
+    expected: dict[str, np.ndarray] = {}
+    for port, values in (getattr(stim, "sideband", None) or {}).items():
+        if port not in sb.sidebands:
+            have = ", ".join(sb.sidebands) or "none"
+            raise golden.ModelError(f"{where} gives sideband values for {port}, which is not a sideband port of top "
+                                    f"{sb.toplevel} (<stream>_tkeep/_tstrb/_tuser/_tid/_tdest of a declared stream, "
+                                    f"64 bits at most; the top has: {have})")
+        stream, kind, bits = sb.sidebands[port]
+        words = golden.words(d, port, values, bits)
+        want = beats_of[stream] if kind == "in" else int(counts[stream])
+        if words.shape[0] != want:
+            raise golden.ModelError(f"{where}: sideband {port} has {words.shape[0]} values, its stream {stream} "
+                                    f"{want} beats: give one value per beat")
+        path = workdir / f"side.{port}.bin"
+        if kind == "in":
+            words.tofile(path)
+            argv += ["--side-in", port, str(path)]
+        else:
+            argv += ["--side-out", port, str(path)]
+            expected[port] = words
+    return expected
+
+
+def _compare_sideband(port: str, want: np.ndarray, workdir: Path, first: list, problems: list) -> int:
+    """Beats whose sideband value differs from the model's (missing and extra beats are the stream's own)."""
+    got = np.fromfile(workdir / f"side.{port}.bin", dtype="<u8")
+    n = min(got.shape[0], want.shape[0])
+    bad = np.flatnonzero(got[:n] != want[:n])
+    for i in bad[: max(0, MAX_SHOWN_MISMATCHES - len(first))]:
+        first.append({"port": port, "row": int(i), "expected": int(want[i]), "got": int(got[i])})
+    if bad.size:
+        problems.append(f"{port}: {bad.size} beat(s) with another value than the model's (first at beat {int(bad[0])})")
+    return int(bad.size)
 
 
 def held_text(held: Mapping[str, int]) -> str:

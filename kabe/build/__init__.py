@@ -193,6 +193,11 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
         record = _from_cache(ctx)
         if record is not None:
             return record
+    if sim_check and design.verify.kind != "none" and hasattr(flow, "elaborate"):
+        # the flow's tool reads and elaborates the design first (seconds): a file it cannot read is said now,
+        # not after minutes of simulation
+        with console.status(f"[bold]{design.name}[/]: {flow_name} flow reads and elaborates {edam.toplevel}"):
+            flow.elaborate(edam, BUILD / design.name / f"{flow_name}-elaborate", design.board.synth_family)
     sim, sim_files = _sim_check(design, console, reports_root, commit) if sim_check else (None, {})
     if sim is not None and target_files:  # the files one target lists and the other not, said with the result
         sim = {**sim, "target_files": target_files}

@@ -27,6 +27,7 @@ from kabe.errors import UserError, bounded
 from .. import cores, designs, disk_space, provenance, tool_group
 from ..paths import BUILD, ROOT
 from . import verilator_build
+from .vl_output import runtime_warnings
 
 CHILD = Path(__file__).with_name("cocotb_child.py")
 MAX_XML_BYTES = 16 << 20
@@ -123,8 +124,6 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
                               f"(log: {run_root / 'last.log'})")
         xml_text = results.read_text(errors="replace")
         # Verilator's runtime warnings (a $readmem file not found) are said, as kabe's harness says them
-        from .runner import runtime_warnings
-
         warnings = runtime_warnings(proc.stdout + "\n" + proc.stderr)
         for w in warnings:
             if console:

@@ -247,3 +247,24 @@ def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tup
 def shown_files(paths: Iterable[Path]) -> list[str]:
     """Paths as the console and metrics.json show them: relative to the project when under it."""
     return [shown(p) for p in paths]
+
+
+# Xilinx's primitives by family (UG953): the names Verilator has no model of unless a sim-only file adds one
+_XILINX_PRIMITIVE = re.compile(r"^(?:BUF(?:G\w*|H\w*|R|IO|MR\w*)|I?OBUF\w*|IBUF\w*|[IO]DDR\w*|[IO]SERDES\w*|"
+                               r"[IO]DELAY\w*|IDELAYCTRL|MMCM\w*|PLLE\w*|RAMB\d+\w*|RAM\d+[XM]\w*|DSP48\w*|"
+                               r"SRLC?\d+E?|LUT\d\w*|FD[RSCPE]E?\w*|LD[CP]E?|CARRY\d|MUXF\d|STARTUPE\d|"
+                               r"USR_ACCESSE\d|GT[PXHY]E\d\w*|PS7|PS8\w*|XADC|ICAPE\d)$")
+
+
+def vendor_module_fix(module: str, tool: str) -> str | None:
+    """What to do about a module no file defines when it is an XPM macro or a Xilinx primitive (tool:
+    "verilator" or "yosys"), in kabe's words; None for any other name (a file missing from the core)."""
+    if module.lower().startswith("xpm_"):
+        return (f"{module} is an XPM macro, which only Vivado provides: build with flow=vivado, and give the "
+                f"simulation a behavioural model of it as a sim-only file of the sim target"
+                + ("" if tool == "verilator" else "; for the open flow, replace it by a portable module"))
+    if _XILINX_PRIMITIVE.match(module) and tool == "verilator":
+        return (f"{module} is a Xilinx primitive, which Verilator has no model of: add its simulation model (Vivado's "
+                f"data/verilog/src/unisims/{module}.v, or a behavioural one) as a sim-only file of the sim target")
+    return None
+

@@ -42,6 +42,11 @@ from kabe.core_files import (HDL_TYPES, CoreError, Declared, check_file_types, c
 from kabe.paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
 
 TARGETS = ("sim", "synth", "vivado")
+# The tool kabe runs for each of its targets: given to FuseSoC (`--tool`) when the target names no flow and
+# no default_tool, where FuseSoC alone stops at "No flow or tool was supplied"
+KABE_TOOLS = {"sim": "verilator", "synth": "yosys", "vivado": "vivado"}
+_KABE_TOOL_ARGS = {"yosys": ["--arch=xilinx"]}  # edalize's yosys backend needs an arch (kabe's: synth_xilinx)
+_NO_TOOL = "no flow or tool was supplied"
 # Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
 _STAMP = "kabe_resolve.json"
@@ -604,7 +609,17 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
                 cmd += ["--flag", fl]
             cmd.append(d.core)
             cmd += [f"--{k}={_format_override(v)}" for k, v in params.items()]
-            _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
+            try:
+                _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
+            except CoreError as e:
+                if _NO_TOOL not in str(e).lower() or target not in KABE_TOOLS:
+                    raise
+                # the target says no tool: kabe's own for this target, as kabe runs it anyway
+                shutil.rmtree(staging, ignore_errors=True)
+                staging.mkdir()
+                at = cmd.index("--target") + 2
+                cmd = cmd[:at] + ["--tool", KABE_TOOLS[target]] + cmd[at:] + _KABE_TOOL_ARGS.get(KABE_TOOLS[target], [])
+                _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
             eda_name = d.core.replace(":", "_") + ".eda.yml"
             if not (staging / eda_name).exists():
                 found = sorted(p.name for p in staging.glob("*.eda.yml"))

@@ -207,6 +207,16 @@ def _run_with_progress(cmd: list[str], out_dir: Path, log: Path, timeout_s: floa
     return subprocess.CompletedProcess(cmd, proc.returncode, "", "".join(err_chunks))
 
 
+_NOT_IN_DESIGN = re.compile(r"Module `\\?([A-Za-z_][A-Za-z0-9_$]*)' referenced in module .* is not part of the design")
+
+
+def _vendor_hint(first_error: str) -> str:
+    """For a module Yosys did not find that is an XPM macro: what to do (kabe.core_targets.vendor_module_fix)."""
+    m = _NOT_IN_DESIGN.search(first_error)
+    fix = core_targets.vendor_module_fix(m.group(1), "yosys") if m else None
+    return f". Fix: {fix}" if fix else ""
+
+
 def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *,
               outputs: list[str] | None = None, progress=None) -> SynthResult:
     """Write `script_text` to out_dir/synth.ys and run Yosys in out_dir. Raises ToolError.
@@ -245,7 +255,8 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
             raise ToolError(f"{full} (full log: {log})")
         first = first_error(log_tail + proc.stderr.splitlines(), out_dir)
         if first:  # the tool's own first error names the file and line; the log has the rest
-            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log}){_sv_hint(first)}")
+            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log}){_sv_hint(first)}"
+                            f"{_vendor_hint(first)}")
         raise ToolError(f"Yosys failed (exit {proc.returncode}); log: {log}\n{tail}")
     missing = [n for n in outputs if not (out_dir / n).is_file()]
     if missing:

@@ -409,6 +409,10 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
                 or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
             if any("--top-module" in e and "not found" in e for e in errs):  # said in the core file's terms
                 raise SimBuildError(_top_not_found(d, edam, out))
+            fixes = _vendor_fixes(errs)
+            if fixes:  # an XPM macro or a primitive: kabe's words, not only "Cannot find file containing module"
+                raise SimBuildError(f"Verilator could not build {d.name}: {shown}. Fix: {fixes} (full log: "
+                                    f"{out / 'build.log'})")
             raise SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
         stamp.write_text(json.dumps({"design": d.name, "key": key, "parameters": {k: str(v) for k, v in values.items()},
                                      "verilator": verilator_version(), "compile_seconds": round(seconds, 2),
@@ -416,6 +420,17 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
                                      "sidebands": {k: list(v) for k, v in sidebands.items()}}) + "\n")
     _prune(design_dir, out, build_root)
     return SimBuild(**{**common, "compiled": True, "compile_seconds": seconds})
+
+
+_NO_MODULE = re.compile(r"Cannot find file containing module: '?([A-Za-z_][A-Za-z0-9_$]*)'?")
+
+
+def _vendor_fixes(errors: list[str]) -> str:
+    """kabe.core_targets.vendor_module_fix for every module Verilator could not find, joined."""
+    from kabe.core_targets import vendor_module_fix
+
+    names = dict.fromkeys(m.group(1) for e in errors for m in [_NO_MODULE.search(e)] if m)
+    return "; ".join(f for f in (vendor_module_fix(n, "verilator") for n in names) if f)
 
 
 def _top_not_found(d, edam, out: Path) -> str:

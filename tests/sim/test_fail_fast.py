@@ -66,3 +66,46 @@ def test_a_long_yosys_run_says_where_it_is(tmp_path, monkeypatch):
     e = _edam(tmp_path, {"top.v": TOP, "leaf.v": LEAF})
     open_flow.synthesize(e, tmp_path / "out", progress=said.append)
     assert said and said[0].startswith("Yosys running for ") and "limit" in said[0], said
+
+
+XPM_TOP = ("module top(input clk, input [7:0] a, output [7:0] y);\n"
+           "  xpm_cdc_array_single #(.WIDTH(8)) u (.src_clk(clk), .dest_clk(clk), .src_in(a), .dest_out(y));\n"
+           "endmodule\n")
+
+
+def test_an_xpm_macro_is_named_with_the_fix_by_yosys(tmp_path):
+    e = _edam(tmp_path, {"top.v": XPM_TOP})
+    with pytest.raises(ToolError, match=r"xpm_cdc_array_single is an XPM macro, which only Vivado provides: "
+                                        r"build with flow=vivado"):
+        open_flow.elaborate(e, tmp_path / "elab")
+
+
+def test_an_xpm_macro_and_a_primitive_are_named_with_the_fix_by_verilator(tmp_path):
+    from kabe.core_targets import vendor_module_fix
+    from kabe.sim import verilator_build
+
+    errs = ["%Error-MODMISSING: top.v:2:3: Cannot find file containing module: 'xpm_fifo_sync'",
+            "%Error: top.v:3:3: Cannot find file containing module: 'IDDR'",
+            "%Error: top.v:4:3: Cannot find file containing module: 'my_fifo'"]
+    fixes = verilator_build._vendor_fixes(errs)
+    assert "xpm_fifo_sync is an XPM macro" in fixes and "IDDR is a Xilinx primitive" in fixes
+    assert "my_fifo" not in fixes and vendor_module_fix("my_fifo", "verilator") is None
+
+
+def test_a_target_with_no_tool_gets_kabes(tmp_path):
+    """FuseSoC alone stops at "No flow or tool was supplied"; kabe runs Verilator for sim, Yosys for synth."""
+    from kabe import cores, designs
+    from . import user_designs as u
+
+    d = tmp_path / "cores" / "notool"
+    d.mkdir(parents=True)
+    (d / "leaf.v").write_text(LEAF)
+    (d / "notool.core").write_text("CAPI=2:\nname: user:design:notool:0.1.0\nfilesets:\n  rtl:\n"
+                                   "    files: [leaf.v]\n    file_type: verilogSource\ntargets:\n"
+                                   "  sim: {filesets: [rtl], toplevel: leaf}\n  synth: {filesets: [rtl], toplevel: leaf}\n")
+    (d / "notool.xdc").write_text(u.XDC)
+    (d / "design.yaml").write_text("core: user:design:notool:0.1.0\nconstraints: notool.xdc\nverify: {none: n}\n")
+    design = designs.load(d / "design.yaml")
+    sim = cores.resolve(design, "sim", build_root=tmp_path / "build")
+    synth = cores.resolve(design, "synth", build_root=tmp_path / "build")
+    assert (sim.tool, synth.tool) == ("verilator", "yosys") and synth.toplevel == "leaf"

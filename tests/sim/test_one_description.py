@@ -199,3 +199,27 @@ def test_a_define_without_a_value_is_not_defined_for_yosys(tmp_path):
     text = ys.render(ys.ScriptInputs("t", (tmp_path / "t.v",), defines={"RISCV_FORMAL": None, "W": 4, "ON": True}),
                      tmp_path)
     assert "-DRISCV_FORMAL" not in text and "-DW=4" in text and "-DON=1" in text
+
+
+def test_logic_only_yosys_builds_is_simulated_too(project):
+    """Issue 36: `ifdef YOSYS (which Yosys defines and Verilator does not) is simulated as the SYNTHESIS double
+    run does: the open flow's second run defines YOSYS too, so the branch Yosys builds is compared."""
+    import io
+
+    from rich.console import Console
+
+    from kabe import build, provenance
+    from kabe.flows import base
+    from .test_design_files_and_checks import ASRT_TOP, write_asrt
+
+    d = write_asrt(project)
+    (d.yaml_file.parent / "asrt_top.sv").write_text(ASRT_TOP.replace(
+        "m_axis_tdata <= s_axis_tdata;",
+        "\n`ifdef YOSYS\n      m_axis_tdata <= s_axis_tdata + 8'd1;\n`else\n      m_axis_tdata <= s_axis_tdata;\n`endif\n"))
+    first = runner.run_sim(d, 50, build_root=project / "build")
+    assert first["passed"], first["problems"]
+    assert base.synthesis_defines(open_flow) == {"SYNTHESIS": 1, "YOSYS": 1}
+    r = build._synthesis_view(d, 50, first, Console(file=io.StringIO()), provenance.Commit("nogit", False),
+                              base.synthesis_defines(open_flow))
+    assert not r["passed"] and r["synthesis_view"]["mismatches"] == 50, r["synthesis_view"]
+    assert r["synthesis_view"]["defines"] == {"SYNTHESIS": 1, "YOSYS": 1}

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +33,22 @@ from .vl_output import runtime_warnings
 CHILD = Path(__file__).with_name("cocotb_child.py")
 MAX_XML_BYTES = 16 << 20
 _TIMEOUT_S = 3600
+TIMEOUT_ENV = "KABE_COCOTB_TIMEOUT_S"  # the documented setting (docs/your_design.md, "Tool time limits")
+
+
+def timeout_setting() -> float:
+    """KABE_COCOTB_TIMEOUT_S when set (seconds, > 0), else 3,600; a bad value is one line naming it."""
+    text = os.environ.get(TIMEOUT_ENV)
+    if not text:
+        return float(_TIMEOUT_S)
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise CocotbError(f"{TIMEOUT_ENV}={text!r} is not a number of seconds above 0; set it to, say, 7200, or "
+                          f"unset it (default {_TIMEOUT_S} s)")
+    return value
 
 
 class CocotbError(UserError, RuntimeError):
@@ -112,8 +129,15 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         if console:
             console.print(f"[dim]{d.name}[/]: cocotb {module} on Verilator (cocotb's runner)")
         t0 = time.monotonic()
-        proc = tool_group.run([sys.executable, str(CHILD), str(work / "job.json")], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=_TIMEOUT_S)
+        limit = timeout_setting()
+        try:
+            proc = tool_group.run([sys.executable, str(CHILD), str(work / "job.json")], cwd=work, env=env,
+                                  capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise CocotbError(f"the cocotb testbench {module} of {d.name} did not finish within {limit:.0f} s "
+                              f"(Verilator's compile and the tests together). Fix: raise the limit "
+                              f"({TIMEOUT_ENV}=7200; docs/your_design.md, \"Tool time limits\"), or shorten the "
+                              f"tests") from None
         seconds = time.monotonic() - t0
         (run_root / "last.log").write_text(proc.stdout + "\n" + proc.stderr)
         if not results.is_file():

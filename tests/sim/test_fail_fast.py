@@ -121,3 +121,13 @@ def test_a_primitive_look_alike_the_top_never_uses_is_not_refused(tmp_path):
                             "leaf.v": LEAF, "ram.v": look_alike})
     with pytest.raises(FlowError, match="defines module RAM16X1D"):
         open_flow.check_primitive_names(used)
+
+
+def test_the_cocotb_limit_is_a_setting(monkeypatch):
+    from kabe.sim import cocotb_run
+
+    monkeypatch.setenv(cocotb_run.TIMEOUT_ENV, "90")
+    assert cocotb_run.timeout_setting() == 90.0
+    monkeypatch.setenv(cocotb_run.TIMEOUT_ENV, "-1")
+    with pytest.raises(cocotb_run.CocotbError, match="KABE_COCOTB_TIMEOUT_S='-1' is not a number"):
+        cocotb_run.timeout_setting()

@@ -107,6 +107,7 @@ streams:
   in: {s_axis: 32, s_wide_axis: 128}
   out: {m_axis: 128, m_narrow_axis: 32}
   status: {beats_seen: 32}
+  traffic: {valid: 0.8, ready: 1.0}  # its packer never waits for m_axis_tready: an always-ready sink
 """
 
 

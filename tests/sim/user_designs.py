@@ -140,6 +140,8 @@ def core_file(name: str, vlnv: str, top: str, files: list[str]) -> str:
         """)
 
 
+_KABE_TREE = Path(__import__("kabe").__file__).resolve().parent.parent
+
 XDC = "create_clock -period 7.000 -name clk_fpga_0 [get_ports clk]\n"
 
 
@@ -257,4 +259,6 @@ def kabe_sim_width(project: Path, env: dict | None = None):
     (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\n')
     kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
     return subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(project), **(env or {})}, timeout=600)
+                          # the kabe under test (this tree), whichever checkout the venv's kabe was installed from
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(project), str(_KABE_TREE)]),
+                               **(env or {})}, timeout=600)

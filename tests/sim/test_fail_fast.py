@@ -131,12 +131,3 @@ def test_the_cocotb_limit_is_a_setting(monkeypatch):
     monkeypatch.setenv(cocotb_run.TIMEOUT_ENV, "-1")
     with pytest.raises(cocotb_run.CocotbError, match="KABE_COCOTB_TIMEOUT_S='-1' is not a number"):
         cocotb_run.timeout_setting()
-
-
-def test_more_mismatching_beats_than_rows_are_not_said_as_rows():
-    """"467619 of 464998 rows differ": missing and extra beats are counted as mismatches, so the count may
-    exceed the rows; the line says beats then."""
-    from kabe.build import _rows_differ
-
-    assert _rows_differ(50, 50) == "50 of 50 rows differ"
-    assert _rows_differ(467619, 464998) == "467,619 beats differ or are missing or extra (over 464,998 rows checked)"

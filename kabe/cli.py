@@ -21,6 +21,7 @@ tool, bad input, a report of the wrong kind, an unknown ref); 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -64,7 +65,7 @@ def _gate_report(path: Path) -> dict:
     try:  # the one way reports are opened (NUL bytes, encoding, size): a file that is no text report fails
         rep = report_file.read(path)
     except ReportError as e:
-        if not path.is_file():
+        if isinstance(e, report_file.NotOneReport) or not path.is_file():
             raise WrongInput(f"{e}; `kabe gate` needs a timing report or a metrics.json") from None
         return unreadable_timing(str(e), estimated=False)
     try:
@@ -76,8 +77,25 @@ def _gate_report(path: Path) -> dict:
                          f"({' or '.join(_TIMING_KINDS)}) or a metrics.json")
     try:
         return parse_report(kind, rep)
+    except report_file.NotOneReport as e:  # two runs, a section twice or missing: which one to judge is unknowable
+        raise WrongInput(f"{e}; `kabe gate` judges one whole report") from None
     except ReportError as e:  # a timing report that cannot be trusted (truncated, say) fails the gate
         return unreadable_timing(str(e), estimated=kind == "kabe_timing")
+
+
+def _gate_vitis(path: Path):
+    """The verdict on a Vitis HLS / cosim / v++ link file, None when the file is none of those. A
+    file of that kind that cannot be read is refused (ReportError: exit 2, one line), never passed."""
+    from kabe.parsers import vitis_detect
+    from kabe.rules import hls_gate
+
+    kind = vitis_detect.sniff(path)
+    if kind is None:
+        return None
+    if kind not in vitis_detect.GATED:
+        raise WrongInput(f"{path} is a {kind} file, which the gate does not judge alone; give it the csynth report, "
+                         f"the HLS log, the cosim report or the v++ link log")
+    return hls_gate.evaluate(kind, vitis_detect.parse_path(path, kind)["record"])
 
 
 def _gate(args) -> int:
@@ -93,6 +111,8 @@ def _gate(args) -> int:
         # at build time that the numbers cannot re-derive are kept, so a failed build never passes.
         record, verdict = record_load.gate_file(path, rules=rules)
         timing = record["timing"]
+    elif (vitis := _gate_vitis(path)) is not None:
+        timing, verdict = None, vitis
     else:
         timing = _gate_report(path)
         verdict = gate.evaluate(timing, None, (), rules)
@@ -112,11 +132,13 @@ def _gate(args) -> int:
         console.print(f"[yellow]gate: timing NOT ESTIMATED ({escape(verdict.not_estimated)}): neither pass nor fail[/]")
         return 1
     console.print("[green]gate: PASS[/]" if verdict.passed else "[red]gate: FAIL[/]")
-    from kabe.records.band_advice import marginal_advice
+    from kabe.records.band_advice import fill_note, marginal_advice
 
     advice = marginal_advice(timing, record.get("design") if path.suffix == ".json" else None)
     if advice:  # what the estimate's band means for this verdict and what to do next, in one line
         console.print(f"[yellow]{escape(advice)}[/]", soft_wrap=True)
+    if fill_note(timing):  # a WNS of 0 the high-fanout fill set: the model's cap, with the WNS without it
+        console.print(f"[yellow]{escape(fill_note(timing))}[/]", soft_wrap=True)
     return 0 if verdict.passed else 1
 
 
@@ -152,13 +174,27 @@ def _sweep(args) -> int:
                     args.insecure_scheduler)
 
 
+def _list_designs(designs) -> int:
+    """The CI matrix: only folder names that are valid design names (a name reaches a CI's shell and
+    its artifact names; `x";id>&2;"` must not), each skipped folder said on stderr. A valid name whose
+    design.yaml is broken is listed: its job says why."""
+    listed, skipped = [], []
+    for name in designs.names():
+        (listed if designs.NAME_PATTERN.fullmatch(name) else skipped).append(name)
+    print(json.dumps(listed))
+    if skipped:
+        shown = ", ".join(json.dumps(n)[:80] for n in skipped)  # JSON: an escape sequence is shown, not run
+        print(f"kabe ci: skipped {len(skipped)} folder(s) under cores/ whose names are not design names "
+              f"(letters, digits, '_' and '-', at most 64, not starting with '-'): {shown}", file=sys.stderr)
+    return 0
+
+
 def _ci(args) -> int:
     from kabe import designs
     from kabe.ci import CiOptions, run
 
     if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
-        print(json.dumps(designs.names()))  # a broken design.yaml gets its job, which says why
-        return 0
+        return _list_designs(designs)
     opts = CiOptions(designs=args.designs, flow=args.flow, base=args.base, remote=args.remote, pull=not args.no_pull,
                      push=args.push, rebuild=args.rebuild, bitstreams=args.bitstreams)
     opts.summary = Path(args.summary) if args.summary else opts.summary
@@ -241,6 +277,8 @@ def _add_ci_commands(sub) -> None:
     p.set_defaults(fn=_archive)
 
 
+# errno values that mean the folder cannot be written (read-only, not ours, full): the user's to fix
+_CANNOT_WRITE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT}
 _OVERRIDE = re.compile(r"^[A-Za-z_][\w.]*=")  # a sweep axis, KEY=V1,V2
 
 
@@ -320,12 +358,26 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `kabe parse r | head`: the reader has what it wanted; end quietly
         return _reader_went_away()
-    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
-        import traceback
-
-        traceback.print_exc()
-        print(f"kabe {args.cmd}: {bug_message()}", file=sys.stderr)
+    except OSError as e:
+        if e.errno not in _CANNOT_WRITE:
+            return _bug(args.cmd)
+        # the machine, not kabe: a read-only or full folder. One line naming the file and the fix.
+        where = str(e.filename2 or e.filename or "a file")
+        if ".tmp-" in Path(where).name:  # kabe's own temp folder beside the file: name the folder it is in
+            where = str(Path(where).parent)
+        print(f"kabe {args.cmd}: cannot write {where}: {os.strerror(e.errno)}; make that folder writable (or free "
+              f"space there) and run again", file=sys.stderr)
         return EXIT_COULD_NOT_RUN
+    except Exception:  # noqa: BLE001 - kabe's own bug: keep the traceback and say so
+        return _bug(args.cmd)
+
+
+def _bug(cmd: str) -> int:
+    import traceback
+
+    traceback.print_exc()
+    print(f"kabe {cmd}: {bug_message()}", file=sys.stderr)
+    return EXIT_COULD_NOT_RUN
 
 
 def _reader_went_away() -> int:

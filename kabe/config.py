@@ -26,7 +26,7 @@ from kabe.paths import DIR_KEYS, ROOT
 from kabe.flows import registry as flow_registry
 
 FLOWS = (*flow_registry.FLOWS, "auto")
-PAGE_SECTIONS = ("wall", "token_budget", "v80")  # kabe.records.report's research sections
+_CALLABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 VERSION_POLICIES = ("warn", "fail")
 
 
@@ -84,6 +84,9 @@ _VIVADO_VERSION = re.compile(r"(\d{4}\.\d+(?:\.\d+)?)?")  # "" pins nothing
 _BOOL = "true or false (a TOML boolean, not a string)"
 
 SETTINGS: dict[str, Setting] = {s.key: s for s in (
+    # the board of a design.yaml that names none (`kabe init` writes it; kabe itself has no default board)
+    Setting("default_board", 'a board profile\'s name, like "pynq-z1" (kabe/boards/profiles, or boards/)',
+            lambda v: isinstance(v, str) and re.fullmatch(r"[A-Za-z0-9_ -]{1,64}", v) is not None, None),
     Setting("flow", "one of " + ", ".join(f'"{f}"' for f in FLOWS), _one_of(*FLOWS), "auto"),
     Setting("vivado_version", 'a Vivado version as a string, like "2023.2" ("" pins nothing)',
             lambda v: isinstance(v, str) and _VIVADO_VERSION.fullmatch(v) is not None, ""),
@@ -92,6 +95,10 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("vivado_timeout_s", "a positive number of seconds", _positive_number, 6 * 3600),
     Setting("vivado_jobs", "a positive integer (parallel Vivado jobs)", _positive_int, 2),
     Setting("fail_on_unconstrained", _BOOL, _boolean, False),
+    # the Vivado IP cache's folder (kabe/flows/vivado/ip_cache.py); "" is the project's build/ip_cache.
+    # Where it is changes no output (units are content-addressed): not in any build's key
+    Setting("vivado_ip_cache", 'a folder path, like "/shared/kabe_ip_cache" ("": build/ip_cache)',
+            lambda v: v == "" or _text(v), ""),
     # the V80's base design: an AVED checkout's hardware folder (kabe/flows/vivado/versal.py, docs/v80.md)
     Setting("vivado_aved_dir", 'the path of an AVED checkout\'s hardware folder, like "../AVED/hw/amd_v80_gen5x8_25.1"',
             lambda v: v == "" or _text(v), ""),
@@ -115,9 +122,10 @@ SETTINGS: dict[str, Setting] = {s.key: s for s in (
             "(kabe/sweep/cluster.py)", lambda v: isinstance(v, dict), {}),
     Setting("board", 'a table: a [tool.kabe.board] section with host = "user@host"',
             lambda v: isinstance(v, dict), {}),
-    # the report page's sections about kabe's own study (kabe/perf); a user's project shows none
-    Setting("page_sections", "a list of the report page's research sections, from " + ", ".join(
-        f'"{x}"' for x in PAGE_SECTIONS), lambda v: isinstance(v, list) and all(x in PAGE_SECTIONS for x in v), []),
+    # the report page's sections the project adds: its own functions (kabe.records.page_hooks); none by default
+    Setting("page_sections", 'a list of the project\'s page-section functions, like ["mypkg.page:latency"] '
+            '(kabe/records/page_hooks.py)',
+            lambda v: isinstance(v, list) and all(isinstance(x, str) and _CALLABLE.fullmatch(x) for x in v), []),
     # the project's folders (kabe.paths reads them when kabe starts): relative to the project's root
     *(Setting(key, f'a folder inside the project, relative to its root, like "{default}"', _project_folder, default)
       for key, default in DIR_KEYS.items()),
@@ -128,6 +136,8 @@ BOARD_SETTINGS: dict[str, Setting] = {s.key: s for s in (
     Setting("remote_dir", "a folder on the board, as a string", _text),
     Setting("sudo", _BOOL, _boolean),
     Setting("python", "the board's Python command, as a string", _text),
+    # which board profile the host is (kabe doctor --deploy checks its PYNQ against the profile's deploy.pynq)
+    Setting("profile", 'a board profile\'s name, like "pynq-z1" or "kv260"', _text),
     Setting("port", "a port number from 1 to 65535", _port),
     Setting("identity", "the path of an SSH private key, as a string", _text),
     Setting("ssh_options", "a table of ssh -o options, each a string", _string_table,

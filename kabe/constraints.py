@@ -17,8 +17,14 @@ from kabe import boards, paths
 
 
 def default_xdc() -> Path:
-    """The default board's constraints file (its profile's `constraints:`) in the project's constraints/."""
-    return paths.CONSTRAINTS / boards.get(boards.DEFAULT_BOARD).constraints
+    """The project's default board's constraints file (its profile's `constraints:`) in the project's constraints/."""
+    from kabe import config
+
+    name = config.value(config.load(), "default_board")
+    if name is None:
+        raise ConstraintError("no XDC was given and the project sets no [tool.kabe] default_board whose constraints "
+                              "file kabe could read; name the XDC, or set default_board in pyproject.toml")
+    return paths.CONSTRAINTS / boards.get(name).constraints
 
 
 class ConstraintError(UserError, ValueError):

@@ -4,8 +4,8 @@ design.yaml says what a design *is* (its core, how it is verified, its streams, 
 many of its memory lanes, its budgets); the file list stays in the core file (see kabe.cores).
 docs/your_design.md is the reference for `verify:` and `streams:`, docs/boards.md for `board:`.
 
-    core: kabe:design:stage4:0.1.0
-    verify: {model: "kabe.model.frames:ternary_stimulus"}   # or {cocotb: "test_module"} or {none: "why"}
+    core: user:design:mydesign:0.1.0
+    verify: {model: "mypkg.golden:stimulus"}   # or {cocotb: "test_module"} or {none: "why"}
     streams:             # the top's AXI-Stream ports (tdata bits, 8..512) and status outputs kabe reads
       in: {s0_axis: 64, s1_axis: 64}
       out: {m0_axis: 32, m1_axis: 32}
@@ -18,6 +18,10 @@ docs/your_design.md is the reference for `verify:` and `streams:`, docs/boards.m
     budgets: {dsp: {eq: 0}, lut: {lt: 12000}, logic_levels: {le: 9}}
     regressions: {lut: {max_increase_pct: 5}, wns_ns: {max_decrease: 0.2}}   # vs the base commit (kabe ci)
     waivers: {no_clock: "the PS7's EMIO pins are clocked by the PS, outside the PL's timing"}
+    vivado:              # flow=vivado (docs/vivado_flow.md); absent: kabe's shell when streams/ports are given
+      top: own           # the design's own top, pins, IP and block design | shell: kabe's AXI-Stream block design
+      hooks: {route_design: {post: hooks/post_route.tcl}}   # Tcl before/after a step, in the cache key
+      strategies: {place_directive: Explore}
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from kabe import boards
+from kabe import boards, hls_spec
 from kabe.flows import registry as flow_registry
 from kabe.errors import UserError, bounded
 from kabe.paths import CONSTRAINTS, CORES
@@ -38,28 +42,18 @@ from kabe.paths import CONSTRAINTS, CORES
 # The three ways a design is verified (docs/your_design.md): a golden model function, a cocotb
 # testbench module, or none with the written reason.
 VERIFY_KINDS = ("model", "cocotb", "none")
-# kabe's own golden models -> the frame builder the board runner streams (kabe.model.frames.BOARD_KINDS,
-# a test keeps the two equal). Named here so that reading the designs (every `doit` start) loads no numpy.
-KABE_MODELS = {"kabe.model.frames:probe_stimulus": "probe", "kabe.model.frames:int8_stimulus": "int8",
-               "kabe.model.frames:ternary_stimulus": "ternary",
-               "kabe.model.frames:attention_stimulus": "attention"}
-# Deprecated `kind:` (before `verify:`): read as kabe's model of that name, with the old fixed widths.
-KINDS = tuple(KABE_MODELS.values())
-_KIND_RESULT_BITS = {"probe": 64, "int8": 32, "ternary": 32, "attention": 32}
 _MODEL_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 _MODULE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 # A stream or status port's name becomes a C++ member name in the harness: an identifier.
 _PORT_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 STREAM_BITS = (8, 512)
 _MAX_REASON = 300
-_deprecation_said: set[Path] = set()
 # pass | fail | not_estimated (kabe.rules.gate.Verdict.status): not_estimated is for a board kabe cannot time on
 # the open flow (its profile's open_flow.timing: not_estimated), where the gate is neither pass nor fail
 GATE_EXPECTATIONS = ("pass", "fail", "not_estimated")
 BUDGET_OPS = ("eq", "lt", "le", "gt", "ge")
 # Regressions are relative to the base commit's archived build (kabe.rules.regressions judges them).
 REGRESSION_OPS = ("max_increase", "max_increase_pct", "max_decrease", "max_decrease_pct")
-BEAT_BYTES = 8
 _VLNV = re.compile(r"^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$")
 # libyaml's safe loader when PyYAML was built with it (10x faster; every `doit` start reads these
 # files), else the pure-Python one: both accept the same safe subset.
@@ -70,7 +64,15 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,63}")
 # design.yaml is a few hundred bytes; the cap bounds the time and memory any input can cost.
 MAX_YAML_BYTES = 64 * 1024
 _FIELDS = ("core", "verify", "board", "streams", "ports", "row_bytes", "constraints", "expect_gate", "budgets",
-           "budgets_vivado", "regressions", "waivers", "kind")
+           "budgets_vivado", "regressions", "waivers", "vivado", "hls", "vitis")
+# design.yaml's `vivado:` table (docs/vivado_flow.md): what the Vivado build is and what runs around it
+VIVADO_TOPS = ("own", "shell")  # the design's own top (its pins, IP, block design) | kabe's AXI-Stream shell
+VIVADO_HOOK_STEPS = ("synth_design", "opt_design", "place_design", "phys_opt_design", "route_design",
+                     "write_bitstream")
+VIVADO_STRATEGY_KEYS = ("synth_strategy", "impl_strategy", "synth_directive", "opt_directive", "place_directive",
+                        "route_directive")  # the same names as [tool.kabe] vivado_<key> (kabe.config)
+_VIVADO_KEYS = ("top", "hooks", "strategies", "jobs", "ip_upgrade")
+_VIVADO_NAME = re.compile(r"[A-Za-z0-9_-]+")
 _REQUIRED = ("core",)
 # Gate rules a design may waive in `waivers:`, each only with a written reason (kabe.rules.gate applies them)
 WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_clock)",
@@ -80,6 +82,29 @@ WAIVABLE = {"no_clock": "register/latch pins with no clock (check_timing no_cloc
 
 class DesignError(UserError, ValueError):
     """A design.yaml is missing, malformed, or names an unknown design."""
+
+
+@dataclass(frozen=True)
+class VivadoSettings:
+    """design.yaml's `vivado:` table. `top`: "own" builds the design's top as its core describes it (pins,
+    IP, block design); "shell" puts it inside kabe's AXI-Stream block design (the board's). `hooks`: step ->
+    {pre|post: Tcl file} (Vivado's STEPS.<STEP>.TCL.PRE/POST). `strategies`: strategy/directive names.
+    `ip_upgrade`: an .xci made by another Vivado version is upgraded (said on the console) instead of
+    stopping the build. All of it is in the build's cache key (kabe.records.cache)."""
+
+    top: str = "shell"
+    declared: bool = False  # design.yaml has a `vivado:` table (only then is it part of the cache key)
+    hooks: dict[str, dict[str, Path]] = field(default_factory=dict, hash=False, compare=False)
+    strategies: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
+    jobs: int | None = None
+    ip_upgrade: bool = False
+
+    def files(self) -> list[Path]:
+        return [p for when in self.hooks.values() for p in when.values()]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"top": self.top, "hooks": {s: {w: p.name for w, p in h.items()} for s, h in self.hooks.items()},
+                "strategies": dict(self.strategies), "jobs": self.jobs, "ip_upgrade": self.ip_upgrade}
 
 
 @dataclass(frozen=True)
@@ -124,10 +149,10 @@ class Streams:
 @dataclass(frozen=True)
 class Design:
     name: str  # the directory name under cores/
-    core: str  # VLNV, e.g. kabe:design:stage4:0.1.0
+    core: str  # VLNV, e.g. user:design:mydesign:0.1.0
     verify: Verify = field(hash=False)
     streams: Streams = field(hash=False, compare=False)
-    ports: int  # memory ports used: 1..the board's count (the PYNQ-Z1's HP ports, the V80's HBM channels)
+    ports: int  # memory ports used: 1..the board's count (its profile's memory ports)
     row_bytes: int
     constraints: Path  # absolute path of the XDC
     expect_gate: str  # pass | fail | not_estimated: what the gate is expected to say (a negative example says fail)
@@ -143,17 +168,20 @@ class Design:
     # the reason is printed in the build summary and archived in metrics.json's gate section.
     waivers: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
     board: boards.Board = field(default=None, hash=False, compare=False)  # design.yaml's `board:` profile
-
-    @property
-    def kind(self) -> str | None:
-        """The frame builder kabe's board runner streams, for a design verified by one of kabe's own
-        models (kabe.deploy runs only those on the board); None for any other design."""
-        return KABE_MODELS.get(self.verify.value) if self.verify.kind == "model" else None
+    vivado: VivadoSettings = field(default_factory=VivadoSettings, hash=False, compare=False)
+    # an HLS kernel (C++ sources, a top function: kabe.hls_spec) or a v++ link; None for an RTL design
+    hls: hls_spec.HlsSpec | None = field(default=None, hash=False, compare=False)
+    vitis: hls_spec.VitisSpec | None = field(default=None, hash=False, compare=False)
 
     def budgets_for(self, flow: str) -> dict[str, dict[str, float]]:
         # the flow's own table (the vivado flow measures the whole block design) replaces a budget it names
         key = flow_registry.FLOWS[flow].budgets_key if flow in flow_registry.FLOWS else None
         return {**self.budgets, **getattr(self, key)} if key else dict(self.budgets)
+
+    @property
+    def own_flow(self) -> str | None:
+        """The flow an HLS kernel (vitis_hls) or a v++ link (vitis) always builds with; None: any flow."""
+        return "vitis_hls" if self.hls is not None else "vitis" if self.vitis is not None else None
 
     @property
     def directory(self) -> Path:
@@ -290,20 +318,8 @@ def _check_waivers(path: Path, waivers: Any) -> dict[str, str]:
     return out
 
 
-def _check_verify(path: Path, data: dict) -> tuple[Verify, str | None]:
-    """verify: from design.yaml; (the Verify, the deprecated kind it came from or None)."""
-    if "kind" in data:
-        kind = data["kind"]
-        if "verify" in data:
-            raise _fail(path, "has both `kind:` and `verify:`; remove `kind:` (deprecated: `verify:` says it)")
-        if kind not in KINDS:
-            raise _fail(path, f"kind {bounded(kind)} is not one of {', '.join(KINDS)} (deprecated: write "
-                              f'`verify: {{model: "package.module:function"}}`, docs/your_design.md)')
-        if path not in _deprecation_said:
-            _deprecation_said.add(path)
-            print(f'{path}: `kind: {kind}` is deprecated; write `verify: {{model: "kabe.model.frames:{kind}_stimulus"}}`',
-                  file=sys.stderr)
-        return Verify("model", f"kabe.model.frames:{kind}_stimulus"), kind
+def _check_verify(path: Path, data: dict) -> Verify:
+    """verify: from design.yaml."""
     if "verify" not in data:
         raise _fail(path, 'missing `verify:`; say how the design is verified: verify: {model: "package.module:function"}, '
                           'verify: {cocotb: "test_module"} or verify: {none: "the reason"} (docs/your_design.md)')
@@ -323,7 +339,7 @@ def _check_verify(path: Path, data: dict) -> tuple[Verify, str | None]:
             raise _fail(path, f"verify.none needs the written reason the design is not simulated (one line, at most "
                               f"{_MAX_REASON} characters), got {bounded(value)}")
         value = value.strip()
-    return Verify(kind, value), None
+    return Verify(kind, value)
 
 
 def _port_table(path: Path, spec: Any, what: str, bits: tuple[int, int]) -> dict[str, int]:
@@ -380,11 +396,10 @@ def _traffic(path: Path, spec: Any) -> Any:
                       f"input offers a beat and an output takes one), got {bounded(spec)}")
 
 
-def _check_streams(path: Path, spec: Any, ports: int, kind: str | None) -> Streams:
+def _check_streams(path: Path, spec: Any, ports: int) -> Streams:
     """streams: from design.yaml; absent, kabe's own contract for `ports` memory lanes (docs/streams.md)."""
     if spec is None:
-        out_bits = _KIND_RESULT_BITS.get(kind or "", 64)
-        return Streams({f"s{p}_axis": 64 for p in range(ports)}, {f"m{p}_axis": out_bits for p in range(ports)},
+        return Streams({f"s{p}_axis": 64 for p in range(ports)}, {f"m{p}_axis": 64 for p in range(ports)},
                        {n: w for p in range(ports) for n, w in ((f"stat{p}_invalid", 32), (f"stat{p}_overflow", 1))})
     if not isinstance(spec, dict) or set(spec) - {"in", "out", "status", "hold", "traffic"}:
         raise _fail(path, f"streams must be a mapping with keys in, out, status (and optionally hold, traffic), "
@@ -404,9 +419,9 @@ def _check_streams(path: Path, spec: Any, ports: int, kind: str | None) -> Strea
 
 def verify_sources(design: "Design", root: Path | None = None) -> list[Path]:
     """The files a design's verification runs from, found without importing them (every `doit` start
-    computes cache keys): the model's module (from the project root, or kabe's own package), or the
-    cocotb testbench module (the design's folder first, then the project root)."""
-    from kabe.paths import PACKAGE, ROOT
+    computes cache keys): the model's module (from the project root), or the cocotb testbench module
+    (the design's folder first, then the project root)."""
+    from kabe.paths import ROOT
 
     root = ROOT if root is None else root
     v = design.verify
@@ -414,7 +429,7 @@ def verify_sources(design: "Design", root: Path | None = None) -> list[Path]:
         return []
     module = v.value.split(":")[0]
     parts = module.split(".")
-    bases = [design.directory, root] if v.kind == "cocotb" else [root, PACKAGE.parent]
+    bases = [design.directory, root] if v.kind == "cocotb" else [root]
     for base in bases:
         for cand in (base.joinpath(*parts).with_suffix(".py"), base.joinpath(*parts, "__init__.py")):
             if cand.is_file():
@@ -453,6 +468,57 @@ def _check_board(yaml_file: Path, name: Any) -> boards.Board:
         raise _fail(yaml_file, f"board: {e}") from None
 
 
+def _check_vivado(path: Path, spec: Any, shell_default: bool) -> VivadoSettings:
+    """`vivado:` (absent: kabe's shell for a design of kabe's AXI-Stream contract, declared by `streams:` or
+    `ports:`, else the design's own top)."""
+    default_top = "shell" if shell_default else "own"
+    if spec is None:
+        return VivadoSettings(top=default_top)
+    if not isinstance(spec, dict):
+        raise _fail(path, f"vivado must be a mapping with keys {', '.join(_VIVADO_KEYS)}, got {bounded(spec)}")
+    unknown = [_key(k) for k in spec if k not in _VIVADO_KEYS]
+    if unknown:
+        raise _fail(path, f"vivado: unknown key(s) {', '.join(unknown)}; known keys: {', '.join(_VIVADO_KEYS)}")
+    top = spec.get("top", default_top)
+    if top not in VIVADO_TOPS:
+        raise _fail(path, f"vivado.top must be one of {', '.join(VIVADO_TOPS)}, got {bounded(top)}")
+    hooks: dict[str, dict[str, Path]] = {}
+    for step, when in (spec.get("hooks") or {}).items() if isinstance(spec.get("hooks") or {}, dict) else [(None, None)]:
+        if step not in VIVADO_HOOK_STEPS or not isinstance(when, dict) or not when \
+                or any(w not in ("pre", "post") or not isinstance(f, str) for w, f in when.items()):
+            raise _fail(path, f"vivado.hooks must map a step ({', '.join(VIVADO_HOOK_STEPS)}) to {{pre: <file.tcl>, "
+                              f"post: <file.tcl>}}, got {bounded(step)}: {bounded(when)}")
+        for w, f in when.items():
+            file = (path.parent / f).resolve()
+            if not file.is_file():
+                raise _fail(path, f"vivado.hooks.{step}.{w}: {f} is not a file in {path.parent}")
+            hooks.setdefault(step, {})[w] = file
+    strategies = spec.get("strategies") or {}
+    if not isinstance(strategies, dict) or any(k not in VIVADO_STRATEGY_KEYS or not isinstance(v, str)
+                                               or not _VIVADO_NAME.fullmatch(v) for k, v in strategies.items()):
+        raise _fail(path, f"vivado.strategies must map {', '.join(VIVADO_STRATEGY_KEYS)} to a Vivado strategy or "
+                          f"directive name (letters, digits, _ and -), got {bounded(strategies)}")
+    jobs = spec.get("jobs")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise _fail(path, f"vivado.jobs must be a positive integer, got {bounded(jobs)}")
+    upgrade = spec.get("ip_upgrade", False)
+    if not isinstance(upgrade, bool):
+        raise _fail(path, f"vivado.ip_upgrade must be true or false, got {bounded(upgrade)}")
+    return VivadoSettings(top=top, declared=True, hooks=hooks, strategies=dict(strategies), jobs=jobs,
+                          ip_upgrade=upgrade)
+
+
+def _default_board(yaml_file: Path) -> str:
+    """The project's [tool.kabe] default_board for a design.yaml that names no `board:`."""
+    from kabe import config
+
+    name = config.value(config.load(), "default_board")
+    if name is None:
+        raise _fail(yaml_file, "names no `board:` and the project sets no [tool.kabe] default_board; add "
+                               "`board: <profile>` (kabe/boards/profiles, or the project's boards/: docs/boards.md)")
+    return name
+
+
 def load(yaml_file: Path) -> Design:
     """Load and validate one design.yaml; raises DesignError naming the file and the fix."""
     yaml_file = Path(yaml_file).resolve()
@@ -470,15 +536,15 @@ def load(yaml_file: Path) -> Design:
     core = data["core"]
     if not isinstance(core, str) or not _VLNV.match(core):
         raise _fail(yaml_file, f"core must be a VLNV vendor:library:name:version, got {bounded(core)}")
-    verify, kind = _check_verify(yaml_file, data)
-    board = _check_board(yaml_file, data.get("board", boards.DEFAULT_BOARD))
+    verify = _check_verify(yaml_file, data)
+    board = _check_board(yaml_file, data["board"] if "board" in data else _default_board(yaml_file))
     lanes = board.memory_ports
     ports = data.get("ports", 1)
     if isinstance(ports, bool) or not isinstance(ports, int) or not 1 <= ports <= lanes.count:
         raise _fail(yaml_file, f"ports must be 1..{lanes.count} ({lanes.name}s of board {board.key} used), "
                                f"got {bounded(ports)}")
     row_bytes = data.get("row_bytes", 512)
-    beat = max(BEAT_BYTES, lanes.beat_bytes)
+    beat = lanes.beat_bytes
     if isinstance(row_bytes, bool) or not isinstance(row_bytes, int) or row_bytes <= 0 or row_bytes % beat:
         raise _fail(yaml_file, f"row_bytes must be a positive multiple of {beat} (a {lanes.name} beat), "
                                f"got {bounded(row_bytes)}")
@@ -504,13 +570,21 @@ def load(yaml_file: Path) -> Design:
     budgets_vivado = _check_budgets(yaml_file, data.get("budgets_vivado"))
     regressions = _check_regressions(yaml_file, data.get("regressions"))
     waivers = _check_waivers(yaml_file, data.get("waivers"))
-    streams = _check_streams(yaml_file, data.get("streams"), ports, kind)
+    streams = _check_streams(yaml_file, data.get("streams"), ports)
     core_file = _find_core_file(yaml_file.parent, core, yaml_file)
+    vivado = _check_vivado(yaml_file, data.get("vivado"), "streams" in data or "ports" in data)
+    try:  # a malformed hls: or vitis: is a DesignError like every other design.yaml mistake (scan() lists it)
+        hls = hls_spec.parse_hls(yaml_file, data["hls"], streams.inputs, streams.outputs) if "hls" in data else None
+        vitis = hls_spec.parse_vitis(yaml_file, data["vitis"]) if "vitis" in data else None
+    except hls_spec.SpecError as e:
+        raise DesignError(str(e)) from None
+    if hls and vitis:
+        raise _fail(yaml_file, "has both `hls:` (a kernel) and `vitis:` (a link); a link names its kernels in vitis.kernels")
     return Design(
         name=yaml_file.parent.name, core=core, verify=verify, streams=streams, ports=ports, row_bytes=row_bytes,
         constraints=constraints, expect_gate=expect_gate, budgets=budgets, core_file=core_file,
         yaml_file=yaml_file, budgets_vivado=budgets_vivado, regressions=regressions, waivers=waivers,
-        board=board,
+        board=board, vivado=vivado, hls=hls, vitis=vitis,
     )
 
 

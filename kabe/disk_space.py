@@ -21,7 +21,7 @@ from typing import Sequence
 
 from kabe.errors import UserError
 
-# The largest build here needs under 200 MB: stage5's Verilator model is 139 MB in build/sim, and
+# The largest build here needs under 200 MB: the largest Verilator model here is 139 MB in build/sim, and
 # g++'s assembler files and ABC's netlists in TMPDIR are tens of MB at most. 256 MB leaves room
 # without refusing a machine that could build; KABE_MIN_FREE_MB changes it (0: no check).
 MIN_FREE_MB = 256

@@ -33,7 +33,7 @@ from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 
 MIN_PYTHON = (3, 11)
-ALL = ("open", "vivado")
+ALL = ("open", "vivado", "vitis_hls", "vitis")
 
 
 @dataclass
@@ -188,6 +188,33 @@ def check_vivado() -> Check:
                  warn_only=policy != "fail")
 
 
+def check_vitis() -> list[Check]:
+    """flow=vitis_hls: the HLS headers (the C-simulation, kabe[hls]) and a Vitis HLS driver; flow=vitis: v++."""
+    from kabe.flows.base import FlowError
+    from kabe.flows.vitis_hls import tool
+    from kabe.sim import hls_headers
+
+    try:
+        where, folder = hls_headers.find()
+        headers = Check("HLS headers", f"{folder} ({where})", "ap_int.h, hls_stream.h for an HLS design's C-simulation",
+                        True, needed_by=("vitis_hls",))
+    except hls_headers.HeadersMissing as e:
+        headers = Check("HLS headers", "not found", "ap_int.h, hls_stream.h for an HLS design's C-simulation", False,
+                        str(e).split("Fix: ")[-1], needed_by=("vitis_hls",))
+    try:
+        t = tool.find()
+        hls = Check("Vitis HLS", f"{t.kind} {t.version} ({t.exe})", "C-synthesis and export of an HLS design", True,
+                    needed_by=("vitis_hls",))
+    except FlowError as e:
+        hls = Check("Vitis HLS", "not on PATH", "C-synthesis and export of an HLS design (v++ and vitis-run from "
+                    "2024.2, vitis_hls or vivado_hls before)", False, "source <Vitis install>/settings64.sh; "
+                    "`doit sim:<design>` C-simulates without it", needed_by=("vitis_hls",))
+    vpp = shutil.which("v++")
+    link = Check("v++ (link)", vpp or "not on PATH", "a v++ link of kernels into an xclbin", vpp is not None,
+                 "source <Vitis install>/settings64.sh", needed_by=("vitis",))
+    return [headers, hls, link]
+
+
 def check_board(board: str | None) -> list[Check]:
     cfg = dict(config.load().get("board", {}))
     host = board or cfg.get("host")
@@ -208,7 +235,57 @@ def check_board(board: str | None) -> list[Check]:
                      "kabe never accepts an unknown host key", ok,
                      f"ssh {host} once by hand and check the fingerprint (or ssh-keyscan {name} >> ~/.ssh/known_hosts "
                      f"after checking it)", needed_by=("deploy",)))
+    if ok:
+        pynq_check = check_board_pynq(host, cfg)
+        if pynq_check is not None:
+            out.append(pynq_check)
     return out
+
+
+PYNQ_VERSION_CMD = "import pynq; print(pynq.__version__)"
+
+
+def check_board_pynq(host: str, cfg: dict) -> Check | None:
+    """The PYNQ on the board against the one its profile needs (deploy.pynq: the PYNQ-Z1 needs a v3.x
+    image, PYNQ 4.0 dropped it; the KV260 PYNQ 4). kabe's deploy runs the board's own pynq, so the wrong
+    image fails there, minutes in: asked here over ssh (the host key is known by now), as deploy asks."""
+    from kabe import boards
+    from kabe.boards import versions
+    from kabe.deploy import ssh
+
+    if cfg.get("bdf"):  # an ami_tool card's host (the V80): no PYNQ
+        return None
+    key = cfg.get("profile") or boards.DEFAULT_BOARD
+    try:
+        board = boards.get(key)
+    except UserError as e:
+        return Check("board PYNQ", f"profile {key!r}: {e}", "[tool.kabe.board] profile naming a board", False,
+                     "set profile = \"<board>\" under [tool.kabe.board] (kabe's: " + ", ".join(boards.known()) + ")",
+                     needed_by=("deploy",))
+    need = board.pynq
+    if need is None or board.program != "pynq":
+        return None
+    wanted = f"pynq {need.versions} ({need.image}) for {board.name}"
+    try:
+        target = ssh.Target.parse(host, options=dict(cfg.get("ssh_options") or {}),
+                                  identity=Path(cfg["identity"]).expanduser() if cfg.get("identity") else None)
+        if cfg.get("port"):
+            target = ssh.Target(target.host, target.user, int(cfg["port"]), target.identity, target.options,
+                                target.connect_timeout_s)
+        proc = ssh.run(target, [cfg.get("python", "python3"), "-c", PYNQ_VERSION_CMD], timeout_s=60, check=False)
+    except ssh.DeployError as e:
+        return Check("board PYNQ", f"not asked: {e}", wanted, False, "make the board reachable over ssh by key",
+                     needed_by=("deploy",))
+    got = proc.stdout.strip().splitlines()[-1].strip() if proc.returncode == 0 and proc.stdout.strip() else ""
+    if not got:
+        return Check("board PYNQ", "pynq does not import on the board", wanted, False,
+                     f"flash the board's SD card with {need.image} ({need.source})", needed_by=("deploy",))
+    try:
+        fits = versions.matches(got, need.versions)
+    except ValueError:
+        fits = False
+    return Check("board PYNQ", f"pynq {got}", wanted, fits,
+                 f"flash the board's SD card with {need.image} ({need.source})", needed_by=("deploy",))
 
 
 def check_project() -> Check:
@@ -224,6 +301,10 @@ def check_git() -> list[Check]:
     if shutil.which("git") is None:
         return [Check("git", "not on PATH", "the commit every archive is named after", False, "apt-get install git")]
     head = _run(["git", "rev-parse", "HEAD"], cwd=ROOT)
+    if head is not None and head.returncode != 0 and (_run(["git", "rev-parse", "--git-dir"], cwd=ROOT) or head).returncode == 0:
+        return [Check("git", "a git repository with no commit yet", "the commit every archive is named after",
+                      False, "git add -A && git commit -m 'first commit' (until then builds are named 'nogit-dirty', "
+                             "nothing is shared and no regression is judged)")]
     if head is None or head.returncode != 0:
         return [Check("git", f"{ROOT} is not a git checkout", "the commit every archive is named after", False,
                       "clone the repository instead of copying it (archives would be named 'nogit-dirty')")]
@@ -271,9 +352,32 @@ def check_cache(reports_root: Path = REPORTS) -> Check:
                  True, warn_only=True)
 
 
+def check_flow_plugins() -> list[Check]:
+    """The flows beyond open and vivado (kabe.flows.registry: kabe's own and those a package registers under
+    the entry-point group kabe.flows): each one's declared doctor checks, and every plugin that did not load."""
+    import importlib
+
+    from kabe.flows import registry
+
+    out = [Check(f"flow plugin {name}", "not loaded", "a flow a package registers (entry point kabe.flows)", False,
+                 fix=msg, needed_by=(name,), warn_only=True) for name, msg in registry.PLUGIN_ERRORS.items()]
+    for name, facts in registry.FLOWS.items():
+        if name in ALL:
+            continue  # their checks are the ones above
+        for ref in facts.doctor_checks:
+            module, _, func = ref.partition(":")
+            try:
+                problem = getattr(importlib.import_module(module), func)()
+            except Exception as e:  # a plugin's own check that breaks is said, not a doctor crash
+                problem = f"its check {ref} failed: {type(e).__name__}: {e}"
+            out.append(Check(f"flow {name}", "ok" if problem is None else "not ready", f"flow={name}",
+                             problem is None, fix=problem or "", needed_by=(name,)))
+    return out
+
+
 def all_checks(board: str | None = None) -> list[Check]:
     return [check_project(), check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
-            check_compiler(), check_vivado(), *check_git(), check_cache(), *check_board(board)]
+            check_compiler(), check_vivado(), *check_vitis(), *check_flow_plugins(), *check_git(), check_cache(), *check_board(board)]
 
 
 # Below this width a five-column table folds every cell into slivers (paths, versions, fixes), so

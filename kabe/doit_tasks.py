@@ -2,19 +2,19 @@
 (`kabe init` writes it; kabe's own dodo.py is the same line). doit imports the dodo.py from the
 project's folder, so the designs and settings read here are that project's (kabe.paths).
 
-    doit build:stage4 [flow=open|vivado|auto]     verify, synthesize, gate, archive (cache=off: run every tool)
+    doit build:<design> [flow=open|vivado|auto]   verify, synthesize, gate, archive (cache=off: run every tool)
     doit build  (or just `doit`; `-n 2` in parallel) every design; a table of every verdict at the end
-    doit sim:stage4 [rows=524278] [seed=1]        full-scale bit-exact verification
-    doit sim:stage5 ctx=512                       the attention engine at one context length
-    doit deploy:stage4 board=xilinx@pynq          verify on the board with the archived bitstream
-    doit sweep:stage4 [clock_period_ns=7,8]       build variants on Dask (cores/stage4/sweep.yaml)
-    doit repro:stage4 [flow=open]                 build HEAD twice from clean checkouts, compare byte for byte
+    doit sim:<design> [rows=N] [seed=1]           bit-exact verification (no rows: the model's full scale)
+    doit sim:<design> ctx=N                       a size per port (what it counts is the model's)
+    doit deploy:<design> board=user@host          verify on the board with the archived bitstream
+    doit sweep:<design> [clock_period_ns=7,8]     build variants on Dask (cores/<design>/sweep.yaml)
+    doit repro:<design> [flow=open]               build HEAD twice from clean checkouts, compare byte for byte
     doit list                                     every task, with what it does
 """
 
 import sys
 
-from doit import get_var
+from doit import doit_cmd, get_var
 
 from kabe import config, tasks
 from kabe.tasks import group_exit
@@ -23,13 +23,14 @@ from kabe.tasks.verdict_reporter import VerdictReporter
 
 # A wrong setting: one line, exit 2, before any task. The designs are read once, here; a broken
 # design.yaml is said in one line and stops only its own tasks (BROKEN), never `doit list` or the others.
+tasks.refuse_unknown_variables(getattr(doit_cmd, "_CMDLINE_VARS", None))  # `flwo=open`: exit 2, not ignored
 DESIGNS, BROKEN = tasks.preflight(get_var("flow"), sys.argv[1:])
 install_interrupt_hook()  # Ctrl-C: "interrupted; nothing archived", exit 130, no traceback
 group_exit.install()  # `doit build` with a design failing its gate: exit 1 (judged), not doit's 2
 refuse_unknown_designs(sys.argv[1:])  # `doit build:nosuch`: the known designs, exit 2
 
 # `doit` alone is `doit build`: every design, each judged against its design.yaml's expect_gate
-# (stage3_naive's gate failing is its expected verdict). `continue`: one design's failure never
+# (a design with expect_gate: fail failing its gate is its expected verdict). `continue`: one design's failure never
 # stops the others, with or without -n N. The reporter prints kabe's verdict lines and the table.
 DOIT_CONFIG = {
     # doit's state in SQLite, not its default dbm: two doit runs in one checkout at once (two terminals,
@@ -75,7 +76,7 @@ def task_build():
 
 @exit_on_user_error
 def task_sim():
-    """bit-exact verification of a design against the numpy model (rows=N seed=S; stage5: ctx=N)"""
+    """bit-exact verification of a design against its golden model (rows=N or ctx=N a port, seed=S)"""
     for design in DESIGNS.values():
         yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
     yield from tasks.broken_tasks(BROKEN, "sim")
@@ -92,8 +93,6 @@ def task_deploy():
 @exit_on_user_error
 def task_sweep():
     """build a design's variants on Dask (sweep.yaml beside the design; key=v1,v2; scheduler=...; workers=N)"""
-    from doit import doit_cmd
-
     overrides = tasks.sweep_overrides(getattr(doit_cmd, "_CMDLINE_VARS", None))  # doit keeps every key=value here
     for design in DESIGNS.values():
         yield tasks.sweep_task(design, get_var("flow"), overrides, get_var("scheduler"), _int_var("workers"))

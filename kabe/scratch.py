@@ -1,6 +1,6 @@
 """One build at a time in a scratch folder (build/<design>/<flow>/).
 
-Two `doit build:stage4` at once used to run Yosys in the same folder at the same moment; it was
+Two `doit build:<design>` of one design at once used to run Yosys in the same folder at the same moment; it was
 harmless only while both had identical inputs. The second build now waits for the first (and says
 so): each flow run sees only its own files, and the two archives are written one after the other.
 The lock is an flock on a file beside the folder (a flow may empty its folder), released by the

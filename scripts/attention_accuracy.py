@@ -1,4 +1,4 @@
-"""The stage-5 attention engine's accuracy study: the fixed-point engine (kabe.model.attention)
+"""The stage-5 attention engine's accuracy study: the fixed-point engine (llm_accel.model.attention)
 against float64 attention, per context length and input statistics.
 
     python scripts/attention_accuracy.py
@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-from kabe.model.attention import (GROUP, STATISTICS, attention_float, attention_hw_float,  # noqa: E402
+from llm_accel.model.attention import (GROUP, STATISTICS, attention_float, attention_hw_float,  # noqa: E402
                                   synth_case)
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -6,7 +6,7 @@ whole token (30 layers x 3 KV heads) at 142.86 MHz on two HP ports and at the 1.
     python scripts/bench_attention.py --no-sim        # frame arithmetic only (no simulation)
 
 For each context n, the streaming harness (kabe.sim.runner) sends one frame of n rows per port
-(tvalid held high) and compares all 2 x 192 result words with kabe.model.attention. A frame is
+(tvalid held high) and compares all 2 x 192 result words with llm_accel.model.attention. A frame is
 25 + 16 n beats (header, 3 query heads, K rows, V rows); the engine accepts one beat per cycle, and
 from n = 25 on the next frame can follow at once (the result drain overlaps it), so a frame costs
 its beats in cycles. Per token each port streams 45 frames (90 = 30 layers x 3 KV heads over 2
@@ -25,8 +25,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from kabe.model import attention as att  # noqa: E402
-from kabe import token_budget as tb  # noqa: E402
+from llm_accel.model import attention as att  # noqa: E402
+from llm_accel.perf import token_budget as tb  # noqa: E402
 
 CLOCK_MHZ = 1000.0 / 7.0  # 142.857 MHz (7.00 ns)
 PORTS = 2
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cpu_attention_ms_fit']:>8.1f} {r['tok_s']:>6.1f}  {r['bound']}")
     print(f"token = matmul {tb.matmul_ms():.2f} ms + attention (proj) + misc {tb.DOC.misc_ms} ms; "
           f"document at 512: 14.68 + 2.94 + 4.2 = 21.8 ms = 46 tok/s. CPU doc = measured (83 ms at 512); "
-          f"CPU fit = kabe.perf.token_budget's line through the document's CPU figures.")
+          f"CPU fit = llm_accel.perf.token_budget's line through the document's CPU figures.")
     for r in rows:
         if r["sim"] and not r["sim"]["passed"]:
             print(f"ctx {r['context']}: simulation FAILED: {r['sim']['problems'][:3]}", file=sys.stderr)

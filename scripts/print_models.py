@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Print kabe's models as Markdown tables: the wall per stage, the token budget at contexts
-128 / 512 / 2048 (attention on the CPU vs in the PL), and the V80 what-if.
+"""Print this project's study as Markdown tables: the wall per stage, the token budget at contexts
+128 / 512 / 2048 (attention on the CPU vs in the PL), the V80 what-if, and the V80 numbers for the
+ternary engine this project builds, each next to its source (llm_accel.figures).
 
     python scripts/print_models.py                  # tables only
     python scripts/print_models.py --plots out/     # also write wall.png and token_budget.png
@@ -15,7 +16,30 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kabe import token_budget, wall, whatif_v80  # noqa: E402
+from kabe import designs  # noqa: E402
+from llm_accel import figures  # noqa: E402
+from llm_accel.perf import token_budget, wall, whatif_v80  # noqa: E402
+
+
+def v80_numbers() -> str:
+    """The V80's figures and the ternary engine's tokens/s, each next to where it comes from."""
+    built = designs.get("v80_ternary").ports
+    lane = whatif_v80.channel_gbps()
+    rows = {(r.model, r.bandwidth_label): r for r in whatif_v80.ternary_table(built)}
+    peak, four = rows[("Qwen 4B", "peak")], rows[("Qwen 4B", f"{built} channels")]
+    lanes = whatif_v80.V80.memory_ports
+    return "\n".join([
+        f"- peak: {figures.V80_PEAK.cited()}",
+        f"- the post's claim: {figures.V80_POST.cited()}",
+        f"- 460: {figures.AMR_460.cited()}",
+        f"- channels: {whatif_v80.channels_for_peak()} channels take in the peak ({float(figures.V80_PEAK):g} GB/s / "
+        f"{lane:g} GB/s a channel: {lanes.beat_bytes} B x {lanes.clock_mhz:g} MHz, kabe's v80 board profile)",
+        f"- Qwen 4B ternary: {peak.bytes_per_token_gb:g} GB a token (4.0e9 weights / {whatif_v80.TERNARY_WEIGHTS_PER_BYTE} "
+        f"a byte, the engine's packing: llm_accel.model.ternary) -> {peak.tok_s:,.0f} tok/s at the peak",
+        f"- Qwen 4B ternary on the {built} channels built (cores/v80_ternary/design.yaml: ports {built}): "
+        f"{four.bandwidth_gbps:g} GB/s -> {four.tok_s:,.0f} tok/s",
+        f"- capacity: {figures.V80_HBM_BYTES.cited()}",
+    ])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     print(token_budget.reconciliation())
     print("\n## What if: Alveo V80 (the forum post's arithmetic)\n")
     print(whatif_v80.render_markdown())
+    print("\n## The V80 for the ternary engine built here\n")
+    print(v80_numbers())
     if args.plots:
-        from kabe import plots
+        from llm_accel.perf import plots
 
         print()
         print(f"wrote {plots.plot_wall(args.plots / 'wall.png', rows=wall.figure1(clock_period_ns=args.clock_ns))}")

@@ -11,7 +11,7 @@ from pathlib import Path
 # checkout's real stage4 budgets.
 DESIGN_YAML = """\
 core: kabe:design:stage4:0.1.0
-kind: ternary
+verify: {model: "llm_accel.model.frames:ternary_stimulus"}
 ports: 2
 row_bytes: 512
 constraints: pynq_z1.xdc

@@ -16,7 +16,7 @@ import repo_copy
 from kabe import designs, tasks
 from kabe.tasks.results import CouldNotRun
 
-BROKEN_YAML = "core: kabe:design:broken:0.1.0\nkind: probe\nports: [1\n"  # an unclosed flow sequence
+BROKEN_YAML = "core: kabe:design:broken:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: [1\n"  # an unclosed flow sequence
 TRACEBACK = "Traceback (most recent call last)"
 
 
@@ -24,7 +24,7 @@ def _good(cores, name="good"):
     d = cores / name
     d.mkdir(parents=True)
     (d / f"{name}.core").write_text(f"CAPI=2:\nname: test:design:{name}:0.1.0\n")
-    (d / "design.yaml").write_text(f"core: test:design:{name}:0.1.0\nkind: probe\nports: 1\n")
+    (d / "design.yaml").write_text(f"core: test:design:{name}:0.1.0\nverify: {{model: 'llm_accel.model.frames:probe_stimulus'}}\nports: 1\n")
 
 
 def test_scan_splits_good_from_broken(tmp_path):

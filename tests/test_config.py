@@ -27,7 +27,7 @@ CASES = [
      'pyproject.toml [tool.kabe.board] sudo = "no": expected true or false (a TOML boolean, not a string)'),
     ('vivado_jobs = "x"', 'pyproject.toml [tool.kabe] vivado_jobs = "x": expected a positive integer'),
     ('board = "pynq"', 'pyproject.toml [tool.kabe] board = "pynq": expected a table'),
-    ('flow = 3', 'pyproject.toml [tool.kabe] flow = 3: expected one of "open", "vivado", "auto"'),
+    ('flow = 3', 'pyproject.toml [tool.kabe] flow = 3: expected one of "open", "vivado", "vitis_hls", "vitis", "auto"'),
     ('archive_fetch_max_mb = 0', 'pyproject.toml [tool.kabe] archive_fetch_max_mb = 0: expected a positive integer of MB'),
 ]
 

@@ -14,7 +14,7 @@ import pytest
 from kabe import cores, designs
 from kabe.records import cache
 
-DESIGN_YAML = "core: user:design:gn:0.1.0\nkind: probe\nports: 1\nconstraints: gn.xdc\n"
+DESIGN_YAML = "core: user:design:gn:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: 1\nconstraints: gn.xdc\n"
 # the reproducer's generator, shortened: the top's constant is read from the file `keyfile` names,
 # relative to the calling core's folder (files_root)
 GEN = """\

@@ -16,7 +16,7 @@ def design_dir(tmp_path, constraints: str | None, name: str = "serv"):
     d = tmp_path / "cores" / name
     d.mkdir(parents=True)
     (d / f"{name}.core").write_text(CORE.format(name=name))
-    lines = [f"core: test:design:{name}:0.1.0", "kind: probe", "ports: 1"]
+    lines = [f"core: test:design:{name}:0.1.0", "verify: {model: 'llm_accel.model.frames:probe_stimulus'}", "ports: 1"]
     if constraints is not None:
         lines.append(f"constraints: {constraints}")
     (d / "design.yaml").write_text("\n".join(lines) + "\n")

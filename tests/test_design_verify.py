@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kabe import designs
-from kabe.model import frames
+from llm_accel.model import frames
 from kabe.records import cache
 
 CORE = "CAPI=2:\nname: user:design:d:0.1.0\n"
@@ -26,7 +26,7 @@ def _write(tmp_path, body: str):
 
 def test_the_three_spellings_load(tmp_path):
     d = designs.load(_write(tmp_path, 'verify: {model: "pkg.mod:fn"}\nstreams: {in: {s_axis: 8}, out: {m_axis: 512}}\n'))
-    assert d.verify == designs.Verify("model", "pkg.mod:fn") and d.kind is None
+    assert d.verify == designs.Verify("model", "pkg.mod:fn")
     assert d.streams == designs.Streams({"s_axis": 8}, {"m_axis": 512}, {})
     assert d.verify.as_dict() == {"kind": "model", "model": "pkg.mod:fn"}
     d = designs.load(_write(tmp_path, 'verify: {cocotb: "test_d"}\n'))
@@ -47,7 +47,7 @@ def test_the_three_spellings_load(tmp_path):
     ('verify: {none: ""}\n', r"verify.none needs the written reason"),
     ('verify: {none: 3}\n', r"verify.none needs the written reason"),
     ('verify: {none: "two\\nlines"}\n', r"verify.none needs the written reason"),
-    ('verify: {none: "x"}\nkind: probe\n', r"has both `kind:` and `verify:`"),
+    ('verify: {none: "x"}\nkind: probe\n', r"unknown key\(s\) kind"),
     ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 4}, out: {m_axis: 8}}\n',
      r"streams.in.s_axis must be a width in bits, 8 to 512 and a multiple of 8, got 4"),
     ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 8}, out: {m_axis: 1024}}\n', r"streams.out.m_axis must be a width"),
@@ -64,34 +64,21 @@ def test_a_bad_verify_or_streams_is_one_line(tmp_path, body, message):
     assert str(e.value).startswith(str(tmp_path)) and "\n" not in str(e.value)
 
 
-def test_the_old_kind_reads_as_kabes_model_with_one_deprecation_line(tmp_path, capsys):
-    y = _write(tmp_path, "kind: ternary\nports: 2\n")
-    designs._deprecation_said.discard(y.resolve())
-    d = designs.load(y)
-    designs.load(y)
-    assert d.verify == designs.Verify("model", "kabe.model.frames:ternary_stimulus") and d.kind == "ternary"
-    assert d.streams.outputs == {"m0_axis": 32, "m1_axis": 32} and d.streams.inputs == {"s0_axis": 64, "s1_axis": 64}
-    err = capsys.readouterr().err.splitlines()
-    assert err == [f'{y.resolve()}: `kind: ternary` is deprecated; write '
-                   f'`verify: {{model: "kabe.model.frames:ternary_stimulus"}}`']  # once per file
+def test_the_old_kind_is_refused_in_one_line(tmp_path):
+    """`kind:` named one of the tool's own models; the tool has none now, so it is an unknown key."""
+    with pytest.raises(designs.DesignError, match=r"unknown key\(s\) kind") as e:
+        designs.load(_write(tmp_path, "kind: ternary\nports: 2\n"))
+    assert "\n" not in str(e.value)
 
 
-# kabe's designs whose model no board runner streams (kabe.model.frames.BOARD_KINDS), with the module
-# of kabe.model that verifies each: the V80 design's (stage 4's frames on 256-bit beats)
-OWN_MODELS = {"v80_ternary": "kabe.model.v80_ternary:stimulus"}
-
-
-def test_kabes_six_designs_name_their_models_in_design_yaml():
+def test_this_projects_designs_name_their_models_in_design_yaml():
+    """This project's designs come through the user's door: a model of the project's own package."""
     for name, d in designs.all_designs().items():
         assert d.verify.kind == "model", name
-        assert "kind:" not in d.yaml_file.read_text(), f"{name}: the deprecated kind: is still written"
-        if name in OWN_MODELS:
-            assert d.verify.value == OWN_MODELS[name] and d.verify.value not in frames.BOARD_KINDS, name
-            module = d.verify.value.split(":")[0]
-            assert designs.verify_sources(d) == [Path(frames.__file__).with_name(module.split(".")[-1] + ".py")], name
-            continue
-        assert d.verify.value in frames.BOARD_KINDS, name
-        assert designs.verify_sources(d) == [Path(frames.__file__).resolve()], name
+        assert "kind:" not in d.yaml_file.read_text(), f"{name}: the old kind: is still written"
+        module = d.verify.value.split(":")[0]
+        assert module.startswith("llm_accel.model."), name
+        assert designs.verify_sources(d) == [Path(frames.__file__).with_name(module.split(".")[-1] + ".py").resolve()], name
 
 
 def test_the_cache_key_follows_the_verify_declaration_and_the_models_source(tmp_path):

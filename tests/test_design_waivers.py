@@ -12,7 +12,7 @@ def design(tmp_path, extra: str):
     d = tmp_path / "w"
     d.mkdir()
     (d / "w.core").write_text(CORE)
-    (d / "design.yaml").write_text("core: kabe:design:w:0.1.0\nkind: probe\nports: 1\n" + extra)
+    (d / "design.yaml").write_text("core: kabe:design:w:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: 1\n" + extra)
     return designs.load(d / "design.yaml")
 
 

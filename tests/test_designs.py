@@ -11,7 +11,7 @@ from kabe.designs import DesignError
 
 GOOD = """\
 core: kabe:design:demo:0.1.0
-kind: ternary
+verify: {model: "llm_accel.model.frames:ternary_stimulus"}
 ports: 2
 row_bytes: 512
 constraints: pynq_z1.xdc
@@ -35,12 +35,12 @@ def test_good_design_loads(tmp_path):
     d = designs.load(path)
     assert d.name == "demo"
     assert d.core == "kabe:design:demo:0.1.0"
-    assert (d.kind, d.ports, d.row_bytes, d.expect_gate) == ("ternary", 2, 512, "pass")
+    assert (d.verify.value, d.ports, d.row_bytes, d.expect_gate) == ("llm_accel.model.frames:ternary_stimulus", 2, 512, "pass")
     assert d.budgets == {"dsp": {"eq": 0}, "lut": {"lt": 12000}}
     assert d.core_file == tmp_path / "demo" / "demo.core"
     assert d.constraints.name == "pynq_z1.xdc" and d.constraints.is_absolute()
     with pytest.raises(Exception):
-        d.kind = "int8"  # frozen
+        d.ports = 1  # frozen
 
 
 def test_all_designs_and_get(tmp_path):
@@ -59,7 +59,7 @@ def test_unknown_design_lists_known(tmp_path):
 @pytest.mark.parametrize(
     "change, pattern",
     [
-        (("kind: ternary", "kind: fp16"), r"kind 'fp16' is not one of probe, int8, ternary"),
+        (("verify: {model: ", "kind: ternary\nverify: {model: "), r"unknown key\(s\) kind"),
         (("ports: 2", "ports: 3"), r"ports must be 1\.\.2 \(HP ports of board pynq-z1 used\)"),
         (("ports: 2", "ports: two"), r"ports must be 1\.\.2 \(HP ports of board pynq-z1 used\)"),
         (("row_bytes: 512", "row_bytes: 500"), r"row_bytes must be a positive multiple of 8"),
@@ -69,7 +69,7 @@ def test_unknown_design_lists_known(tmp_path):
         (("lut: {lt: 12000}", "lut: {lt: TBD}"), r"budget lut.lt must be a number, got 'TBD'"),
         (("lut: {lt: 12000}", "lut: {below: 3}"), r"budget 'lut' uses unknown operator 'below'"),
         (("budgets:", "budget:"), r"unknown key\(s\) budget"),
-        (("kind: ternary", "kind: [oops"), r"is not valid YAML"),
+        (("ports: 2", "ports: [oops"), r"is not valid YAML"),
     ],
 )
 def test_validation_errors_name_the_file(tmp_path, change, pattern):
@@ -101,9 +101,8 @@ def test_broken_core_yaml_still_maps_to_its_file(tmp_path):
 def test_repository_designs_load():
     for name, d in designs.all_designs().items():
         assert d.core_file.is_file(), name
-        # a kind the board runner streams, or (the V80 design, which no board runner streams yet) a
-        # model of kabe's own package
-        assert d.kind in designs.KINDS or (name == "v80_ternary" and d.verify.value.startswith("kabe.model.")), name
+        # this project's designs are verified by its own models, through the door a user's has
+        assert d.verify.kind == "model" and d.verify.value.startswith("llm_accel.model."), name
 
 
 def test_vivado_budgets_replace_open_budgets_per_metric():
@@ -114,8 +113,3 @@ def test_vivado_budgets_replace_open_budgets_per_metric():
     assert stage4.budgets_for("vivado")["dsp"] == {"eq": 0}  # not overridden: inherited from budgets
 
 
-def test_kinds_are_the_golden_models():
-    """designs.KINDS is written out (no numpy at `doit` start); it must name exactly the frame builders."""
-    from kabe.model import frames
-
-    assert tuple(designs.KINDS) == tuple(frames.BUILDERS)

@@ -102,3 +102,32 @@ def test_an_80_column_terminal_gets_one_block_a_check_not_a_folded_table():
     assert not_ok, "this project names no board host, so at least the board check warns"
     for i in not_ok:
         assert lines[i + 1].lstrip().startswith("needs:") and "fix:" in "\n".join(lines[i + 2:i + 4]), lines[i:i + 4]
+
+
+def _fake_board(tmp_path: Path, pynq: str | None) -> Path:
+    """ssh-keygen that knows the host, and an ssh whose board answers `import pynq` with `pynq` (or fails
+    to import it): a STAND-IN board over a STAND-IN ssh, on PATH first."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ssh-keygen").write_text("#!/bin/sh\necho '# Host kabe-board found: line 1'\necho 'kabe-board ssh-ed25519 AAAA'\n")
+    answer = (f"echo {pynq}; exit 0" if pynq else "echo \"ModuleNotFoundError: No module named 'pynq'\" >&2; exit 1")
+    (bin_dir / "ssh").write_text("#!/bin/sh\n# STAND-IN ssh (kabe tests): the board's python answers the PYNQ question\n"
+                                 f"case \"$*\" in *'import pynq'*) {answer};; esac\nexit 0\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    return bin_dir
+
+
+@pytest.mark.parametrize("pynq, code, status", [("3.0.1", 0, "ok"), ("4.0.0", 2, "MISSING"), (None, 2, "MISSING")])
+def test_the_board_pynq_is_checked_against_its_profile(monkeypatch, tmp_path, pynq, code, status):
+    """The PYNQ-Z1 (the default profile) needs a PYNQ 3.x image: PYNQ 4.0 dropped it. The doctor asks the
+    board's own python over ssh, as deploy runs it."""
+    monkeypatch.setenv("PATH", f"{_fake_board(tmp_path, pynq)}{os.pathsep}{os.environ['PATH']}")
+    got, text = _run(flow="open", board="xilinx@kabe-board")
+    row = _row(text, "board PYNQ")
+    assert status in row and "pynq >=3,<4" in row and "PYNQ-Z1" in row, row
+    if pynq:
+        assert f"pynq {pynq}" in row
+    if status == "MISSING":
+        assert "PYNQ v3.x SD card image" in row and "#1549" in row
+        assert got == code

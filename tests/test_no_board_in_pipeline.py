@@ -4,7 +4,7 @@ or a project's boards/), so a third board is a profile and a template, no code (
 
 Checked on the code itself (identifiers, imported names, string constants), not on comments or
 docstrings, which may say what a board is for. Modules about one board on purpose stay outside:
-kabe.boards (the profiles' reader), kabe.perf (the documents' PYNQ-Z1 and V80 arithmetic), kabe.deploy
+kabe.boards (the profiles' reader), llm_accel.perf (the documents' PYNQ-Z1 and V80 arithmetic), kabe.deploy
 (pynq.Overlay is a programmer a profile names), kabe.timing (a model fitted on 7-series paths).
 """
 

@@ -37,7 +37,7 @@ def _project(tmp_path: Path, verify: str) -> Path:
     root = tmp_path / "p"
     d = root / "cores" / "blinky"
     d.mkdir(parents=True)
-    (root / "pyproject.toml").write_text("[tool.kabe]\nflow = \"open\"\n")
+    (root / "pyproject.toml").write_text("[tool.kabe]\ndefault_board = 'pynq-z1'\nflow = \"open\"\n")
     (d / "blinky.core").write_text(CORE)
     (d / "blinky.v").write_text(RTL)
     (d / "blinky.xdc").write_text("create_clock -period 10.000 -name clk [get_ports clk]\n")

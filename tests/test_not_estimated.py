@@ -135,9 +135,9 @@ def test_any_failure_beside_not_estimated_makes_it_a_fail():
     budget = verdict.DesignFacts("v80_x", "open", (gate.Budget("lut", "lt", 100),), {}, "not_estimated",
                                  "not_estimated")
     assert judged(v80_timing(), facts=budget).status == gate.FAIL
-    sim = {"passed": False, "mismatches": 3, "rows_checked": 64, "problems": [], "first_mismatches": []}
+    sim = {"passed": False, "mismatches": 3, "rows_checked": 64, "words_checked": 64, "problems": [], "first_mismatches": []}
     v = judged(v80_timing(), sim=sim)
-    assert v.status == gate.FAIL and "3 of 64 rows differ" in v.failures[0]
+    assert v.status == gate.FAIL and "3 of 64 beat(s) differ" in v.failures[0]
     carried = judged(v80_timing(), recorded={"passed": False, "failures": ["the bitstream was not written"],
                                              "checks": [], "status": "not_estimated"})
     assert carried.status == gate.FAIL and "recorded at build time: the bitstream" in carried.failures[0]

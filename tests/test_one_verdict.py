@@ -187,15 +187,18 @@ def test_judging_a_judged_record_gives_the_same_verdict(checkout):
 def test_a_simulation_result_that_contradicts_its_own_passed_word_fails(checkout):
     repo, sha, design = checkout
     facts = verdict.DesignFacts.of(design, "open")
-    rec = _record(sha, sim={"passed": True, "rows_checked": 64, "mismatches": 2, "first_mismatches": [{"row": 1}],
-                            "problems": []})
+    rec = _record(sha, sim={"passed": True, "rows_checked": 64, "words_checked": 64, "mismatches": 2, "problems": [],
+                            "first_mismatches": [{"port": "m_axis", "beat": 1, "expected": "0x0003", "got": "0x0004"}]})
     v = verdict.judge(rec, facts)
-    assert not v.passed and v.failures[0].startswith("verification: 2 of 64 rows differ")
+    assert not v.passed and v.failures[0] == ("verification: 2 of 64 beat(s) differ from the golden model "
+                                              "(first: m_axis beat 1: expected 0x0003, got 0x0004)")
     assert not verdict.judge(_record(sha, sim={"passed": True}), facts).passed  # no counts: not a pass
-    only_missing = _record(sha, sim={"passed": False, "rows_checked": 64, "mismatches": 3, "first_mismatches": [],
+    only_missing = _record(sha, sim={"passed": False, "rows_checked": 64, "words_checked": 64, "mismatches": 3,
+                                     "first_mismatches": [],
                                      "problems": ["m_axis: 3 of 64 result beats never came out"]})
     assert verdict.judge(only_missing, facts).failures[:2] == [
-        "verification: 3 of 64 rows differ from the numpy model", "verification: m_axis: 3 of 64 result beats never came out"]
+        "verification: 3 of 64 beat(s) differ from the golden model",
+        "verification: m_axis: 3 of 64 result beats never came out"]
 
 
 # --- properties, over many records ------------------------------------------------------------------

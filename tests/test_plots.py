@@ -3,8 +3,8 @@
 import matplotlib.image as mpimg
 import numpy as np
 
-from kabe.perf import plots
-from kabe.perf import wall
+from llm_accel.perf import plots
+from llm_accel.perf import wall
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

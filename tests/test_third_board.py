@@ -55,6 +55,7 @@ constraints: zed.xdc
 vivado: {{block_design: zed_ps7.tcl, outputs: [bit, hwh, xsa]}}
 deploy: {{program: pynq}}
 memory: {{kind: "DDR3, 32-bit", ports: {{name: HP port, count: 2, beat_bytes: 8}}}}
+dma: {{length_width: 26, burst: 16}}   # the AXI DMA kabe's block design places per HP port
 """
 # the ZedBoard's PS7 settings as kabe_bd.tcl asks the board's Tcl for them (a few, for the test)
 ZED_BLOCK_DESIGN = """namespace eval ::kabe_board {}

@@ -7,7 +7,7 @@ attention; 21.8 ms and about 46 tok/s with PL attention at 512; 2.94 ms PL atten
 
 import pytest
 
-from kabe.perf import token_budget as tb
+from llm_accel.perf import token_budget as tb
 
 REL = 0.02
 

@@ -63,7 +63,7 @@ def test_every_other_refusal_lists_the_allowed_values(tmp_path):
     (d / "d.xdc").write_text("x\n")
     cases = {
         "verify kind": (_verify_message(tmp_path, 'verify: {golden: "a:b"}\n'), designs.VERIFY_KINDS),
-        "deprecated kind": (_verify_message(tmp_path, "kind: spiking\n"), designs.KINDS),
+        "old kind key": (_verify_message(tmp_path, "kind: spiking\n"), ("verify",)),
         "missing verify": (_verify_message(tmp_path, ""), designs.VERIFY_KINDS),
         "flow (kabe.flows)": (_raises(flows.get, "quartus"), tuple(f for f in config.FLOWS if f != "auto")),
         "flow (command line)": (_raises(config.resolve_flow, "quartus"), config.FLOWS),
@@ -71,7 +71,7 @@ def test_every_other_refusal_lists_the_allowed_values(tmp_path):
         "board name": (_raises(boards.get, "zedboard"), tuple(boards.known())),
         "[tool.kabe] key": (_config_message(tmp_path, 'colour = "red"\n'), ("flow", "vivado_version", "page_sections")),
         "[tool.kabe] flow": (_config_message(tmp_path, 'flow = "quartus"\n'), config.FLOWS),
-        "[tool.kabe] page_sections": (_config_message(tmp_path, 'page_sections = ["weather"]\n'), config.PAGE_SECTIONS),
+        "[tool.kabe] page_sections": (_config_message(tmp_path, 'page_sections = ["weather"]\n'), ("mypkg.page:latency",)),
         "budget op (rules)": (_raises(gate.Budget, "lut", "below", 3), gate._OPS),
         "regression rule (rules)": (_raises(regressions.Regression, "lut", "grows", 3), designs.REGRESSION_OPS),
         "report kind": (_raises(detect_report, from_text("| Command      : report_power\n\nx\n", "power.rpt")),

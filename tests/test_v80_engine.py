@@ -1,13 +1,16 @@
-"""The V80 what-if fed by the engine's archived build (kabe.perf.v80_engine): channels, measured
+"""The V80 what-if fed by the engine's archived build (llm_accel.perf.v80_engine): channels, measured
 beats/clk and the clock come from the record, so the table moves when the engine does."""
 
 from __future__ import annotations
 
 import pytest
 
-from kabe.boards import ALVEO_V80
-from kabe.perf import v80_engine
-from kabe.records import report
+from kabe.boards import get
+
+ALVEO_V80 = get("v80")
+from llm_accel.perf import v80_engine
+from kabe.records import page_hooks, report
+from llm_accel import page
 
 
 def _record(ports=4, bpc=1.0, period=2.5, flow="open", wns=None, sim=True) -> dict:
@@ -40,6 +43,8 @@ def test_a_full_card_is_bound_by_hbm_at_amds_figure_and_the_posts_needs_more_tha
     post = rows[("Qwen 4B Q4", "post")]
     assert post.bound == "engine" and post.channels_to_saturate == 65  # 820 > 64 x 12.8
     assert post.doc() == (410.0, 1640.0, 3280.0)
+    peak = rows[("Qwen 4B Q4", "peak")]  # AVED's 819.2 GB/s: exactly the 64 channels the card has
+    assert peak.bound == "HBM" and peak.channels_to_saturate == 64
     md = v80_engine.render_markdown(f)
     assert "65 (the card has 64)" in md and "(post 3,280)" in md and "a target, not met" in md
 
@@ -62,14 +67,13 @@ def test_a_record_that_cannot_feed_the_model_is_named(rec, says):
         v80_engine.facts_from_record(rec)
 
 
-class _Entry:
-    def __init__(self, record):
-        self.record = record
+def _page(records):
+    return page_hooks.PageContext(work=None, records=records, figure=None, table=report.markdown_table_to_html)
 
 
 def test_the_page_section_takes_the_newest_v80_build():
     old, new = _record(ports=2), {**_record(ports=8), "finished": "2026-12-02T02:00:00+00:00"}
     zynq = {**_record(ports=64), "part": "xc7z020clg400-1"}  # not a V80 build: never feeds the table
-    html_ = report._v80_engine_section([_Entry(old), _Entry(new), _Entry(zynq)])
+    html_ = page._v80_engine(_page([old, new, zynq]))
     assert "8 channel(s)" in html_ and "102.4 GB/s taken in" in html_
-    assert "No V80 design is archived" in report._v80_engine_section([_Entry(zynq)])
+    assert "No V80 design is archived" in page._v80_engine(_page([zynq]))

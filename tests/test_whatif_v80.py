@@ -3,7 +3,7 @@ before multiplying; the model keeps the unrounded chain, 0.1% higher)."""
 
 import pytest
 
-from kabe.perf import whatif_v80 as w
+from llm_accel.perf import whatif_v80 as w
 
 REL = 0.005
 

@@ -144,6 +144,17 @@ def test_a_wheel_in_a_fresh_venv_builds_a_design_of_a_project_made_from_scratch(
     _ok(_run(["git", "init", "-q", "-b", "main"], user, env))
     init = _ok(_run([venv / "bin" / "kabe", "init"], user, env))
     assert f"wrote {user / 'pyproject.toml'}" in init and f"wrote {user / 'dodo.py'}" in init
+    # the CI files of a kabe installed from a local wheel (PEP 610: a file:// URL CI cannot reach): an EDIT
+    # line that fails saying what to put there, the trigger on the branch detected, both linters passing
+    from tests.ci.test_templates import actionlint, gitlab_schema
+
+    assert "the CI files run on main (the branch checked out)" in init and "EDIT the lines marked EDIT" in init
+    workflow = (user / ".github" / "workflows" / "kabe.yml").read_text()
+    assert "branches: [\"main\"]" in workflow and "pip install kabe" not in workflow and "this line must install kabe" in workflow
+    assert actionlint(user / ".github" / "workflows" / "kabe.yml").returncode == 0
+    assert gitlab_schema(user / ".gitlab-ci.yml").returncode == 0
+    (user / ".venv" / "lib").mkdir(parents=True)  # the README's venv, made in the project
+    (user / ".venv" / "pyvenv.cfg").write_text("home = /usr/bin\n")
     new = _ok(_run([venv / "bin" / "kabe", "new", "counter"], user, env))
     assert f"wrote {user / 'cores' / 'counter' / 'design.yaml'}" in new
     # the design's sum goes through the library's adder, found by FuseSoC through the project's fusesoc.conf
@@ -160,6 +171,8 @@ def test_a_wheel_in_a_fresh_venv_builds_a_design_of_a_project_made_from_scratch(
                                 "    lib_adder add (.a(sum), .b(s_axis_tdata), .y(next_sum));\n")
                    .replace("sum + s_axis_tdata", "next_sum"))
     _ok(_run(["git", *GIT_ID, "add", "-A"], user, env))
+    staged = _ok(_run(["git", "diff", "--cached", "--name-only"], user, env)).split()
+    assert staged and not [f for f in staged if f.startswith(".venv/")], staged  # `git add -A` stages no venv
     _ok(_run(["git", *GIT_ID, "commit", "-qm", "a counter"], user, env))
     sha = _ok(_run(["git", "rev-parse", "HEAD"], user, env)).strip()
 

@@ -5,11 +5,13 @@ file, so a mistake in it is one line naming the file, the key and the fix (docs/
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from kabe.boards import versions as versions_mod
 from kabe.errors import UserError, bounded
 from kabe.paths import PACKAGE
 
@@ -58,9 +60,28 @@ class MemoryPorts:
 
 
 @dataclass(frozen=True)
+class BaseDesign:
+    """A vendor base design release: its name, the release folder, the Vivado it needs, where that is said."""
+
+    name: str  # "AVED"
+    release: str  # "amd_v80_gen5x8_25.1": the checkout's hw/<release> folder
+    vivado: str  # "2025.1"
+    source: str
+
+
+@dataclass(frozen=True)
+class PynqNeed:
+    """Which PYNQ a board's image must run: a PEP 440 specifier, the image to flash, the source."""
+
+    versions: str  # ">=3,<4"
+    image: str  # "PYNQ v3.1 (the last image with PYNQ-Z1 support)"
+    source: str
+
+
+@dataclass(frozen=True)
 class Board:
     key: str  # the profile's file name: what design.yaml's `board:` says
-    name: str  # for people: "PYNQ-Z1"
+    name: str  # for people, as the board is sold
     part: str
     family: str  # Vivado's device family name, as a flow branches on it: "zynq-7000", "versal", ...
     synth_family: str  # Yosys synth_xilinx -family for the open flow (SYNTH_FAMILIES)
@@ -82,6 +103,15 @@ class Board:
     dsp: int | None = None
     lut: int | None = None
     notes: tuple[str, ...] = ()
+    # the AXI DMA per memory port kabe's block design places: its length register's bits and burst (beats)
+    dma_length_width: int | None = None
+    dma_burst: int | None = None
+    # The vendor base design the vivado flow stands on (the V80: AVED), and the Vivado version that
+    # release was made with and needs ("2025.1" for amd_v80_gen5x8_25.1): a build with another fails first
+    base_design: "BaseDesign | None" = None
+    # The PYNQ the board's own image must run (kabe's deploy uses the board's PYNQ): e.g. PYNQ-Z1 ">=3,<4"
+    # (PYNQ 4.0 dropped the Z1/Z2), KV260 ">=4". A PEP 440 specifier; `kabe doctor --deploy` checks it
+    pynq: "PynqNeed | None" = None
 
     @property
     def is_versal(self) -> bool:
@@ -131,7 +161,7 @@ def profile_files(folder: Path) -> dict[str, Path]:
 
 
 _FIELDS = {"name", "part", "family", "open_flow", "vivado", "constraints", "deploy", "memory", "fabric",
-           "bandwidth", "default_clock_period_ns", "notes"}
+           "bandwidth", "default_clock_period_ns", "notes", "dma", "base_design"}
 
 
 def _fail(path: Path, what: str) -> BoardError:
@@ -199,6 +229,30 @@ def _load(path: Path, _mtime_ns: int) -> Board:
     others = bandwidth.get("other", []) or []
     if not isinstance(others, list):
         raise _fail(path, f"`bandwidth.other` must be a list of figures, got {bounded(others)}")
+    dma = _table(path, data, "dma", required=False)
+    base = _table(path, data, "base_design", required=False)
+    base_design = None
+    if base:
+        # a string: YAML reads an unquoted 2025.10 as the number 2025.1
+        vivado_need = base.get("vivado") if isinstance(base.get("vivado"), str) else ""
+        if not re.fullmatch(r"\d{4}\.\d(\.\d+)?", vivado_need):
+            raise _fail(path, f"`base_design.vivado` must be a Vivado version like \"2025.1\" (quoted), got "
+                              f"{bounded(base.get('vivado'))}")
+        base_design = BaseDesign(_text(path, "base_design.name", base.get("name")),
+                                 _text(path, "base_design.release", base.get("release")), vivado_need,
+                                 _text(path, "base_design.source", base.get("source")))
+    pynq = None
+    if deploy.get("pynq") is not None:
+        need = deploy["pynq"]
+        if not isinstance(need, dict):
+            raise _fail(path, f"`deploy.pynq` must be a mapping versions/image/source, got {bounded(need)}")
+        versions = _text(path, "deploy.pynq.versions", need.get("versions"))
+        try:
+            versions_mod.check_spec(versions)
+        except ValueError:
+            raise _fail(path, f"`deploy.pynq.versions`: {bounded(versions)} is not a version specifier like \">=3,<4\"") from None
+        pynq = PynqNeed(versions, _text(path, "deploy.pynq.image", need.get("image")),
+                        _text(path, "deploy.pynq.source", need.get("source")))
     notes = data.get("notes", []) or []
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise _fail(path, "`notes` must be a list of strings")
@@ -228,6 +282,10 @@ def _load(path: Path, _mtime_ns: int) -> Board:
         dsp=_number(path, "fabric.dsp", fabric.get("dsp"), integer=True, optional=True),
         lut=_number(path, "fabric.lut", fabric.get("lut"), integer=True, optional=True),
         notes=tuple(notes),
+        dma_length_width=_number(path, "dma.length_width", dma.get("length_width"), integer=True, optional=True),
+        dma_burst=_number(path, "dma.burst", dma.get("burst"), integer=True, optional=True),
+        base_design=base_design,
+        pynq=pynq,
     )
 
 

@@ -34,13 +34,26 @@ from kabe.paths import BUILD, REPORTS, ROOT
 from kabe.records import cache, key_change, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
-# The simulation check a build runs first: small (seconds), still whole frames through every port.
-# Full-scale verification is `doit sim:<design> rows=N`.
-SIM_CHECK_ROWS_PER_PORT = 64
-
-
 class BuildError(UserError):
     """The build could not run: one sentence, nothing archived."""
+
+
+def flow_for(design: designs.Design, flow_request: str | None) -> str:
+    """The flow that builds `design`: an HLS kernel (design.yaml `hls:`) builds with vitis_hls and a v++ link
+    (`vitis:`) with vitis, whatever [tool.kabe] flow says; asking another by name is one line with the fix."""
+    own = design.own_flow
+    if own is None:
+        flow = config.resolve_flow(flow_request)
+        if flow in ("vitis_hls", "vitis"):
+            raise BuildError(f"{design.name} is an RTL design; flow={flow} builds designs whose design.yaml has "
+                             f"{'hls:' if flow == 'vitis_hls' else 'vitis:'} ({design.yaml_file}). Use flow=open or "
+                             f"flow=vivado")
+        return flow
+    if flow_request in (None, "auto", own):
+        return own
+    raise BuildError(f"{design.name} is {'an HLS kernel' if own == 'vitis_hls' else 'a v++ link'} (design.yaml "
+                     f"{'hls:' if own == 'vitis_hls' else 'vitis:'}); it builds with flow={own}, not "
+                     f"flow={flow_request}. Fix: `doit build:{design.name}` (or flow={own})")
 
 
 def _now() -> str:
@@ -77,8 +90,9 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path,
         runner.write_result(result, reports_root)  # reports/<commit>/<design>/sim/: result.json and junit.xml
         xml_text = result.pop("junit_xml")
         return {**result, "junit": "junit.xml"}, {"junit.xml": xml_text}
-    # kabe's own models: a few rows per port; any other model: the size it picks (size None)
-    rows = SIM_CHECK_ROWS_PER_PORT * design.ports if design.kind else None
+    # the size the model declares for a build's check (seconds), else the size it picks (size None);
+    # full-scale verification is `doit sim:<design>`
+    rows = runner.declared_size(design, "check_size")
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
         result = runner.run_sim(design, rows, console=console, commit=commit)
     return _synthesis_view(design, rows, result, console, commit, synth_defines), {}
@@ -119,7 +133,7 @@ def _synthesis_view(design: designs.Design, rows: int | None, result: dict, cons
     if second["passed"]:
         return {**result, "synthesis_view": view}
     why = (second["problems"][0] if second["problems"] else
-           f"{second['mismatches']:,} of {second.get('rows_checked', second.get('rows', '?'))} rows differ")
+           f"{second['mismatches']:,} of {second.get('words_checked') or '?'} beat(s) differ")
     return {**result, "passed": False, "synthesis_view": view,
             "problems": [*result["problems"], f"with SYNTHESIS defined (the logic Yosys and Vivado build, "
                                               f"{places[0]}): {why}"]}
@@ -135,8 +149,7 @@ def _verification(design: designs.Design, sim_check: bool) -> dict:
 def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None) -> cache.CacheKey:
     """The content key of this build (kabe.records.cache): never the commit."""
     return cache.key_for(design, flow_name, synth=edam,
-                         sim_check_rows=SIM_CHECK_ROWS_PER_PORT * design.ports
-                         if sim_check and design.verify.kind != "none" else 0)
+                         sim_check_rows=sim_check and design.verify.kind != "none")
 
 
 @dataclass(frozen=True)
@@ -172,7 +185,7 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     console = console or make_console()
     tracked_outputs.check()  # a cache entry or build folder committed to git is never reused
     design = designs.get(design_name)
-    flow_name = config.resolve_flow(flow_request)
+    flow_name = flow_for(design, flow_request)
     flow = flows.get(flow_name)
     commit = commit or provenance.current_commit()
     started, t0 = _now(), time.monotonic()
@@ -306,7 +319,8 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
                             unreadable_timing(str(e), estimated=ctx.flow.ESTIMATED), None)
 
     verification = _verification(design, sim_check)
-    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification)
+    verdict = build_verdict(design, flow_name, result.timing, result.utilization, sim, verification=verification,
+                            sections=result.sections)
 
     try:
         inputs = provenance.input_hashes([*result.inputs, design.yaml_file, design.core_file, design.constraints])
@@ -340,6 +354,7 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
         record["cache_key"] = key.key
     else:
         console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
+    record.update(result.sections)  # hls, vitis_link: judged above with the rest
     if result.utilization is None:
         record["utilization"]["missing"] = True
     if ctx.variant is not None:
@@ -370,7 +385,7 @@ def run_outcome(design_name: str | designs.Design, flow_request: str | None = No
     try:
         design = designs.get(design_name)
         expected = design.expect_gate
-        flow_label = config.resolve_flow(flow_request)
+        flow_label = flow_for(design, flow_request)
         record = build(design, flow_label, console=console, use_cache=use_cache, commit=commit)
     except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
         result = outcome.could_not_run(name, flow_label, str(e), expected)

@@ -43,6 +43,10 @@ def disagreement(entry: cache.Entry, design: designs.Design, flow: str) -> str |
         why = _differs(what, archived, derived, sources[what], ignore)
         if why:
             return f"its numbers disagree with its raw reports: {why}"
+    for what, derived in sources.get("sections", {}).items():  # an HLS build's hls, a link's vitis_link
+        why = _differs(what, record.get(what), derived, sources[what], ())
+        if why:
+            return f"its numbers disagree with its raw reports: {why}"
     return None
 
 
@@ -95,5 +99,32 @@ def _vivado(archive: Path, design: designs.Design, record: dict) -> tuple[dict |
                                                "ignore": ("by_instance_error",)}  # names the work folder
 
 
+def _vitis_hls(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
+    """kabe.flows.vitis_hls.collect.derive on the archived csynth (and cosim) reports and the export."""
+    from kabe.flows.vitis_hls import collect
+
+    top, spec = design.hls.top, design.hls
+    files = {p.name: p for p in archive.iterdir() if p.is_file()}
+    export = archive / f"{top}{'.xo' if spec.export == 'xo' else '.zip'}"
+    timing, utilization, sections = collect.derive(files, top, record["clock_period_ns"], spec.cosim, export,
+                                                   spec.export)
+    what = "csynth.xml (or csynth.rpt) and the HLS log"
+    return timing, utilization, {"timing": what, "utilization": what, "hls": what, "ignore": (), "sections": sections}
+
+
+def _vitis(archive: Path, design: designs.Design, record: dict) -> tuple[dict | None, dict | None, dict]:
+    """kabe.flows.vitis.derive on the archived link logs, routed reports and xclbin."""
+    from kabe import flows
+
+    link = flows.get("vitis")
+    raw = {p.name: p for p in archive.iterdir() if p.is_file()}
+    asked = round(1000.0 / constraints.parse_xdc(design.constraints)[0].period_ns, 6)  # this checkout's XDC
+    timing, utilization, sections = link.derive(raw, archive / f"{design.name}.xclbin", asked,
+                                                design.vitis.accept_clock_mhz)
+    return timing, utilization, {"timing": "timing_summary_routed.rpt and the link logs",
+                                 "utilization": "utilization_placed.rpt", "vitis_link": f"{design.name}.xclbin",
+                                 "ignore": (), "sections": sections}
+
+
 _FLOWS: dict[str, Callable[[Path, designs.Design, dict], tuple[dict | None, dict | None, dict]]] = {
-    "open": _open, "vivado": _vivado}
+    "open": _open, "vivado": _vivado, "vitis_hls": _vitis_hls, "vitis": _vitis}

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from kabe import designs, provenance
-from kabe.build.verdict import build_verdict
+from kabe.build.verdict import SECTIONS, build_verdict
 from kabe.errors import UserError
 from kabe.paths import ROOT
 from kabe.records import cache, metrics
@@ -30,7 +30,7 @@ def reuse(entry: cache.Entry, design: designs.Design, flow_name: str, commit: pr
     old = entry.record
     utilization = None if old["utilization"].get("missing") else old["utilization"]
     verdict = build_verdict(design, flow_name, old["timing"], utilization, old.get("sim"), old.get("gate"),
-                            old.get("verification"))
+                            old.get("verification"), {k: old[k] for k in SECTIONS if old.get(k) is not None})
     recorded = {Path(k) if Path(k).is_absolute() else ROOT / k: v for k, v in old["inputs"].items()}
     inputs = {**old["inputs"], **provenance.input_hashes(p for p in recorded if p.is_file())}
     origin, origin_dirty = cache.built_by(old)  # a reuse of a reuse names the build that ran the tools

@@ -7,7 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kabe import rtl_path
-from kabe.records.band_advice import marginal_advice
+from kabe.records.band_advice import fill_note, marginal_advice
 
 
 def _num(v, fmt="{:,}"):
@@ -94,11 +94,11 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     elif isinstance(sim, dict) and sim:  # an archived record's sim is any object: shown, never trusted
         unit = "rows" if sim.get("kind") else "beats"  # kabe's own models count rows, any other model beats
         table.add_row("simulation check", f"{_num(sim.get('rows_checked'))} {unit}, {_num(sim.get('mismatches'))} "
-                                          f"mismatches, {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
+                                          f"mismatching beat(s), {_num(sim.get('beats_per_cycle'), '{:.3f}')} beats/cycle")
         view = sim.get("synthesis_view")
         if isinstance(view, dict):  # the second run, with SYNTHESIS defined (kabe.build._synthesis_view)
             table.add_row("... with SYNTHESIS", "[yellow]not compiled for simulation: not verified[/]"
-                          if view.get("not_compiled") else f"{_num(view.get('mismatches'))} mismatches"
+                          if view.get("not_compiled") else f"{_num(view.get('mismatches'))} mismatching beat(s)"
                           + ("" if view.get("passed") is True else " [red](fails)[/]"))
         unchecked = sim.get("not_checked")
         if isinstance(unchecked, list) and unchecked:  # outputs in no stream or status: said on a cache hit too
@@ -119,6 +119,9 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     advice = marginal_advice(t, record.get("design"))
     if advice:  # what the band means and what to do, in one line outside the table (never wrapped in a cell)
         console.print(f"  [bold yellow]{escape(advice)}[/]", soft_wrap=True)
+    note = fill_note(t)
+    if note:  # a WNS of 0 the high-fanout fill set is the model's cap: said, with the WNS without it
+        console.print(f"  [yellow]{escape(note)}[/]", soft_wrap=True)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
         # in RTL terms (kabe.rtl_path): registers by RTL name and file:line; the raw names are in the report
         console.print(f"  critical path: {escape(rtl_path.line(path) or '-')}", soft_wrap=True)

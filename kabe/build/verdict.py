@@ -9,11 +9,15 @@ from kabe import designs
 from kabe.rules import gate, verdict
 
 
+SECTIONS = ("hls", "vitis_link")  # the flow sections of a record (kabe.flows.base.FlowResult.sections)
+
+
 def build_verdict(design: designs.Design, flow_name: str, timing: dict, utilization: dict | None,
                   sim: dict | None, recorded_gate: dict | None = None,
-                  verification: dict | None = None) -> gate.Verdict:
+                  verification: dict | None = None, sections: dict | None = None) -> gate.Verdict:
     """recorded_gate: the gate of the record a cache hit reuses (what it recorded and today's facts
-    cannot re-derive is carried over); None for a fresh build."""
+    cannot re-derive is carried over); None for a fresh build. sections: an HLS build's `hls`, a link's
+    `vitis_link` (judged by kabe.rules.hls_gate through kabe.rules.verdict)."""
     record = {"timing": timing, "utilization": utilization, "sim": sim, "gate": recorded_gate,
-              "verification": verification}
+              "verification": verification, **(sections or {})}
     return verdict.judge(record, verdict.DesignFacts.of(design, flow_name))

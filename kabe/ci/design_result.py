@@ -14,7 +14,7 @@ from kabe.rules.verdict import expected_outcome
 class DesignOutcome:
     design: str
     flow: str
-    expect_gate: str = "pass"  # design.yaml: a negative example (stage3_naive) must fail its gate
+    expect_gate: str = "pass"  # design.yaml: a negative example (expect_gate: fail) must fail its gate
     record: dict | None = None  # the build's metrics record (built now or reused from the archive)
     verdict: dict | None = None  # the gate's verdict with the regression checks added (kabe.rules.regressions)
     judgement: Judgement = field(default_factory=Judgement)

@@ -1,7 +1,7 @@
 """`kabe ci`: pull the shared archive, build and gate the designs, judge them against the base commit,
 write the Markdown delta and JUnit XML, push the archive on the default branch. The same locally as in CI.
 
-Exit status: 0 when every design did what it must (a negative example such as stage3_naive must
+Exit status: 0 when every design did what it must (a negative example, expect_gate: fail, must
 fail its gate), 1 when a gate or a regression failed, 2 when a build or the archive push could not
 run. The last lines printed name each failing design and why.
 """
@@ -193,8 +193,9 @@ def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Pa
     return EXIT_PASS
 
 
-def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
-    """The last lines of the log: each failing design and why, then the count."""
+def _verdict_lines(outcomes: list[DesignOutcome], console: Console, could_not: str | None = None) -> int:
+    """The last lines of the log: each failing design and why, then the count. could_not: a step after
+    the builds that could not run (the summary, the push): then nothing is said to have passed."""
     failed = [o for o in outcomes if not o.ok]
     for o in outcomes:  # a rule not judged is neither pass nor fail: said where the verdict is read
         for note in o.judgement.notes:
@@ -212,6 +213,10 @@ def _verdict_lines(outcomes: list[DesignOutcome], console: Console) -> int:
         wns = o.wns()
         _say(console, f"[red]kabe ci: FAIL {o.design} ({o.flow})"
                       + (f", WNS {wns:+.3f} ns" if wns is not None else "") + f": {escape('; '.join(o.reasons()))}[/]")
+    if not failed and could_not:  # exit 2: the last line must not read as a pass
+        _say(console, f"[red]kabe ci: {len(outcomes)} design(s) did what design.yaml expects, but {escape(could_not)} "
+                      f"could not be done: exit 2[/]")
+        return EXIT_COULD_NOT_RUN
     if not failed:
         unverified = [o.design for o in outcomes if o.unverified]
         expected = [o.design for o in outcomes if o.expect_gate == "fail"]  # counted apart, as pytest's xfailed
@@ -268,7 +273,7 @@ def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_
         why = str(e) if isinstance(e, UserError) else (f"{e.filename2 or e.filename or opts.summary}: "
                                                         f"{errno.errorcode.get(e.errno, e.errno)} ({e.strerror or e})")
         _say(console, f"[red]kabe ci: cannot write the summary: {escape(why)}[/]")
-        return max(EXIT_COULD_NOT_RUN, _verdict_lines(outcomes, console))
+        return max(EXIT_COULD_NOT_RUN, _verdict_lines(outcomes, console, "writing the summary"))
     clock["reported"] = time.monotonic()
     status = _push(opts, has_remote, commit, root, reports_root, console)
     clock["pushed"] = time.monotonic()
@@ -277,4 +282,4 @@ def _run(opts: CiOptions, console: Console, root: Path, reports_root: Path, has_
     # Printed for people and for scripts/bench_ci.py: what kabe ci costs beside the builds.
     _say(console, f"kabe ci: {total:.1f} s in all: builds {build_seconds:.1f} s, pull {pull:.2f} s, push {push:.2f} s, "
                   f"base, reports and the rest {total - build_seconds - pull - push:.2f} s")
-    return max(status, _verdict_lines(outcomes, console))
+    return max(status, _verdict_lines(outcomes, console, "pushing the archive" if status == EXIT_COULD_NOT_RUN else None))

@@ -25,7 +25,7 @@ from kabe.console import make_console
 from .. import designs, provenance
 from ..records import load as record_load
 from ..records.archive import archive_dir
-from . import ssh
+from . import board_output, ssh
 from .host import DeploySettings, _check_provenance, _manifest_artifacts, archive_board_result
 
 ON_CARD_VERIFICATION = "programmed; on-card verification not implemented for the V80 yet"
@@ -70,7 +70,7 @@ def _remote_sha256(target: ssh.Target, path: str, timeout_s: float) -> str:
     digest = proc.stdout.split(" ", 1)[0].strip() if proc.returncode == 0 else ""
     if not re.fullmatch(r"[0-9a-f]{64}", digest):
         raise ssh.RemoteCommandFailed(f"{target.display}: `sha256sum {path}` gave no sha256 (exit {proc.returncode}: "
-                                      f"{ssh._shown(proc.stderr.strip()[-200:])}); nothing was programmed")
+                                      f"{board_output.shown(proc.stderr.strip()[-200:])}); nothing was programmed")
     return digest
 
 
@@ -133,4 +133,5 @@ def deploy(design: designs.Design, settings: DeploySettings, *, flow: str = "viv
         "exit_code": proc.returncode, "archive": str(image.parent),
     }
     return archive_board_result(commit, design.name, reports_root, result, argv,
-                                {"ami_tool.stdout": proc.stdout, "ami_tool.stderr": proc.stderr}, "programmed")
+                                {"ami_tool.stdout": board_output.log_text(proc.stdout),
+                                 "ami_tool.stderr": board_output.log_text(proc.stderr)}, "programmed")

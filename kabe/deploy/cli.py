@@ -5,14 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.text import Text
 
 from kabe.console import make_console
 from .. import config, designs
 from ..records import metrics
-from . import ami, ssh, verdict
+from . import ami, board_output, ssh, verdict
 from .host import DeploySettings, deploy
+
+
+_LINE = 1000  # one line of kabe's own words, with what it quotes from the board
 
 
 def settings_from_config(board: str | None) -> DeploySettings:
@@ -47,7 +49,8 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
         else:
             result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console, **deploy_kw)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
-        console.print(f"[red]kabe deploy {design}: {escape(str(e))}[/]")
+        # the message may quote the board (its stderr, a value it sent): Text, never markup, and escaped
+        console.print(Text(f"kabe deploy {design}: {board_output.shown(e, _LINE)}", style="red"))
         return 2
     ok = result["passed"]
     if result.get("programmer") == "ami_tool":  # the V80 (kabe.deploy.ami): programmed, not yet verified on the card
@@ -56,7 +59,7 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
                                     f"sha256 {result['image_sha256'][:16]}..., logic UUID "
                                     f"{_board_value(result.get('logic_uuid'))}; {result['verification']}"))
         for failure in result["failures"]:
-            console.print(Text(f"  {failure}", style="red"))
+            console.print(Text(f"  {board_output.shown(failure, _LINE)}", style="red"))
         console.print(Text(f"archived: {result['_archive']}"))
         return 0 if ok else 1
     # Everything after the verdict word came from the board: Text, never markup.
@@ -67,6 +70,6 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
                          f"{_board_value(result.get('bit_commit'))}, running PL {_board_value(result.get('pl_commit'))}")
     console.print(line)
     for failure in result["failures"]:
-        console.print(Text(f"  {failure}", style="red"))
+        console.print(Text(f"  {board_output.shown(failure, _LINE)}", style="red"))
     console.print(Text(f"archived: {result['_archive']}"))
     return 0 if ok else 1

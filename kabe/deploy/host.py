@@ -23,15 +23,14 @@ from .. import designs, provenance
 from ..records import cache, metrics, signing, tracked_outputs
 from ..records import load as record_load
 from ..records.archive import archive_dir, to_json, write_atomic
-from ..model import frames
-from ..paths import PACKAGE, REPORTS, ROOT
-from ..sim.runner import DEFAULT_INVALID_FRACTION, full_scale_rows
-from . import bitfile, pl_names, ssh, ssh_policy, verdict
+from ..paths import REPORTS, ROOT
+from ..verify import declared
+from . import bitfile, board_frames, board_output, model_push, pl_names, ssh, ssh_policy, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
 BITFILE = Path(__file__).with_name("bitfile.py")
 PL_NAMES = Path(__file__).with_name("pl_names.py")
-MODEL_DIR = PACKAGE / "model"  # kabe's golden models, copied to the board: the package's, wherever kabe is installed
+BOARD_FRAMES = Path(__file__).with_name("board_frames.py")
 
 
 @dataclass
@@ -153,9 +152,12 @@ def _missing_build(design: designs.Design, flow: str, commit: provenance.Commit,
             f"`doit build:{design.name} flow={flow}` first: deploy needs the .bit and .hwh only the vivado flow makes")
 
 
-def _check_rows(design: designs.Design, rows: int) -> None:
-    if isinstance(rows, bool) or not isinstance(rows, int) or rows <= 0 or rows % design.ports:
-        raise ssh.DeployError(f"rows={rows} must be a positive multiple of {design.name}'s {design.ports} port(s)")
+def _check_rows(design: designs.Design, rows: int, per_port: bool) -> None:
+    """rows: the model's size; a model whose size is a total over the ports (its Declares.per_port) needs a
+    multiple of them, said here before anything is pushed."""
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows <= 0 or (per_port and rows % design.ports):
+        what = f"a positive multiple of {design.name}'s {design.ports} port(s)" if per_port else "a positive integer"
+        raise ssh.DeployError(f"rows={rows} must be {what}")
 
 
 def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
@@ -168,9 +170,10 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
     if design.board.program != "pynq":  # the V80: ami_tool writes the image to the card's flash (kabe.deploy.ami)
         raise ssh.DeployError(f"{design.name} runs on {design.board.name}, which is programmed with "
                               f"{design.board.program}, not pynq: kabe.deploy.ami deploys it (doit deploy:{design.name})")
-    if design.kind is None:  # the board runner streams kabe's own frame builders only (kabe.model.frames)
-        raise ssh.DeployError(f"{design.name} is verified by {design.verify.label}; the board runner streams only "
-                              f"kabe's own models (kabe.model.frames:*_stimulus), so it is not deployed")
+    if design.verify.kind != "model":  # the board runner streams a golden model's beats and compares them
+        raise ssh.DeployError(f"{design.name} is verified by {design.verify.label}; deploy streams a golden "
+                              f"model's beats through the board and compares them, so it needs "
+                              f"`verify: {{model: \"package.module:function\"}}` in {design.yaml_file}")
     commit = commit or provenance.current_commit()
     if not (archive_dir(commit, design.name, flow, reports_root) / "metrics.json").is_file():
         raise ssh.DeployError(_missing_build(design, flow, commit, reports_root))
@@ -179,37 +182,49 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         raise ssh.DeployError(f"{design.name} at {commit.short} was built from a tree with uncommitted changes, so no "
                               f"commit names what runs on the board; commit and rebuild, or set "
                               f"[tool.kabe.board] allow_dirty = true to deploy it anyway")
-    if rows is None:  # the document's full scale: every row it checked, on the board
-        rows = full_scale_rows(design)
-    _check_rows(design, rows)
+    from ..sim import golden, runner  # numpy and the model: only once a deploy is under way
+
+    fn = golden.load(design)
+    declares = declared(fn)
+    context = runner.context_for(design)
+    if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
+        rows = declares.size("full_size", context)
+    if rows is not None:
+        _check_rows(design, rows, declares.per_port)
     target = settings.target()
     remote = f"{settings.remote_dir.rstrip('/')}/{commit.sha[:12]}-{design.name}"
-    model_files = sorted(MODEL_DIR.glob("*.py"))
+    pushed = model_push.files(design, ROOT)
     console = console or make_console(stderr=True)
-    with console.status(f"[bold]{design.name}[/]: pushing {bit.name}, {hwh.name} and the runner to {target.display}:{remote}"):
-        ssh.push(target, [bit, hwh, pl_names.cells_file(bit), RUNNER, BITFILE, PL_NAMES], remote,
+    with console.status(f"[bold]{design.name}[/]: pushing {bit.name}, {hwh.name}, the runner and the model "
+                        f"to {target.display}:{remote}"):
+        ssh.push(target, [bit, hwh, pl_names.cells_file(bit), RUNNER, BITFILE, PL_NAMES, BOARD_FRAMES], remote,
                  timeout_s=settings.timeout_s)
-        ssh.push(target, model_files, f"{remote}/model", timeout_s=settings.timeout_s)
+        with model_push.staged(pushed, context) as (folders, context_file):
+            for rel, files in folders.items():
+                ssh.push(target, files, f"{remote}/project/{rel}".rstrip("/"), timeout_s=settings.timeout_s)
+            ssh.push(target, [context_file], remote, timeout_s=settings.timeout_s)
 
-    # The vectors are regenerated on the board from the seed; their hash proves they are the host's.
-    invalid_fraction = DEFAULT_INVALID_FRACTION if design.kind == "ternary" else 0.0
-    with console.status(f"[bold]{design.name}[/]: drawing the {rows:,}-row test vectors to fingerprint them"):
+    # The vectors are drawn again on the board from the seed; their hash proves they are the host's.
+    with console.status(f"[bold]{design.name}[/]: drawing the test vectors to fingerprint them"):
         h = hashlib.sha256()
-        model_invalid = [0] * design.ports  # the host's own count, to hold the board's stat counters against
-        for chunk in frames.port_chunks(design.kind, seed, design.ports, rows // design.ports, design.row_bytes,
-                                        settings.transfer_mb << 20, invalid_fraction):
-            frames.fingerprint_update(h, chunk)
-            for p, f in enumerate(chunk):
-                model_invalid[p] += int(f.invalid)
+        model_status: dict[str, int] = {}  # the host's own count, to hold the board's status outputs against
+        checked = 0
+        for words_in, _, status, n in board_frames.draw(fn, declares, seed, rows, context, settings.transfer_mb << 20):
+            board_frames.fingerprint_update(h, words_in)
+            checked += n
+            for k, v in status.items():
+                model_status[k] = model_status.get(k, 0) + v
         digest = h.hexdigest()
     # the commit inside the bitstream: the build that ran Vivado (a cache hit reuses its bitstream)
     stamped, stamped_dirty = cache.built_by(record)
     expect_commit = bitfile.describe_word(bitfile.commit_word(stamped, stamped_dirty))
-    argv = [settings.python, f"{remote}/board_runner.py", "--kind", design.kind, "--ports", str(design.ports),
-            "--rows", str(rows), "--row-bytes", str(design.row_bytes), "--seed", str(seed),
-            "--invalid-fraction", repr(invalid_fraction),
-            "--bit", f"{remote}/{bit.name}", "--expect-commit", stamped, "--expect-vectors", digest,
+    argv = [settings.python, f"{remote}/board_runner.py", "--model", design.verify.value,
+            "--context", f"{remote}/{model_push.CONTEXT_FILE}", "--seed", str(seed),
+            "--bit", f"{remote}/{bit.name}", "--expect-part", design.board.part, "--expect-commit", stamped,
+            "--expect-vectors", digest,
             "--backend", backend, "--transfer-mb", str(settings.transfer_mb), "--result", f"{remote}/result.json"]
+    if rows is not None:
+        argv += ["--size", str(rows)]
     if stamped_dirty:
         argv += ["--expect-dirty", "--allow-dirty"]  # refused above unless allowed
     if sim_harness:
@@ -218,32 +233,33 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         argv += ["--sim-pl-usr-access", f"0x{sim_pl_usr_access:08X}"]
     if settings.sudo:
         argv = ["sudo", "-n", *argv]
-    with console.status(f"[bold]{design.name}[/]: on {target.display}: regenerating the vectors, streaming "
-                        f"{rows:,} rows through the {'PL' if backend == 'pynq' else 'simulated PL (stand-in)'}, "
-                        f"checking every row against numpy"):
+    with console.status(f"[bold]{design.name}[/]: on {target.display}: drawing the vectors again, streaming "
+                        f"{checked:,} rows through the {'PL' if backend == 'pynq' else 'simulated PL (stand-in)'}, "
+                        f"comparing every beat with the model"):
         proc = ssh.run(target, argv, timeout_s=settings.timeout_s, check=False)
     if proc.returncode == 2:
-        said = proc.stderr.strip().splitlines()[-1][:400] if proc.stderr.strip() else "the runner refused"
+        said = board_output.last_line(proc.stderr) or "the runner refused"
         raise ssh.DeployError(f"{target.display}: {said}")
     if proc.returncode not in (0, 1):
         raise ssh.RemoteCommandFailed(f"{target.display}: the board runner exited {proc.returncode} "
-                                      f"({' | '.join(proc.stderr.strip().splitlines()[-2:])[:400]}); no result was recorded")
+                                      f"({board_output.shown(' | '.join(proc.stderr.strip().splitlines()[-2:]))}); no result was recorded")
     # The board's result is evidence: the verdict is the host's (kabe.deploy.verdict).
     board, unreadable = verdict.parse_stdout(proc.stdout)
-    expected = verdict.Expected(design_kind=design.kind, ports=design.ports, rows=rows, seed=seed,
-                                vectors_sha256=digest, commit=expect_commit, model_invalid=model_invalid)
+    expected = verdict.Expected(model=design.verify.value, rows=checked, seed=seed,
+                                vectors_sha256=digest, commit=expect_commit, model_status=model_status)
     failures = [unreadable] if unreadable else verdict.judge(proc.returncode, board, expected)
     result = dict(board) if isinstance(board, dict) else {}
     result.update({
         "passed": not failures, "failures": failures,
         "board_passed": result.get("passed"), "exit_code": proc.returncode,
-        "expected": {"rows_checked": rows, "vectors_sha256": digest, "bit_commit": expect_commit,
-                     "pl_commit": expect_commit, "seed": seed, "model_invalid": model_invalid},
+        "expected": {"rows_checked": checked, "vectors_sha256": digest, "bit_commit": expect_commit,
+                     "pl_commit": expect_commit, "seed": seed, "model_status": model_status},
         "design": design.name, "commit": record["commit"], "dirty": record["dirty"], "board": target.display,
         "bit_sha256": provenance.sha256_file(bit), "archive": str(src),
     })
     return archive_board_result(commit, design.name, reports_root, result, argv,
-                                {"runner.log": proc.stderr, "runner.stdout": proc.stdout}, "passed")
+                                {"runner.log": board_output.log_text(proc.stderr),
+                                 "runner.stdout": board_output.log_text(proc.stdout)}, "passed")
 
 
 def archive_board_result(commit: provenance.Commit, design_name: str, reports_root: Path, result: dict,

@@ -1,6 +1,6 @@
-"""The cells the board runner looks up in the PYNQ overlay, as the block design named them.
+"""The cells the board runner looks up in the pynq.Overlay, as the block design named them.
 
-PYNQ names an overlay's attributes after the block design's cells (`overlay.dma0`). kabe/flows/vivado/tcl/kabe_bd.tcl
+pynq.Overlay names its attributes after the block design's cells (`overlay.dma0`). kabe/flows/vivado/tcl/kabe_bd.tcl
 spells those names once, creates the cells under them, and writes the same names to
 `kabe_<design>.cells.json` beside the .bit and .hwh (archived with them, sha256 in the manifest).
 The runner reads that file, never a cell name of its own, and checks each name against the .hwh
@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
 
-# role -> the IP the cell must be (its VLNV without the version), as PYNQ binds a driver by it
+# role -> the IP the cell must be (its VLNV without the version), as pynq binds a driver by it
 IP_OF_ROLE = {"dma": "xilinx.com:ip:axi_dma", "stat": "xilinx.com:ip:axi_gpio", "usr_access": "xilinx.com:ip:axi_gpio"}
 
 
@@ -42,7 +42,7 @@ class Gpio:
 @dataclass(frozen=True)
 class PlNames:
     dma: tuple[str, ...]  # per port
-    stat: tuple[Gpio, ...]  # per port
+    stat: tuple[Gpio, ...]  # the ports' status GPIOs (ports whose design has status outputs)
     usr_access: Gpio
 
     def roles(self) -> list[tuple[str, str]]:
@@ -72,13 +72,14 @@ def load(path: Path, ports: int) -> PlNames:
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise ValueError(f"{path.name} is not the block design's cell list ({e}); rebuild with flow=vivado") from None
     dmas, stats, ua = by_role.get("dma", {}), by_role.get("stat", {}), by_role.get("usr_access", {})
+    # a status GPIO only where the design has status outputs (a design without any has none); a status
+    # the model expects and no GPIO reads fails the run on the board
     missing = ([f"dma for port {p}" for p in range(ports) if p not in dmas]
-               + [f"status GPIO for port {p}" for p in range(ports) if p not in stats]
                + ([] if None in ua else ["the USR_ACCESS GPIO"]))
     if missing:
         raise ValueError(f"{path.name} names no {', no '.join(missing)}; the block design (kabe/flows/vivado/tcl/kabe_bd.tcl) and this "
                          f"runner disagree: rebuild with flow=vivado")
-    names = PlNames(tuple(dmas[p] for p in range(ports)), tuple(stats[p] for p in range(ports)), ua[None])
+    names = PlNames(tuple(dmas[p] for p in range(ports)), tuple(stats[p] for p in range(ports) if p in stats), ua[None])
     cells_named = [cell for cell, _ in names.roles()]
     twice = sorted({c for c in cells_named if cells_named.count(c) > 1})
     if twice:
@@ -87,7 +88,7 @@ def load(path: Path, ports: int) -> PlNames:
 
 
 def check_hwh(hwh: Path, names: PlNames) -> list[str]:
-    """Each cell must be in the .hwh as the IP its role needs, and mapped on the PS7's GP0 (PYNQ
+    """Each cell must be in the .hwh as the IP its role needs, and mapped on the PS7's GP0 (pynq
     gives an attribute only to addressable IP). Returns the problems (empty: all there)."""
     try:
         root = ElementTree.parse(str(hwh)).getroot()

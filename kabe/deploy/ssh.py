@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kabe.errors import UserError
-from . import ssh_policy
+from . import board_output, ssh_policy
 
 
 class DeployError(UserError, RuntimeError):
@@ -214,7 +214,7 @@ def _classify(target: Target, stderr: str, what: str) -> DeployError:
         if marker in s:
             return HostUnreachable(f"{target.display}: cannot reach the board ({marker}); check that it is powered, "
                                    f"on the network, and that board= / [tool.kabe.board] host names the right host and port")
-    return DeployError(f"{target.display}: {what} failed: {stderr.strip().splitlines()[-1] if stderr.strip() else 'no message'}")
+    return DeployError(f"{target.display}: {what} failed: {board_output.last_line(stderr) or 'no message'}")
 
 
 def run(target: Target, argv: list[str], *, timeout_s: float = 600, check: bool = True) -> subprocess.CompletedProcess:
@@ -223,7 +223,8 @@ def run(target: Target, argv: list[str], *, timeout_s: float = 600, check: bool 
     # `--` first: whatever the destination looks like, ssh reads it as the destination
     cmd = [_require("ssh"), *target._common("-p"), "--", target.destination(), remote]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+        # bytes, bounded, decoded with replacement: the board can print anything, of any size
+        proc = board_output.run(cmd, timeout_s)
     except subprocess.TimeoutExpired:
         raise HostUnreachable(f"{target.display}: `{argv[0]}` did not finish within {timeout_s:.0f} s; "
                               f"the board may have hung (power-cycle it) or the run needs a longer timeout") from None
@@ -231,7 +232,8 @@ def run(target: Target, argv: list[str], *, timeout_s: float = 600, check: bool 
         raise _classify(target, proc.stderr, f"`{argv[0]}`")
     if check and proc.returncode != 0:
         tail = (proc.stderr.strip() or proc.stdout.strip()).splitlines()[-3:]
-        raise RemoteCommandFailed(f"{target.display}: `{' '.join(argv[:2])}` exited {proc.returncode}: {' | '.join(tail)}")
+        raise RemoteCommandFailed(f"{target.display}: `{' '.join(argv[:2])}` exited {proc.returncode}: "
+                                  f"{board_output.shown(' | '.join(tail))}")
     return proc
 
 
@@ -244,7 +246,7 @@ def push(target: Target, files: list[Path], remote_dir: str, *, timeout_s: float
     cmd = [_require("scp"), "-s", "-q", "-p", *target._common("-P"), "--", *[str(f) for f in files],
            target.scp_destination(remote_dir)]
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+        proc = board_output.run(cmd, timeout_s)  # scp relays the board's words too: bytes, bounded, replaced
     except subprocess.TimeoutExpired:
         raise HostUnreachable(f"{target.display}: copying to {remote_dir} did not finish within {timeout_s:.0f} s") from None
     if proc.returncode != 0:

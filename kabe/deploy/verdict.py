@@ -3,8 +3,8 @@
 The board runner prints one JSON object and exits 0 (all rows match) or 1. Anything between the
 board and this process can be wrong: an old runner, a different numpy, a half-written file, a
 board that lies. So the host checks each claim against what it knows itself (the rows it asked
-for, the digest of the vectors it drew, the commit in the archive it pushed, the invalid-byte
-count its own model gives) and the type of every field, and passes the run only when all agree
+for, the digest of the vectors it drew, the commit in the archive it pushed, the status its own
+model gives) and the type of every field, and passes the run only when all agree
 with a zero exit and zero mismatches. Every disagreement is one line naming the field, what the
 board said and what the host expected.
 """
@@ -24,13 +24,12 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 class Expected:
     """What the host knows without asking the board."""
 
-    design_kind: str
-    ports: int
-    rows: int
+    model: str  # the golden model, package.module:function
+    rows: int  # what the model counts as checked over the run
     seed: int
     vectors_sha256: str
     commit: str  # bitfile.describe_word of the archive's USR_ACCESS word, e.g. "0123456" or "0123456-dirty"
-    model_invalid: list[int] = field(default_factory=list)  # per port: invalid weight bytes in the vectors
+    model_status: dict[str, int] = field(default_factory=dict)  # the status outputs' values, summed over transfers
 
 
 def shown(value: Any) -> str:
@@ -66,13 +65,12 @@ def _typed(board: dict, failures: list[str]) -> dict[str, Any]:
         "mismatches": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
         "first_mismatches": (lambda v: isinstance(v, list) and all(isinstance(m, dict) for m in v), "a list of objects"),
         "problems": (lambda v: isinstance(v, list) and all(isinstance(p, str) for p in v), "a list of strings"),
-        "stats": (lambda v: isinstance(v, list) and all(isinstance(s, dict) and _is_int(s.get("invalid"))
-                                                        and _is_int(s.get("overflow")) for s in v),
-                  "a list of {invalid: int, overflow: int}"),
+        "status": (lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_int(n) for k, n in v.items()),
+                   "an object of status output -> integer"),
         "vectors_sha256": (lambda v: isinstance(v, str) and bool(_HEX64.fullmatch(v)), "64 hex digits"),
         "bit_commit": (lambda v: isinstance(v, str), "a string"),
         "pl_commit": (lambda v: isinstance(v, str), "a string"),
-        "design_kind": (lambda v: isinstance(v, str), "a string"),
+        "model": (lambda v: isinstance(v, str), "a string"),
         "seed": (_is_int, "an integer"),
         "seconds": (lambda v: _is_number(v) and v >= 0, "a number >= 0"),
         "gb_per_s": (lambda v: v is None or _is_number(v), "a number or null"),
@@ -107,24 +105,21 @@ def judge(exit_code: int, board: Any, expect: Expected) -> list[str]:
         ("vectors_sha256", v["vectors_sha256"], expect.vectors_sha256, "the digest of the vectors the host drew"),
         ("bit_commit", v["bit_commit"], expect.commit, "the archive's commit"),
         ("pl_commit", v["pl_commit"], expect.commit, "the archive's commit (USR_ACCESS read from the running PL)"),
-        ("design_kind", v["design_kind"], expect.design_kind, "the design's kind"),
+        ("model", v["model"], expect.model, "the design's golden model"),
         ("seed", v["seed"], expect.seed, "the seed the host asked for"),
     ]
     for name, got, want, what in checks:
         if got is not None and got != want:
             failures.append(f"{name}: the board says {shown(got)}, expected {shown(want)} ({what})")
     if v["mismatches"]:
-        failures.append(f"mismatches: the board reports {v['mismatches']} rows that differ from numpy, a pass has 0")
+        failures.append(f"mismatches: the board reports {v['mismatches']} beats that differ from the model, a pass has 0")
     if v["problems"]:
         failures += [f"problem on the board: {shown(p)}" for p in v["problems"]]
-    if v["stats"] is not None:
-        if len(v["stats"]) != expect.ports:
-            failures.append(f"stats: the board sent {len(v['stats'])} ports, the design has {expect.ports}")
-        else:
-            for p, st in enumerate(v["stats"]):
-                if st["overflow"]:
-                    failures.append(f"stats: port {p} overflowed (stat_overflow = {st['overflow']}): a result was dropped")
-                if expect.model_invalid and st["invalid"] != expect.model_invalid[p]:
-                    failures.append(f"stats: port {p} counted {st['invalid']} invalid weight bytes, the host's model "
-                                    f"counts {expect.model_invalid[p]}")
+    if v["status"] is not None:
+        for name, want in sorted(expect.model_status.items()):
+            got = v["status"].get(name)
+            if got is None:
+                failures.append(f"status: the board read no {name}, the host's model says {want}")
+            elif got != want:
+                failures.append(f"status: {name} = {got} on the board, the host's model says {want}")
     return failures

@@ -1,8 +1,10 @@
 """The flows, behind one interface (kabe.flows.base) and one registry (kabe.flows.registry).
 
 A new flow is one module that offers NAME, ESTIMATED, check_tools() and run_build(), plus its facts
-in kabe.flows.registry. Modules are imported only when asked for: `doit list` never pays for edalize,
-and the layers below that read a flow's facts import only the registry (which imports nothing).
+(a kabe.flows.registry.FlowFacts: name, estimated, tools, settings, key inputs, doctor checks) in the
+registry, or, for a flow kabe does not ship, in an entry point of the group `kabe.flows` (a project's
+own package). Modules are imported only when asked for: `doit list` never pays for edalize, and the
+layers below that read a flow's facts import only the registry (which imports nothing of kabe).
 """
 
 from __future__ import annotations

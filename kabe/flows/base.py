@@ -51,6 +51,9 @@ class FlowResult:
     inputs: list[Path] = field(default_factory=list)  # files the result depends on (hashed)
     artifacts: dict[str, Path] = field(default_factory=dict)  # bitstream, hwh: hashed into the manifest
     tool_seconds: float | None = None  # time inside the tool itself (for the orchestration-overhead benchmark)
+    # metrics.json sections a flow adds beside timing and utilization (metrics.schema.json): an HLS build's
+    # `hls` (kabe.parsers.vitis_hls_csynth.metrics), a v++ link's `vitis_link` (kabe.parsers.xclbin.metrics)
+    sections: dict[str, Any] = field(default_factory=dict)
 
 
 def unreadable_timing(message: str, *, estimated: bool) -> dict[str, Any]:

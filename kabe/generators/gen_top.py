@@ -10,10 +10,8 @@ design's core file as the parameters of its `generate:` entry:
     name              the top module's name (the core's `toplevel`)
     engine            the engine module instantiated once per port (ports clk, rst, s_axis_*, m_axis_*)
     ports             number of memory ports, 1..64 (the design.yaml of the design says the same, and
-                      kabe.designs checks it against the board: 4 HP ports on the PYNQ-Z1, 64 HBM
-                      NMUs on the V80)
-    s_width           bits of an input beat, s{p}_axis_tdata (default 64: a Zynq HP port's DMA beat;
-                      256 for a V80 HBM NMU), a multiple of 8 up to 512
+                      kabe.designs checks it against its board profile's memory port count)
+    s_width           bits of an input beat, s{p}_axis_tdata (default 64), a multiple of 8 up to 512
     port_name         what one port is, in the generated comments (default "HP port")
     m_width           bits of a result word, m{p}_axis_tdata (default 32; the probe's words are 64)
     overflow_port     the engine's sticky overflow output (default stat_overflow)
@@ -30,7 +28,7 @@ Two ways to call it:
   ``<name>.v`` and a ``.core`` naming it into the current directory.
 * command line, to read the top a core file describes::
 
-      python -m kabe.generators.gen_top --core cores/stage4/stage4.core [-o kabe_stage4_top.v]
+      python -m kabe.generators.gen_top --core cores/<design>/<design>.core [-o <design>_top.v]
 
 Pure Python, standard library only in generator mode (PyYAML is used when present).
 """
@@ -48,13 +46,13 @@ from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_o
 
 GENERATOR = "kabe/generators/gen_top.py"
 GENERATOR_NAME = "kabe_top"  # the generator's name in kabe_gen_top.core
-S_WIDTH = 64  # the default input beat: a Zynq HP port's DMA beat (docs/streams.md)
+S_WIDTH = 64  # the default input beat (docs/streams.md); a core file gives its board's in s_width
 S_WIDTH_MAX = 512  # the widest stream kabe's harness binds (kabe.designs.STREAM_BITS)
 INVALID_WIDTH = 32
-# The most memory ports of any board kabe has (the V80's 64 HBM NMUs); kabe.designs holds a design's
-# `ports:` to its own board's count (4 HP ports on the PYNQ-Z1).
+# The most memory ports the generator writes; kabe.designs holds a design's `ports:` to its own board
+# profile's count.
 MAX_PORTS = 64
-DEFAULT_PORT_NAME = "HP port"
+DEFAULT_PORT_NAME = "HP port"  # the port name of the default 64-bit beat, in comments only
 _PORT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9 +-]{0,39}")  # it lands in Verilog comments only
 NO_PORT = "none"
 _KNOWN = ("name", "engine", "ports", "s_width", "port_name", "m_width", "overflow_port", "invalid_port",

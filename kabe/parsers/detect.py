@@ -136,6 +136,11 @@ def parse_report(kind: str, rep: Report):
 
 def parse_file(path) -> dict:
     """{"kind", "path", "record"} for the report at `path`."""
+    from kabe.parsers import vitis_detect  # Vitis/HLS files (logs, binary xclbin) have their own door
+
+    vitis_kind = vitis_detect.sniff(path)
+    if vitis_kind is not None:
+        return vitis_detect.parse_path(path, vitis_kind)
     try:
         rep = report_file.read(path)
         kind = detect_report(rep)

@@ -18,7 +18,7 @@ from kabe.parsers import ReportError
 from kabe.parsers import report_file
 from kabe.parsers.report_file import find_lines
 
-from kabe.timing.report import (BAND_SECTION, CLOCK_INPUTS_PREFIX, END_MARKER, HEADER_PREFIX,  # the writer
+from kabe.timing.report import (BAND_SECTION, FILL_SECTION, FILL_SET, FILL_WNS, CLOCK_INPUTS_PREFIX, END_MARKER, HEADER_PREFIX,  # the writer
                                 MARGINAL, NO_CLOCK_ROW, NO_RTL, NOT_FOUND, RTL_LINES, RTL_SEP,  # defines
                                 UNTIMED_PREFIX, clocks_message, not_timed_record)  # the format
 
@@ -123,6 +123,22 @@ def _band(body: list[str], origin: str) -> dict | None:
             "marginal": marginal, "note": MARGINAL if marginal else None}
 
 
+def _fill(body: list[str], wns, origin: str) -> dict:
+    """The High-Fanout Fill section -> wns_uncapped_ns, high_fanout_fill. The fill only ever takes slack
+    away, so an uncapped WNS under the WNS, or a fill said to set a WNS other than 0, is a damaged report."""
+    lines = [l for l in body if l.strip()]
+    m = re.match(rf"^{re.escape(FILL_WNS)}{_NUM}$", lines[0]) if lines else None
+    said = lines[1][len(FILL_SET):] if len(lines) > 1 and lines[1].startswith(FILL_SET) else None
+    if m is None or said is None or not (said == "no" or said.startswith("yes")):
+        raise ReportError(f"{origin}: the '{FILL_SECTION}' section is incomplete or unreadable")
+    uncapped, filled = _num(m.group(1)), said.startswith("yes")
+    if uncapped is None or (wns is not None and uncapped < wns) or (filled and wns != 0):
+        raise ReportError(f"{origin}: the '{FILL_SECTION}' section contradicts the summary (WNS {wns}, without the "
+                          f"fill {uncapped}, fill set it: {'yes' if filled else 'no'}): a damaged or edited report; "
+                          f"regenerate it")
+    return {"wns_uncapped_ns": uncapped, "high_fanout_fill": filled}
+
+
 def parse_text(text: str, origin: str = "<kabe timing report>") -> dict:
     if not text.strip():
         raise ReportError(f"{origin}: empty timing report")
@@ -201,6 +217,9 @@ def parse_report(rep: report_file.Report) -> dict:
     rec["clock_interaction"] = inter
     # reports written before the estimator had a band have no such section: no band, not an error
     rec["band"] = _band(section(BAND_SECTION), origin) if f"== {BAND_SECTION} ==" in lines else None
+    # reports written before issue 44 have no fill section: no uncapped WNS (regressions then compare wns_ns)
+    if f"== {FILL_SECTION} ==" in lines:
+        rec.update(_fill(section(FILL_SECTION), wns, origin))
 
     rec["critical_path"] = None
     if any(lines[i] == "== Path 1 ==" for i in titles):

@@ -6,7 +6,7 @@ parser must refuse before reading a single table is refused here, once, with the
 a missing or unreadable file, NUL bytes (binary, or UTF-16 without its byte-order mark), an
 empty file, and input beyond the size bounds below.
 
-The bounds exist because parsers must answer in bounded time on any input (issue 18). Every
+The bounds exist because parsers must answer in bounded time on any input. Every
 parser is linear in the size of its input (no regex with nested quantifiers over whitespace);
 these caps bound that size: MAX_BYTES for a file, MAX_LINES lines, MAX_LINE_CHARS for one line.
 The largest real report in the corpus is 2.2 MB in 17 k lines of up to ~530 characters; Vivado's
@@ -16,7 +16,9 @@ lines. Whole-report scans are regex passes at C speed (find_lines), never a Pyth
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,13 @@ MAX_LINE_CHARS = 64 * 1024
 MAX_LINES = 6_000_000  # real reports average 100+ characters a line: 512 MiB is ~5 M lines
 HEADER_LINES = 40  # Vivado's `| Tool Version : ...` block sits in the first few lines
 NEAR = 60  # how far a parser looks for what must follow a title (a table's dashes, a verdict line)
+
+
+
+class NotOneReport(ReportError):
+    """Not one whole report: two runs in one file, a section twice, a section its layout always has
+    missing. `kabe gate` and `kabe parse` refuse it (exit 2) rather than judge a part of it."""
+
 
 _HEADER_KEY = re.compile(r"[A-Za-z][A-Za-z ]*")  # matched with fullmatch on a stripped string: linear
 
@@ -119,31 +128,68 @@ def _refuse_joined(text: str, source: str) -> None:
     heads = [m.start() for m in _TOOL_VERSION.finditer(text)]
     if len(heads) > 1:
         line = text.count("\n", 0, heads[1]) + 1
-        raise ReportError(f"{source}: a second report header at line {line}: two reports in one file (joined "
+        raise NotOneReport(f"{source}: a second report header at line {line}: two reports in one file (joined "
                           f"with cat or -append); give kabe each report on its own")
 
 
 def read(path) -> Report:
-    """Open a report file; ReportError naming the file when it cannot be a readable report."""
+    """Open a report file; ReportError naming the file when it cannot be a readable report.
+
+    Only a regular file is read, and never more than MAX_BYTES of it: /dev/zero, a FIFO, a socket
+    or a terminal has no end (or none yet) and is refused before a byte is read. The file is
+    opened without blocking (a FIFO with no writer would block open() itself) and checked on the
+    open descriptor (a path swapped between a check and the open cannot slip through), then read
+    up to the cap plus one byte, so a file that grows past the cap is refused too."""
     p = Path(path)
     source = str(p)
     try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise ReportError(f"{source}: report file is {size:,} bytes, over kabe's bound of "
-                              f"{MAX_BYTES:,}; refusing to parse it")
-        data = p.read_bytes()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise ReportError(f"{source}: report file does not exist") from None
     except IsADirectoryError:
         raise ReportError(f"{source}: is a directory, not a report file") from None
     except OSError as e:
         raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise ReportError(f"{source}: is a directory, not a report file")
+        if not stat.S_ISREG(st.st_mode):
+            raise ReportError(f"{source}: is not a regular file (a {_kind(st.st_mode)}); kabe reads a report "
+                              f"only from a regular file: write the report to a file and give kabe that file")
+        if st.st_size > MAX_BYTES:
+            raise ReportError(f"{source}: report file is {st.st_size:,} bytes, over kabe's bound of "
+                              f"{MAX_BYTES:,}; refusing to parse it")
+        os.set_blocking(fd, True)
+        chunks, got = [], 0
+        while got <= MAX_BYTES:
+            chunk = os.read(fd, min(1 << 24, MAX_BYTES + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > MAX_BYTES:
+            raise ReportError(f"{source}: report file grew past kabe's bound of {MAX_BYTES:,} bytes while it "
+                              f"was read; refusing to parse it")
+        data = b"".join(chunks)
+        del chunks
+    except OSError as e:
+        raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
     if not data.strip():
         raise ReportError(f"{source}: report file is empty")
     text = _decode(data, source)
     del data  # a 200 MB report: keep one copy of it, not two
     return from_text(text, source)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return name
+    return "special file"
 
 
 def find_lines(lines: list[str], pattern: re.Pattern, start: int = 0, end: int | None = None,

@@ -44,6 +44,7 @@ from kabe.parsers.report_file import NEAR, blank, find_lines
 from kabe.parsers._vivado_common import aligned_table, integer, number
 from kabe.parsers import vivado_check_timing
 from kabe.parsers import vivado_timing_details
+from kabe.parsers import vivado_timing_whole
 
 REQUIRED_SECTIONS = ("Design Timing Summary", "Clock Summary", "Intra Clock Table",
                      "Inter Clock Table", "Other Path Groups Table", "Timing Details")
@@ -162,6 +163,9 @@ def parse_file(path) -> dict:
 def parse_report(rep: report_file.Report) -> dict:
     report_file.expect_command(rep, "report_timing_summary")
     source, lines = rep.source, rep.lines
+    # the whole file first: a second run or a second copy of a section (damaged titles too) is refused
+    # before any section is read, since the section reader would read one copy and miss the other
+    whole = vivado_timing_whole.read(lines, rep.header, source)
     secs = sections(lines, rep.text)
     titles = [t for t, _, _ in secs]
     if "Design Timing Summary" not in titles:
@@ -169,7 +173,7 @@ def parse_report(rep: report_file.Report) -> dict:
                           f"report_timing_summary (empty, cut short, or another report)")
     runs = titles.count("Design Timing Summary")
     if runs > 1:  # report_timing_summary -append, or files joined: which run is the design's is unknowable
-        raise ReportError(f"{source}: {runs} report_timing_summary outputs in one file (written with -append, "
+        raise report_file.NotOneReport(f"{source}: {runs} report_timing_summary outputs in one file (written with -append, "
                           f"or joined): kabe cannot tell which run to judge; write each run to its own file")
     # the header's own command line says when Vivado was asked for no path details at all; details
     # that are there anyway (a header edited, or another run's) are read like any others
@@ -205,6 +209,12 @@ def parse_report(rep: report_file.Report) -> dict:
     vals = _values(cols, rows[0], what="Design Timing Summary", source=source, allow_blank=False)
     for key in SUMMARY_COLS.values():
         rec[key] = vals.get(key)
+    # what the summary printed where a slack has no number ("inf" or "NA"), so a message says what the
+    # report says; one rule judges both (kabe.rules.gate)
+    printed = {SUMMARY_COLS[c.title]: cell.strip() for c, cell in zip(cols, rows[0])
+               if SUMMARY_COLS.get(c.title) in ("wns_ns", "whs_ns", "wpws_ns") and vals.get(SUMMARY_COLS[c.title]) is None}
+    if printed:
+        rec["no_number"] = printed
     verdict = next((x.strip() for x in b[after:after + NEAR] if x.strip()), None)
     if verdict is None:
         raise ReportError(f"{source}: no verdict line after the Design Timing Summary table "
@@ -286,7 +296,8 @@ def parse_report(rep: report_file.Report) -> dict:
             rec, lines[s:e], s + 1, at_end=titles[-1] == "Timing Details", source=source,
             expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
             expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
-            n_paths=vivado_timing_details.max_paths(rep.header.get("command")))
+            n_paths=vivado_timing_details.max_paths(rep.header.get("command")),
+            exact_none=rec["unconstrained_paths"] is not None or rec["ignored_paths"] is not None)
     one_kind = vivado_timing_details.delay_type(rep.header.get("command"))
     if one_kind in ("max", "min"):
         left_out = "hold (min delay)" if one_kind == "max" else "setup (max delay)"
@@ -305,4 +316,5 @@ def parse_report(rep: report_file.Report) -> dict:
         last = rep.text.rstrip().rsplit("\n", 1)[-1].strip()
         raise ReportError(f"{source}: the report ends without the blank lines Vivado closes it with: it is "
                           f"cut short (last line: '{last[:60]}')")
+    rec.update(whole)  # what the whole file says beyond the sections read (kabe.rules.gate judges it)
     return rec

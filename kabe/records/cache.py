@@ -55,7 +55,7 @@ _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the ne
 # kabe's own code that shapes a build's result: editing it is a miss, like editing RTL. Named from the
 # package's folder (kabe/...), wherever kabe is installed; in kabe's own checkout that is ROOT.
 KABE_HOME = PACKAGE.parent
-FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/model",
+FLOW_CODE = ("kabe/flows", "kabe/timing", "kabe/parsers", "kabe/sim", "kabe/verify.py",
              "kabe/rules", "kabe/build", "kabe/constraints.py", "kabe/cores.py", "kabe/core_files.py", "kabe/core_targets.py", "kabe/boards",
              "kabe/deploy/bitfile.py")
 
@@ -148,11 +148,41 @@ def vivado_version_line(exe: str | None = None) -> str:
     return line
 
 
+# AMD's Vitis tools (kabe.flows.vitis_hls, kabe.flows.vitis): their version line, as vivado's above
+_EXE_VERSION_FLAG = {"v++": "--version", "vitis_hls": "-version", "vivado_hls": "-version"}
+
+
+def exe_version_line(name: str, flag: str) -> str:
+    """The first line of `<name> <flag>` that names a release (20xx.y), remembered per executable (path,
+    size, mtime) like vivado_version_line; "missing" when it is not on PATH."""
+    exe = shutil.which(name)
+    if not exe:
+        return "missing"
+    st = Path(exe).stat()
+    memo = BUILD / "cache" / f"{name.replace('+', 'p')}_version.json"
+    stamp = f"{Path(exe).resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    try:
+        saved = json.loads(memo.read_text())
+        if saved.get("stamp") == stamp:
+            return saved["line"]
+    except (OSError, ValueError, KeyError):
+        pass
+    try:
+        out = subprocess.run([exe, flag], capture_output=True, text=True, timeout=300)
+        lines = [ln.strip() for ln in (out.stdout + out.stderr).splitlines() if ln.strip()]
+    except (OSError, subprocess.TimeoutExpired):
+        lines = []
+    line = next((ln for ln in lines if re.search(r"20\d\d\.\d", ln)), lines[0] if lines else "unknown")
+    write_json_atomic(memo, {"stamp": stamp, "line": line})
+    return line
+
+
 def tool_versions(flow: str) -> dict[str, str]:
     """The tools whose version can change a build's output (the simulation check included)."""
     versions = {"verilator": _version("verilator"), "fusesoc": _version("fusesoc")}
     for tool in flow_registry.facts(flow).tools:
-        versions[tool] = vivado_version_line() if tool == "vivado" else _version(tool)
+        versions[tool] = vivado_version_line() if tool == "vivado" else \
+            exe_version_line(tool, _EXE_VERSION_FLAG[tool]) if tool in _EXE_VERSION_FLAG else _version(tool)
     return versions
 
 
@@ -228,19 +258,22 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         files.update(edam.reachable_headers)
         core_files.update(Path(p) for p in edam.core_files)
     files.update(generator_scripts(sorted(core_files)))
+    # the design.yaml tables the flow declares as its inputs (the vivado flow's `vivado:`: hooks' Tcl, settings)
+    tables = {t: getattr(design, t, None) for t in flow_registry.facts(flow).key_design_tables}
+    tables = {t: v for t, v in tables.items() if v is not None and v.declared}
+    for table in tables.values():
+        files.update(table.files())
     packages: dict[str, str] = {}
     for src in designs.verify_sources(design, root):  # the model or testbench, and the project's modules it imports
-        # one of kabe's own models is kabe code, in the key already (kabe_code): not read again at every start
-        if src.is_relative_to(PACKAGE.resolve()):
-            files.add(src)
-            continue
         found = python_imports.closure(src, design.verify.value.split(":")[0], model_path(design, src, root),
                                        [root, design.directory])
-        files.update(found.files)
+        # kabe's own modules a model imports (kabe.verify) are kabe's code, keyed as such (kabe_code)
+        mine = [f for f in found.files if not f.is_relative_to(PACKAGE.resolve())]
+        files.update(mine)
         packages.update(found.distributions)
         # data beside the model, and beside each of the team's modules it imports: a helper package
         # that reads src/teamlib/table.json computes other values when the table changes
-        for folder in sorted({src.parent} | {f.parent for f in found.files}):
+        for folder in sorted({src.parent} | {f.parent for f in mine}):
             files.update(_data_in(folder, root))
     own = kabe_code() + flow_scripts(flow)
     material = {
@@ -251,7 +284,8 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         # how the design is verified, and the model's or testbench's source below in "files"
         "design": {"name": design.name, "core": design.core, "verify": design.verify.as_dict(),
                    "streams": design.streams.as_dict(), "ports": design.ports,
-                   "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root)},
+                   "row_bytes": design.row_bytes, "constraints": _rel(design.constraints, root),
+                   **{t: v.as_dict() for t, v in tables.items()}},
         "sim_check_rows": sim_check_rows,
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
         "tools": dict(tools if tools is not None else tool_versions(flow)),

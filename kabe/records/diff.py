@@ -16,7 +16,7 @@ from pathlib import Path
 from kabe import rtl_path
 from kabe.errors import UserError
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import revisions, history
+from kabe.records import hls_rows, revisions, history
 from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.records.load import Invalid
 
@@ -221,6 +221,8 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
             cells = [key[0], key[1], label, _cell(_fmt(ov, metric), old_apart), _cell(_fmt(nv, metric), new_apart),
                      _delta(ov, nv, metric), flag]
             lines.append("| " + " | ".join(cells) + " |")
+        for label, ov, nv, d in hls_rows.rows(new.record, old.record if old else None):  # an HLS build's own numbers
+            lines.append("| " + " | ".join([key[0], key[1], label, _cell(ov, old_apart), _cell(nv, new_apart), d, ""]) + " |")
         verdict = _pass_word(new, expected.get(key[0], "pass"))
         was = _pass_word(old, expected.get(key[0], "pass")) if old else "-"
         if old_apart:

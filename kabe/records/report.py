@@ -19,7 +19,7 @@ from typing import Iterable
 
 from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import revisions, history, lineage, sim_results
+from kabe.records import page_hooks, revisions, history, lineage, sim_results
 from kabe.records.archive import write_atomic, write_text_atomic
 from kabe.records.band_advice import marginal_advice
 from kabe.records.load import Invalid
@@ -175,6 +175,12 @@ def _critical_paths(latest: dict[tuple[str, str], history.Entry]) -> str:
             f'build\'s timing report):</p><ul class="critical-paths">{"".join(items)}</ul>' if items else "")
 
 
+def _beats_per_cycle(r) -> str:
+    """A cycle-accurate run's beats per cycle; an HLS design's C-simulation has no cycles."""
+    bpc = r.get("beats_per_cycle")
+    return f"{bpc:.3f}" if isinstance(bpc, (int, float)) else "- (C-simulation: untimed)" if r.get("simulator") == "csim" else "-"
+
+
 def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
     entries, unreadable = sim_results.load(reports_root, root)
     latest = sim_results.latest_per_design(entries)
@@ -190,7 +196,7 @@ def _sim_table(reports_root: Path, root: Path, head: str | None) -> str:
         link = f'<a class="raw" href="{html.escape(f"{e.commit}/{design}/sim/result.json")}">result.json</a>'
         rows.append(f"<tr><td>{html.escape(design)}</td><td>{_commit_cell(e.commit, head)}</td>"
                     f"<td>{r['rows']:,}</td><td>{r['seed']}</td><td>{r['mismatches']:,}</td>"
-                    f"<td>{r['beats_per_cycle']:.3f}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
+                    f"<td>{_beats_per_cycle(r)}</td><td class=\"{verdict.lower()}\">{verdict}</td>"
                     f"<td>{html.escape(why)}</td><td>{link}</td></tr>")
     return ("<table><tr><th>design</th><th>commit</th><th>rows</th><th>seed</th><th>mismatches</th>"
             "<th>beats/clk</th><th>verdict</th><th>problems</th><th>raw</th></tr>" + "".join(rows) + "</table>"
@@ -292,9 +298,10 @@ UNVERIFIED_NOTE = ("Kept apart in reports/.unverified/ by <code>kabe archive pul
 
 
 def _unverified_links(u: history.Unverified) -> str:
+    """The unit's file names, without links: a unit nobody trusted may carry an .html or .svg that would
+    run on the page's origin (and the published site serves none of its files: kabe.records.site)."""
     names = sorted(p.name for p in u.path.iterdir() if p.is_file() and not p.is_symlink())
-    folder = u.path.relative_to(u.path.parents[3]).as_posix()  # .unverified/<commit>/<design>/<kind>
-    return " ".join(f'<a class="raw" href="{html.escape(f"{folder}/{n}")}">{html.escape(n)}</a>' for n in names)
+    return " ".join(f'<code class="raw">{html.escape(n)}</code>' for n in names)
 
 
 def unverified_section(unverified: list[history.Unverified], head: str | None) -> str:
@@ -346,57 +353,28 @@ def _sweeps_section(reports_root: Path) -> str:
     return "<h2>Sweeps (LUT against WNS, coloured by DSP)</h2>" + "".join(parts) if parts else ""
 
 
-def _v80_engine_section(entries) -> str:
-    """The what-if fed by the newest archived V80 build with a simulation (kabe.perf.v80_engine); none yet:
-    say what would fill it."""
-    from kabe.boards import ALVEO_V80
-    from kabe.perf import v80_engine
-
-    built = [e for e in entries if e.record.get("part") == ALVEO_V80.part and isinstance(e.record.get("sim"), dict)]
-    if not built:
-        return ("<p class=\"note\">No V80 design is archived with a simulation yet: `doit build:v80_ternary` "
-                "puts its measured channels, beats/clk and clock here.</p>")
-    newest = max(built, key=lambda e: str(e.record.get("finished") or ""))
-    try:
-        facts = v80_engine.facts_from_record(newest.record)
-    except v80_engine.EngineRecordError as e:
-        return f"<p class=\"note\">{html.escape(str(e))}</p>"
-    return ("<h3>Fed through the engine kabe built</h3>"
-            + markdown_table_to_html(v80_engine.render_markdown(facts)))
-
-
-def _research_sections(shown: set[str], work: Path, files: dict, entries=()) -> str:
-    """The page's sections about this repository's own study (kabe/perf: the bandwidth wall, the token
-    budget, the V80 what-if), shown only where the project's [tool.kabe] page_sections names them: a
-    user's project has none of them."""
-    if not shown:
+def _project_sections(specs, root: Path, work: Path, files: dict, entries=()) -> str:
+    """The sections the project adds ([tool.kabe] page_sections, kabe.records.page_hooks): none unless named."""
+    if not specs:
         return ""
-    from kabe.perf import plots, token_budget, wall, whatif_v80
 
-    out = []
-    if "wall" in shown:
-        wall_png = plots.plot_wall(work / "wall.png")
-        files["wall.png"] = wall_png.read_bytes()
-        out.append(f"<h2>The bandwidth wall (Figure 1)</h2>{_img(wall_png, 'bandwidth wall per stage')}\n"
-                   f"{markdown_table_to_html(wall.render_markdown(wall.figure1()))}")
-    if "token_budget" in shown:
-        budget_png = plots.plot_token_budget(work / "token_budget.png")
-        files["token_budget.png"] = budget_png.read_bytes()
-        out.append(f"<h2>Token budget, SmolLM2-135M (Figure 6)</h2>{_img(budget_png, 'token budget per context')}\n"
-                   f"{markdown_table_to_html(token_budget.render_markdown())}")
-    if "v80" in shown:
-        out.append(f"<h2>Alveo V80 what-if (the forum post's arithmetic)</h2>"
-                   f"{markdown_table_to_html(whatif_v80.render_markdown())}{_v80_engine_section(entries)}")
-    return "\n".join(out)
+    def figure(path: Path, alt: str) -> str:
+        path = Path(path)
+        files[path.name] = path.read_bytes()
+        return _img(path, alt)
+
+    page = page_hooks.PageContext(work=work, records=[e.record for e in entries], figure=figure,
+                                  table=markdown_table_to_html)
+    return page_hooks.render(specs, Path(root), page)
 
 
 def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = CORES,
                  sections: Iterable[str] | None = None) -> Path:
-    """sections: the optional research sections to show (config.PAGE_SECTIONS); None: the project's
-    [tool.kabe] page_sections (read from root's pyproject.toml; none when it names none)."""
+    """sections: the project's page sections to show ("module:function", kabe.records.page_hooks); None: the
+    project's [tool.kabe] page_sections (read from root's pyproject.toml; none when it names none)."""
     if sections is None:
         sections = config.value(config.load(Path(root) / "pyproject.toml"), "page_sections")
-    shown = set(sections)
+    shown = list(sections)
 
     reports_root = Path(reports_root)
     scanned = history.scan(reports_root, root, cores_root)  # validated, verdicts recomputed
@@ -418,11 +396,11 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
                               cores_root, on_base, unverified=apart, order_key=history.order_key(root))
             files[svg.name] = svg.read_text()
             sections.append(f"<h3>{html.escape(design)}</h3>{inline_svg(svg)}")
-        research = _research_sections(shown, work, files, entries)
+        research = _project_sections(shown, root, work, files, entries)
         stamp = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
         apart_note = (f'; {len(unverified)} pulled unit(s) that did not verify are kept apart as '
                       f'<a href="#unverified">unverified history</a>' if unverified else "")
-        body = f"""<body><h1>kabe: builds{', the wall and the token budget' if {'wall', 'token_budget'} <= shown else ''}</h1>
+        body = f"""<body><h1>kabe: builds</h1>
 <p class="note">Generated by kabe/records/report.py at {stamp} from {len(entries)} archived builds; every verdict
 is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>

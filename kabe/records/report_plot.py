@@ -22,7 +22,6 @@ from matplotlib.collections import PolyCollection  # noqa: E402
 
 from kabe import designs  # noqa: E402
 from kabe.paths import CORES  # noqa: E402
-from kabe.perf.plots import legend_entries  # noqa: E402
 from kabe.flows import registry as flow_registry  # noqa: E402
 from kabe.records import history  # noqa: E402
 from kabe.records.band_advice import band_of  # noqa: E402
@@ -31,6 +30,17 @@ PANELS = (("lut", "LUT"), ("ff", "FF"), ("dsp", "DSP48E1"), ("bram36_equiv", "BR
 # by what a flow's timing is (kabe.flows.registry), not by its name: estimates dashed, sign-off solid
 _ESTIMATE_STYLE = dict(marker="o", ls="--", color="C0")
 _SIGNOFF_STYLE = dict(marker="s", ls="-", color="C1")
+
+
+def legend_entries(axes) -> tuple[list, list[str]]:
+    """One legend for several panels: each label once, in the order the panels first use it."""
+    handles, labels = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    return handles, labels
 
 
 def _flow_style(flow: str) -> dict:
@@ -53,7 +63,7 @@ def budgets_by_flow(design: str, flows, cores_root: Path = CORES) -> dict[str, d
 
 
 def _expects_failure(design: str, cores_root: Path) -> bool:
-    """design.yaml says expect_gate: fail (a negative example such as stage3_naive)."""
+    """design.yaml says expect_gate: fail (a negative example, a design built to fail its gate)."""
     try:
         return designs.get(design, cores_root).expect_gate == "fail"
     except designs.DesignError:

@@ -1,17 +1,23 @@
 """`kabe report --site DIR`: the report page as a static site to publish (GitHub Pages, GitLab Pages).
 
 The site is index.html (kabe.records.report, built from the archive under reports/: after `kabe
-archive pull`, the shared one) and exactly the files the page links to (each build's raw reports,
-each simulation's result.json, the unverified units' files), at the same relative paths, so every link
-of the published page resolves and nothing else under reports/ is published (no cache, no bitstream
-the page does not name, no stray file). A link that leaves reports/, passes through a symlink or names
-no file is refused, never copied. The folder is filled beside DIR and renamed into place, so a
+archive pull`, the shared one) and the files the page links to (each build's raw reports, each
+simulation's result.json), at the same relative paths, so every link of the published page resolves
+and nothing else under reports/ is published (no cache, no bitstream the page does not name, no stray
+file). The site is on the project's own origin, so what it serves must not run there: only trusted
+units' files (never one under reports/.unverified/: those units appear by name, without links) and
+only the kinds kabe writes that a browser shows as text or an image (reports, logs, JSON, plots;
+_PUBLISHED), never an .html or .svg an archive unit carries. A link to a file not published is
+taken out of the site's page (its name stays, as text). A link that leaves reports/, passes through a
+symlink or names no file is refused, never copied. The folder is filled beside DIR and renamed into place, so a
 publishing job never uploads a half-written site; an existing DIR is replaced only when kabe wrote it.
 """
 
 from __future__ import annotations
 
+import html
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -21,10 +27,14 @@ from urllib.parse import unquote, urlsplit
 
 from kabe.errors import UserError
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import safe_fs
+from kabe.records import safe_fs, store
 from kabe.records.report import build_report
 
 MARKER = ".kabe-site"  # in every site kabe writes: the only kind of folder --site replaces
+# What kabe writes into a unit and a browser shows as text or as an image: reports, logs, JSON, plots,
+# and the scripts and constraints kabe ran. Not .html/.svg/.xml (they run scripts on the site's origin).
+_PUBLISHED = frozenset({".rpt", ".txt", ".log", ".json", ".png", ".ys", ".tcl", ".xdc", ".v", ".md", ".csv"})
+_ANCHOR = re.compile(r'<a\b[^>]*?\bhref="([^"]*)"[^>]*>(.*?)</a>', re.S)
 
 
 class SiteError(UserError):
@@ -75,6 +85,26 @@ def _source(reports_root: Path, link: str) -> Path:
     return src
 
 
+def published(link: str) -> bool:
+    """Whether the site may serve the file a page link names: a trusted unit's (nothing under
+    reports/.unverified/, nor any other dot folder), of a kind kabe writes that does not run in a browser."""
+    parts = Path(link).parts
+    return (bool(parts) and not any(part.startswith(".") for part in parts[:-1]) and parts[0] != store.UNVERIFIED
+            and Path(link).suffix.lower() in _PUBLISHED)
+
+
+def _unlink_unpublished(page: str) -> str:
+    """The page with each link to a file the site does not publish made plain text (its name stays)."""
+    def keep_or_unlink(m: re.Match) -> str:
+        link = html.unescape(m.group(1))
+        parts = urlsplit(link)
+        if parts.scheme or parts.netloc or not parts.path or published(unquote(parts.path)):
+            return m.group(0)
+        return f'<span class="unpublished" title="not published on this site">{m.group(2)}</span>'
+
+    return _ANCHOR.sub(keep_or_unlink, page)
+
+
 def _replace(folder: Path, tmp: Path) -> None:
     if os.path.lexists(folder):
         if os.path.islink(folder) or not folder.is_dir() or not (folder / MARKER).is_file():
@@ -96,8 +126,11 @@ def build_site(folder: Path, reports_root: Path = REPORTS, root: Path = ROOT, co
     if folder == reports_root or folder.is_relative_to(reports_root) or reports_root.is_relative_to(folder):
         raise SiteError(f"--site {folder} must lie outside {reports_root} (the site is copied out of it)")
     index = build_report(reports_root, root, cores_root, sections=sections)
-    page = index.read_text()
+    page = _unlink_unpublished(index.read_text())
     sources = {link: _source(reports_root, link) for link in local_links(page)}
+    leaks = [link for link in sources if not published(link)]  # a link the regex missed: refuse, never publish
+    if leaks:
+        raise SiteError(f"the page links {leaks[0]!r}, which the site does not publish (a bug in kabe's page)")
     folder.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
     try:

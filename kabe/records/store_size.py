@@ -13,7 +13,8 @@ import struct
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe.paths import ROOT
+from kabe.errors import UserError
+from kabe.paths import REPORTS, ROOT
 from kabe.records import git_plumbing, store
 
 
@@ -76,10 +77,36 @@ def render(remote: str, ref: str, rows: list[CommitSize], total_disk: int) -> st
     return "\n".join(lines) + "\n"
 
 
-def du(remote: str = "origin", root: Path = ROOT, ref: str | None = None) -> str:
+def local(reports_root: Path = REPORTS) -> str:
+    """One line: what reports/ holds on this machine (commits, builds, bytes), the units a pull kept
+    apart as unverified and kabe's own dot folders (the cache index, temp folders) counted apart."""
+    commits, builds, size, apart = set(), 0, 0, 0
+    root = Path(reports_root)
+    if not root.is_dir():
+        return f"local {root}: absent (nothing built here yet)"
+    for path in root.rglob("*"):
+        if path.is_symlink() or not path.is_file():
+            continue
+        rel = path.relative_to(root).parts
+        n = path.stat().st_size
+        if rel[0].startswith(".") or len(rel) < 4:  # .unverified/, kabe's own files, reports/README.md
+            apart += n
+            continue
+        size += n
+        commits.add(rel[0])
+        builds += rel[3] == "metrics.json" or (rel[2] == "sim" and rel[3] == "result.json")
+    return (f"local {root}: {len(commits)} commit(s), {builds} build(s), {_mb(size)} MB"
+            + (f" (and {_mb(apart)} MB of unverified units, kabe's cache index and other files)" if apart else "")
+            + ("; `kabe archive push` shares the clean ones" if commits else ""))
+
+
+def du(remote: str = "origin", root: Path = ROOT, ref: str | None = None, reports_root: Path = REPORTS) -> str:
     ref = ref or store.archive_ref(root=root)
-    tip = store.fetch(remote, root, ref)
+    try:
+        tip = store.fetch(remote, root, ref)
+    except UserError as e:  # no shared archive to measure: still say what is here (exit 2 as before)
+        raise type(e)(f"{e}; {local(reports_root)}") from None
     if tip is None:
-        return render(remote, ref, [], 0)
+        return render(remote, ref, [], 0) + local(reports_root) + "\n"
     rows, total = measure(root, tip)
-    return render(remote, ref, rows, total)
+    return render(remote, ref, rows, total) + local(reports_root) + "\n"

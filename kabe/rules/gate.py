@@ -208,6 +208,7 @@ class TimingRules:
                                 f"were not timed; {fix}"))
         if timing.get("verdict_line") is not None or not estimated:
             checks.append(_verdict_check(timing))
+        checks += _whole_file(timing)
         checks += _unclocked(timing, estimated, waivers or {})
         unconstrained = timing.get("unconstrained_endpoints")
         if unconstrained:
@@ -289,9 +290,9 @@ def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
         # a whole report can say so: inf over endpoints no timed path reaches (a switch-to-LED design
         # with a clock and no I/O delays); a cut or garbled one is refused by the parser before this
         k, v = min(counted, key=lambda kv: not kv[0].startswith(_OWN_COLUMNS[key]))  # its own columns first
-        return False, (f"the Design Timing Summary has no {key.removesuffix('_ns').upper()} number but counts "
-                       f"{_COLUMN.get(k, k)} {v}: no path to those endpoints was timed "
-                       "(unconstrained; check_timing names them), so nothing was timed")
+        return False, (f"the Design Timing Summary prints {key.removesuffix('_ns').upper()} "
+                       f"{_printed_as(timing, key)} (no number) but counts {_COLUMN.get(k, k)} {v}: Vivado has "
+                       f"endpoints it timed no path to, so they were not timed ({_check_timing_says(timing)})")
     if (timing.get("estimated") or counted
             or not timing.get("clocks") or VERDICTS.get(timing.get("verdict_line") or "") != "met"):
         return False, ""
@@ -314,8 +315,25 @@ def _no_endpoints(timing: Mapping[str, Any], key: str) -> tuple[bool, str]:
     return clean, why
 
 
+def _check_timing_says(timing: Mapping[str, Any]) -> str:
+    """What the report's check_timing says about endpoints without a timed path, as it says it."""
+    ct = timing.get("check_timing")
+    if not isinstance(ct, Mapping):
+        return "the report has no check_timing to name them"
+    n = ct.get("unconstrained_internal_endpoints")
+    if not _is_number(n):
+        return "check_timing gives no count of unconstrained endpoints"
+    if n == 0:
+        return "check_timing counts 0 unconstrained internal endpoints, so it does not name them"
+    return f"check_timing counts {n} unconstrained internal endpoints and names them"
+
+
 def _printed_as(timing: Mapping[str, Any], key: str) -> str:
-    """How the summary printed a slack without a number: inf sits over 0 endpoints, NA over NA."""
+    """How the summary printed a slack without a number: as the reader saw it (`no_number`), else
+    inf where it sits over 0 endpoints, NA over NA."""
+    seen = timing.get("no_number")
+    if isinstance(seen, Mapping) and isinstance(seen.get(key), str) and seen[key]:
+        return seen[key][:12]
     return "inf" if any(timing.get(k) == 0 for k in _EMPTY_WITH[key]) else "NA"
 
 
@@ -492,6 +510,31 @@ def _verdict_check(timing: Mapping[str, Any]) -> Check:
     if kind == "not_met":
         return Check(name, "timing constraints met", line, False, f"timing gate: the report says '{line}'")
     return Check(name, expected, line, True)
+
+
+def _whole_file(timing: Mapping[str, Any]) -> list[Check]:
+    """What a report reader found anywhere in the file (kabe.parsers.vivado_timing_whole), not only in
+    the sections it read: a second verdict line, a negative slack line, a corner Vivado did not analyse.
+    A whole report has none of them, so each fails naming the lines."""
+    out = []
+    lines = timing.get("verdict_lines")
+    if isinstance(lines, list) and len(lines) > 1:
+        shown = "; ".join(f"'{str(x)[:90]}'" for x in lines[:4])
+        out.append(Check("timing.verdict_lines", "one verdict line", shown, False,
+                         f"timing gate: the report has {len(lines)} verdict lines ({shown}): Vivado prints one; "
+                         f"the report is joined, edited or damaged, and the gate believes none of them"))
+    slack = timing.get("negative_slack_lines")
+    if isinstance(slack, list) and slack:
+        shown = "; ".join(str(x)[:120] for x in slack[:3]) + (f"; and {len(slack) - 3} more" if len(slack) > 3 else "")
+        out.append(Check("timing.every_slack", "no negative slack anywhere in the report", shown, False,
+                         f"timing gate: negative slack in the report ({shown}); a negative slack anywhere fails"))
+    corners = timing.get("unanalysed_corners")
+    if isinstance(corners, list) and corners:
+        shown = "; ".join(str(x)[:100] for x in corners[:4])
+        out.append(Check("timing.corners", "every corner analysed for setup and hold (Timer Settings)", shown, False,
+                         f"timing gate: Timer Settings says a corner was not analysed ({shown}): its slacks were "
+                         f"never computed; analyse every corner (config_timing_corners) and report again"))
+    return out
 
 
 def _unclocked(timing: Mapping[str, Any], estimated: bool, waivers: Mapping[str, str]) -> list[Check]:

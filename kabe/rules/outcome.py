@@ -1,8 +1,8 @@
 """What one build's verdict means to whoever asked for it: an exit code and one verdict line.
 
 A design says in design.yaml what its gate is expected to say (`expect_gate`). A build is a success
-when the gate says that: stage3_naive failing its gate is the point of stage3_naive, so it exits 0
-and does not fail `doit build`; stage3_naive passing would mean the gate stopped catching it (exit 1).
+when the gate says that: a design built to fail its gate (expect_gate: fail) failing it is its point, so it exits 0
+and does not fail `doit build`; such a design passing would mean the gate stopped catching it (exit 1).
 `kabe gate <file>` has no expectation: it judges the file alone. A design on a board kabe cannot time
 on the open flow (expect_gate: not_estimated) succeeds when its gate says "not estimated" (no timing
 number: neither pass nor fail, kabe.rules.gate) or passes on a flow that times it; never when it fails.

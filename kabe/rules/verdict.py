@@ -48,6 +48,8 @@ class DesignFacts:
     # the design's board profile's open_flow.timing: "not_estimated" only where kabe cannot time the
     # fabric (kabe.boards); the default keeps a design of unknown board to the old rule (no number: fail)
     open_timing: str = "estimated"
+    # a v++ link's design.yaml `vitis.accept_clock_mhz`: the lowest kernel clock a scaled link may land on
+    accept_clock_mhz: float | None = None
 
     @classmethod
     def of(cls, design, flow: str) -> "DesignFacts":
@@ -55,7 +57,8 @@ class DesignFacts:
         board = getattr(design, "board", None)
         return cls(design.name, flow, tuple(gate.budgets_from_mapping(design.budgets_for(flow))),
                    dict(design.waivers), design.expect_gate,
-                   board.open_timing if board is not None else "estimated")
+                   board.open_timing if board is not None else "estimated",
+                   getattr(getattr(design, "vitis", None), "accept_clock_mhz", None))
 
     def as_expected(self, verdict: gate.Verdict) -> bool:
         """The gate said what design.yaml expects: a negative example failing is as expected; a design
@@ -77,11 +80,15 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
     utilization = record.get("utilization")
     if not isinstance(utilization, Mapping) or utilization.get("missing"):
         utilization = None
-    verdict = gate.evaluate(record.get("timing"), utilization, facts.budgets, rules, facts.waivers)
+    # an HLS build's own numbers (latency, interval, II, the estimated clock) are budgeted from its hls section
+    hls_budgets = tuple(b for b in facts.budgets if isinstance(record.get("hls"), Mapping) and _hls_metric(b.metric))
+    verdict = gate.evaluate(record.get("timing"), utilization, tuple(b for b in facts.budgets if b not in hls_budgets),
+                            rules, facts.waivers)
     if verdict.not_estimated and facts.open_timing != gate.NOT_ESTIMATED:
         verdict.failures.append(f"timing gate: the record has no timing number (not estimated: {verdict.not_estimated}), "
                                 f"but {facts.name}'s board is timed by the open flow (its profile says "
                                 f"open_flow.timing: {facts.open_timing}); a build without a timing number fails")
+    _judge_vitis(verdict, record, facts, hls_budgets)
     sim = record.get("sim")
     if sim is not None:
         _judge_sim(verdict, sim)
@@ -93,6 +100,68 @@ def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules
         verdict.passed = False
         verdict.failures += carried
     return verdict
+
+
+def _hls_metric(metric: str) -> bool:
+    """A budget on a number only C-synthesis gives (kabe.rules.hls_gate.hls_values): latency, interval, ii,
+    ii.<loop>, estimated_clock_ns, bram_18k."""
+    return metric in ("latency", "interval", "ii", "estimated_clock_ns", "bram_18k") or metric.startswith("ii.")
+
+
+def _judge_vitis(verdict: gate.Verdict, record: Mapping[str, Any], facts: DesignFacts,
+                 hls_budgets: tuple = ()) -> None:
+    """An HLS build (metrics.json's `hls`, the HLS log's record in timing.hls_log) and a v++ link (the link
+    log's record in timing.link, the xclbin's facts in `vitis_link`) through kabe.rules.hls_gate: the
+    estimate over its budget, a loop over its target II, a failed co-simulation, a kernel clock the link
+    lowered (unless design.yaml's vitis.accept_clock_mhz accepts the clock it got), an xclbin whose kernel
+    clock is below the clock asked for while the log says nothing of it."""
+    from kabe.rules import hls_gate
+
+    timing = record.get("timing") if isinstance(record.get("timing"), Mapping) else {}
+    checks: list = []
+    for what, judge_it in (
+            ("hls", lambda: hls_gate.metrics_checks({"hls": record["hls"]}, hls_budgets)),
+            ("hls_log", lambda: hls_gate.log_checks(timing["hls_log"])),
+            ("link", lambda: hls_gate.link_checks(timing["link"], hls_gate.LinkRules(facts.accept_clock_mhz))),
+            ("vitis_link", lambda: _xclbin_clock_checks(record["vitis_link"], timing.get("link"), facts))):
+        present = record.get(what) if what in ("hls", "vitis_link") else timing.get(what)
+        if not isinstance(present, Mapping):
+            continue
+        try:
+            checks += judge_it()
+        except (KeyError, TypeError, AttributeError, ValueError) as e:  # an archived record of another shape: no pass
+            checks.append(gate.Check(f"{what}.record", "a record kabe can judge", type(e).__name__, False,
+                                     f"the record's {what} cannot be judged ({type(e).__name__}: {e})"))
+    # a record of these flows without what they judge by (a forged or cut record) is no pass
+    needs = {"vitis_hls": (("hls", record.get("hls")),),
+             "vitis": (("timing.link", timing.get("link")), ("vitis_link", record.get("vitis_link")))}
+    for what, present in needs.get(facts.flow, ()):
+        if not isinstance(present, Mapping) and not timing.get("error"):
+            checks.append(gate.Check(f"{what}.present", f"the {facts.flow} build's {what}", None, False,
+                                     f"the {facts.flow} record has no {what}, which its gate judges: nothing to pass"))
+    for c in checks:
+        verdict.checks.append(gate._as_dict(c))
+        if not c.passed:
+            verdict.passed = False
+            verdict.failures.append(c.message or c.line())
+
+
+def _xclbin_clock_checks(link: Mapping[str, Any], log: Any, facts: DesignFacts) -> list:
+    """The kernel clock the xclbin has against the clock kabe asked for: lower while the link log reports no
+    scaling (a log kabe misread, or a platform that fixed the clock) fails; a scaled one must still be at
+    least the accepted clock (the xclbin stores whole MHz: 1 MHz of rounding allowed)."""
+    got, asked, accept = link.get("kernel_clock_mhz"), link.get("asked_clock_mhz"), facts.accept_clock_mhz
+    scaled = isinstance(log, Mapping) and bool(log.get("scaled"))
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return []  # no clock topology in the xclbin (fixed platform clocks): the log's checks stand
+    if isinstance(asked, (int, float)) and got < asked - 1 and not scaled:
+        return [gate.Check("link.xclbin_clock", f"{asked:g} MHz (asked)", f"{got:g} MHz", False,
+                           f"the xclbin runs its kernels at {got:g} MHz, below the {asked:g} MHz asked for, and the "
+                           f"link log reports no scaled clock (VPL 60-732): the clock is not the one asked for")]
+    if scaled and accept is not None and got < accept - 1:
+        return [gate.Check("link.xclbin_clock", f">= {accept:g} MHz (accepted)", f"{got:g} MHz", False,
+                           f"the xclbin's kernel clock {got:g} MHz is below the accepted {accept:g} MHz")]
+    return [gate.Check("link.xclbin_clock", f"the clock asked or accepted", f"{got:g} MHz (read from the xclbin)", True)]
 
 
 def unverified_reason(record: Mapping[str, Any]) -> str | None:
@@ -109,6 +178,14 @@ def unverified_reason(record: Mapping[str, Any]) -> str | None:
     return "no simulation result in this record"
 
 
+def _first_beat(m: Any) -> str:
+    """A first mismatch as one phrase: port, beat index, both values (hex, from kabe.sim.runner)."""
+    if not isinstance(m, Mapping):
+        return str(m)[:200]
+    index = m.get("beat", m.get("row"))
+    return f"{m.get('port')} beat {index}: expected {m.get('expected')}, got {m.get('got')}"[:200]
+
+
 def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:
     """The simulation check's verdict, first among the checks (kabe.sim.runner's result shape)."""
     s = sim if isinstance(sim, Mapping) else {}
@@ -120,16 +197,21 @@ def _judge_sim(verdict: gate.Verdict, sim: Any) -> None:
     if counted and mismatches:
         first = s.get("first_mismatches")
         # no first mismatch to show when only missing or extra beats differ: the problems below say which
-        shown = f" (first: {first[:1] if isinstance(first, list) else first})" if first else ""
-        reasons.append(f"{mismatches} of {rows} rows differ from the numpy model{shown}"[:_MAX_LINE])
+        shown = f" (first: {_first_beat(first[0])})" if isinstance(first, list) and first else ""
+        beats = s.get("words_checked")
+        of = f" of {beats:,}" if isinstance(beats, int) and not isinstance(beats, bool) and beats else ""
+        reasons.append(f"{mismatches:,}{of} beat(s) differ from the golden model{shown}"[:_MAX_LINE])
     reasons += problems or []
     if not passed and not reasons:
         reasons = ["the simulation did not pass" if s.get("passed") is not True else
                    "the simulation result is incomplete (no mismatch count or problem list)"]
-    verdict.checks.insert(0, {"name": "sim.verification", "expected": "0 mismatches, no problems",
-                              "got": f"{mismatches if counted else '?'} mismatches, "
-                                     f"{len(problems) if problems is not None else '?'} problems",
-                              "passed": passed})
+    if s.get("simulator") == "cocotb":  # cocotb's tests, not beats: said in its own terms
+        expected, got = "every cocotb test passes", f"{s.get('failed', '?')} of {s.get('tests', '?')} test(s) failed"
+    else:
+        expected = "0 mismatching beats, no problems"
+        got = (f"{mismatches if counted else '?'} mismatching beat(s), "
+               f"{len(problems) if problems is not None else '?'} problem(s)")
+    verdict.checks.insert(0, {"name": "sim.verification", "expected": expected, "got": got, "passed": passed})
     if not passed:
         verdict.passed = False
         verdict.failures[:0] = [f"verification: {r}" for r in reasons]

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from kabe.errors import UserError
-from kabe.model.stimulus import Context, Stimulus, StimulusError, as_words, resolve
+from kabe.verify import Context, Stimulus, StimulusError, as_words, resolve
 from .. import designs
 from ..paths import ROOT
 
@@ -96,7 +96,7 @@ def beat_count(d: designs.Design, port: str, beats: Any) -> int:
 
 
 def call_later(d: designs.Design, value: Any, what: str) -> Any:
-    """The model's `expected` or `status` (kabe.model.stimulus.resolve): a function it gave is called
+    """The model's `expected` or `status` (kabe.verify.resolve): a function it gave is called
     here, and whatever it raises is one line naming the model, not a traceback."""
     try:
         return resolve(value)
@@ -132,3 +132,11 @@ def words(d: designs.Design, port: str, beats: Any, bits: int):
         return as_words(port, beats, bits)
     except StimulusError as e:
         raise ModelError(f"the golden model {d.verify.value} of {d.name}: {e}") from None
+
+
+def context_for(d: designs.Design, row_bytes: int | None = None, invalid_fraction: float | None = None) -> Context:
+    """What the design declares, handed to its model (kabe.verify.Context)."""
+    streams = d.streams
+    return Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
+                   options={"row_bytes": d.row_bytes if row_bytes is None else int(row_bytes),
+                            "invalid_fraction": invalid_fraction})

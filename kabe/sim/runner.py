@@ -1,9 +1,9 @@
 """Stream whole frames through a design in Verilator and compare every result word with numpy.
 
-    run_sim("stage4", 524_278)  ->  result dict (also see write_result / main)
+    run_sim("mydesign", 1_000)  ->  result dict (also see write_result / main)
 
-rows is the total over the design's ports (the document's 131,070 = 2 x 65,535); each port gets
-rows / ports rows of its own random frame (seeds differ per port).
+rows is the model's size (for a model whose size is a total over the design's ports, each port gets
+rows / ports of it, from its own seed).
 
 Traffic: the harness (harness.cpp) drives the streams as real traffic does, with seeded gaps on every
 input and backpressure on every output (design.yaml's streams.traffic sets the duties, DEFAULT_TRAFFIC
@@ -37,16 +37,14 @@ from .. import designs, disk_space, provenance, tool_group
 from ..records import tracked_outputs
 from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
-from ..model import frames
-from ..model.stimulus import Context, words_per_beat
+from ..verify import Context, declared, words_per_beat
 from ..paths import BUILD, REPORTS
 from . import golden, verilator_build
 from .vl_output import design_stop, runtime_warnings  # noqa: F401 - runner's names too
+from .golden import context_for
+from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
 from .verilator_build import SimBuildError
 
-FULL_ROWS_PER_PORT = frames.FULL_ROWS_PER_PORT  # kabe's own models' full scale (size None)
-DEFAULT_INVALID_FRACTION = frames.DEFAULT_INVALID_FRACTION
-MAX_SHOWN_MISMATCHES = 10
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
 # The harness's traffic unless design.yaml's streams.traffic says otherwise: an input offers a beat on
 # 80 % of the cycles, an output takes one on 70 % (their product < 1: a FIFO between them fills up)
@@ -86,13 +84,13 @@ def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expe
     }
 
 
-def full_scale_rows(design: str | designs.Design) -> int:
-    """kabe's own models: the full-scale row count over all ports (a user's model picks its own for size None)."""
+def declared_size(design: str | designs.Design, which: str) -> int | None:
+    """The size the design's model declares for a build's check ("check_size") or a run at full scale
+    ("full_size"); None: the model's own default (size None), or a design not verified by a model."""
     d = designs.get(design)
-    if d.kind not in FULL_ROWS_PER_PORT:
-        raise SimError(f"{d.name} is not verified by one of kabe's own models; its full scale is its model's "
-                       f"(size None); pass rows explicitly")
-    return FULL_ROWS_PER_PORT[d.kind] * d.ports
+    if d.verify.kind != "model":
+        return None
+    return declared(golden.load(d)).size(which, context_for(d))
 
 
 @contextlib.contextmanager
@@ -108,53 +106,6 @@ def _stage(console: Console, text: str):
     finally:
         if status is not None:
             status.stop()
-
-
-def _show(word, signed: bool, bits: int):
-    """A beat as a person reads it: signed when the model's array is, hex over 64 bits."""
-    if np.ndim(word):
-        return "0x" + "".join(f"{int(w):016x}" for w in reversed(word)).lstrip("0").rjust(1, "0")
-    w = int(word)
-    return w - (1 << bits) if signed and w >= 1 << (bits - 1) else w
-
-
-def _mask_top(words: np.ndarray, bits: int) -> np.ndarray:
-    """Bits above the port's width are not the design's (a wide port's last word is zero-filled)."""
-    if bits % 64 == 0:
-        return words
-    mask = np.uint64((1 << (bits % 64)) - 1)
-    if words.ndim == 1:
-        return words & mask
-    out = words.copy()
-    out[:, -1] &= mask
-    return out
-
-
-def compare_output(name: str, bits: int, expected: np.ndarray, signed: bool, got: np.ndarray, summary: dict,
-                   first: list, problems: list) -> int:
-    """Mismatching beats on one output stream (value differences + missing + extra); fills first/problems."""
-    n = min(expected.shape[0], got.shape[0])
-    got_cmp = _mask_top(got[:n], bits)
-    diff = got_cmp != expected[:n]
-    bad = np.flatnonzero(diff if diff.ndim == 1 else diff.any(axis=1))
-    for i in bad[: max(0, MAX_SHOWN_MISMATCHES - len(first))]:
-        first.append({"port": name, "row": int(i), "expected": _show(expected[i], signed, bits),
-                      "got": _show(got[i], signed, bits)})
-    missing = max(0, expected.shape[0] - got.shape[0])
-    extra = max(0, got.shape[0] - expected.shape[0])
-    if missing:
-        problems.append(f"{name}: {missing} of {expected.shape[0]} result beats never came out")
-        if len(first) < MAX_SHOWN_MISMATCHES:
-            first.append({"port": name, "row": int(got.shape[0]),
-                          "expected": _show(expected[got.shape[0]], signed, bits), "got": None})
-    if extra:
-        problems.append(f"{name}: {extra} extra result beat(s) after the expected {expected.shape[0]}")
-    want_tlast = [int(expected.shape[0]) - 1] if expected.shape[0] else []
-    if summary["tlast_at"] != want_tlast:
-        shown = summary["tlast_at"][:5]
-        problems.append(f"{name}: tlast on beat(s) {shown}{' ...' if len(summary['tlast_at']) > 5 else ''}, "
-                        f"expected exactly on beat {want_tlast} (the last result)")
-    return int(bad.size) + missing + extra
 
 
 def check_inputs(summary_inputs: list, stall_free: bool, problems: list) -> None:
@@ -189,7 +140,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
 
     A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
     output stream compared; a cocotb testbench runs in cocotb's own runner (kabe.sim.cocotb_run).
-    rows: the model's size (kabe's own models: rows over all ports; None = the model's full scale).
+    rows: the model's size (None: the full scale its model declares, else size None, the model's choice).
     params override core parameters (e.g. a deliberately broken variant); flags are FuseSoC use flags;
     extra_defines are Verilog defines on top of the sim target's (kabe.build: SYNTHESIS).
     Raises SimError / SimBuildError / CoreError / DesignError / ModelError when the run cannot happen;
@@ -201,19 +152,24 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     d = designs.get(design)
     if d.verify.kind == "none":
         raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")
+    if d.hls is not None:  # an HLS kernel: C-simulation of its C++ against the same model (kabe.sim.csim)
+        from . import csim
+
+        return csim.run(d, rows, seed, console=console, build_root=build_root, commit=commit,
+                        invalid_fraction=invalid_fraction)
     if d.verify.kind == "cocotb":
         from . import cocotb_run
 
         return cocotb_run.run(d, seed=seed, params=params, flags=flags, console=console, build_root=build_root)
-    if rows is None and d.kind is not None:
-        rows = full_scale_rows(d)
     row_bytes = d.row_bytes if row_bytes is None else int(row_bytes)
     params = dict(params or {})
     commit = commit or provenance.current_commit()  # a build passes the one its archive is named after
     streams = d.streams
-    context = Context(inputs=dict(streams.inputs), outputs=dict(streams.outputs), status=dict(streams.status),
-                      options={"row_bytes": row_bytes, "invalid_fraction": invalid_fraction})
+    context = context_for(d, row_bytes, invalid_fraction)
     fn = golden.load(d)
+    declares = declared(fn)
+    if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
+        rows = declares.size("full_size", context)
     t0 = time.monotonic()
     # the model first: a size it refuses is said before minutes of compiling
     with _stage(console, f"[bold]{d.name}[/]: building the streams ({d.verify.value})"):
@@ -387,15 +343,14 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         })
     result = {
         "design": d.name,
-        "kind": d.kind,
+        "kind": declares.label,
         "verification": d.verify.as_dict(),
         "streams": streams.as_dict(),
         "ports": d.ports,
         "rows": rows if rows is not None else words_expected,
-        "rows_per_port": rows // d.ports if rows is not None and d.kind is not None else None,
+        "rows_per_port": rows // d.ports if rows is not None and declares.per_port else None,
         "row_bytes": row_bytes,
-        # kabe's engines: one result word per row (attention: per output element); the probe: the rows
-        # it counted (the model's `checked`); any other model: the beats compared
+        # what the model counts as checked (its `checked`, rows say), else the beats compared
         "rows_checked": 0 if stopped is not None else stim.checked if stim.checked is not None else words_checked,
         "words_checked": words_checked,
         "mismatches": mismatches,
@@ -414,7 +369,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         # what the run asked for, else kabe's own models' default; None for any other model (its own
         # default, which kabe does not know: the status counts say what the stimulus held)
         "invalid_fraction": invalid_fraction if invalid_fraction is not None else
-        (DEFAULT_INVALID_FRACTION if d.kind == "ternary" else 0.0 if d.kind else None),
+        declares.options.get("invalid_fraction"),
         "seed": seed,
         "parameters": {k: v for k, v in sb.parameters.items()},
         "overrides": params,
@@ -464,12 +419,25 @@ def write_result(result: Mapping[str, Any], root: Path = REPORTS) -> Path:
     return write_json_atomic(path, result)
 
 
+def mismatch_line(m: Mapping[str, Any]) -> str:
+    """One mismatching beat: its port, its index on that port, both values in hex (a record from before
+    beats were named says row)."""
+    index = m.get("beat", m.get("row"))
+    got = "nothing (the beat never came out)" if m.get("got") is None else m.get("got")
+    return f"  {m.get('port')} beat {index}: expected {m.get('expected')}, got {got}"
+
+
 def describe(result: Mapping[str, Any]) -> str:
     verdict = "[green]PASS[/]" if result["passed"] else "[red]FAIL[/]"
     if result.get("simulator") == "cocotb":
         return (f"{verdict} {result['design']}: cocotb {result['module']}, {result['tests']} test(s), "
                 f"{result['failed']} failed, {result['seconds']:.1f} s wall")
     unit = "rows" if result.get("kind") else "beats"  # kabe's own models count rows, any other model beats
+    if result.get("simulator") == "csim":  # untimed: no cycles to show
+        return (f"{verdict} {result['design']}: C-simulation of {result['hls_top']}, {result['rows_checked']:,} {unit}, "
+                f"{result['mismatches']} mismatches, {result['beats']:,} beats in, {result['seconds']:.1f} s wall "
+                f"(frames {result['frame_seconds']:.1f}, compile {result['compile_seconds']:.1f}, "
+                f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f})")
     # the invalid inputs the design counted (stat<p>_invalid) beside what the model put in, when it says
     want_invalid = [v for k, v in (result.get("expected_status") or {}).items() if k.endswith("_invalid")]
     invalid = (f", {result['stat_invalid']:,} invalid input(s) counted (model {sum(want_invalid):,})"
@@ -481,7 +449,8 @@ def describe(result: Mapping[str, Any]) -> str:
     traffic = result.get("traffic")
     traffic_text = (f", traffic valid {traffic['valid']:.2f} ready {traffic['ready']:.2f}" if traffic
                     else ", traffic off" if "traffic" in result else "")
-    return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']} mismatches, "
+    return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']:,} mismatching "
+            f"beat(s) of {result.get('words_checked', 0):,}, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
             f"(beats/cycle {result['beats_per_cycle']:.3f}{traffic_text}){invalid}, {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
@@ -547,12 +516,12 @@ def main(design: str, rows: int | None = None, seed: int = 1, *, console: Consol
     path = write_result(result)
     console.print(describe(result))
     for m in result["first_mismatches"]:
-        console.print(f"  port {m['port']} row {m['row']}: expected {m['expected']}, got {m['got']}")
+        console.print(escape(mismatch_line(m)))
     for p in result["problems"]:
         console.print(f"  [red]{p}[/]")
     console.print(f"[dim]result: {path}[/]")
     if not result["passed"]:
-        console.print(f"[red]sim {design}: {result['mismatches']} mismatching word(s) and "
-                      f"{len(result['problems'])} problem(s) against the numpy model[/]")
+        console.print(f"[red]sim {design}: {result['mismatches']:,} of {result.get('words_checked', 0):,} beat(s) "
+                      f"differ and {len(result['problems'])} problem(s) against the golden model[/]")
         return 1
     return 0

@@ -21,12 +21,19 @@ LocalCluster and a farm scheduler bound to loopback with a throwaway CA (Securit
 farm scheduler on the network only with the tls_* certificates. A running scheduler is reached as
 tls://, with the same certificates; tcp:// only on loopback, or with --insecure-scheduler, said loudly.
 
+Dask's scratch space: every Dask server (scheduler, nanny, worker) makes `dask-scratch-space` with lock
+files under `temporary-directory`, by default the shared /tmp, where another account can make it first
+(with symlinked lock files that truncate this user's files). kabe points it, for its own process and
+the LocalCluster's workers, at a folder made fresh for this process by mkdtemp (mode 0700, a name
+nobody can guess or make first), removed at exit: private_scratch().
+
 One build per worker slot: every worker offers the resource `build=1` (and `vivado=1`, `memory=<bytes>`
 where Vivado can run), and every build asks for it, so a 16 GB Vivado run never shares a small worker.
 """
 
 from __future__ import annotations
 
+import atexit
 import ipaddress
 import logging
 import os
@@ -102,6 +109,21 @@ def _dashboard_possible() -> bool:
 
 def _dashboard(client) -> str | None:
     return getattr(client, "dashboard_link", None) if _dashboard_possible() else None
+
+
+_SCRATCH: list[str] = []  # this process's private scratch folder, once made
+
+
+def private_scratch() -> str:
+    """This process's Dask scratch folder: made fresh by mkdtemp (0700, unguessable), set as Dask's
+    temporary-directory for every server this process starts, removed at exit."""
+    import dask
+
+    if not _SCRATCH or not os.path.isdir(_SCRATCH[0]):
+        _SCRATCH[:] = [tempfile.mkdtemp(prefix="kabe-dask-")]
+        atexit.register(shutil.rmtree, _SCRATCH[0], True)
+    dask.config.set({"temporary-directory": _SCRATCH[0]})
+    return _SCRATCH[0]
 
 
 def _closer(client, cluster) -> Callable[[], None]:
@@ -199,6 +221,7 @@ def jobqueue_cluster(kind: str, options: dict[str, Any], flow: str, settings: di
     if not memory:
         raise SweepError(f"[tool.kabe.sweep.{kind}] needs memory (e.g. \"32GB\"): the farm schedules on it")
     bind = _farm_bind(kind, opts)
+    private_scratch()  # the scheduler runs in this process (the farm's workers use the farm's folders)
     security = tls_security(settings or {}, root)
     private_dir = None
     if security is None:
@@ -320,7 +343,8 @@ def local_cluster(flow: str, workers: int | None = None):
     from distributed import LocalCluster
 
     n = workers or local_workers(flow)
-    return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host=LOOPBACK,
+    scratch = private_scratch()  # the scheduler here and every worker: never /tmp/dask-scratch-space
+    return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, host=LOOPBACK, local_directory=scratch,
                         security=_temporary_security(), protocol="tls://",
                         resources=worker_resources(flow, _total_memory() // n),
                         dashboard_address=f"{LOOPBACK}:0" if _dashboard_possible() else None)

@@ -4,7 +4,11 @@ Client: `git archive` of the commit (only committed files: no build/, no reports
 tree's git hash and the archive's sha256. Worker: one extraction per tree hash, cached under
 $KABE_SWEEP_CACHE (default ~/.cache/kabe/trees), checked against the sha256 before it is unpacked and
 marked with the commit it holds. A worker can never build from a tree other than the one asked for:
-the marker is read back and compared before every build (kabe.sweep.worker).
+the cache is only a shortcut, never trusted. Before every build the variant's private copy is checked
+file by file against the shipped archive itself (every path, its bytes, its executable bit, each
+link's target, and no file more: verified_copy); a cached extraction that differs (edited, truncated,
+a file added, by a bug or by another account that can write the cache) is thrown away and extracted
+again. The marker is one of the files checked, not the proof.
 """
 
 from __future__ import annotations
@@ -103,3 +107,74 @@ def scratch_copy(tree_dir: Path, parent: Path) -> Path:
     work = Path(tempfile.mkdtemp(prefix="variant-", dir=parent))
     shutil.copytree(tree_dir, work / "tree", symlinks=True)
     return work / "tree"
+
+
+def _manifest_of_archive(archive: bytes) -> dict[str, tuple]:
+    """What the tree must hold, from the archive itself: path -> ("file", sha256, executable) or
+    ("link", target). Folders are not listed (git has none of its own)."""
+    out: dict[str, tuple] = {}
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        for member in tar:
+            name = os.path.normpath(member.name.removeprefix("./"))
+            if name in ("", ".") or member.isdir():
+                continue
+            if member.issym():
+                out[name] = ("link", member.linkname)
+            elif member.isfile():
+                data = tar.extractfile(member).read()
+                out[name] = ("file", hashlib.sha256(data).hexdigest(), bool(member.mode & 0o100))
+    return out
+
+
+def _manifest_of_tree(tree: Path) -> dict[str, tuple]:
+    out: dict[str, tuple] = {}
+    for folder, dirs, files in os.walk(tree):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, tree)
+            if os.path.islink(path):
+                out[rel] = ("link", os.readlink(path))
+            elif os.path.isfile(path):
+                with open(path, "rb") as f:
+                    out[rel] = ("file", hashlib.file_digest(f, "sha256").hexdigest(), bool(os.stat(path).st_mode & 0o100))
+            else:
+                out[rel] = ("other",)
+    return out
+
+
+def tree_differs(tree: Path, identity: dict, archive: bytes) -> str | None:
+    """None when `tree` holds exactly the archive's files and the marker of `identity`; else the first
+    difference, in a few words."""
+    want = _manifest_of_archive(archive)
+    want[SHIPPED_TREE_MARKER] = ("file", hashlib.sha256((json.dumps(identity) + "\n").encode()).hexdigest(), False)
+    have = _manifest_of_tree(tree)
+    for rel in sorted(set(want) | set(have)):
+        if want.get(rel) != have.get(rel):
+            what = "missing" if rel not in have else "not in the commit" if rel not in want else "differs"
+            return f"{rel} {what}"
+    return None
+
+
+def verified_copy(identity: dict, archive: bytes, parent: Path, root: Path | None = None) -> Path:
+    """A private copy of the commit's tree for one build, checked file by file against the archive
+    (whose sha256 is checked first). A cached extraction that fails the check is extracted again, once."""
+    digest = hashlib.sha256(archive).hexdigest()
+    if digest != identity["sha256"]:
+        raise SweepError(f"the shipped tree of {identity['commit'][:12]} arrived damaged "
+                         f"(sha256 {digest[:12]}, expected {identity['sha256'][:12]})")
+    for attempt in (1, 2):
+        work = scratch_copy(unpack(identity, archive, root), parent)
+        wrong = tree_differs(work, identity, archive)
+        if wrong is None:
+            return work
+        shutil.rmtree(work.parent, ignore_errors=True)
+        _discard(identity, root)
+    raise SweepError(f"the tree cache for {identity['commit'][:12]} does not hold the shipped files even after a "
+                     f"fresh extraction ({wrong}); is something else writing {Path(root or cache_root())}?")
+
+
+def _discard(identity: dict, root: Path | None) -> None:
+    root = Path(root or cache_root())
+    with open(root / f"{identity['tree']}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        shutil.rmtree(root / identity["tree"], ignore_errors=True)

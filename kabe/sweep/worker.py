@@ -67,11 +67,9 @@ def build_variant(identity: dict, archive: bytes, design: str, core_file: str, x
 def _build(identity: dict, archive: bytes, design: str, core_file: str, xdc_file: str, flow: str,
            variant_id: str, settings: dict, cancel_event: str | None, timeout_s: float,
            t0: float) -> tuple[bytes, str]:
-    tree = source.unpack(identity, archive)
-    held = source.read_marker(tree)
-    if held != identity:  # never build another commit's tree, whatever is in the cache
-        raise RuntimeError(f"tree cache holds {held} where {identity} was asked for")
-    work = source.scratch_copy(tree, source.cache_root() / "scratch")
+    # never build another commit's tree, whatever is in the cache: the copy is checked file by file
+    work = source.verified_copy(identity, archive, source.cache_root() / "scratch")
+    held = source.read_marker(work)
     try:
         tail: deque[str] = deque(maxlen=40)
         try:

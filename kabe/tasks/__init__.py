@@ -22,7 +22,7 @@ from kabe.flows import registry as flow_registry
 
 class _build_config_changed:
     """doit's config_changed, with the config computed only when doit checks the task (for the
-    tasks it is about to run), not when every task is defined: `doit build:stage4` pays for one
+    tasks it is about to run), not when every task is defined: `doit build:<design>` pays for one
     design's key, not six. The config is the build's content key (kabe.records.cache: every input
     file, generator, constraint, tool version and kabe's flow code), the budgets (an edit re-gates)
     and the archive name (a new commit archives again, from the cache)."""
@@ -91,7 +91,7 @@ def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_c
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
     for design in (designs.scan()[0] if all_designs is None else all_designs).values():
-        yield build_task(design, flow, commit, use_cache)
+        yield build_task(design, design.own_flow or flow, commit, use_cache)  # an HLS kernel or link: its own
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
@@ -122,7 +122,8 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use
 
 
 def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None) -> dict:
-    """rows: total over the ports; ctx (attention designs): the context length, the same on every port."""
+    """rows: the model's size, total over the ports; ctx: a size per port (a context length, say), the same on
+    every port (what a size counts is the model's: kabe.verify.Declares.size_name)."""
     def sim_one():
         from kabe.sim import runner  # here, not at definition: defining the tasks loads no numpy
 
@@ -133,7 +134,7 @@ def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | Non
     return {
         "name": design.name,
         "doc": f"stream whole frames through {design.name} in Verilator and compare every word with numpy "
-               f"({'ctx=N' if design.kind == 'attention' else 'rows=N'}, seed=S)",
+               f"(rows=N: the model's size over all ports, or ctx=N a port; seed=S)",
         "actions": [action(sim_one, f"sim {design.name}")],
         "uptodate": [False],  # asked for explicitly: always runs
         "verbosity": 2,
@@ -187,6 +188,24 @@ def repro_task(design: designs.Design, flow: str | None) -> dict:
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+# Every doit variable a kabe task reads (kabe.doit_tasks); a sweep also takes its settings as key=v1,v2.
+DOIT_VARIABLES = ("board", "cache", "ctx", "flow", "rows", "scheduler", "seed", "workers")
+
+
+def refuse_unknown_variables(cmdline_vars: dict[str, str] | None) -> None:
+    """A doit variable no kabe task reads is one line and exit 2 (`flwo=open` was ignored: the build ran
+    on the default flow and said nothing)."""
+    from kabe.sweep.spec import LIST_KEYS, PREFIXES, SCALAR_KEYS
+
+    unknown = [k for k in (cmdline_vars or {}) if k not in DOIT_VARIABLES and k not in SCALAR_KEYS
+               and k not in LIST_KEYS and not k.startswith(PREFIXES)]
+    if unknown:
+        print(f"kabe: unknown doit variable {unknown[0]!r}={cmdline_vars[unknown[0]]!r}; kabe's are "
+              f"{', '.join(DOIT_VARIABLES)}, and for a sweep its settings ({', '.join(SCALAR_KEYS + LIST_KEYS)}, "
+              f"{', '.join(p + '<name>' for p in PREFIXES)})", file=sys.stderr)
+        raise SystemExit(EXIT_COULD_NOT_RUN)
 
 
 def sweep_overrides(cmdline_vars: dict[str, str] | None) -> list[str]:

@@ -58,7 +58,7 @@ def _say(line: str) -> None:
 
 def action(fn: Callable[[], int | Outcome], what: str) -> Callable[[], object]:
     """A doit python-action around a kabe entry point that returns an exit code or an Outcome.
-    `what` names the task in the lines printed for it ("build stage4")."""
+    `what` names the task in the lines printed for it ("build mydesign")."""
 
     def run():
         global _interrupt_said

@@ -86,7 +86,7 @@ class VerdictReporter(ConsoleReporter):
 
 
 def archived_line(metrics_json, cores_root=None) -> str:
-    """`kabe build stage4 (open flow, 1a2b3c4d5e6f): gate PASS (up to date; from its archive)`: the
+    """`kabe build mydesign (open flow, 1a2b3c4d5e6f): gate PASS (up to date; from its archive)`: the
     verdict recomputed from the archived record (never its recorded `passed`), or why it cannot be."""
     from pathlib import Path
 

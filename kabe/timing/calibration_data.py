@@ -1,4 +1,4 @@
-"""Vivado's routed timing paths as calibration samples for the estimator (issue 14).
+"""Vivado's routed timing paths as calibration samples for the estimator.
 
 A sample is one setup path, register to register, reduced to what a pre-route netlist also knows:
 the cells on the path with their arcs, each net with its fanout and the cell types/pins on both

@@ -1,4 +1,4 @@
-"""The band's calibration: design-level split conformal prediction (issue 25).
+"""The band's calibration: design-level split conformal prediction.
 
 A path's score is its route factor, (Vivado's delay - estimated logic) / estimated route: cells are
 near-exact at a known grade, routing is the part placement decides. The band of a path is

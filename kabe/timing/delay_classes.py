@@ -19,7 +19,7 @@ BRAMS = frozenset({"RAMB18E1", "RAMB36E1"})
 SRLS = frozenset({"SRL16E", "SRLC16E", "SRLC32E"})
 MUXFS = frozenset({"MUXF7", "MUXF8"})
 
-# fanout buckets: the routed net delay grows roughly with log2(fanout) (issue 14's first look)
+# fanout buckets: the routed net delay grows roughly with log2(fanout) (the first look at routed paths)
 BUCKETS = ((1, "1"), (2, "2"), (4, "3-4"), (8, "5-8"), (16, "9-16"), (64, "17-64"), (None, "65+"))
 BUCKET_NAMES = tuple(name for _, name in BUCKETS)
 

@@ -1,5 +1,5 @@
 """Fit the estimator's delay model (kabe.timing.fitted) on calibration samples, and predict a
-sample's delay with a model: the two halves of issue 14's calibration, with no file I/O.
+sample's delay with a model: the two halves of the calibration, with no file I/O.
 
 The model form is fixed and small (kabe/timing/fitted.py); the fit computes means and one small
 least-squares problem, each constant with the number of rows and designs behind it:
@@ -11,10 +11,10 @@ least-squares problem, each constant with the number of rows and designs behind 
 * nets, one row per distinct net (a report's ten worst paths of a group share most nets): 0 for
   dedicated connections; the mean of slice-packed ones; the rest
   (intercept + per_doubling x log2(fanout) + driver[class] + sink[group]) x pace[design] by
-  alternating least squares. The fanout law has two numbers where issue 14 had one per fanout
+  alternating least squares. The fanout law has two numbers where the first fit had one per fanout
   bucket (seven): the buckets, made non-decreasing by pooling, came out flat over 3-8 and over
   9-64 sinks (the pooled 9-16 bucket 1.16 ns), which the 70 designs the net fit never sees read
-  as 13 % too short at 5-8 sinks and 24-31 % too long at 9-16 (docs/timing_model.md, issue 25);
+  as 13 % too short at 5-8 sinks and 24-31 % too long at 9-16 (docs/timing_model.md);
   the slope is kept >= 0 (a net with more sinks is never faster). The driver and sink terms are pulled towards 0
   (ridge worth RIDGE rows) so a class seen a few times moves the estimate only a little; a
   design's pace is pulled towards 1 (PACE_PRIOR_ROWS rows), and the paces average 1.

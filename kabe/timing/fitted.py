@@ -1,4 +1,4 @@
-"""The estimator's delay model fitted on real routed Vivado paths (issue 14), and its uncertainty.
+"""The estimator's delay model fitted on real routed Vivado paths, and its uncertainty.
 
 The constants live in `fitted_constants.py` beside this file (a generated module, so it is part of
 the code a build's cache key covers), written by `python scripts/calibrate_timing.py --write` from

@@ -16,7 +16,7 @@ k is how hard Vivado pushes, floor how far it can get. Both are fitted (`fit`) o
 within designs (each design at its own pace, kabe.timing.fit), by a plain grid search: two
 numbers, no solver. A k above 1 lets a path estimated a little over its budget come out just
 inside it (what Vivado does to designs that close timing); the floor keeps a path far over its
-budget failing (the document's stage3_naive: 9 levels, 0.5 ns short after Vivado's best).
+budget failing (a 9-level path 0.5 ns short after Vivado's best stays a failure).
 """
 
 from __future__ import annotations

@@ -46,6 +46,13 @@ RTL_LINES = {"startpoint_rtl": "Startpoint RTL", "endpoint_rtl": "Endpoint RTL"}
 RTL_SEP = " | "
 NO_RTL = "-"
 RTL_PATH = "RTL path"  # the one line kabe.rtl_path makes of the record (shown, not read back)
+# What the high-fanout term (kabe.timing.fitted.HighFanout) did to WNS: it lengthens a path up to its
+# budget and no further, so a path it fills reports slack 0 whatever the rest of the path does. The
+# section keeps the WNS without the term beside it, and says whether the fill set the WNS (issue 44);
+# kabe.parsers.kabe_timing reads both back (wns_uncapped_ns, high_fanout_fill).
+FILL_SECTION = "High-Fanout Fill"
+FILL_WNS = "WNS without the fill (ns): "
+FILL_SET = "Fill set the WNS: "
 
 
 def _ns(ps: float) -> float:
@@ -204,7 +211,29 @@ def _record(res: StaResult) -> dict:
                               for a, b in res.cross_clock_paths],
         "critical_path": critical_path(eps[0], res.labels, res.rtl) if eps and eps[0].path else None,
         "band": band(res),
+        **fill_fields(eps),
     }
+
+
+def fill_fields(eps: list[Endpoint]) -> dict:
+    """wns_uncapped_ns: WNS with no endpoint's slack filled by the high-fanout term (what a change to
+    the design moves, which a slack held at 0 by the fill hides); high_fanout_fill: the worst
+    endpoint's slack was set by the fill (cut at its budget), so WNS 0.000 is the model's cap, not
+    the path's delay. Nothing without endpoints."""
+    if not eps:
+        return {}
+    return {"wns_uncapped_ns": _ns(min(e.slack_without_fill_ps for e in eps)),
+            "high_fanout_fill": bool(eps[0].filled)}
+
+
+def fill_lines(rec: dict) -> list[str]:
+    """The FILL_SECTION's lines for a record with fill_fields (none without them)."""
+    if rec.get("wns_uncapped_ns") is None:
+        return []
+    said = ("yes: the worst path's nets of many sinks were lengthened up to its budget and no further, so "
+            "its slack is 0 by the model's cap; the line above is the WNS without that term"
+            if rec["high_fanout_fill"] else "no")
+    return ["", f"== {FILL_SECTION} ==", f"{FILL_WNS}{rec['wns_uncapped_ns']:.3f}", f"{FILL_SET}{said}"]
 
 
 # A crossing the XDC declares nothing about (kabe.constraints.crossing_declarations): the gate fails it
@@ -244,6 +273,7 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
                  f"{', '.join(res.unclocked_from)}")
     if res.missing_clocks:  # the failing record's hint (clocks_message): where the registers' clocks come from
         L.append(CLOCK_INPUTS_PREFIX + (", ".join(res.clock_inputs) or "none"))
+    L += fill_lines(rec)
     L += ["", f"== {BAND_SECTION} =="]
     bd = rec["band"]
     if bd is None:
@@ -282,6 +312,8 @@ def render(res: StaResult, *, netlist_file: str = "", constraints: str = "", des
               f"Data path delay: {cp['delay_ns']:.3f} ns (logic {cp['logic_delay_ns']:.3f} ns, route {cp['route_delay_ns']:.3f} ns)",
               f"Logic levels: {cp['logic_levels']}",
               f"Timing pressure: {_pressure(ep)}",
+              *([f"Uncapped slack: {_ns(ep.uncapped_slack_ps):+.3f} ns without the high-fanout term (the fill set "
+                 f"this path's slack)"] if ep.filled else []),
               f"Required: {_ns(ep.required_ps):.3f} ns (capture edge - setup {ep.path[-1].cell_ps / 1000:.3f} ns)",
               f"  {'Incr(ns)':>9} {'Route(ns)':>9} {'Cell(ns)':>9}  {'Type':<10} Cell (pin in -> pin out)"]
         for k, s in enumerate(ep.path):

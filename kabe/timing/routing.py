@@ -1,4 +1,4 @@
-"""The hand-set routing model the estimator used before issue 14's calibration, kept as the
+"""The hand-set routing model the estimator used before its calibration on routed paths, kept as the
 small, fully predictable model the estimator's unit tests (tests/timing/test_estimator.py) check
 exact answers against. The open flow uses the fitted model (kabe.timing.fitted).
 

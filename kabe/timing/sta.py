@@ -86,6 +86,14 @@ class Endpoint:
     path: list[PathStep] = field(default_factory=list)
     pressure: float = 1.0  # routing factor timing pressure left this path at (kabe.timing.pressure)
     high_fanout_ps: float = 0.0  # what the model's high-fanout term added (kabe.timing.fitted.HighFanout)
+    # the slack without that term (None: the term did not touch this endpoint, so slack_ps is it):
+    # what a change to the design moves even while the fill holds slack_ps at 0 (issue 44)
+    uncapped_slack_ps: float | None = None
+    filled: bool = False  # the term was cut at the path's budget: slack_ps is 0 by the fill, not by the path
+
+    @property
+    def slack_without_fill_ps(self) -> float:
+        return self.slack_ps if self.uncapped_slack_ps is None else self.uncapped_slack_ps
 
 
 @dataclass
@@ -543,6 +551,7 @@ def _fill_high_fanout(ep: Endpoint, x: int, run_hf: tuple, r_end: float, hf_ps, 
     extra = c * (hf_ps(x, cname, ip) + _path_high_fanout(x, pred, hf_ps))  # the term on this path, weighted
     k = 1.0 if slack >= 0 or extra <= 0 else max(0.0, min(1.0, (slack + extra) / extra))
     added = k * extra
+    ep.uncapped_slack_ps, ep.filled = ep.slack_ps, k < 1.0
     # a path the term fills to its budget ends exactly there: slack 0, never a rounding under it
     ep.arrival_ps, ep.required_ps = (delay - extra + added) if k >= 1.0 else required, required
     ep.slack_ps = required - ep.arrival_ps if k >= 1.0 else 0.0

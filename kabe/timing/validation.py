@@ -1,5 +1,5 @@
 """How far to trust the fitted estimate: leave-one-design-out validation, the uncertainty band,
-and the validation table `scripts/calibrate_timing.py` prints (issue 14).
+and the validation table `scripts/calibrate_timing.py` prints.
 
 Validation is split by design, never by row: a design's paths share its placement, congestion
 and tool version, so rows of one design on both sides of a split would flatter the model.

@@ -94,7 +94,7 @@ def monorepo(remote: Path, where: Path, project: str = "fpga") -> tuple[Path, Pa
     top = clone(remote, where)
     fpga = top / project
     fpga.mkdir(parents=True)
-    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\n')
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\ndefault_board = "pynq-z1"\nflow = "open"\n')
     (fpga / ".gitignore").write_text("/build/\n/reports/\n.doit.db*\n.doit.sqlite3*\n")
     (top / "sw").mkdir()
     (top / "sw" / "main.py").write_text("print(1)\n")

@@ -104,7 +104,7 @@ def test_a_project_below_its_repositorys_top_reads_its_own_signers_from_the_base
     project's folder: fpga/pyproject.toml's allowed_signers and the file it names under fpga/, never a
     file of that name at the repository's top."""
     top, fpga = monorepo(remote, tmp_path / "work")
-    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\nallowed_signers = "keys/signers"\n')
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\ndefault_board = "pynq-z1"\nflow = "open"\nallowed_signers = "keys/signers"\n')
     (fpga / "keys").mkdir()
     (fpga / "keys" / "signers").write_text("main's list\n")
     (top / "keys").mkdir()

@@ -158,7 +158,9 @@ def test_a_summary_that_cannot_be_written_is_one_line_and_exit_2(branch, tmp_pat
     lines = out.getvalue().strip().splitlines()
     said = [ln for ln in lines if ln.startswith("kabe ci: cannot write the summary: ")]
     assert code == 2 and len(said) == 1 and "not-a-folder" in said[0], lines
-    assert lines[-1] == "kabe ci: all 1 design(s) passed"  # the verdict is still said
+    # the verdict is still said, and an exit 2 never ends on "all ... passed" (issue 44)
+    assert lines[-1] == "kabe ci: 1 design(s) did what design.yaml expects, but writing the summary could not be done: exit 2"
+    assert not any("passed" in ln for ln in lines[-1:]), lines
 
 
 def test_a_negative_example_passes_ci_by_failing_and_fails_ci_by_passing(branch):
@@ -293,7 +295,7 @@ def test_a_project_folder_its_repository_does_not_track_is_told_why_nothing_is_j
     assert "has no file tracked by its git repository" in provenance.why_no_commit(top / "fpga")
     assert provenance.current_commit(top / "fpga") == provenance.Commit("nogit", True)
     (top / ".gitignore").write_text("/fpga/\n")
-    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\n")
+    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\ndefault_board = 'pynq-z1'\n")
     assert provenance.current_commit(top / "fpga").sha == "nogit"  # ignored: not this repository's files
     assert provenance.why_no_commit(top) is None
     assert "not in a git repository" in provenance.why_no_commit(tmp_path)
@@ -321,7 +323,7 @@ def test_a_project_below_its_repositorys_top_records_the_commit_and_only_its_fol
     (fpga / "notes.txt").write_text("untracked in the project\n")
     assert provenance.current_commit(fpga) == provenance.Commit(head, True)
     (fpga / "notes.txt").unlink()
-    (fpga / "pyproject.toml").write_text('[tool.kabe]\nflow = "vivado"\n')  # a tracked file of the project
+    (fpga / "pyproject.toml").write_text('[tool.kabe]\ndefault_board = "pynq-z1"\nflow = "vivado"\n')  # a tracked file of the project
     assert provenance.current_commit(fpga).dirty
     git(top, "checkout", "-q", "--", "fpga")
     # a FuseSoC library of the project elsewhere in the repository counts as the project's

@@ -42,7 +42,8 @@ name = "pages-demo"
 version = "0.1.0"
 
 [tool.kabe]
-page_sections = ["v80"]  # the V80 what-if: the page's Japanese quotes
+default_board = "pynq-z1"
+page_sections = ["llm_accel.page:v80"]  # the V80 what-if: the page's Japanese quotes
 """
 DESIGN = """\
 core: kabe:design:{name}:0.1.0
@@ -216,3 +217,46 @@ class _Url:
 
     def as_uri(self) -> str:
         return self.url
+
+
+def test_the_site_publishes_no_file_of_an_unverified_unit_and_no_html_or_svg_of_any_unit(tmp_path):
+    """The Pages XSS unit (issue 36): a pulled unit nobody trusted carries an .html and an .svg with a
+    script. On the published site it appears by name, without a link, and none of its files is there;
+    a trusted unit's .html/.svg (no flow writes one) is not published either, only its reports."""
+    from kabe.records import site as site_mod
+    from records_fixtures import make_cores, two_commit_repo, write_archive
+
+    repo, shas = two_commit_repo(tmp_path)
+    cores, reports = make_cores(tmp_path), repo / "reports"
+    xss = '<script>document.title="pwned"</script>'
+    trusted = write_archive(reports, record(shas[0], lut=9000, wns=0.25)).parent  # built here: trusted
+    (trusted / "timing_estimate.rpt").write_text("WNS +0.250 ns\n")
+    (trusted / "notes.html").write_text(xss)
+    (trusted / "plot.svg").write_text(f'<svg xmlns="http://www.w3.org/2000/svg">{xss}</svg>')
+    unit = reports / store.UNVERIFIED / shas[1] / "stage4" / "open"
+    unit.mkdir(parents=True)
+    (unit / "metrics.json").write_text(json.dumps(record(shas[1], lut=9300, wns=0.3)))
+    (unit / "report.html").write_text(xss)
+    (unit / "evil.svg").write_text(f'<svg xmlns="http://www.w3.org/2000/svg">{xss}</svg>')
+    (unit / "yosys.log").write_text("an unverified log\n")
+
+    built = site_mod.build_site(tmp_path / "public", reports, repo, cores)
+    files = {p.relative_to(built.folder).as_posix() for p in built.folder.rglob("*") if p.is_file()}
+    assert not [f for f in files if f.startswith(".unverified") or shas[1] in f], files
+    assert not [f for f in files if f.endswith((".html", ".svg")) and f != "index.html"], files
+    assert f"{shas[0]}/stage4/open/timing_estimate.rpt" in files and f"{shas[0]}/stage4/open/metrics.json" in files
+    page = (built.folder / "index.html").read_text()
+    row = re.search(rf'<tr class="unverified" data-unit="{shas[1]}/stage4/open">(.*?)</tr>', page, re.S).group(1)
+    assert "href" not in row and "report.html" in row and "evil.svg" in row  # by name, no link
+    assert "pwned" not in page and "notes.html" in page and 'href="' + f"{shas[0]}/stage4/open/notes.html" not in page
+    linked = {html.unescape(h) for h in re.findall(r'href="([^"#][^"]*)"', page)}
+    assert linked and linked <= files  # every link the site keeps resolves in it
+
+
+def test_published_takes_only_trusted_kinds_kabe_writes():
+    from kabe.records.site import published
+
+    assert published("abc/stage4/open/timing_estimate.rpt") and published("abc/stage4/sim/result.json")
+    for bad in (".unverified/abc/stage4/open/metrics.json", "abc/stage4/open/x.html", "abc/stage4/open/x.SVG",
+                "abc/stage4/open/results.xml", "abc/.stage/open/x.rpt", "abc/stage4/open/noext"):
+        assert not published(bad), bad

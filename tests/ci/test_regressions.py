@@ -91,7 +91,7 @@ def test_design_yaml_regressions_are_validated(tmp_path, yaml_value, says):
     d = tmp_path / "demo"
     d.mkdir()
     (d / "demo.core").write_text("CAPI=2:\nname: kabe:design:demo:0.1.0\n")
-    (d / "design.yaml").write_text(f"core: kabe:design:demo:0.1.0\nkind: ternary\nports: 2\nregressions: {yaml_value}\n")
+    (d / "design.yaml").write_text(f"core: kabe:design:demo:0.1.0\nverify: {{model: 'llm_accel.model.frames:ternary_stimulus'}}\nports: 2\nregressions: {yaml_value}\n")
     with pytest.raises(designs.DesignError, match=says) as e:
         designs.load(d / "design.yaml")
     assert str(d / "design.yaml") in str(e.value)

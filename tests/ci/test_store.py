@@ -242,7 +242,7 @@ def test_two_projects_in_one_repository_keep_their_archives_apart(remote, tmp_pa
     top, fpga = monorepo(remote, tmp_path / "a")
     asic = top / "hw" / "asic"
     asic.mkdir(parents=True)
-    (asic / "pyproject.toml").write_text("[tool.kabe]\n")
+    (asic / "pyproject.toml").write_text("[tool.kabe]\ndefault_board = 'pynq-z1'\n")
     git(top, "add", "-A")
     git(top, "commit", "-qm", "a second project")
     git(top, "push", "-q", "origin", "main")

@@ -1,5 +1,5 @@
-"""The board runner as the host pushes it: board_runner.py with bitfile.py, pl_names.py and the model
-package beside it in one folder, imported from there (it imports nothing of kabe)."""
+"""The board runner as the host pushes it: board_runner.py with bitfile.py, pl_names.py and
+board_frames.py beside it, and kabe/verify.py (the model API) under project/, imported from there."""
 
 from __future__ import annotations
 
@@ -8,20 +8,22 @@ import shutil
 import sys
 from pathlib import Path
 
-from kabe.deploy import host
+from kabe.deploy import host, model_push
 
 
 def copy(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
-    for f in (host.RUNNER, host.BITFILE, host.PL_NAMES):
+    for f in (host.RUNNER, host.BITFILE, host.PL_NAMES, host.BOARD_FRAMES):
         shutil.copy(f, folder / f.name)
-    shutil.copytree(host.MODEL_DIR, folder / "model", ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "project" / "kabe").mkdir(parents=True, exist_ok=True)
+    (folder / "project" / "kabe" / "__init__.py").write_text("")
+    shutil.copy(model_push.VERIFY, folder / "project" / "kabe" / "verify.py")
     return folder / host.RUNNER.name
 
 
 def load(folder: Path):
-    """Import the copied runner. Its own sys.path entry and the top-level `bitfile`, `pl_names` and
-    `model` modules it brings in are removed again, so nothing leaks into other tests."""
+    """Import the copied runner. Its own sys.path entries and the top-level `bitfile`, `pl_names` and
+    `board_frames` modules it brings in are removed again, so nothing leaks into other tests."""
     path = copy(folder)
     before = set(sys.modules)
     spec = importlib.util.spec_from_file_location(f"board_runner_copy_{abs(hash(folder))}", path)
@@ -30,8 +32,9 @@ def load(folder: Path):
         spec.loader.exec_module(module)
     finally:
         for name in set(sys.modules) - before:
-            if name.split(".")[0] in ("bitfile", "pl_names", "model"):
+            if name.split(".")[0] in ("bitfile", "pl_names", "board_frames"):
                 del sys.modules[name]
-        while str(folder) in sys.path:
-            sys.path.remove(str(folder))
+        for entry in (str(folder), str(folder / "project")):
+            while entry in sys.path:
+                sys.path.remove(entry)
     return module

@@ -70,7 +70,7 @@ TABLE = [
                  ["exit code: the board runner exited 1", "passed: the board says True but its runner exited 1"],
                  id="exit-1-with-passed-true"),
     pytest.param({"passed": True, "mismatches": 999}, 0,
-                 ["mismatches: the board reports 999 rows that differ"], id="999-mismatches-with-passed-true"),
+                 ["mismatches: the board reports 999 beats that differ"], id="999-mismatches-with-passed-true"),
 ]
 
 
@@ -90,10 +90,10 @@ def test_the_board_table_fails_the_deploy(board, reports, tmp_path, forge, overr
     ({"bit_commit": "fffffff-dirty"}, "bit_commit: the board says 'fffffff-dirty', expected"),
     ({"pl_commit": "0000000"}, "pl_commit: the board says '0000000', expected"),
     ({"seed": 2}, "seed: the board says 2, expected 1"),
-    ({"design_kind": "int8"}, "design_kind: the board says 'int8', expected 'ternary'"),
+    ({"model": "llm_accel.model.frames:int8_stimulus"}, "model: the board says 'llm_accel.model.frames:int8_stimulus', expected 'llm_accel.model.frames:ternary_stimulus'"),
     ({"problems": ["port 0: stat_overflow is set"]}, "problem on the board"),
-    ({"stats": [{"invalid": 0, "overflow": 0}, {"invalid": 0, "overflow": 1}]}, "port 1 overflowed"),
-    ({"stats": [{"invalid": 0, "overflow": 0}]}, "the board sent 1 ports, the design has 2"),
+    ({"status": {"stat0_overflow": 0, "stat1_overflow": 1}}, "status: stat1_overflow = 1 on the board, the host's model says 0"),
+    ({"status": {"stat0_invalid": "many"}}, "status: the board sent {'stat0_invalid': 'many'}, expected an object"),
     ({"rows_checked": "lots"}, "rows_checked: the board sent 'lots', expected an integer"),
     ({"rows_checked": True}, "rows_checked: the board sent True, expected an integer"),
     ({"mismatches": -1}, "mismatches: the board sent -1, expected an integer >= 0"),
@@ -108,11 +108,12 @@ def test_each_field_is_checked(board, reports, tmp_path, forge, overrides, reaso
 
 
 def test_the_host_counts_invalid_bytes_itself(board, reports, tmp_path, forge):
-    """The stat counter is held against the host's own model, not the board's."""
-    forge({"stats": [{"invalid": 0, "overflow": 0}, {"invalid": 0, "overflow": 0}]})
+    """The status outputs are held against the host's own model, not the board's."""
+    forge({"status": {"stat0_invalid": 0, "stat0_overflow": 0, "stat1_invalid": 0, "stat1_overflow": 0}})
     result = run(board, reports, tmp_path)
     assert not result["passed"]
-    assert any("port 0 counted 0 invalid weight bytes, the host's model counts" in f for f in result["failures"])
+    want = result["expected"]["model_status"]["stat0_invalid"]
+    assert want > 0 and f"status: stat0_invalid = 0 on the board, the host's model says {want}" in result["failures"]
 
 
 def test_a_missing_field_and_a_non_object_fail(board, reports, tmp_path, forge):
@@ -152,11 +153,11 @@ def test_the_deploy_cli_prints_what_the_board_sent_without_crashing(board, repor
 
 
 def _honest() -> tuple[dict, verdict.Expected]:
-    e = verdict.Expected(design_kind="ternary", ports=2, rows=128, seed=1, vectors_sha256="a" * 64,
-                         commit="0123456", model_invalid=[5, 7])
+    e = verdict.Expected(model="llm_accel.model.frames:ternary_stimulus", rows=128, seed=1, vectors_sha256="a" * 64,
+                         commit="0123456", model_status={"stat0_invalid": 5, "stat1_invalid": 7, "stat0_overflow": 0})
     b = {"passed": True, "rows_checked": 128, "mismatches": 0, "first_mismatches": [], "problems": [],
-         "stats": [{"invalid": 5, "overflow": 0}, {"invalid": 7, "overflow": 0}], "vectors_sha256": "a" * 64,
-         "bit_commit": "0123456", "pl_commit": "0123456", "design_kind": "ternary", "seed": 1, "seconds": 1.0,
+         "status": {"stat0_invalid": 5, "stat1_invalid": 7, "stat0_overflow": 0}, "vectors_sha256": "a" * 64,
+         "bit_commit": "0123456", "pl_commit": "0123456", "model": "llm_accel.model.frames:ternary_stimulus", "seed": 1, "seconds": 1.0,
          "gb_per_s": 0.5}
     return b, e
 

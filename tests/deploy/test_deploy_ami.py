@@ -59,6 +59,7 @@ def v80_archive(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
         mp.setenv("KABE_STANDIN_SCENARIO", "met")
+        mp.setenv("KABE_STANDIN_VERSION", "2025.1")  # AVED amd_v80_gen5x8_25.1's Vivado (the V80 profile)
         mp.setattr(tool, "settings",
                    lambda overrides=None: real({**(overrides or {}), "vivado_aved_dir": str(STANDIN / "aved")}))
         # one reading of the commit for the build and every deploy (other edits to the tree would move a dirty one)

@@ -69,8 +69,9 @@ def test_the_runner_asks_the_overlay_for_the_block_designs_names_only(on_board):
     assert backend.dmas[0].ip_type.startswith("xilinx.com:ip:axi_dma:")
     ips = sorted(RuntimeMetadataParser(Metadata(input=bit.with_suffix(".hwh"))).ip_dict)
     assert backend.read_usr_access() == ips.index("usr_access")
-    assert backend.stats() == [{"invalid": ips.index("stat0"), "overflow": ips.index("stat0")},
-                               {"invalid": ips.index("stat1"), "overflow": ips.index("stat1")}]
+    # every status output the cell list wires to a GPIO, by its design.yaml name
+    assert backend.status() == {"stat0_invalid": ips.index("stat0"), "stat0_overflow": ips.index("stat0"),
+                                "stat1_invalid": ips.index("stat1"), "stat1_overflow": ips.index("stat1")}
 
 
 def test_a_cell_list_that_disagrees_with_the_hwh_is_refused_before_programming(on_board):

@@ -107,7 +107,7 @@ def test_a_build_of_the_counter_fails_then_passes_with_the_right_port(tmp_path):
     d.mkdir()
     (d / "counter.v").write_text(COUNTER)
     (d / "counter.core").write_text(COUNTER_CORE)
-    (d / "design.yaml").write_text("core: test:design:counter:0.1.0\nkind: probe\nports: 1\n"
+    (d / "design.yaml").write_text("core: test:design:counter:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: 1\n"
                                    "constraints: ./counter.xdc\n")
     xdc = d / "counter.xdc"
 

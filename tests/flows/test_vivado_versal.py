@@ -82,12 +82,16 @@ def test_the_v80_project_is_aveds_block_design_with_a_device_image_run(v80_proje
     assert "set ::kabe(image_step) WRITE_DEVICE_IMAGE" in settings and "set ::kabe(family) versal" in settings
     assert "set ::kabe(hbm_data_width) 256" in settings and "hwh_dest" not in settings
     # AVED's own files are inputs of the build (hashed), its write_device_image hook runs before kabe's commit
-    for rel in (*versal.AVED_FILES, versal.AMC_ELF):
+    for rel in (*versal.AVED_FILES, *versal.BUILT_FILES):
         assert AVED / rel in p.inputs, rel
     hooks = [ln for ln in p.hook_tcl.read_text().splitlines() if ln.startswith("source ")][1:]
     assert hooks[0].endswith("check_vivado_version.tcl}") and hooks[1] == f"source {{{AVED / versal.AVED_IMAGE_HOOK}}}"
     assert hooks[2].endswith("embed_commit.tcl}")
-    assert set(p.images) == {"pdi", "xsa", "pdi_nofpt"}
+    assert set(p.images) == {"pdi", "xsa", "pdi_nofpt", "pdi_fpt"}
+    # named as AVED names the same files: <design>.pdi is the flash image (FPT + boot image), as AVED's
+    assert {k: v.name for k, v in p.images.items()} == {
+        "pdi": f"{p.name}_design.pdi", "pdi_nofpt": f"{p.name}_nofpt.pdi", "pdi_fpt": f"{p.name}.pdi",
+        "xsa": f"{p.name}.xsa"}
 
 
 def test_a_wrong_run_tcl_is_caught(v80_project, tmp_path):
@@ -108,6 +112,11 @@ def test_no_aved_folder_is_one_clear_error(v80_design, tmp_path):
     with pytest.raises(FlowError, match="amc.elf: no such file, AVED's management firmware"):
         project.generate_project(v80_design, tmp_path / "b", commit=COMMIT,
                                  flow_settings=tool.settings({"vivado_aved_dir": str(partial)}))
+    shutil.copy(AVED / versal.AMC_ELF, partial / versal.AMC_ELF)
+    (partial / versal.FPT_BIN).unlink()
+    with pytest.raises(FlowError, match="fpt.bin: no such file, AVED's flash partition table .*gen_fpt.py"):
+        project.generate_project(v80_design, tmp_path / "c", commit=COMMIT,
+                                 flow_settings=tool.settings({"vivado_aved_dir": str(partial)}))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -124,22 +133,27 @@ def test_block_design_dry_run_extends_aveds_noc_to_hbm(v80_project, tmp_path):
     # AVED's base came first, as AVED's create_design.tcl makes it
     assert pr[p.name]["IP_REPO_PATHS"] == str(AVED / "src" / "iprepo")
     assert ["create_bd_design", "top"] in c
-    # axi_noc_cips widened by one slave per channel, one register master and one clock
+    # axi_noc_cips widened by one HBM port per channel, one register master and one clock; NUM_SI as AVED's
     noc = pr["/axi_noc_cips"]
-    assert (noc["CONFIG.NUM_SI"], noc["CONFIG.NUM_MI"], noc["CONFIG.NUM_CLKS"]) == (str(4 + PORTS), "2", "6")
+    assert (noc["CONFIG.NUM_HBM_BLI"], noc["CONFIG.NUM_MI"], noc["CONFIG.NUM_CLKS"]) == (str(PORTS), "2", "6")
+    assert "CONFIG.NUM_SI" not in noc or noc["CONFIG.NUM_SI"] == "4"
     for ch in range(PORTS):
-        si = pr[f"/axi_noc_cips/S{4 + ch:02d}_AXI"]
-        assert si["CONFIG.CATEGORY"] == "pl"
-        assert si["CONFIG.CONNECTIONS"].startswith(f"HBM0_PORT{ch} {{read_bw 12800 write_bw 12800")
-        assert ["connect_bd_intf_net", f"/hbm_sc{ch}/M00_AXI", f"/axi_noc_cips/S{4 + ch:02d}_AXI"] in c
+        hp = pr[f"/axi_noc_cips/HBM{ch:02d}_AXI"]
+        assert hp["CONFIG.CATEGORY"] == "pl_hbm"
+        # the probe: 256-bit reads at 400 MHz = 12,800 MB/s; 32-bit results, one per 512-byte row = 100 MB/s
+        assert hp["CONFIG.CONNECTIONS"] == (f"HBM0_PORT{ch} {{read_bw 12800 write_bw 100 read_avg_burst 256 "
+                                            f"write_avg_burst 256}}")
+        assert ["connect_bd_intf_net", f"/hbm_sc{ch}/M00_AXI", f"/axi_noc_cips/HBM{ch:02d}_AXI"] in c
         assert ["connect_bd_intf_net", f"/dma{ch}/M_AXIS_MM2S", f"/engine/s{ch}_axis"] in c
         dma = pr[f"/dma{ch}"]
         assert dma["CONFIG.C_M_AXI_MM2S_DATA_WIDTH"] == "256" and dma["CONFIG.C_M_AXIS_MM2S_TDATA_WIDTH"] == "256"
         assert dma["CONFIG.C_ADDR_WIDTH"] == "64" and dma["CONFIG.C_INCLUDE_SG"] == "0"
-    assert pr["/axi_noc_cips/aclk5"]["CONFIG.ASSOCIATED_BUSIF"] == "M01_AXI:S04_AXI:S05_AXI"
-    # the host reaches the registers through PF0 (S00_AXI), AVED's own connections kept
-    s00 = pr["/axi_noc_cips/S00_AXI"]["CONFIG.CONNECTIONS"]
-    assert "M00_AXI" in s00 and "HBM0_PORT0" in s00 and "M01_AXI {read_bw {5}" in s00
+    assert not any(k.startswith("/axi_noc_cips/S0") and k != "/axi_noc_cips/S00_AXI" for k in pr)
+    assert pr["/axi_noc_cips/aclk5"]["CONFIG.ASSOCIATED_BUSIF"] == "M01_AXI:HBM00_AXI:HBM01_AXI"
+    # the host reaches the registers through PF0 (S00_AXI), AVED's own connections kept, its stale DEST_IDS dropped
+    s00 = pr["/axi_noc_cips/S00_AXI"]
+    assert "M00_AXI" in s00["CONFIG.CONNECTIONS"] and "HBM0_PORT0" in s00["CONFIG.CONNECTIONS"]
+    assert "M01_AXI {read_bw {5}" in s00["CONFIG.CONNECTIONS"] and s00["CONFIG.DEST_IDS"] == ""
     assert pr["/axi_noc_cips/M01_AXI"]["CONFIG.APERTURES"] == "{0x020102000000 0x1000000}"
     addr = [x for x in c if x[0] == "assign_bd_address" and "-offset" in x]
     assert [a[a.index("-offset") + 1] for a in addr][:2] == ["0x020102000000", "0x020102010000"]
@@ -166,6 +180,7 @@ def test_block_design_dry_run_extends_aveds_noc_to_hbm(v80_project, tmp_path):
 def standin_v80(monkeypatch):
     """The stand-ins on PATH (vivado, bootgen) and AVED's stand-in named as [tool.kabe] vivado_aved_dir."""
     monkeypatch.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("KABE_STANDIN_VERSION", "2025.1")  # AVED amd_v80_gen5x8_25.1's Vivado (the V80 profile)
     assert shutil.which("vivado") == str(STANDIN / "vivado") and shutil.which("bootgen") == str(STANDIN / "bootgen")
     real = tool.settings
     monkeypatch.setattr(tool, "settings", lambda overrides=None: real({**(overrides or {}), "vivado_aved_dir": str(AVED)}))
@@ -191,10 +206,11 @@ def test_v80_builds_and_archives_pdi_xsa_reports_and_gate(v80_design, standin_v8
     assert record["utilization"]["lut"] == 21310 and record["utilization"]["dsp"] == 0 and "top_i/engine" in record["utilization"]["by_instance"]
     dest = Path(record["_archive"])
     name = "kabe_v80_probe"
-    pdi, nofpt, xsa = dest / f"{name}.pdi", dest / f"{name}_nofpt.pdi", dest / f"{name}.xsa"
+    pdi, nofpt, xsa = dest / f"{name}_design.pdi", dest / f"{name}_nofpt.pdi", dest / f"{name}.xsa"
+    flash = dest / f"{name}.pdi"
     manifest = json.loads((dest / "manifest.json").read_text())
     assert manifest["artifacts"] == {"pdi": provenance.sha256_file(pdi), "xsa": provenance.sha256_file(xsa),
-                                     "pdi_nofpt": provenance.sha256_file(nofpt)}
+                                     "pdi_nofpt": provenance.sha256_file(nofpt), "pdi_fpt": provenance.sha256_file(flash)}
     assert record["artifacts"] == manifest["artifacts"]
     for raw in ("timing_summary.rpt", "utilization.rpt", "utilization_hier.rpt", "clock_interaction.rpt",
                 "logic_levels.rpt", "timing_verdict.json"):
@@ -206,6 +222,9 @@ def test_v80_builds_and_archives_pdi_xsa_reports_and_gate(v80_design, standin_v8
     boot = nofpt.read_bytes()
     assert boot.startswith(b"STAND-IN boot image") and pdi.read_bytes() in boot
     assert (AVED / versal.AMC_ELF).read_bytes() in boot
+    # the flash image is AVED's fpt_pdi_gen.py's (the stand-in's): AVED's FPT padded to 32 KiB, then the boot image
+    fpt = (AVED / versal.FPT_BIN).read_bytes()
+    assert flash.read_bytes() == fpt.ljust(0x8000, b"\xff") + boot
     with zipfile.ZipFile(xsa) as z:  # fixed and minimal, written before synthesis: no image inside
         assert "fixed, minimal" in z.read("STAND-IN.txt").decode() and not any(n.endswith(".pdi") for n in z.namelist())
     inputs = json.loads((dest / "metrics.json").read_text())["inputs"]
@@ -258,3 +277,24 @@ def test_a_failing_bootgen_stops_the_build_naming_it(v80_design, standin_v80, tm
     with pytest.raises(FlowError, match="bootgen failed"):
         _build(v80_design, tmp_path, "met", monkeypatch)
     assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").rglob("metrics.json"))
+
+
+def test_another_vivado_than_aveds_stops_before_any_tool_runs(v80_design, standin_v80, tmp_path, monkeypatch):
+    """The V80 profile's AVED release (amd_v80_gen5x8_25.1) needs Vivado 2025.1: the stand-in claiming 2023.2
+    stops the build before the simulation and before any Vivado run (nothing recorded but -version), with
+    one message naming both versions."""
+    monkeypatch.setenv("KABE_STANDIN_VERSION", "2023.2")
+    with pytest.raises(FlowError) as e:
+        _build(v80_design, tmp_path, "met", monkeypatch)
+    msg = str(e.value)
+    assert "needs Vivado 2025.1, but Vivado 2023.2 is on PATH" in msg and "amd_v80_gen5x8_25.1" in msg
+    assert not (tmp_path / "record-met.txt").exists()  # the stand-in never ran a script
+    assert not (tmp_path / "reports").exists() or not list((tmp_path / "reports").rglob("metrics.json"))
+
+
+def test_an_aved_folder_of_another_release_is_refused(v80_design, tmp_path):
+    other = tmp_path / "amd_v80_gen5x8_24.1"
+    shutil.copytree(AVED, other)
+    with pytest.raises(FlowError, match="names amd_v80_gen5x8_24.1, but board v80's profile .* amd_v80_gen5x8_25.1"):
+        versal.check_base_vivado(v80_design.board, "2025.1", {"vivado_aved_dir": str(other)})
+    versal.check_base_vivado(v80_design.board, "2025.1", {"vivado_aved_dir": str(AVED)})  # a folder not named for a release

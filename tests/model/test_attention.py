@@ -1,4 +1,4 @@
-"""kabe.model.attention: the stage-5 engine's integer arithmetic, its frames and its accuracy."""
+"""llm_accel.model.attention: the stage-5 engine's integer arithmetic, its frames and its accuracy."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kabe.model import attention as att
-from kabe.model import frames
+from llm_accel.model import attention as att
+from llm_accel.model import frames
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 import attention_accuracy as accuracy_study  # noqa: E402  (scripts/: the study is not part of the model)

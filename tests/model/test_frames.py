@@ -4,7 +4,7 @@ import hashlib
 
 import numpy as np
 
-from kabe.model import frames, int8, ternary
+from llm_accel.model import frames, int8, ternary
 
 
 def test_chunks_fit_the_transfer_and_repeat_x_at_each_head():

@@ -1,11 +1,11 @@
-"""A model's beats as the harness's words (kabe.model.stimulus.as_words): a value fits a b-bit port
+"""A model's beats as the harness's words (kabe.verify.as_words): a value fits a b-bit port
 when it lies in -2**(b-1) .. 2**b - 1, whatever the array's dtype (red team 3b, repro 05: numpy's
 default int64 holding 0..255, or a Python list, was refused as "a signed beat" on an 8-bit port)."""
 
 import numpy as np
 import pytest
 
-from kabe.model.stimulus import StimulusError, as_words
+from kabe.verify import StimulusError, as_words
 
 
 @pytest.mark.parametrize("beats", [np.arange(256), np.arange(256).tolist(), np.arange(256, dtype=np.int16),

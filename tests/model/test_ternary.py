@@ -4,7 +4,7 @@ base-3 digit first, weight = digit - 1; bytes 243..255 are not encodings."""
 import numpy as np
 import pytest
 
-from kabe.model import frames, int8, ternary
+from llm_accel.model import frames, int8, ternary
 
 
 def test_the_documents_worked_example():

@@ -193,7 +193,7 @@ def _reheader(ln: str, arg: int) -> str:
 
 @dataclass
 class Outcome:
-    kind: str  # refused | failed | passed | false_pass | excused | crash
+    kind: str  # refused | failed | passed | false_pass | excused | crash | unchanged
     detail: str = ""
 
 
@@ -220,3 +220,152 @@ def line_for(subject: Subject, op: str, hot: bool, pick: int) -> int:
     if pool:
         return pool[pick % len(pool)]
     return pick % len(subject.lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# Whole-report damage (issue 37): edits that make the file more than one consistent report. Each
+# mutant below must never PASS, whatever the verdict of the report it was made from: a second
+# verdict line, a section taken out or pasted twice, a failing run joined in front of (or after)
+# another with its titles damaged, a corner switched off in Timer Settings, a stray negative slack
+# line. `unicode_space` is one-line damage like the kinds above (a failing report never passes).
+
+WHOLE_OPS = ("verdict_added", "section_deleted", "section_duplicated", "concat", "unicode_space",
+             "timer_settings", "stray_slack")
+# spaces Vivado never writes, which an editor, a web page or a copy can put into a line
+UNICODE_SPACES = ("\u00a0", "\u2002", "\u2003", "\u2009", "\u3000", "\t", "\u200b ", " \u00a0")
+VERDICT_LINES = ("Timing constraints are not met.", "All user specified timing constraints are met.",
+                 "There are no user specified timing constraints.")
+_PW_ROW = re.compile(r"^(Min Period|Max Period|Low Pulse Width|High Pulse Width|Max Skew)\s.*?\s(\d+\.\d+)\s+\d+\.\d+\s+"
+                     r"(\d+\.\d+)\s")
+_CORNER_ROW = re.compile(r"^\s+(Slow|Fast)\s+(Yes|No)\s+(Yes|No)\s*$")
+
+
+def _boxes(lines: list[str]) -> list[tuple[int, int]]:
+    """(first, end) line indices of each section: the dashed rule over a boxed title (or a
+    check_timing title) up to the next one."""
+    starts = []
+    for i, ln in enumerate(lines):
+        if ln.startswith("| ") and i + 1 < len(lines) and lines[i + 1].startswith("| -") and i > 12:
+            starts.append(i - 1 if i and lines[i - 1].startswith("---") else i)
+        elif ln.strip() == "check_timing report":
+            starts.append(i)
+    ends = starts[1:] + [len(lines)]
+    return list(zip(starts, ends))
+
+
+def damage_titles(lines: list[str], arg: int) -> list[str]:
+    """The report with its run markers and titles damaged as an editor or a copy can: a tab or a
+    Unicode space after the leading `|`, a doubled or Unicode space inside the title."""
+    out = list(lines)
+    for i, ln in enumerate(lines):
+        title = (ln.startswith("| ") and ((i + 1 < len(lines) and lines[i + 1].startswith("| -")) or i < 12)) or \
+            ln.strip() in ("check_timing report", "Timing Summary Report")
+        if not title:
+            continue
+        kind = (arg + i) % 4
+        if kind == 0 and ln.startswith("| "):
+            out[i] = "|\t" + ln[2:]
+        elif kind == 1 and ln.startswith("| "):
+            out[i] = "|\u00a0" + ln[2:]
+        elif kind == 2:
+            out[i] = ln.replace(" ", "  ", 1) if ln.strip() != "check_timing report" else "check_timing  report"
+        else:
+            out[i] = ln.replace(" ", UNICODE_SPACES[(arg // 4) % len(UNICODE_SPACES)], 1)
+    return out
+
+
+@dataclass(frozen=True)
+class WholeMutation:
+    op: str
+    arg: int
+    pick: int
+
+    def apply(self, s: Subject, others: list[Subject]) -> str:
+        lines, arg, out = s.lines, self.arg, list(s.lines)
+        boxes = _boxes(lines)
+        if self.op == "verdict_added":
+            v = next((i for i, ln in enumerate(lines) if ln.strip() in VERDICT_LINES), 0)
+            at = v + 1 if arg % 2 == 0 else self.pick % len(lines)
+            new = VERDICT_LINES[(arg // 2) % 3]
+            style = (arg // 6) % 3
+            new = new.upper() if style == 1 else new.replace(" ", "\u00a0") if style == 2 else new
+            out.insert(at, new)
+        elif self.op == "section_deleted":
+            a, b = boxes[self.pick % len(boxes)]
+            del out[a:b]
+        elif self.op == "section_duplicated":
+            a, b = boxes[self.pick % len(boxes)]
+            copy = lines[a:b] if arg % 3 else damage_titles(lines[a:b], arg)
+            at = b if arg % 2 == 0 else boxes[-1][1]
+            out[at:at] = copy
+        elif self.op == "concat":
+            failing = [o for o in others if not o.passed] or others
+            other = failing[self.pick % len(failing)]
+            front = damage_titles(other.lines, arg) if arg % 4 else other.lines
+            out = (front + lines) if arg % 8 < 6 else (lines + front)
+        elif self.op == "unicode_space":
+            pool = [i for i in s.headers + [a + 1 for a, _ in boxes] if i < len(lines) and " " in lines[i]]
+            i = pool[self.pick % len(pool)] if pool else self.pick % len(lines)
+            spaces = [m.start() for m in re.finditer(" ", lines[i])] or [0]
+            p = spaces[arg % len(spaces)]
+            out[i] = lines[i][:p] + UNICODE_SPACES[(arg // 7) % len(UNICODE_SPACES)] + lines[i][p + 1:]
+        elif self.op == "timer_settings":
+            rows = [i for i, ln in enumerate(lines[:400]) if _CORNER_ROW.match(ln)
+                    or ln.strip().startswith("Enable Multi Corner Analysis")]
+            if rows:
+                i = rows[self.pick % len(rows)]
+                ln = lines[i]
+                if "Multi Corner" in ln:
+                    out[i] = ln.replace("Yes", "No", 1)
+                else:
+                    k = [m.start() for m in re.finditer("Yes", ln)]
+                    p = k[arg % len(k)] if k else 0
+                    word = ("No", "None", "no")[(arg // 2) % 3]
+                    out[i] = ln[:p] + word + ln[p + 3:] if k else ln
+            else:  # no Timer Settings to edit: the mutant is the report itself (it must not pass either way)
+                out.insert(0, "")
+        elif self.op == "stray_slack":
+            slack = [i for i, ln in enumerate(lines) if ln.strip().startswith("Slack")
+                     and re.search(r":\s+\d", ln)]  # a number to turn negative (not "Slack: inf")
+            pw = [i for i, ln in enumerate(lines) if _PW_ROW.match(ln)]
+            if pw and arg % 4 == 3:  # a Pulse Width Checks row's slack (its third number) negative
+                i = pw[self.pick % len(pw)]
+                m = _PW_ROW.match(lines[i])
+                out[i] = lines[i][:m.start(3)] + "-" + m.group(3) + lines[i][m.end(3):]
+            elif slack and arg % 2:
+                i = slack[self.pick % len(slack)]
+                out[i] = re.sub(r":(\s+)(\d)", r":\1-\2", lines[i].replace("(MET)", ("(MET)", "(VIOLATED)")[arg // 2 % 2]),
+                                count=1)
+            else:
+                at = self.pick % len(lines)
+                out.insert(at, ("Slack (VIOLATED) :        -0.333ns  (required time - arrival time)",
+                                "  Slack:                    -0.120ns")[arg // 2 % 2])
+        return "\n".join(out)
+
+
+def must_never_pass(s: Subject, m: WholeMutation) -> bool:
+    """Whether the whole-report mutant must not pass: every kind but unicode_space (one-line damage
+    judged like the kinds above); timer_settings only when the report had a corner to switch off."""
+    if m.op == "unicode_space":
+        return not s.passed
+    if m.op == "timer_settings":
+        return any(_CORNER_ROW.match(ln) for ln in s.lines[:400]) or not s.passed
+    return True
+
+
+def judge_whole(s: Subject, m: WholeMutation, others: list[Subject]) -> Outcome:
+    text = m.apply(s, others)
+    if text == "\n".join(s.lines):  # the edit found nothing to change: the report itself, judged as it is
+        return Outcome("unchanged")
+    try:
+        rec = parse(text, "mutant")
+        verdict = evaluate(rec, None)
+    except ReportError as e:
+        return Outcome("refused", str(e)[:200])
+    except Exception as e:  # noqa: BLE001 - the property: nothing but the parser's refusal
+        return Outcome("crash", f"{s.name}: {m}: {type(e).__name__}: {str(e)[:200]}")
+    if not verdict.passed:
+        return Outcome("failed")
+    if not must_never_pass(s, m):
+        return Outcome("passed")
+    return Outcome("false_pass", f"{s.name}: {m}")

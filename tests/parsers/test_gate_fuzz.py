@@ -1,6 +1,8 @@
 """The gate fuzzed in the suite: one-line structured damage (gate_fuzz.py) to every shared
 report_timing_summary; no mutant of a failing report passes, nothing raises but the parser's own
-refusal. Bounded and derandomised (the same examples on every run, here and in CI); the longer run
+refusal. Whole-report damage (issue 37: verdict lines added, sections deleted or duplicated, runs
+joined with damaged titles, Unicode spaces in structural lines, Timer Settings edits, stray slack
+lines): no such mutant passes at all. Bounded and derandomised (the same examples on every run, here and in CI); the longer run
 is scripts/bench_gate_fuzz.py.
 
 The pinned mutants below are ones this fuzzer found against the parser before issue 22's fix
@@ -44,6 +46,22 @@ def test_no_mutant_of_a_failing_report_passes_and_nothing_crashes(subjects, whic
     s = pool[which % len(pool)]
     m = gf.Mutation(op, gf.line_for(s, op, hot, pick), arg)
     out = gf.judge(s, m)
+    assert out.kind not in ("false_pass", "crash"), out.detail
+
+
+WHOLE_EXAMPLES = 300  # issue 37's whole-report kinds: each mutant parses a whole report or two
+
+
+@settings(derandomize=True, max_examples=WHOLE_EXAMPLES, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(which=st.integers(0, 1 << 16), op=st.sampled_from(gf.WHOLE_OPS), pick=st.integers(0, 1 << 30),
+       arg=st.integers(0, 1 << 16))
+def test_no_whole_report_mutant_passes_and_nothing_crashes(subjects, which, op, pick, arg):
+    """A second verdict line, a section deleted or pasted twice, a failing run joined on with its titles
+    damaged, a corner switched off, a stray negative slack line: never a pass, whatever the report's
+    own verdict; Unicode spaces in a structural line: no false pass (gate_fuzz.must_never_pass)."""
+    s = subjects[which % len(subjects)]
+    out = gf.judge_whole(s, gf.WholeMutation(op, arg, pick), subjects)
     assert out.kind not in ("false_pass", "crash"), out.detail
 
 

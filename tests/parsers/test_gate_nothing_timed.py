@@ -111,8 +111,12 @@ def test_inf_beside_endpoints_or_negative_totals_fails(tmp_path, capsys):
     rc, out = _gate(set_summary(INF.read_text(), {"TNS Total Endpoints": "2", "THS Total Endpoints": "2"}),
                     tmp_path, capsys)
     assert rc == 1
-    assert "has no WNS number but counts TNS Total Endpoints 2: no path to those endpoints was timed" in out, out
-    assert "has no WHS number but counts THS Total Endpoints 2" in out, out
+    assert "prints WNS inf (no number) but counts TNS Total Endpoints 2: Vivado has endpoints it timed no path to" \
+        in out, out
+    assert "prints WHS inf (no number) but counts THS Total Endpoints 2" in out, out
+    # check_timing counts no unconstrained endpoint here: the message says so, never "check_timing names them"
+    assert "check_timing counts 0 unconstrained internal endpoints, so it does not name them" in out, out
+    assert "check_timing names them" not in out, out
 
 
 def test_inf_summary_over_a_clock_table_with_slacks_fails(tmp_path, capsys):

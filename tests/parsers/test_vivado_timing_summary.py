@@ -230,7 +230,7 @@ def test_intra_clock_unknown_to_clock_summary_raises():
         ts.parse(text, "x.rpt")
 
 
-def test_unreadable_path_is_a_warning_with_its_line_not_a_refusal():
+def test_unreadable_path_is_a_warning_with_its_line_not_a_refusal_and_violated_fails():
     """Path details support the verdict; the summary tables carry it. A path that cannot be read
     is named with its line, and the critical path it would have given is left out."""
     text = MET.read_text().replace("Slack (MET) :             0.452ns",
@@ -242,7 +242,9 @@ def test_unreadable_path_is_a_warning_with_its_line_not_a_refusal():
     line = text[:text.index("Slack (VIOLATED) :        0.452ns")].count("\n") + 1
     assert any(f"path at line {line}" in w and "contradicts" in w for w in r["warnings"])
     v = evaluate(r, None)
-    assert v.passed and any("contradicts" in w for w in v.warnings)
+    # the gate believes no slack line that says VIOLATED, whatever its number (issue 37): it fails, naming it
+    assert not v.passed and any("contradicts" in w for w in v.warnings)
+    assert any(f"line {line}: Slack (VIOLATED) : 0.452ns" in f for f in v.failures), v.failures
 
 
 def test_missing_required_section_raises():

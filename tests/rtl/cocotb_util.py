@@ -50,7 +50,7 @@ TESTS_DIR = Path(__file__).resolve().parent
 BUILD_ROOT = REPO_ROOT / "build" / "cocotb"
 CLOCK_NS = 7  # the PYNQ-Z1 PL clock period; only cosmetic in simulation
 
-# Test benches import kabe.model as the golden reference; the repo may not be pip-installed.
+# Test benches import llm_accel.model as the golden reference; the repo may not be pip-installed.
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 if str(TESTS_DIR) not in sys.path:

@@ -1,6 +1,6 @@
-"""kabe_attention_engine (stage 5): bit-exact against kabe.model.attention, plus the contract's corners.
+"""kabe_attention_engine (stage 5): bit-exact against llm_accel.model.attention, plus the contract's corners.
 
-Every result word is compared with kabe.model.attention (attention_hw via frames.build("attention")).
+Every result word is compared with llm_accel.model.attention (attention_hw via frames.build("attention")).
 The exp ROM and the adder trees are generated into the build directory by scripts/gen_exp_table.py
 and scripts/gen_adder_tree.py with the parameters stage5.core asks for.
 """
@@ -44,7 +44,7 @@ INPUTS = ("s_axis_tdata", "s_axis_tvalid", "s_axis_tlast", "m_axis_tready")
 if cocotb is not None:
     import numpy as np
 
-    from kabe.model import attention, frames
+    from llm_accel.model import attention, frames
 
     def _frames(seed: int, contexts) -> list:
         rng = np.random.default_rng(seed)

@@ -1,4 +1,4 @@
-"""kabe_int8_engine (pipelined and NAIVE): results bit-exact against kabe.model.int8, per docs/streams.md."""
+"""kabe_int8_engine (pipelined and NAIVE): results bit-exact against llm_accel.model.int8, per docs/streams.md."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from cocotb_util import AxisSink, AxisSource, cycles, param, reset, rtl, run_cocotb, signed, start, stream_beats
-from kabe.model import frames, int8
+from llm_accel.model import frames, int8
 
 SOURCES = ["cores/lib/kabe_axis_fifo.v", "cores/stage3/rtl/kabe_int8_engine.v"]
 INPUTS = ["s_axis_tvalid", "s_axis_tlast", "s_axis_tdata", "m_axis_tready"]

@@ -1,4 +1,4 @@
-"""kabe_probe: beats, bytes and cycles per frame against kabe.model.probe, per docs/streams.md."""
+"""kabe_probe: beats, bytes and cycles per frame against llm_accel.model.probe, per docs/streams.md."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from cocotb_util import AxisSink, cycles, param, reset, rtl, run_cocotb, start
-from kabe.model import probe
+from llm_accel.model import probe
 
 SOURCES = ["cores/lib/kabe_axis_fifo.v", "cores/stage2/rtl/kabe_probe.v"]
 INPUTS = ["s_axis_tvalid", "s_axis_tlast", "s_axis_tdata", "m_axis_tready"]

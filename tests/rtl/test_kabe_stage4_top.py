@@ -22,7 +22,7 @@ if cocotb is not None:
     import numpy as np
 
     import top_checks
-    from kabe.model import frames
+    from llm_accel.model import frames
 
     @cocotb.test()
     async def all_ports_match_model(dut):

@@ -16,7 +16,7 @@ INPUTS = tuple(f"{n}{p}_axis_{s}" for p in (0, 1) for n, s in (("s", "tdata"), (
 if cocotb is not None:
     import numpy as np
 
-    from kabe.model import frames
+    from llm_accel.model import frames
 
     @cocotb.test()
     async def two_ports_at_once(dut):

@@ -2,7 +2,7 @@
 
 A top has ports p = 0..NPORTS-1, each an input stream s{p}_axis, a result stream m{p}_axis and
 stat{p}_invalid / stat{p}_overflow. These coroutines drive all ports at once with different
-frames and compare every port's results with kabe.model (through kabe.model.frames.build), so a
+frames and compare every port's results with llm_accel.model (through llm_accel.model.frames.build), so a
 swapped or shared port shows up. They are plain async functions: wrap them in @cocotb.test() in
 tests/rtl/test_<top>.py.
 """
@@ -16,7 +16,7 @@ import numpy as np
 from cocotb.triggers import ReadOnly, RisingEdge
 
 from cocotb_util import AxisSink, AxisSource, cycles, reset, signed, start, stream_beats
-from kabe.model import frames
+from llm_accel.model import frames
 
 
 def _inputs(nports: int) -> list[str]:

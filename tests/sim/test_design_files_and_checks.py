@@ -282,7 +282,7 @@ def test_logic_only_synthesis_builds_is_simulated_too(project):
     r = _synthesis_view(d, 50, first)
     assert not r["passed"] and r["synthesis_view"]["mismatches"] == 50, r["synthesis_view"]
     assert r["problems"][-1].startswith("with SYNTHESIS defined (the logic Yosys and Vivado build, "), r["problems"]
-    assert "asrt_top.sv:" in r["problems"][-1] and "50 of 50 rows differ" in r["problems"][-1], r["problems"]
+    assert "asrt_top.sv:" in r["problems"][-1] and "50 of 50 beat(s) differ" in r["problems"][-1], r["problems"]
 
 
 def test_an_assertion_under_ifndef_synthesis_passes_both_runs(project):

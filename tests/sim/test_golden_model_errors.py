@@ -7,7 +7,7 @@ import types
 import numpy as np
 import pytest
 
-from kabe.model.stimulus import Context, Stimulus
+from kabe.verify import Context, Stimulus
 from kabe.sim import golden
 
 D = types.SimpleNamespace(name="u2", verify=types.SimpleNamespace(value="models.u2:stimulus"))

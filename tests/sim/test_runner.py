@@ -15,14 +15,15 @@ from pathlib import Path
 
 from kabe import designs
 from kabe.errors import UserError
-from kabe.model import frames
-from kabe.model.stimulus import Context, as_words
+from llm_accel.model import frames
+from kabe.verify import Context, as_words
 from kabe.paths import CORES
 from kabe.sim import runner, verilator_build
 
 # The designs the project plans, plus any other design.yaml in the tree.
+# (an HLS design's C-simulation is tests/sim/test_csim.py's)
 DESIGNS = sorted({"stage2", "stage2_2hp", "stage3", "stage3_naive", "stage4"}
-                 | {p.parent.name for p in CORES.glob("*/design.yaml")})
+                 | {p.parent.name for p in CORES.glob("*/design.yaml") if "\nhls:" not in p.read_text()})
 SMALL_ROWS_PER_PORT = {"attention": 48}  # context length of the one frame per port
 
 
@@ -55,7 +56,9 @@ def test_compare_catches_a_flipped_word_and_reports_it_signed():
     got = exp.copy()
     got[1] = -4
     n, first, problems = _compare(exp, got.view(np.uint32).astype(np.uint64), _summary(3))
-    assert n == 1 and first == [{"port": "m0_axis", "row": 1, "expected": -3, "got": -4}] and not problems
+    assert n == 1 and first == [{"port": "m0_axis", "beat": 1, "expected": "0xfffffffd (-3)", "got": "0xfffffffc (-4)"}]
+    assert not problems
+    assert runner.mismatch_line(first[0]) == "  m0_axis beat 1: expected 0xfffffffd (-3), got 0xfffffffc (-4)"
 
 
 def test_compare_catches_missing_extra_tlast_stats_and_stalls():
@@ -87,7 +90,7 @@ def test_wide_beats_compare_by_whole_beat():
     got[1, 1] ^= np.uint64(1 << 63)
     first, problems = [], []
     n = runner.compare_output("m_axis", 128, exp, False, got, _summary(2), first, problems)
-    assert n == 1 and first[0]["row"] == 1 and first[0]["expected"] == "0x1f1e1d1c1b1a19181716151413121110"
+    assert n == 1 and first[0]["beat"] == 1 and first[0]["expected"] == "0x1f1e1d1c1b1a19181716151413121110"
     assert first[0]["got"] == "0x9f1e1d1c1b1a19181716151413121110"
 
 
@@ -111,22 +114,28 @@ def test_write_result_path(tmp_path):
 @pytest.mark.parametrize("name", DESIGNS)
 def test_small_run_matches_the_model(name):
     d = _design(name)
-    rows = SMALL_ROWS_PER_PORT.get(d.kind, 300) * d.ports
-    r = runner.run_sim(name, rows, seed=7, invalid_fraction=0.01 if d.kind == "ternary" else None)
+    kind = d.verify.value.split(":")[1].removesuffix("_stimulus")  # this project's models: frames.<kind>_stimulus
+    rows = SMALL_ROWS_PER_PORT.get(kind, 300) * d.ports
+    r = runner.run_sim(name, rows, seed=7, invalid_fraction=0.01 if kind == "ternary" else None)
     assert r["mismatches"] == 0, r["first_mismatches"]
     assert r["problems"] == [], r["problems"]
     assert r["passed"]
     assert r["beats_per_cycle"] == 1.0
     assert r["simulator"] == "verilator" and r["version"]
-    if d.kind == "ternary":
+    # the model's declared label (the V80 design's model declares none)
+    assert r["kind"] == (kind if kind in ("probe", "int8", "ternary", "attention") else None)
+    if kind == "ternary":
         assert r["stat_invalid"] > 0  # the invalid-byte path was exercised and agreed with the model
-    if d.kind in ("int8", "ternary"):  # one result word per row
+    if kind in ("int8", "ternary"):  # one result word per row
         assert r["rows_checked"] == rows
 
 
-def test_full_scale_rows():
-    d = _design("stage4")
-    assert runner.full_scale_rows(d) == 524_278
+def test_the_model_declares_its_sizes():
+    """The sizes come from the model (kabe.verify.Declares), not from the tool."""
+    assert runner.declared_size("stage4", "full_size") == 524_278
+    assert runner.declared_size("stage4", "check_size") == 128
+    assert runner.declared_size("stage5", "full_size") == 4096  # a context of 2048 on each of 2 ports
+    assert runner.declared_size("v80_ternary", "full_size") is None  # declares none: its own size None
 
 
 def test_rows_not_divisible_is_refused_before_anything_runs():
@@ -157,3 +166,16 @@ def test_broken_stage4_is_caught(monkeypatch, tmp_path):
 def test_main_reports_a_bad_row_count():
     _design("stage4")
     assert runner.main("stage4", 1001, 1) == 2
+
+
+def test_an_unsigned_data_path_mismatch_is_hex_at_the_ports_width():
+    """issue 44: `{'port': 'm_axis', 'row': 0, 'expected': 4293141113, 'got': 4293163298}` (a Python repr,
+    decimal). Now: hex as wide as the port, the beat's index, one line."""
+    exp = as_words("m_axis", np.array([4293141113, 7], dtype=np.uint32), 32)
+    got = exp.copy()
+    got[0] = np.uint64(4293163298)
+    first, problems = [], []
+    assert runner.compare_output("m_axis", 32, exp, False, got, _summary(2), first, problems) == 1
+    assert runner.mismatch_line(first[0]) == "  m_axis beat 0: expected 0xffe42279, got 0xffe47922"
+    assert runner.mismatch_line({"port": "m_axis", "beat": 3, "expected": "0x00000001", "got": None}) == (
+        "  m_axis beat 3: expected 0x00000001, got nothing (the beat never came out)")

@@ -59,7 +59,7 @@ def test_a_broken_user_design_fails_on_the_beats_it_gets_wrong(tmp_path, monkeyp
     assert not r["passed"] and r["mismatches"] == 1000
     assert {m["port"] for m in r["first_mismatches"]} == {"m_axis"}
     first = r["first_mismatches"][0]
-    assert first["row"] == 0 and first["expected"].startswith("0x") and first["expected"] != first["got"]
+    assert first["beat"] == 0 and first["expected"].startswith("0x") and first["expected"] != first["got"]
 
 
 def test_a_wrong_status_prediction_fails(project):
@@ -164,13 +164,19 @@ def test_a_none_design_is_not_simulated(tmp_path):
         runner.run_sim(d)
 
 
-def test_a_design_with_a_model_of_its_own_is_not_deployed(tmp_path):
-    """The board runner streams kabe's own frame builders only: one line, before any archive or board."""
+def test_a_design_with_a_model_of_its_own_goes_on_to_deploy(tmp_path):
+    """Any golden model deploys (tests/deploy/test_deploy_user_design.py runs one on the loopback board):
+    a model of the project's own passes the verification check and is stopped only by what is missing,
+    here the vivado-flow build; a design without a model is refused in one line."""
     from kabe.deploy import host, ssh
 
     d = designs.load(u.write_width(tmp_path))
-    with pytest.raises(ssh.DeployError, match=r"width is verified by model width_model:stimulus; the board runner"):
+    with pytest.raises(ssh.DeployError, match=r"no vivado-flow build of width is archived"):
         host.deploy(d, settings=None, rows=8, reports_root=tmp_path / "reports")
+    y = d.yaml_file
+    y.write_text(y.read_text().replace('verify: {model: "width_model:stimulus"}', 'verify: {none: "a test of the refusal"}'))
+    with pytest.raises(ssh.DeployError, match=r"width is verified by unverified: a test of the refusal; deploy streams"):
+        host.deploy(designs.load(y), settings=None, rows=8, reports_root=tmp_path / "reports")
 
 
 # ---- X: never a fixed value a model can match by luck ------------------------------------------

@@ -1,5 +1,5 @@
 """cores/v80_ternary: stage 4's ternary engine on 256-bit HBM beats, one per channel, bit-exact in
-Verilator against the same numpy model (kabe.model.v80_ternary on kabe.model.frames/ternary).
+Verilator against the same numpy model (llm_accel.model.v80_ternary on llm_accel.model.frames/ternary).
 
 The model tests need no simulator; the simulation compiles the design's harness once into
 build/sim/v80_ternary/ (reused afterwards) and streams a few hundred rows per channel.
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from kabe import designs
-from kabe.model import frames, ternary, v80_ternary
-from kabe.model.stimulus import Context, as_words, resolve
+from llm_accel.model import frames, ternary, v80_ternary
+from kabe.verify import Context, as_words, resolve
 from kabe.sim import runner
 
 ROWS_PER_PORT = 150  # x (80 beats) + 150 rows x 16 beats = 2,480 beats per channel
@@ -41,7 +41,7 @@ def test_the_model_is_stage4s_frames_on_wider_beats():
 
 
 def test_the_expected_words_are_the_ternary_model_by_hand():
-    """One channel, checked against kabe.model.ternary directly (x, rows and invalid bytes from the stream)."""
+    """One channel, checked against llm_accel.model.ternary directly (x, rows and invalid bytes from the stream)."""
     stim = v80_ternary.stimulus(11, 30, _context(1, fraction=0.02))
     stream = stim.inputs["s0_axis"].reshape(-1)
     x = stream[:5 * 512].view(np.int8)
@@ -63,7 +63,7 @@ def test_the_model_refuses_what_the_design_cannot_take():
 
 def test_the_design_declares_the_v80_and_wide_streams():
     d = designs.get("v80_ternary")
-    assert d.board.key == "v80" and d.verify.value == "kabe.model.v80_ternary:stimulus"
+    assert d.board.key == "v80" and d.verify.value == "llm_accel.model.v80_ternary:stimulus"
     assert 2 <= d.ports <= d.board.memory_ports.count
     assert d.streams.inputs == {f"s{p}_axis": 8 * d.board.memory_ports.beat_bytes for p in range(d.ports)}
     assert d.streams.outputs == {f"m{p}_axis": 32 for p in range(d.ports)}

@@ -256,7 +256,7 @@ def kabe_sim_width(project: Path, env: dict | None = None):
     import sys
 
     write_width(project)
-    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\n')
+    (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\ndefault_board = "pynq-z1"\n')
     kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
     return subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
                           # the kabe under test (this tree), whichever checkout the venv's kabe was installed from

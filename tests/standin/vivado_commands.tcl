@@ -81,8 +81,11 @@ proc version {args} {
 # --- project
 proc create_project {args} {
   ::standin::rec create_project {*}$args
-  set pos [::standin::positional $args]
+  set pos [::standin::positional [lsearch -all -inline -not -exact [lsearch -all -inline -not -exact $args -in_memory] -ip]]
+  if {"-in_memory" in $args} { set pos [list in_memory [pwd]] }
   set ::standin::project [lindex $pos 0]
+  set part [::standin::opt $args -part]
+  if {$part ne ""} { ::standin::setprop $::standin::project PART $part }
   set ::standin::project_dir [expr {[llength $pos] > 1 ? [file normalize [lindex $pos 1]] : [pwd]}]
   ::standin::setprop $::standin::project NAME $::standin::project
   ::standin::setprop $::standin::project DIRECTORY $::standin::project_dir
@@ -123,7 +126,6 @@ proc get_files {args} {
   set pats [::standin::positional $args]
   set of [::standin::opt $args -of_objects]
   if {$of ne ""} {
-    set pats [lrange $pats 1 end]
     set out {}
     foreach f [::standin::prop $of GENERATED {}] {
       foreach pat $pats { if {[string match $pat [file tail $f]]} { lappend out $f } }
@@ -186,6 +188,9 @@ proc get_property {args} {
         return [file join $::standin::project_dir $::standin::project.runs $obj]
       }
     }
+    TYPE {
+      if {$obj eq "/"} { return hier }
+    }
     TOP {
       return [::standin::prop $obj TOP [::standin::prop sources_1 TOP ""]]
     }
@@ -221,7 +226,10 @@ proc create_bd_cell {args} {
   set type [::standin::opt $args -type]
   set name [lindex [::standin::positional $args] end]
   switch -- $type {
-    ip { set what [::standin::opt $args -vlnv] }
+    ip {
+      set what [::standin::opt $args -vlnv]
+      if {![::standin::ipdef_exists $what]} { error "STAND-IN create_bd_cell: IP $what is not in the catalog (ip_repo_paths?)" }
+    }
     module {
       set what [::standin::opt $args -reference]
       set found 0
@@ -243,7 +251,12 @@ proc ::standin::bd_obj {args} {
   foreach p [::standin::positional $args] { lappend out /[string trimleft $p /] }
   return $out
 }
-proc get_bd_cells {args} { ::standin::rec get_bd_cells {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_cells {args} {
+  ::standin::rec get_bd_cells {*}$args
+  # no pattern: the cells made so far (what write_bd_tcl's scripts ask to see whether a design is empty)
+  if {![llength [::standin::positional $args]]} { return [lmap c $::standin::cells {lindex $c 0}] }
+  return [::standin::bd_obj {*}$args]
+}
 proc get_bd_pins {args} { ::standin::rec get_bd_pins {*}$args; return [::standin::bd_obj {*}$args] }
 proc get_bd_intf_pins {args} { ::standin::rec get_bd_intf_pins {*}$args; return [::standin::bd_obj {*}$args] }
 proc get_bd_intf_ports {args} { ::standin::rec get_bd_intf_ports {*}$args; return [::standin::bd_obj {*}$args] }
@@ -289,11 +302,68 @@ with zipfile.ZipFile(dest, "w") as z:
         z.write(m, m.rsplit("/", 1)[-1])
 } $dest $kind {*}$members
 }
-proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::validate_derived }
+proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::check_noc; ::standin::validate_derived }
+
+# The NoC and SmartConnect rules validate_bd_design enforces here, as AMD's IP states them, so a block
+# design that breaks them fails in the tests as it would in Vivado:
+#   * an axi_noc connection to HBMn_PORTm from a PL slave must use one of the dedicated HBM ports
+#     HBMnn_AXI (NUM_HBM_BLI of them, at most 64) of category pl_hbm; a generic S<nn>_AXI of category
+#     pl may not reach HBM (AVED's docs, xbtest's and SLASH's V80 block designs: HBM from the PL only
+#     through HBMnn_AXI); PS slaves (ps_*) may, as AVED's PCIe slave does
+#   * an HBMnn_AXI port beyond NUM_HBM_BLI does not exist; it connects to HBM ports only
+#   * a QoS bandwidth of 0 disables that direction (PG313): refused
+#   * a SmartConnect has 1..16 slave and master interfaces (PG247)
+proc ::standin::check_noc {} {
+  foreach c $::standin::cells {
+    lassign $c cell type vlnv
+    if {[string match *:smartconnect* $vlnv]} {
+      foreach k {NUM_SI NUM_MI} {
+        set v [::standin::prop $cell CONFIG.$k 1]
+        if {$v < 1 || $v > 16} { error "STAND-IN validate_bd_design: $cell CONFIG.$k $v is out of range (SmartConnect: 1..16)" }
+      }
+    }
+    if {![string match *:axi_noc* $vlnv]} { continue }
+    set nbli [::standin::prop $cell CONFIG.NUM_HBM_BLI 0]
+    if {$nbli > 64} { error "STAND-IN validate_bd_design: $cell CONFIG.NUM_HBM_BLI $nbli is out of range (0..64)" }
+    foreach key [array names ::standin::props "$cell/*,CONFIG.CONNECTIONS"] {
+      set intf [lindex [split $key ,] 0]
+      set pin [lindex [split $intf /] end]
+      set cat [::standin::prop $intf CONFIG.CATEGORY ""]
+      set conns $::standin::props($key)
+      set to_hbm 0
+      dict for {dest qos} $conns {
+        if {[regexp {^HBM\d+_PORT\d$} $dest]} { set to_hbm 1 }
+        foreach dir {read_bw write_bw} {
+          if {[dict exists $qos $dir] && [dict get $qos $dir] <= 0} {
+            error "STAND-IN validate_bd_design: $intf -> $dest $dir [dict get $qos $dir]: 0 disables that direction (PG313)"
+          }
+        }
+      }
+      if {[regexp {^HBM(\d+)_AXI$} $pin -> n]} {
+        if {[scan $n %d] >= $nbli} { error "STAND-IN validate_bd_design: $intf does not exist ($cell CONFIG.NUM_HBM_BLI $nbli)" }
+        if {$cat ne "pl_hbm"} { error "STAND-IN validate_bd_design: $intf is an HBM port; its CATEGORY must be pl_hbm, not '$cat'" }
+        dict for {dest qos} $conns {
+          if {![regexp {^HBM\d+_PORT\d$} $dest]} { error "STAND-IN validate_bd_design: $intf connects to $dest; an HBM port reaches HBM only" }
+        }
+      } elseif {$to_hbm && ![string match ps_* $cat]} {
+        error "STAND-IN validate_bd_design: $intf (category '$cat') connects to HBM; from the PL, HBM is reached only through the NoC's HBMnn_AXI ports (NUM_HBM_BLI, category pl_hbm)"
+      }
+    }
+  }
+}
 proc save_bd_design {args} { ::standin::rec save_bd_design {*}$args }
 proc upgrade_bd_cells {args} { ::standin::rec upgrade_bd_cells {*}$args }
 proc generate_target {args} {
   ::standin::rec generate_target {*}$args
+  foreach ip [concat {*}[lindex [::standin::positional $args] end]] {
+    if {$ip in $::standin::ips} {
+      set dir [::standin::ip_products $ip generate_target]
+      ::standin::rec IP_GENERATED $ip
+      if {$::standin::mode eq "run"} {
+        set f [open [file join $dir ${ip}_stub.v] w]; puts $f "// STAND-IN products of IP $ip (not Vivado's)"; close $f
+      }
+    }
+  }
   set bd [lindex [::standin::positional $args] end]
   if {[string match *.bd $bd]} {
     set name [file rootname [file tail $bd]]
@@ -448,12 +518,19 @@ proc write_verilog {args} { ::standin::rec write_verilog {*}$args }
 
 # impl_1 in run mode: the hooks attached to its steps, then a STAND-IN bitstream named after the top
 proc ::standin::execute_run {run} {
+  if {$run eq "synth_1"} {
+    foreach when {PRE POST} {
+      set hook [::standin::prop $run STEPS.SYNTH_DESIGN.TCL.$when]
+      if {$hook ne ""} { ::standin::rec HOOK SYNTH_DESIGN $when $hook; uplevel #0 [list source $hook] }
+    }
+    return
+  }
   if {$run ne "impl_1"} { return }
   set dir [file join $::standin::project_dir $::standin::project.runs $run]
   file mkdir $dir
   set here [pwd]
   cd $dir
-  foreach step {OPT_DESIGN PLACE_DESIGN ROUTE_DESIGN WRITE_BITSTREAM} {
+  foreach step {OPT_DESIGN PLACE_DESIGN PHYS_OPT_DESIGN ROUTE_DESIGN WRITE_BITSTREAM} {
     foreach when {PRE POST} {
       set hook [::standin::prop $run STEPS.$step.TCL.$when]
       if {$hook ne "" && !($step eq "WRITE_BITSTREAM" && $when eq "POST")} {
@@ -646,6 +723,175 @@ proc ::standin::write_hwh {path bd_name} {
   puts $f "  </MODULES>\n</EDKSYSTEM>"
   close $f
 }
+
+# --- IP (the IP cache's generation run and the own-top project's read_ip). An IP is an object named
+# after its module; its .xci says which Vivado wrote it (SWVERSION), and an IP from another version is
+# locked until upgrade_ip, as in Vivado.
+namespace eval ::standin { variable ips {} }
+# The options each of these commands takes in Vivado (UG835), those taking a value marked with =; any
+# other option is an error, as in Vivado, so a script kabe writes with a wrong option fails here too.
+array set ::standin::options {
+  create_ip {-vlnv= -module_name= -dir= -force -allow_hidden -provider= -vendor= -library= -name= -version= -quiet -verbose}
+  read_ip {-quiet -verbose}
+  get_ips {-regexp -nocase -filter= -all -of_objects= -exclude_bd_ips -quiet -verbose}
+  upgrade_ip {-srcset= -vlnv= -log= -quiet -verbose}
+  synth_ip {-force -quiet -verbose}
+  set_part {-quiet -verbose}
+  get_projects {-regexp -nocase -filter= -of_objects= -quiet -verbose}
+  get_ipdefs {-name -regexp -nocase -filter= -all -of_objects= -quiet -verbose}
+  read_bd {-quiet -verbose}
+  open_bd_design {-quiet -verbose}
+  close_bd_design {-quiet -verbose}
+  get_bd_designs {-regexp -nocase -filter= -of_objects= -quiet -verbose}
+  create_bd_pin {-from= -to= -dir= -type= -intf_type= -quiet -verbose}
+  create_bd_intf_pin {-vlnv= -mode= -quiet -verbose}
+  create_bd_addr_seg {-range= -offset= -quiet -verbose}
+  exclude_bd_addr_seg {-target_address_space= -quiet -verbose}
+  get_bd_intf_nets {-regexp -hierarchical -filter= -boundary_type= -of_objects= -quiet -verbose}
+  get_bd_nets {-regexp -hierarchical -filter= -boundary_type= -of_objects= -top -quiet -verbose}
+  config_ip_cache {-use_project_cache -use_cache_location= -disable_cache -clear_output_repo -clear_local_cache
+                   -import_from_project -report -purge -vlnv= -swver= -quiet -verbose}
+}
+proc ::standin::check_opts {cmd argv} {
+  set known $::standin::options($cmd)
+  for {set i 0} {$i < [llength $argv]} {incr i} {
+    set a [lindex $argv $i]
+    if {![string match -* $a] || [string is double -strict $a]} { continue }
+    if {"$a=" in $known} { incr i; continue }
+    if {$a ni $known} { error "STAND-IN $cmd: unknown option '$a' (Vivado's $cmd takes [join [string map {= {}} $known] {, }])" }
+  }
+}
+proc set_part {args} { ::standin::check_opts set_part $args; ::standin::rec set_part {*}$args; ::standin::setprop $::standin::project PART [lindex [::standin::positional $args] 0] }
+proc get_projects {args} { ::standin::check_opts get_projects $args; ::standin::rec get_projects {*}$args; return $::standin::project }
+proc ::standin::xci_version {xci} {
+  set f [open $xci]; set text [read $f]; close $f
+  if {[regexp {"SWVERSION":\s*\[\s*\{\s*"value":\s*"([^"]+)"} $text -> v]} { return $v }
+  if {[regexp {RUNTIME_PARAM.SWVERSION">([^<]+)<} $text -> v]} { return $v }
+  return ""
+}
+proc create_ip {args} {
+  ::standin::rec create_ip {*}$args
+  ::standin::check_opts create_ip $args
+  set name [::standin::opt $args -module_name]
+  set vlnv [::standin::opt $args -vlnv]
+  if {$vlnv eq ""} { set vlnv [join [list [::standin::opt $args -vendor] [::standin::opt $args -library] [::standin::opt $args -name] [::standin::opt $args -version]] :] }
+  if {$name eq "" || [llength [split $vlnv :]] != 4} { error "STAND-IN create_ip: needs -module_name and a vlnv, got {$args}" }
+  if {![::standin::ipdef_exists $vlnv]} { error "STAND-IN create_ip: IP $vlnv is not in the catalog" }
+  set dir [file join [file normalize [::standin::opt $args -dir [pwd]]] $name]
+  file mkdir $dir
+  set xci [file join $dir $name.xci]
+  set f [open $xci w]
+  puts $f "{\"schema\": \"STAND-IN xci (not Vivado's)\", \"ip_inst\": {\"xci_name\": \"$name\", \"component_reference\": \"$vlnv\", \"parameters\": {\"runtime_parameters\": {\"SWVERSION\": \[ { \"value\": \"$::standin::version\" } \]}}}}"
+  close $f
+  ::standin::add_ip $name $xci
+  return $name
+}
+proc ::standin::add_ip {name xci} {
+  lappend ::standin::ips $name
+  ::standin::setprop $name IP_FILE $xci
+  set v [::standin::xci_version $xci]
+  ::standin::setprop $name SW_VERSION $v
+  ::standin::setprop $name IS_LOCKED [expr {$v ne "" && $v ne $::standin::version}]
+  ::standin::add_file $xci
+}
+proc read_ip {args} {
+  ::standin::rec read_ip {*}$args
+  ::standin::check_opts read_ip $args
+  foreach x [::standin::positional $args] {
+    if {![file exists $x]} { error "STAND-IN read_ip: $x does not exist" }
+    ::standin::add_ip [file rootname [file tail $x]] [file normalize $x]
+  }
+}
+proc get_ips {args} {
+  ::standin::rec get_ips {*}$args
+  ::standin::check_opts get_ips $args
+  set pats [::standin::positional $args]
+  if {![llength $pats]} { set pats * }
+  set out {}
+  foreach ip $::standin::ips { foreach p $pats { if {[string match $p $ip] && $ip ni $out} { lappend out $ip } } }
+  if {![llength $out] && "-quiet" ni $args && [llength [::standin::positional $args]]} { error "STAND-IN get_ips: no IP matches $pats" }
+  return $out
+}
+proc upgrade_ip {args} {
+  ::standin::rec upgrade_ip {*}$args
+  ::standin::check_opts upgrade_ip $args
+  foreach ip [concat {*}[::standin::positional $args]] { ::standin::setprop $ip IS_LOCKED 0; ::standin::setprop $ip SW_VERSION $::standin::version }
+}
+proc ::standin::ip_products {ip what} {
+  if {[::standin::prop $ip IS_LOCKED 0]} { error "STAND-IN $what: IP $ip is locked (made by Vivado [::standin::prop $ip SW_VERSION]); upgrade_ip first" }
+  set dir [file dirname [::standin::prop $ip IP_FILE]]
+  return $dir
+}
+proc synth_ip {args} {
+  ::standin::rec synth_ip {*}$args
+  ::standin::check_opts synth_ip $args
+  foreach ip [concat {*}[::standin::positional $args]] {
+    set dir [::standin::ip_products $ip synth_ip]
+    if {$::standin::mode ne "run"} { continue }
+    set f [open [file join $dir $ip.dcp] w]; puts $f "STAND-IN checkpoint of IP $ip (not Vivado's)"; close $f
+  }
+}
+# the IP catalog: every xilinx.com IP (the stand-in cannot know which exist), and the IPs packaged
+# (component.xml) under the project's ip_repo_paths
+proc ::standin::ipdef_exists {vlnv} {
+  if {[string match xilinx.com:* $vlnv]} { return 1 }
+  lassign [split $vlnv :] v l n ver
+  foreach repo [::standin::prop $::standin::project IP_REPO_PATHS {}] {
+    foreach comp [glob -nocomplain -directory $repo -- */component.xml component.xml */*/component.xml] {
+      set f [open $comp]; set text [read $f]; close $f
+      if {[regexp "<spirit:vendor>$v</spirit:vendor>\\s*<spirit:library>$l</spirit:library>\\s*<spirit:name>$n</spirit:name>\\s*<spirit:version>$ver</spirit:version>" $text]} { return 1 }
+    }
+  }
+  return 0
+}
+proc get_ipdefs {args} {
+  ::standin::rec get_ipdefs {*}$args
+  ::standin::check_opts get_ipdefs $args
+  set out {}
+  foreach v [::standin::positional $args] { if {[::standin::ipdef_exists $v]} { lappend out $v } }
+  return $out
+}
+namespace eval ::common {}
+proc common::send_gid_msg {args} {
+  ::standin::rec send_gid_msg {*}$args
+  set sev [::standin::opt $args -severity INFO]
+  puts "$sev: \[[::standin::opt $args -ssname] [::standin::opt $args -id]\] [lindex $args end]"
+}
+proc common::send_msg_id {id sev msg} { ::standin::rec send_msg_id $id $sev $msg; puts "$sev: \[$id\] $msg" }
+proc config_ip_cache {args} { ::standin::check_opts config_ip_cache $args; ::standin::rec config_ip_cache {*}$args }
+proc read_bd {args} {
+  ::standin::rec read_bd {*}$args
+  ::standin::check_opts read_bd $args
+  foreach f [::standin::positional $args] {
+    if {![file exists $f]} { error "STAND-IN read_bd: $f does not exist" }
+    ::standin::add_file $f
+    # its cells: IP-XACT componentInstances (an XML .bd) or "components" with a vlnv (a JSON .bd)
+    set fh [open $f]; set text [read $fh]; close $fh
+    foreach {-> cell attrs} [regexp -all -inline {<spirit:instanceName>([^<]+)</spirit:instanceName>\s*<spirit:componentRef ([^>]*)/>} $text] {
+      set vlnv {}
+      foreach k {vendor library name version} { regexp "spirit:$k=\"(\[^\"\]*)\"" $attrs -> v; lappend vlnv $v }
+      lappend ::standin::cells [list /$cell ip [join $vlnv :]]
+      ::standin::rec BD_CELL $cell [join $vlnv :]
+    }
+    foreach {-> cell vlnv} [regexp -all -inline {"([A-Za-z0-9_]+)":\s*\{\s*"vlnv":\s*"([^"]+)"} $text] {
+      lappend ::standin::cells [list /$cell ip $vlnv]
+      ::standin::rec BD_CELL $cell $vlnv
+    }
+    # the block design's own IPs (ip/<cell>/<cell>.xci beside the .bd) come with it
+    foreach x [glob -nocomplain -directory [file join [file dirname $f] ip] */*.xci] {
+      ::standin::rec BD_IP [file rootname [file tail $x]] $x
+    }
+  }
+}
+proc open_bd_design {args} { ::standin::check_opts open_bd_design $args; ::standin::rec open_bd_design {*}$args; return [file rootname [file tail [lindex [::standin::positional $args] 0]]] }
+proc close_bd_design {args} { ::standin::check_opts close_bd_design $args; ::standin::rec close_bd_design {*}$args }
+proc get_bd_designs {args} { ::standin::check_opts get_bd_designs $args; ::standin::rec get_bd_designs {*}$args; return {} }
+proc create_bd_pin {args} { ::standin::check_opts create_bd_pin $args; ::standin::rec create_bd_pin {*}$args; return /[lindex $args end] }
+proc create_bd_intf_pin {args} { ::standin::check_opts create_bd_intf_pin $args; ::standin::rec create_bd_intf_pin {*}$args; return /[lindex $args end] }
+proc create_bd_addr_seg {args} { ::standin::check_opts create_bd_addr_seg $args; ::standin::rec create_bd_addr_seg {*}$args }
+proc exclude_bd_addr_seg {args} { ::standin::check_opts exclude_bd_addr_seg $args; ::standin::rec exclude_bd_addr_seg {*}$args }
+proc get_bd_intf_nets {args} { ::standin::check_opts get_bd_intf_nets $args; ::standin::rec get_bd_intf_nets {*}$args; return [::standin::bd_obj {*}$args] }
+proc get_bd_nets {args} { ::standin::check_opts get_bd_nets $args; ::standin::rec get_bd_nets {*}$args; return [::standin::bd_obj {*}$args] }
 
 # Anything else that is not Tcl: an error naming it.
 proc unknown {args} {

@@ -20,6 +20,29 @@ def kabe_env(repo: Path, **extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(repo), "COLUMNS": "200", **extra}
 
 
+# Every Dask process a test starts listens on loopback only and keeps its scratch space in the test's own
+# folder (never the shared /tmp/dask-scratch-space): tests/sweep/test_dask_hygiene.py checks both.
+def _dashboard(extra: tuple[str, ...]) -> list[str]:
+    return [] if "--no-dashboard" in extra else ["--dashboard-address", "127.0.0.1:0"]  # else 0.0.0.0:8787
+
+
+def dask_scheduler_cmd(scratch: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
+            *_dashboard(extra), *extra]
+
+
+def dask_worker_cmd(address: str, scratch: Path, *extra: str) -> list[str]:
+    scratch.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return [sys.executable, "-m", "distributed.cli.dask_worker", address, "--host", "127.0.0.1",
+            "--local-directory", str(scratch), *_dashboard(extra), *extra]
+
+
+def dask_env(env: dict[str, str], scratch: Path) -> dict[str, str]:
+    """env with Dask's temporary-directory in scratch (the scheduler has no --local-directory)."""
+    scratch.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return {**env, "DASK_TEMPORARY_DIRECTORY": str(scratch)}
+
+
 def kabe_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "kabe.cli", *args]
 

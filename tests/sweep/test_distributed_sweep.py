@@ -15,7 +15,7 @@ from pathlib import Path
 
 import distributed
 
-from .conftest import kabe_cmd, kabe_env
+from .conftest import dask_env, dask_scheduler_cmd, dask_worker_cmd, kabe_cmd, kabe_env
 
 
 def _start(cmd: list[str], env: dict, log: Path, cwd: Path) -> subprocess.Popen:
@@ -53,18 +53,17 @@ def _yosys_in(folder: Path) -> list[str]:
 def test_six_variants_survive_a_killed_worker(repo, tmp_path):
     sched_file = tmp_path / "scheduler.json"
     env = kabe_env(repo)
-    procs = [_start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                     "--scheduler-file", str(sched_file), "--no-dashboard"], env, tmp_path / "scheduler.log",
-                    tmp_path)]
+    procs = [_start(dask_scheduler_cmd(tmp_path / "dask-scheduler", "--scheduler-file", str(sched_file), "--no-dashboard"),
+                    dask_env(env, tmp_path / "dask-scheduler"), tmp_path / "scheduler.log", tmp_path)]
     try:
         _wait_file(sched_file)
         address = json.loads(sched_file.read_text())["address"]
         workers = []
         for name in ("w1", "w2"):
             wenv = kabe_env(repo, KABE_SWEEP_CACHE=str(tmp_path / f"cache-{name}"))  # no shared filesystem
-            workers.append(_start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--name", name,
-                                   "--nthreads", "1", "--no-nanny", "--resources", "build=1", "--no-dashboard"],
-                                  wenv, tmp_path / f"{name}.log", tmp_path))
+            workers.append(_start(dask_worker_cmd(address, tmp_path / f"dask-{name}", "--name", name, "--nthreads", "1",
+                                                  "--no-nanny", "--resources", "build=1", "--no-dashboard"),
+                                  dask_env(wenv, tmp_path / f"dask-{name}"), tmp_path / f"{name}.log", tmp_path))
         procs += workers
         client = distributed.Client(address, timeout="30s")
         client.wait_for_workers(2, timeout=60)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import kabe_cmd, kabe_env, write_certificates
+from .conftest import dask_env, dask_scheduler_cmd, dask_worker_cmd, kabe_cmd, kabe_env, write_certificates
 from .forged_worker import FORGERIES
 
 FORGED = Path(__file__).with_name("forged_worker.py")
@@ -64,16 +64,17 @@ def test_forged_units_are_failed_rows_never_archived_never_best(tls_repo, tmp_pa
     marker = tmp_path / "unpickled-in-the-client"
     sched_file = tmp_path / "scheduler.json"
     env = kabe_env(repo, KABE_FORGE_MARKER=str(marker))
-    procs = [_start([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-                     "--protocol", "tls", *tls, "--scheduler-file", str(sched_file), "--no-dashboard"],
-                    env, tmp_path / "scheduler.log", tmp_path)]
+    procs = [_start(dask_scheduler_cmd(tmp_path / "dask-scheduler", "--protocol", "tls", *tls, "--scheduler-file",
+                                       str(sched_file), "--no-dashboard"),
+                    dask_env(env, tmp_path / "dask-scheduler"), tmp_path / "scheduler.log", tmp_path)]
     try:
         _wait(lambda: sched_file.is_file() and sched_file.read_text().strip(), "the scheduler did not start")
         address = json.loads(sched_file.read_text())["address"]
         assert address.startswith("tls://127.0.0.1:")
-        procs.append(_start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--name", "forger",
-                             "--nthreads", "1", "--no-nanny", "--resources", "build=1", "--no-dashboard", *tls,
-                             "--preload", str(FORGED)], env, tmp_path / "worker.log", tmp_path))
+        procs.append(_start(dask_worker_cmd(address, tmp_path / "dask-forger", "--name", "forger", "--nthreads", "1",
+                                            "--no-nanny", "--resources", "build=1", "--no-dashboard", *tls,
+                                            "--preload", str(FORGED)),
+                            dask_env(env, tmp_path / "dask-forger"), tmp_path / "worker.log", tmp_path))
         _wait(lambda: "Starting established connection" in (tmp_path / "worker.log").read_text(),
               "the forged worker did not join")
         sweep_file = tmp_path / "sweep.yaml"

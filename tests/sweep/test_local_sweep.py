@@ -128,7 +128,7 @@ def test_a_project_below_its_repositorys_top_ships_its_own_folder_as_the_tree(tm
     top = tmp_path / "mono"
     (top / "fpga" / "cores").mkdir(parents=True)
     (top / "sw").mkdir()
-    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\n")
+    (top / "fpga" / "pyproject.toml").write_text("[tool.kabe]\ndefault_board = 'pynq-z1'\n")
     (top / "fpga" / "cores" / "x.txt").write_text("x\n")
     (top / "sw" / "main.py").write_text("print(1)\n")
     env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -146,3 +146,31 @@ def test_a_project_below_its_repositorys_top_ships_its_own_folder_as_the_tree(tm
     assert provenance.current_commit(tree) == provenance.Commit(sha, False)
     assert source.pack(top).tree == subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=top, capture_output=True,
                                                    text=True).stdout.strip()  # the top: the whole tree, as before
+
+
+def test_the_tree_cache_is_checked_file_by_file_not_by_its_marker(tmp_path, repo):
+    """issue 36: the cache trusted its marker. Now every build's copy is compared with the shipped
+    archive itself; an edited, added, removed or re-moded file in the cache (marker intact) is never
+    built: the entry is extracted again and the copy holds the commit's bytes."""
+    shipped = source.pack(repo)
+    ident, cache = shipped.identity(), tmp_path / "cache"
+    tree = source.unpack(ident, shipped.archive, cache)
+    assert source.tree_differs(tree, ident, shipped.archive) is None
+    honest = (tree / "dodo.py").read_bytes()
+    tampers = {
+        "edited": lambda t: (t / "dodo.py").write_text("import os; os.system('id')\n"),
+        "added": lambda t: (t / "cores" / "evil.py").write_text("x = 1\n"),
+        "removed": lambda t: (t / "dodo.py").unlink(),
+        "made executable": lambda t: (t / "dodo.py").chmod(0o755),
+    }
+    for what, tamper in tampers.items():
+        tree = source.unpack(ident, shipped.archive, cache)
+        tamper(tree)
+        assert source.read_marker(tree) == ident  # the marker says all is well
+        assert source.tree_differs(tree, ident, shipped.archive), what  # the files say otherwise
+        work = source.verified_copy(ident, shipped.archive, tmp_path / "scratch", cache)
+        assert (work / "dodo.py").read_bytes() == honest and not (work / "cores" / "evil.py").exists(), what
+        assert source.tree_differs(work, ident, shipped.archive) is None, what
+        assert source.tree_differs(cache / ident["tree"], ident, shipped.archive) is None, what  # extracted again
+    with pytest.raises(spec.SweepError, match="arrived damaged"):
+        source.verified_copy(ident, shipped.archive[:-10], tmp_path / "scratch", cache)

@@ -62,12 +62,16 @@ def archived_project(archive: Path, design) -> SimpleNamespace:
     """What collect() needs of a project, for a build's archive (kabe.build.rederive re-derives a cache
     entry's numbers with collect itself): its reports, the clock Vivado timed (the XDC's on Zynq, the
     clock wizard's on Versal: kabe.flows.vivado.versal), the images the board's build leaves."""
-    clock = constraints.parse_xdc(design.constraints)[0]
     name = f"kabe_{design.name}"
+    if getattr(design, "vivado", None) is not None and design.vivado.top == "own":  # its clocks: the report's
+        images = {k: archive / f"{name}{ext}" for k, ext in (("bit", ".bit"), ("hwh", ".hwh"), ("xsa", ".xsa"))}
+        return SimpleNamespace(report_dir=archive, settings_tcl=archive / "kabe_settings.tcl", clock_name=None,
+                               clock_period_ns=None, inputs=(), part=design.board.part,
+                               images={k: v for k, v in images.items() if v.is_file() or k == "bit"})
+    clock = constraints.parse_xdc(design.constraints)[0]
     if design.board.is_versal:
         clock_name = versal.CLOCK_NAME
-        images = {"pdi": archive / f"{name}.pdi", "xsa": archive / f"{name}.xsa",
-                  versal.BOOT_IMAGE: archive / f"{name}_nofpt.pdi"}
+        images = versal.image_paths(archive, name)
     else:
         clock_name = clock.name
         images = {k: archive / f"{name}{ext}" for k, ext in (("bit", ".bit"), ("hwh", ".hwh"), ("xsa", ".xsa"),
@@ -92,7 +96,11 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
         timing = vivado_timing_summary.parse_file(rd / REPORTS["timing_summary.rpt"])
         timing["estimated"] = False
         names = [c.get("name") for c in timing.get("clocks") or []]
-        if project.clock_name not in names:
+        if project.clock_name is None:  # the design's own clocks (MMCM, PS, pins): the report names them
+            if not names:
+                timing = _timing_error(f"{rd / 'timing_summary.rpt'}: the report has no clock; the design's "
+                                       f"clocks (create_clock in its XDC, an MMCM's or a PS's) did not reach Vivado")
+        elif project.clock_name not in names:
             timing = _timing_error(f"{rd / 'timing_summary.rpt'}: clock {project.clock_name} (the XDC's) is not "
                                    f"among the report's clocks {names}; the board clock Vivado timed (the PS7 FCLK0, "
                                    f"the V80's clock wizard output) is not the clock the design was meant to meet")
@@ -127,8 +135,12 @@ def collect(project: Project, version: VivadoVersion, make_log: Path | None = No
         elif "error" not in timing:
             timing = _timing_error(f"Vivado finished but wrote no {path.name} (expected {path}); "
                                    f"the build produced no usable {key}")
+    period = project.clock_period_ns
+    if period is None and "error" not in timing:  # the design's own clocks: its fastest as the build's period
+        periods = [c["period_ns"] for c in timing.get("clocks") or [] if isinstance(c.get("period_ns"), (int, float))]
+        period = min(periods) if periods else None
     return FlowResult(
-        flow="vivado", part=project.part, clock_period_ns=project.clock_period_ns, timing=timing,
+        flow="vivado", part=project.part, clock_period_ns=period, timing=timing,
         utilization=utilization, raw_files=raw, tools={"vivado": version.line},
         inputs=[p for p in project.inputs if Path(p).is_file()], artifacts=artifacts,
     )

@@ -53,6 +53,53 @@ def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
 
 
 
+def with_design_settings(fs: dict[str, Any], design) -> dict[str, Any]:
+    """design.yaml's `vivado:` strategies, directives and jobs for the keys [tool.kabe] leaves unset: a
+    project's setting (or a sweep variant's, which sets [tool.kabe]) wins over the design's."""
+    vs = getattr(design, "vivado", None)
+    if vs is None or not vs.declared:
+        return fs
+    explicit = config.load()
+    out = dict(fs)
+    for k, v in vs.strategies.items():
+        if f"vivado_{k}" not in explicit:
+            out[f"vivado_{k}"] = v
+    if vs.jobs is not None and "vivado_jobs" not in explicit:
+        out["vivado_jobs"] = vs.jobs
+    return out
+
+
+def run_batch(script: Path, cwd: Path, log: Path, timeout_s: float, console: Console, what: str) -> None:
+    """`vivado -mode batch -source script` in cwd (the IP cache's generation run), in the build's tool
+    group; FlowError naming the log on a failure or a timeout."""
+    places = [disk_space.tmp_place(), disk_space.build_place(cwd)]
+    disk_space.check_free("Vivado", places)
+    with open(log, "w") as lf:
+        proc = tool_group.popen(["vivado", "-notrace", "-mode", "batch", "-source", str(script)], cwd=cwd,
+                                stdout=lf, stderr=subprocess.STDOUT)
+        try:
+            with console.status(f"Vivado: {what} (log {log})"):
+                proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            tool_group.stop(proc, grace_s=30)
+            raise FlowError(f"Vivado did not finish {what} within {timeout_s:.0f} s; log: {log}") from None
+        except BaseException:
+            tool_group.stop(proc, grace_s=30)
+            raise
+    if proc.returncode != 0:
+        tail = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()][-3:]
+        raise FlowError(f"Vivado failed {what} (exit {proc.returncode}): {' | '.join(tail)}. Full log: {log}")
+
+
+def doctor_check() -> str | None:
+    """For `kabe doctor --flow vivado` (kabe.flows.registry's doctor_checks): None, or what is missing with the fix."""
+    try:
+        find_vivado()
+    except FlowError as e:
+        return str(e)
+    return None
+
+
 def find_vivado() -> str:
     exe = shutil.which("vivado")
     if exe is None:

@@ -2,7 +2,7 @@
 # from the generated kabe_settings.tcl: port count and stream widths from design.yaml and the RTL,
 # the clock period from the XDC).
 #
-#   PS7 (PYNQ-Z1 preset, FCLK0 = 1000 / period MHz, checked after validate_bd_design)
+#   PS7 (the board's preset, from its profile's block-design Tcl; FCLK0 = 1000 / period MHz, checked after validate_bd_design)
 #    |- M_AXI_GP0 -> ctrl interconnect -> dma{p}/S_AXI_LITE, stat{p}/S_AXI (AXI GPIO, inputs),
 #                                         usr_access/S_AXI (AXI GPIO, input: the commit word)
 #    |- S_AXI_HP{p} (64-bit, AXI3) <- hp{p} interconnect <- dma{p}/M_AXI_MM2S + M_AXI_S2MM
@@ -13,7 +13,7 @@
 #   rst: proc_sys_reset from FCLK_RESET0_N; engine rst = peripheral_reset (active high)
 #
 # Ends with the wrapper as a project source, generate_target, the .hwh copied to ::kabe(hwh_dest)
-# (beside the .bit edalize writes, same basename: PYNQ's convention), and the names of the cells
+# (beside the .bit edalize writes, same basename: pynq.Overlay's convention), and the names of the cells
 # the board runner looks up written to ::kabe(cells_dest) (kabe_<design>.cells.json, beside them).
 
 foreach _k {bd_name engine_module period_ns clock_name ports streams status dma_length_width
@@ -26,7 +26,7 @@ namespace eval ::kabe_bd {
   variable runner_cells {}
 }
 
-# --- the names the board runner needs. PYNQ names overlay attributes after the cells
+# --- the names the board runner needs. pynq.Overlay names its attributes after the cells
 # (`overlay.dma0`), so these names are an interface: they are spelt here only, the cells are
 # created under them, and write_cells_json hands the same names to the runner.
 proc ::kabe_bd::dma_cell {p} { return dma$p }
@@ -256,7 +256,7 @@ proc ::kabe_bd::copy_hwh {bd} {
     }
   }
   if {![llength $found]} {
-    error "kabe_bd.tcl: generate_target wrote no $::kabe(bd_name).hwh; PYNQ cannot load the bitstream without it"
+    error "kabe_bd.tcl: generate_target wrote no $::kabe(bd_name).hwh; pynq.Overlay cannot load the bitstream without it"
   }
   file copy -force [lindex $found 0] $::kabe(hwh_dest)
   puts "kabe: hardware handoff [lindex $found 0] -> $::kabe(hwh_dest)"

@@ -8,6 +8,9 @@
 #   bootgen -arch versal -image <bif> -w -o ::kabe(pdi_nofpt_dest)
 #                                                     (design image + amc.elf on r5-0: AVED's
 #                                                      fpt/pdi_combine.bif; what ami_tool programs)
+#   python3 <aved>/fpt/fpt_pdi_gen.py --fpt <aved>/build/fpt.bin --pdi <nofpt> --output ::kabe(pdi_fpt_dest)
+#                                                     (AVED's own script, as its build_all.sh's last step:
+#                                                      the FPT at 0, the _nofpt image at 32 KiB)
 if {[get_property PROGRESS [get_runs impl_1]] ne "100%"} {
   launch_runs impl_1 -to_step write_device_image -jobs $::kabe(jobs)
   wait_on_run impl_1
@@ -40,4 +43,12 @@ if {[catch {exec bootgen -arch versal -image $_bif -w -o $::kabe(pdi_nofpt_dest)
 }
 puts $_out
 puts "kabe: design image + AMC firmware -> $::kabe(pdi_nofpt_dest)"
+
+if {[catch {exec python3 $::kabe(fpt_pdi_gen) --fpt $::kabe(fpt_bin) --pdi $::kabe(pdi_nofpt_dest) \
+              --output $::kabe(pdi_fpt_dest) 2>@1} _out] || ![file exists $::kabe(pdi_fpt_dest)]} {
+  puts "ERROR: kabe: AVED's fpt_pdi_gen.py did not write $::kabe(pdi_fpt_dest): $_out"
+  exit 1
+}
+puts $_out
+puts "kabe: flash partition table + boot image (AVED's fpt_pdi_gen.py) -> $::kabe(pdi_fpt_dest)"
 unset _pdi _bif _f _out

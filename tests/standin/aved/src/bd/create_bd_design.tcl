@@ -7,7 +7,7 @@ proc create_root_design {parentCell} {
                            CONFIG.NUM_HBM_BLI {0} CONFIG.NUM_MI {1} CONFIG.NUM_NMI {4} CONFIG.NUM_NSI {0} \
                            CONFIG.NUM_SI {4}] $noc
   set_property -dict [list CONFIG.CONNECTIONS {M00_AXI {read_bw {5} write_bw {5} read_avg_burst {64} write_avg_burst {64}} HBM0_PORT0 {read_bw {250} write_bw {250} read_avg_burst {4} write_avg_burst {4}}} \
-                           CONFIG.CATEGORY {ps_pcie}] [get_bd_intf_pins /axi_noc_cips/S00_AXI]
+                           CONFIG.DEST_IDS {M00_AXI:0x40} CONFIG.CATEGORY {ps_pcie}] [get_bd_intf_pins /axi_noc_cips/S00_AXI]
   create_bd_cell -type hier clock_reset
   set wiz [create_bd_cell -type ip -vlnv xilinx.com:ip:clk_wizard clock_reset/usr_clk_wiz]
   set_property -dict [list CONFIG.CLKOUT_REQUESTED_OUT_FREQUENCY {300,500} CONFIG.CLKOUT_USED {true,true}] $wiz

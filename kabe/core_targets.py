@@ -124,6 +124,45 @@ def _declared(path: Path) -> set[str]:
     return set(_MODULE.findall(_BLOCK_COMMENT.sub("", text)))
 
 
+_LINE_COMMENT = re.compile(r"//[^\n]*")
+_PACKAGE = re.compile(r"^\s*package\s+(?:automatic\s+|static\s+)?([A-Za-z_][A-Za-z0-9_$]*)", re.M)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+def sources_of_top(sources: Iterable, top: str) -> list:
+    """The sources the top's hierarchy can use, in their order: the file declaring the top, every file
+    declaring a module or package a used file names (by identifier: a superset of what it instantiates or
+    imports), and every file that declares neither or defines a macro (a package of macros, a file of
+    `define`s others rely on). A library core's file the top never uses is left out, so Yosys never stops
+    at one it cannot read. Every source when no file declares the top (a generated or foreign name)."""
+    sources = list(sources)
+    texts, declares = {}, {}
+    for i, src in enumerate(sources):
+        try:
+            text = Path(src).read_text(errors="replace")
+        except OSError:
+            return sources
+        text = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", text))
+        texts[i] = text
+        declares[i] = set(_MODULE.findall(text)) | set(_PACKAGE.findall(text))
+    by_name: dict[str, list[int]] = {}
+    for i, names in declares.items():
+        for n in names:
+            by_name.setdefault(n, []).append(i)
+    if top not in by_name:
+        return sources
+    keep: set[int] = set()
+    todo = list(by_name[top]) + [i for i in declares if not declares[i] or "`define" in texts[i]]
+    while todo:
+        i = todo.pop()
+        if i in keep:
+            continue
+        keep.add(i)
+        for name in set(_IDENT.findall(texts[i])) & by_name.keys():
+            todo += by_name[name]
+    return [src for i, src in enumerate(sources) if i in keep]
+
+
 def _check_module_sources(core: str, only: tuple[Path, ...], target: str, other: Edam) -> None:
     """A file only one target lists may add a module (a vendor primitive's simulation model), never give
     another body to a module the other target builds from its own file: then the targets build different
@@ -208,3 +247,24 @@ def compare_targets(design: designs.Design, sim: Edam, synth: Edam) -> tuple[tup
 def shown_files(paths: Iterable[Path]) -> list[str]:
     """Paths as the console and metrics.json show them: relative to the project when under it."""
     return [shown(p) for p in paths]
+
+
+# Xilinx's primitives by family (UG953): the names Verilator has no model of unless a sim-only file adds one
+_XILINX_PRIMITIVE = re.compile(r"^(?:BUF(?:G\w*|H\w*|R|IO|MR\w*)|I?OBUF\w*|IBUF\w*|[IO]DDR\w*|[IO]SERDES\w*|"
+                               r"[IO]DELAY\w*|IDELAYCTRL|MMCM\w*|PLLE\w*|RAMB\d+\w*|RAM\d+[XM]\w*|DSP48\w*|"
+                               r"SRLC?\d+E?|LUT\d\w*|FD[RSCPE]E?\w*|LD[CP]E?|CARRY\d|MUXF\d|STARTUPE\d|"
+                               r"USR_ACCESSE\d|GT[PXHY]E\d\w*|PS7|PS8\w*|XADC|ICAPE\d)$")
+
+
+def vendor_module_fix(module: str, tool: str) -> str | None:
+    """What to do about a module no file defines when it is an XPM macro or a Xilinx primitive (tool:
+    "verilator" or "yosys"), in kabe's words; None for any other name (a file missing from the core)."""
+    if module.lower().startswith("xpm_"):
+        return (f"{module} is an XPM macro, which only Vivado provides: build with flow=vivado, and give the "
+                f"simulation a behavioural model of it as a sim-only file of the sim target"
+                + ("" if tool == "verilator" else "; for the open flow, replace it by a portable module"))
+    if _XILINX_PRIMITIVE.match(module) and tool == "verilator":
+        return (f"{module} is a Xilinx primitive, which Verilator has no model of: add its simulation model (Vivado's "
+                f"data/verilog/src/unisims/{module}.v, or a behavioural one) as a sim-only file of the sim target")
+    return None
+

@@ -42,6 +42,11 @@ from kabe.core_files import (HDL_TYPES, CoreError, Declared, check_file_types, c
 from kabe.paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
 
 TARGETS = ("sim", "synth", "vivado")
+# The tool kabe runs for each of its targets: given to FuseSoC (`--tool`) when the target names no flow and
+# no default_tool, where FuseSoC alone stops at "No flow or tool was supplied"
+KABE_TOOLS = {"sim": "verilator", "synth": "yosys", "vivado": "vivado"}
+_KABE_TOOL_ARGS = {"yosys": ["--arch=xilinx"]}  # edalize's yosys backend needs an arch (kabe's: synth_xilinx)
+_NO_TOOL = "no flow or tool was supplied"
 # Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
 _HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
 _STAMP = "kabe_resolve.json"
@@ -123,6 +128,21 @@ class Edam:
         return tuple(out)
 
     @property
+    def copied_files(self) -> tuple[tuple[str, Path], ...]:
+        """(path relative to the work root, file) of every file FuseSoC copied into the work root (a core's
+        `copyto:`, such as the table a `$readmemh("table.hex")` reads): the simulation runs there, and Yosys
+        and cocotb, which run elsewhere, get the same files at the same relative paths (kabe.flows.open,
+        kabe.sim.cocotb_run), so every tool reads one description."""
+        root = Path(self.work_root).resolve()
+        out = []
+        for f in self.files:
+            p = Path(f.path)
+            if (p.is_relative_to(root) and not _generated(p, root)
+                    and not p.is_relative_to(root / FUSESOC_CACHE)):
+                out.append((p.relative_to(root).as_posix(), p))
+        return tuple(out)
+
+    @property
     def generated_files(self) -> tuple[Path, ...]:
         return tuple(f.path for f in self.files if f.generated)
 
@@ -166,6 +186,21 @@ def hdl_value(value: Any) -> Any:
     passes it (its param_value_str filter), so `NAME ? a : b` means the same in simulation
     and synthesis; any other value is unchanged."""
     return int(value) if isinstance(value, bool) else value
+
+
+def place_copied_files(edam: "Edam", folder: Path) -> list[Path]:
+    """Copy the EDAM's copied_files into folder at their paths relative to the work root (where a tool that
+    does not run in the work root resolves a relative `$readmemh` path); returns the copies."""
+    folder = Path(folder)
+    out = []
+    for rel, src in edam.copied_files:
+        dst = folder / rel
+        if not dst.resolve().is_relative_to(folder.resolve()):  # `copyto: ../x` never writes outside the folder
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        out.append(dst)
+    return out
 
 
 def _override_key(params: Mapping[str, Any], flags: Iterable[str]) -> str:
@@ -574,7 +609,17 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
                 cmd += ["--flag", fl]
             cmd.append(d.core)
             cmd += [f"--{k}={_format_override(v)}" for k, v in params.items()]
-            _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
+            try:
+                _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
+            except CoreError as e:
+                if _NO_TOOL not in str(e).lower() or target not in KABE_TOOLS:
+                    raise
+                # the target says no tool: kabe's own for this target, as kabe runs it anyway
+                shutil.rmtree(staging, ignore_errors=True)
+                staging.mkdir()
+                at = cmd.index("--target") + 2
+                cmd = cmd[:at] + ["--tool", KABE_TOOLS[target]] + cmd[at:] + _KABE_TOOL_ARGS.get(KABE_TOOLS[target], [])
+                _run_fusesoc(cmd, d, target, declared, cache_home=_seed_cache(work_root, staging))
             eda_name = d.core.replace(":", "_") + ".eda.yml"
             if not (staging / eda_name).exists():
                 found = sorted(p.name for p in staging.glob("*.eda.yml"))

@@ -131,9 +131,19 @@ class Streams:
     inputs: dict[str, int]
     outputs: dict[str, int]
     status: dict[str, int]
+    # top inputs in no stream that the harness holds at a value other than 0 (every other one is held at 0)
+    hold: dict[str, int] = field(default_factory=dict)
+    # the harness's traffic: None = kabe's default (gaps and backpressure, kabe.sim.runner.DEFAULT_TRAFFIC),
+    # "off" = tvalid whenever a beat is left and tready always high, or {valid: duty, ready: duty}
+    traffic: Any = None
 
-    def as_dict(self) -> dict[str, dict[str, int]]:
-        return {"in": dict(self.inputs), "out": dict(self.outputs), "status": dict(self.status)}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"in": dict(self.inputs), "out": dict(self.outputs), "status": dict(self.status)}
+        if self.hold:  # only when set: an unchanged design keeps its keys (cache, compiled model)
+            out["hold"] = dict(self.hold)
+        if self.traffic is not None:
+            out["traffic"] = self.traffic
+        return out
 
 
 @dataclass(frozen=True)
@@ -349,20 +359,58 @@ def _port_table(path: Path, spec: Any, what: str, bits: tuple[int, int]) -> dict
     return out
 
 
+def _hold_table(path: Path, spec: Any) -> dict[str, int]:
+    """streams.hold: {port: value}, the value the harness holds a top input in no stream at (0 otherwise)."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        raise _fail(path, f"streams.hold must map top inputs in no stream to the value they are held at, like "
+                          f"{{pause_req: 0, cfg_mode: 2}}, got {bounded(spec)}")
+    out = {}
+    for name, value in spec.items():
+        if not isinstance(name, str) or not _PORT_NAME.fullmatch(name):
+            raise _fail(path, f"streams.hold: {bounded(name)} is not a port name (a Verilog identifier)")
+        if isinstance(value, bool):
+            value = int(value)
+        if not isinstance(value, int) or not 0 <= value < 1 << 64:
+            raise _fail(path, f"streams.hold.{name} must be a value from 0 to 2**64-1, got {bounded(value)}")
+        out[name] = value
+    return out
+
+
+def _traffic(path: Path, spec: Any) -> Any:
+    """streams.traffic: off, or {valid: duty, ready: duty} (the fraction of cycles an input offers a beat
+    and an output takes one, each above 0 and at most 1)."""
+    if spec is None:
+        return None
+    if spec is False or spec == "off":
+        return "off"
+    if isinstance(spec, dict) and spec and not set(spec) - {"valid", "ready"}:
+        out = {}
+        for k, v in spec.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1:
+                raise _fail(path, f"streams.traffic.{k} must be a duty above 0 and at most 1, got {bounded(v)}")
+            out[k] = float(v)
+        return out
+    raise _fail(path, f"streams.traffic must be off or {{valid: 0.8, ready: 0.7}} (the fraction of cycles an "
+                      f"input offers a beat and an output takes one), got {bounded(spec)}")
+
+
 def _check_streams(path: Path, spec: Any, ports: int) -> Streams:
     """streams: from design.yaml; absent, kabe's own contract for `ports` memory lanes (docs/streams.md)."""
     if spec is None:
         return Streams({f"s{p}_axis": 64 for p in range(ports)}, {f"m{p}_axis": 64 for p in range(ports)},
                        {n: w for p in range(ports) for n, w in ((f"stat{p}_invalid", 32), (f"stat{p}_overflow", 1))})
-    if not isinstance(spec, dict) or set(spec) - {"in", "out", "status"}:
-        raise _fail(path, f"streams must be a mapping with keys in, out and status, like {{in: {{s_axis: 64}}, "
-                          f"out: {{m_axis: 64}}}}, got {bounded(spec)}")
+    if not isinstance(spec, dict) or set(spec) - {"in", "out", "status", "hold", "traffic"}:
+        raise _fail(path, f"streams must be a mapping with keys in, out, status (and optionally hold, traffic), "
+                          f"like {{in: {{s_axis: 64}}, out: {{m_axis: 64}}}}, got {bounded(spec)}")
     s = Streams(_port_table(path, spec.get("in"), "in", STREAM_BITS),
                 _port_table(path, spec.get("out"), "out", STREAM_BITS),
-                _port_table(path, spec.get("status"), "status", (1, 64)))
+                _port_table(path, spec.get("status"), "status", (1, 64)),
+                _hold_table(path, spec.get("hold")), _traffic(path, spec.get("traffic")))
     if not s.inputs or not s.outputs:
         raise _fail(path, "streams needs at least one `in` and one `out` AXI-Stream port")
-    names = [*s.inputs, *s.outputs, *s.status]
+    names = [*s.inputs, *s.outputs, *s.status, *s.hold]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise _fail(path, f"streams names {', '.join(twice)} more than once")

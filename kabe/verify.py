@@ -55,6 +55,11 @@ class Stimulus:
     expected_beats: Mapping[str, int] | None = None  # needed when expected is a function: beats per output
     stall_free: bool = False  # the design must hold every input's tready high (kabe's own contract)
     checked: int | None = None  # what the model counts as checked (kabe's: rows); default: expected beats
+    # AXI-Stream sideband signals by the top's port name, `<stream>_<tkeep|tstrb|tuser|tid|tdest>` (64 bits
+    # at most), one value per beat of its stream: on an input stream the value driven with each beat, on an
+    # output stream the value expected with each beat (compared as tdata is). A sideband port the model
+    # does not name is held at 0 (or design.yaml's streams.hold) on an input, and not checked on an output.
+    sideband: Mapping[str, Beats] = field(default_factory=dict)
 
 
 class StimulusError(ValueError):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +77,7 @@ def _sweep_variant() -> dict | None:
 
 
 def _sim_check(design: designs.Design, console: Console, reports_root: Path,
-               commit: provenance.Commit) -> tuple[dict | None, dict]:
+               commit: provenance.Commit, synth_defines: dict | None = None) -> tuple[dict | None, dict]:
     """The design's own verification (design.yaml's `verify:`): (the sim result or None for
     `verify: {none: ...}`, files to archive with the build: a cocotb run's junit.xml)."""
     from kabe.sim import runner
@@ -93,11 +95,11 @@ def _sim_check(design: designs.Design, console: Console, reports_root: Path,
     rows = runner.declared_size(design, "check_size")
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
         result = runner.run_sim(design, rows, console=console, commit=commit)
-    return _synthesis_view(design, rows, result, console, commit), {}
+    return _synthesis_view(design, rows, result, console, commit, synth_defines), {}
 
 
 def _synthesis_view(design: designs.Design, rows: int | None, result: dict, console: Console,
-                    commit: provenance.Commit) -> dict:
+                    commit: provenance.Commit, synth_defines: dict | None = None) -> dict:
     """Yosys and Vivado define SYNTHESIS, Verilator does not: RTL that tests the macro builds logic the
     simulation above never ran (`ifdef SYNTHESIS  y = d + 1; `else  y = d;`). Such a design is simulated
     a second time with SYNTHESIS defined, and both runs must match the model; the first keeps what only
@@ -110,6 +112,7 @@ def _synthesis_view(design: designs.Design, rows: int | None, result: dict, cons
     places = synthesis_macro_code(cores.resolve(design, "sim").sources)
     if not places:
         return result
+    SYNTHESIS_DEFINE = dict(synth_defines or SYNTHESIS_DEFINE)  # noqa: N806 - the flow's (open: YOSYS too)
     console.print(f"[dim]{design.name}[/]: {escape(places[0])}"
                   f"{f' and {len(places) - 1} more' if len(places) > 1 else ''} test SYNTHESIS: simulating again "
                   f"with SYNTHESIS defined, the logic synthesis builds", soft_wrap=True)
@@ -206,7 +209,19 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
         record = _from_cache(ctx)
         if record is not None:
             return record
-    sim, sim_files = _sim_check(design, console, reports_root, commit) if sim_check else (None, {})
+    if sim_check and design.verify.kind != "none" and hasattr(flow, "elaborate"):
+        # the flow's tool reads and elaborates the design first (seconds): a file it cannot read is said now,
+        # not after minutes of simulation
+        # in a folder of its own (a second build of the design at once elaborates beside it, not in it)
+        safe_fs.make_dirs(BUILD / design.name, BUILD)
+        elab = Path(tempfile.mkdtemp(prefix=f".{flow_name}-elaborate-", dir=BUILD / design.name))
+        with console.status(f"[bold]{design.name}[/]: {flow_name} flow reads and elaborates {edam.toplevel}"):
+            flow.elaborate(edam, elab, design.board.synth_family)  # on an error its log stays, as the message names it
+        shutil.rmtree(elab, ignore_errors=True)
+    from kabe.flows.base import synthesis_defines
+
+    sim, sim_files = (_sim_check(design, console, reports_root, commit, synthesis_defines(flow)) if sim_check
+                      else (None, {}))
     if sim is not None and target_files:  # the files one target lists and the other not, said with the result
         sim = {**sim, "target_files": target_files}
     safe_fs.make_dirs(ctx.workdir, BUILD)  # a symlinked build/<design> is refused, not written through

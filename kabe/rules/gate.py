@@ -200,7 +200,9 @@ class TimingRules:
             latches = sorted(t for t in untimed if t in _LATCH_CELLS)
             fix = (f"{'/'.join(latches)} is a latch Yosys inferred from a combinational always block that does "
                    f"not assign a signal in every branch: assign it in every branch (or a default first), or "
-                   f"clock it" if latches else "add the cell type to kabe/timing/cells.py")
+                   f"clock it" if latches else "the open flow's estimate has no model of them (a dividing BUFR, an MMCM, "
+                   f"a SERDES): build with flow=vivado, which times every cell, or give the design a version "
+                   f"without them for the open flow")
             checks.append(Check("timing.untimed_cells", "every cell timed", kinds, False,
                                 f"timing gate: the estimate has no delay model for {kinds}, so paths through them "
                                 f"were not timed; {fix}"))

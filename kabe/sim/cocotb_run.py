@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -21,15 +22,33 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from rich.console import Console
+from rich.markup import escape
 
 from kabe.errors import UserError, bounded
 from .. import cores, designs, disk_space, provenance, tool_group
 from ..paths import BUILD, ROOT
 from . import verilator_build
+from .vl_output import runtime_warnings
 
 CHILD = Path(__file__).with_name("cocotb_child.py")
 MAX_XML_BYTES = 16 << 20
 _TIMEOUT_S = 3600
+TIMEOUT_ENV = "KABE_COCOTB_TIMEOUT_S"  # the documented setting (docs/your_design.md, "Tool time limits")
+
+
+def timeout_setting() -> float:
+    """KABE_COCOTB_TIMEOUT_S when set (seconds, > 0), else 3,600; a bad value is one line naming it."""
+    text = os.environ.get(TIMEOUT_ENV)
+    if not text:
+        return float(_TIMEOUT_S)
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise CocotbError(f"{TIMEOUT_ENV}={text!r} is not a number of seconds above 0; set it to, say, 7200, or "
+                          f"unset it (default {_TIMEOUT_S} s)")
+    return value
 
 
 class CocotbError(UserError, RuntimeError):
@@ -82,10 +101,16 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
     work = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
     try:
         results = work / "results.xml"
+        # the simulation runs in work (cocotb's test_dir): a core's copyto files go there, as FuseSoC put them
+        # in its work root, where kabe's own harness runs
+        cores.place_copied_files(edam, work)
         job = {"sources": [str(p) for p in edam.sources], "includes": [str(p) for p in edam.include_dirs],
                # a bool is 1 or 0 (cores.hdl_value), never Python's True/False
                "defines": {k: cores.hdl_value(v) for k, v in defines.items()},
-               "parameters": {k: cores.hdl_value(v) for k, v in values.items()}, "toplevel": edam.toplevel,
+               # strings quoted as edalize and kabe's harness pass them: cocotb's runner writes -G<name>=<value>
+               # as given, and Verilator reads an unquoted `blinky.hex` as a number
+               "parameters": {k: verilator_build.param_value(v, edam.parameter_specs.get(k, {}))
+                              for k, v in values.items()}, "toplevel": edam.toplevel,
                "build_dir": str(run_root / "build"), "test_dir": str(work), "results_xml": str(results),
                "module": module, "seed": seed, "pythonpath": [str(found[0].parent), str(ROOT)],
                # X random per run, as in kabe's own harness (verilator_build.X_OPTIONS): an output that
@@ -104,8 +129,15 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         if console:
             console.print(f"[dim]{d.name}[/]: cocotb {module} on Verilator (cocotb's runner)")
         t0 = time.monotonic()
-        proc = tool_group.run([sys.executable, str(CHILD), str(work / "job.json")], cwd=work, env=env,
-                              capture_output=True, text=True, timeout=_TIMEOUT_S)
+        limit = timeout_setting()
+        try:
+            proc = tool_group.run([sys.executable, str(CHILD), str(work / "job.json")], cwd=work, env=env,
+                                  capture_output=True, text=True, timeout=limit)
+        except subprocess.TimeoutExpired:
+            raise CocotbError(f"the cocotb testbench {module} of {d.name} did not finish within {limit:.0f} s "
+                              f"(Verilator's compile and the tests together). Fix: raise the limit "
+                              f"({TIMEOUT_ENV}=7200; docs/your_design.md, \"Tool time limits\"), or shorten the "
+                              f"tests") from None
         seconds = time.monotonic() - t0
         (run_root / "last.log").write_text(proc.stdout + "\n" + proc.stderr)
         if not results.is_file():
@@ -115,6 +147,11 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
                               f"{proc.returncode}): {' | '.join(errs) or (proc.stderr or proc.stdout).strip()[-300:]} "
                               f"(log: {run_root / 'last.log'})")
         xml_text = results.read_text(errors="replace")
+        # Verilator's runtime warnings (a $readmem file not found) are said, as kabe's harness says them
+        warnings = runtime_warnings(proc.stdout + "\n" + proc.stderr)
+        for w in warnings:
+            if console:
+                console.print(f"[yellow]{d.name}: the simulation warned: {escape(w)}[/]", soft_wrap=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     junit = parse_junit(xml_text, f"{d.name} (cocotb {module})")
@@ -130,7 +167,7 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         "parameters": values, "overrides": dict(params or {}), "flags": list(flags),
         "seconds": round(time.monotonic() - t_start, 3), "frame_seconds": 0.0, "model_seconds": 0.0,
         "compile_seconds": 0.0, "simulate_seconds": round(seconds, 3), "compare_seconds": 0.0,
-        "simulator": "cocotb", "version": _cocotb_version(), "junit_xml": xml_text,
+        "simulator": "cocotb", "version": _cocotb_version(), "junit_xml": xml_text, "warnings": warnings,
         "commit": commit.sha, "dirty": commit.dirty,
     }
 

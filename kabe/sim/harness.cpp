@@ -8,14 +8,26 @@
 // (N 32-bit words), read and written through their word array.
 //
 // Per input stream: streams the words of its file (ceil(bits/64) little-endian uint64 words per
-// beat) with tvalid high whenever a beat is left, tlast on the final beat; a beat is held until
-// tready takes it. Per output stream: tready held 1, every beat captured (same word layout) with
-// its tlast. Stops once every input has sent all of its beats and every output produced its
-// expected beat count, plus a short drain to catch extra beats; a cycle limit turns a hung design
-// into an error instead of a hang. Status outputs are read after the last cycle.
+// beat), tlast on the final beat; a beat, once offered (tvalid high), is held until tready takes it
+// (AXI-Stream's rule). Per output stream: every beat captured (same word layout) with its tlast.
+// Traffic (--valid-duty, --ready-duty, --traffic-seed): an input with a beat left offers it on a
+// cycle with probability valid-duty (gaps), an output's tready is high on a cycle with probability
+// ready-duty (backpressure), both from one seeded generator; at 1 (the default) tvalid is high
+// whenever a beat is left and tready always high, as real traffic never is but a throughput
+// measurement wants. Stops once every input has sent all of its beats and every output produced
+// its expected beat count, plus a short drain to catch extra beats; a cycle limit turns a hung design
+// into an error instead of a hang. Status outputs are read after the last cycle and watched on every
+// cycle (the highest value seen, the first cycle it was not 0): a one-cycle overflow pulse is seen.
+// Sideband ports (kabe_bind.inc's `sides`: <stream>_tkeep/_tstrb/_tuser/_tid/_tdest, 64 bits at most):
+// `--side-in PORT FILE` drives an input stream's one from FILE (one uint64 per beat, with the beat),
+// `--side-out PORT FILE` captures an output stream's one with every beat into FILE.
+// Top inputs in no stream (kabe_bind.inc's `held`) are set once, before the first evaluation, to
+// 0 or design.yaml's streams.hold value: never Verilator's random initial value.
 //
 // Usage:
 //   harness --summary S.json --max-cycles N [--reset-cycles R] [--drain D] [--usr-access WORD]
+//           [--valid-duty D] [--ready-duty D] [--traffic-seed S]
+//           [--side-in PORT FILE ...] [--side-out PORT FILE ...]
 //           --in IN.bin ...                   (once per input stream, in design.yaml's order)
 //           --out OUT.bin EXPECTED_BEATS ...  (once per output stream, in design.yaml's order)
 //   --port IN.bin EXPECTED OUT.bin is `--in IN.bin --out OUT.bin EXPECTED` (kabe's paired HP ports).
@@ -102,6 +114,8 @@ struct In {
     size_t pos = 0;  // next beat to offer
     int64_t first_accept = -1, last_accept = -1;
     uint64_t tready_low = 0;  // cycles with tvalid high and tready low
+    bool offered = false;  // tvalid is high with beat pos: held until taken
+    uint64_t gap_cycles = 0;  // cycles with a beat left and tvalid low (traffic)
 };
 
 struct Out {
@@ -113,16 +127,54 @@ struct Out {
     std::vector<uint64_t> words;
     size_t nbeats = 0;
     std::vector<uint64_t> tlast_at;  // beat indices carrying tlast
+    uint64_t stall_cycles = 0;  // cycles with tvalid high and tready low (backpressure)
 };
 
 struct Status {
     const char* name = "";
     Sig sig;
+    uint64_t max_seen = 0;
+    int64_t first_nonzero = -1;
+};
+
+// A top input in no stream: held at one value for the whole run (64 bits at most; a wider port's
+// other words are 0).
+struct Held {
+    const char* name = "";
+    Sig sig;
+    uint64_t value = 0;
+};
+
+// A sideband signal of a stream (tkeep, tuser, ...): driven from a file with each beat of an input stream,
+// captured with each beat of an output stream; bound, and only used when a --side-in/--side-out names it.
+struct Side {
+    const char* name = "";
+    int stream = 0;  // index into ins or outs
+    bool input = true;
+    Sig sig;
+    std::string path;  // empty: not used this run
+    const uint64_t* values = nullptr;
+    size_t nvalues = 0, map_bytes = 0;
+    std::vector<uint64_t> got;
+};
+
+// splitmix64: the traffic's one generator, seeded by --traffic-seed (a rerun reproduces it)
+struct Rng {
+    uint64_t s;
+    inline uint64_t next() {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    // true with probability threshold / 2^32
+    inline bool chance(uint64_t threshold) { return (next() >> 32) < threshold; }
 };
 
 // The generated kabe_bind.inc: one line per signal, e.g.
 //   ins[0].name = "s0_axis"; ins[0].tdata = Sig::of(&top->s0_axis_tdata); ...
-void bind_ports(KABE_TOP_CLASS* top, std::vector<In>& ins, std::vector<Out>& outs, std::vector<Status>& status) {
+void bind_ports(KABE_TOP_CLASS* top, std::vector<In>& ins, std::vector<Out>& outs, std::vector<Status>& status,
+                std::vector<Held>& held, std::vector<Side>& sides) {
 #include "kabe_bind.inc"
 }
 
@@ -180,8 +232,11 @@ int main(int argc, char** argv) {
     std::string summary_path;
     uint64_t max_cycles = 0, reset_cycles = 4, drain = 32;
     long long usr_access = -1;  // -1: not given
+    double valid_duty = 1.0, ready_duty = 1.0;
+    uint64_t traffic_seed = 1;
     std::vector<std::string> in_paths;
     std::vector<std::pair<std::string, uint64_t>> out_args;
+    std::vector<std::pair<std::string, std::string>> side_args;  // port, file
     std::vector<const char*> plusargs{argv[0]};  // +verilator+... (X values: rand reset, seed) for Verilator
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -200,6 +255,14 @@ int main(int argc, char** argv) {
             if (!end || *end || v > 0xFFFFFFFFull) die("--usr-access %s is not a 32-bit word", argv[i]);
             usr_access = static_cast<long long>(v);
         }
+        else if (a == "--valid-duty") { need(1); valid_duty = std::strtod(argv[++i], nullptr); }
+        else if (a == "--ready-duty") { need(1); ready_duty = std::strtod(argv[++i], nullptr); }
+        else if (a == "--traffic-seed") { need(1); traffic_seed = std::strtoull(argv[++i], nullptr, 10); }
+        else if (a == "--side-in" || a == "--side-out") {
+            need(2);
+            std::string port = argv[++i];
+            side_args.emplace_back(port, argv[++i]);
+        }
         else if (a == "--in") { need(1); in_paths.push_back(argv[++i]); }
         else if (a == "--out") {
             need(2);
@@ -214,6 +277,12 @@ int main(int argc, char** argv) {
         } else die("unknown argument %s", a.c_str());
     }
     if (summary_path.empty() || max_cycles == 0) die("%s", "need --summary and --max-cycles");
+    if (!(valid_duty > 0 && valid_duty <= 1) || !(ready_duty > 0 && ready_duty <= 1))
+        die("%s", "--valid-duty and --ready-duty must be above 0 and at most 1");
+    const bool gaps = valid_duty < 1, backpressure = ready_duty < 1;
+    const uint64_t valid_threshold = static_cast<uint64_t>(valid_duty * 4294967296.0);
+    const uint64_t ready_threshold = static_cast<uint64_t>(ready_duty * 4294967296.0);
+    Rng rng{traffic_seed};
 
     auto ctx = std::make_unique<VerilatedContext>();
     ctx->commandArgs(static_cast<int>(plusargs.size()), plusargs.data());  // before the model: its X values
@@ -221,7 +290,33 @@ int main(int argc, char** argv) {
     std::vector<In> ins;
     std::vector<Out> outs;
     std::vector<Status> status;
-    bind_ports(top.get(), ins, outs, status);
+    std::vector<Held> held;
+    std::vector<Side> sides;
+    bind_ports(top.get(), ins, outs, status, held, sides);
+    for (const auto& [port, path] : side_args) {
+        bool bound = false;
+        for (auto& sd : sides)
+            if (port == sd.name) { sd.path = path; bound = true; }
+        if (!bound) die("no sideband port %s on this top", port.c_str());
+    }
+    // per stream, the sideband signals used this run (none: no cost per beat)
+    std::vector<std::vector<Side*>> in_sides(ins.size()), out_sides(outs.size());
+    for (auto& sd : sides) {
+        if (sd.path.empty()) continue;
+        if (sd.input) {
+            In tmp;  // map the file with the input mapper: one word per beat
+            tmp.tdata = sd.sig;
+            tmp.tdata.wide = false;
+            tmp.path = sd.path;
+            map_input(tmp);
+            sd.values = tmp.beats;
+            sd.nvalues = tmp.nbeats;
+            sd.map_bytes = tmp.map_bytes;
+            in_sides[sd.stream].push_back(&sd);
+        } else {
+            out_sides[sd.stream].push_back(&sd);
+        }
+    }
     if (in_paths.size() != ins.size())
         die("this design has %s input stream(s); pass one --in per stream", std::to_string(ins.size()).c_str());
     if (out_args.size() != outs.size())
@@ -236,10 +331,19 @@ int main(int argc, char** argv) {
         outs[k].words.reserve((outs[k].expected + 16) * outs[k].tdata.words());
     }
 
-    // Reset: rst high with nothing offered, m_tready high throughout.
+    // Reset: rst high with nothing offered, m_tready high.
     top->clk = 0;
     top->rst = 1;
     std::vector<uint64_t> zeros(8, 0);  // 512 bits
+    for (auto& h : held) {
+        if (h.sig.wide) {
+            std::vector<uint64_t> w(h.sig.words(), 0);
+            w[0] = h.value;
+            h.sig.set_words(w.data());
+        } else {
+            h.sig.set(h.value);
+        }
+    }
     for (auto& p : ins) {
         p.tvalid.set(0);
         p.tlast.set(0);
@@ -265,26 +369,32 @@ int main(int argc, char** argv) {
         // Low phase: present this cycle's inputs and let combinational outputs settle.
         for (int i = 0; i < nin; ++i) {
             In& p = ins[i];
-            if (p.pos < p.nbeats) {
+            if (p.pos < p.nbeats && !p.offered) p.offered = !gaps || rng.chance(valid_threshold);
+            if (p.offered) {
                 if (p.tdata.wide) p.tdata.set_words(p.beats + p.pos * p.tdata.words());
                 else p.tdata.set(p.beats[p.pos]);
                 p.tvalid.set(1);
                 p.tlast.set(p.pos + 1 == p.nbeats);
+                for (Side* sd : in_sides[i]) sd->sig.set(p.pos < sd->nvalues ? sd->values[p.pos] : 0);
             } else {
                 p.tvalid.set(0);
                 p.tlast.set(0);
+                if (p.pos < p.nbeats) ++p.gap_cycles;
             }
         }
+        if (backpressure)
+            for (int i = 0; i < nout; ++i) outs[i].tready.set(rng.chance(ready_threshold) ? 1 : 0);
         top->clk = 0;
         top->eval();
         // What the rising edge will transfer (valid && ready sampled before the edge).
         for (int i = 0; i < nin; ++i) {
             In& p = ins[i];
-            if (p.pos < p.nbeats) {
+            if (p.offered) {
                 if (p.tready.get()) {
                     if (p.first_accept < 0) p.first_accept = cycle;
                     p.last_accept = cycle;
                     ++p.pos;
+                    p.offered = false;
                 } else {
                     ++p.tready_low;
                 }
@@ -292,7 +402,8 @@ int main(int argc, char** argv) {
         }
         for (int i = 0; i < nout; ++i) {
             Out& q = outs[i];
-            if (q.tvalid.get()) {  // tready is held at 1
+            if (q.tvalid.get() && !q.tready.get()) ++q.stall_cycles;
+            if (q.tvalid.get() && q.tready.get()) {
                 if (q.tlast.get()) q.tlast_at.push_back(q.nbeats);
                 if (q.tdata.wide) {
                     q.tdata.get_words(wide_buf);
@@ -301,9 +412,15 @@ int main(int argc, char** argv) {
                     q.words.push_back(q.tdata.get());
                 }
                 ++q.nbeats;
+                for (Side* sd : out_sides[i]) sd->got.push_back(sd->sig.get());
                 if (q.first_out < 0) q.first_out = cycle;
                 q.last_out = cycle;
             }
+        }
+        for (auto& st : status) {  // watched every cycle: a pulse between two reads is seen
+            const uint64_t v = st.sig.get();
+            if (v > st.max_seen) st.max_seen = v;
+            if (v && st.first_nonzero < 0) st.first_nonzero = cycle;
         }
         top->clk = 1;
         top->eval();
@@ -337,8 +454,9 @@ int main(int argc, char** argv) {
         const long long cycles = p.first_accept < 0 ? 0 : p.last_accept - p.first_accept + 1;
         std::fprintf(s, "    {\"name\": \"%s\", \"input\": \"%s\", \"beats_in\": %zu, \"beats_accepted\": %zu, ",
                      p.name, json_escape(p.path).c_str(), p.nbeats, p.pos);
-        std::fprintf(s, "\"cycles\": %lld, \"tready_low_cycles\": %llu, \"first_accept_cycle\": %lld, "
+        std::fprintf(s, "\"cycles\": %lld, \"tready_low_cycles\": %llu, \"gap_cycles\": %llu, \"first_accept_cycle\": %lld, "
                         "\"last_accept_cycle\": %lld}%s\n", cycles, static_cast<unsigned long long>(p.tready_low),
+                     static_cast<unsigned long long>(p.gap_cycles),
                      static_cast<long long>(p.first_accept), static_cast<long long>(p.last_accept),
                      i + 1 < nin ? "," : "");
         if (p.beats) ::munmap(const_cast<uint64_t*>(p.beats), p.map_bytes);
@@ -349,16 +467,34 @@ int main(int argc, char** argv) {
         write_words(q);
         std::fprintf(s, "    {\"name\": \"%s\", \"output\": \"%s\", \"beats\": %zu, \"expected_beats\": %llu, ",
                      q.name, json_escape(q.path).c_str(), q.nbeats, static_cast<unsigned long long>(q.expected));
-        std::fprintf(s, "\"tdata_bytes\": %u, \"first_out_cycle\": %lld, \"last_out_cycle\": %lld, \"tlast_at\": [",
-                     q.tdata.bytes, static_cast<long long>(q.first_out), static_cast<long long>(q.last_out));
+        std::fprintf(s, "\"tdata_bytes\": %u, \"stall_cycles\": %llu, \"first_out_cycle\": %lld, \"last_out_cycle\": %lld, \"tlast_at\": [",
+                     q.tdata.bytes, static_cast<unsigned long long>(q.stall_cycles), static_cast<long long>(q.first_out), static_cast<long long>(q.last_out));
         for (size_t k = 0; k < q.tlast_at.size(); ++k)
             std::fprintf(s, "%s%llu", k ? ", " : "", static_cast<unsigned long long>(q.tlast_at[k]));
         std::fprintf(s, "]}%s\n", i + 1 < nout ? "," : "");
+    }
+    for (auto& sd : sides) {
+        if (sd.path.empty()) continue;
+        if (sd.input) {
+            if (sd.values) ::munmap(const_cast<uint64_t*>(sd.values), sd.map_bytes);
+        } else {
+            Out tmp;
+            tmp.path = sd.path;
+            tmp.words = sd.got;
+            write_words(tmp);
+        }
     }
     std::fprintf(s, "  ],\n  \"status\": {");
     for (size_t k = 0; k < status.size(); ++k)
         std::fprintf(s, "%s\"%s\": %llu", k ? ", " : "", status[k].name,
                      static_cast<unsigned long long>(status[k].sig.get()));
+    std::fprintf(s, "},\n  \"status_watch\": {");
+    for (size_t k = 0; k < status.size(); ++k)
+        std::fprintf(s, "%s\"%s\": {\"max\": %llu, \"first_nonzero_cycle\": %lld}", k ? ", " : "", status[k].name,
+                     static_cast<unsigned long long>(status[k].max_seen), static_cast<long long>(status[k].first_nonzero));
+    std::fprintf(s, "},\n  \"held\": {");
+    for (size_t k = 0; k < held.size(); ++k)
+        std::fprintf(s, "%s\"%s\": %llu", k ? ", " : "", held[k].name, static_cast<unsigned long long>(held[k].value));
     // kabe's paired HP ports (the board runner's simulated PL reads these): port p's counters
     std::fprintf(s, "},\n  \"ports\": [");
     for (int i = 0; i < nin && i < nout; ++i) {

@@ -165,11 +165,52 @@ def violation(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping
 
 def check(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str]) -> tuple[str | None, list[str]]:
     """(violation()'s line or None, the top's outputs nobody checks: unchecked())."""
+    return check_ports(design, toplevel, verilator_argv, env)[:2]
+
+
+SIDEBAND = ("tkeep", "tstrb", "tuser", "tid", "tdest")  # the AXI-Stream signals a model may drive or expect
+
+
+def sidebands(found: Mapping[str, tuple[str, int | None]], streams) -> dict[str, tuple[str, str, int]]:
+    """The top's sideband ports of design.yaml's streams: port -> (stream, "in" or "out", bits), for an
+    input stream's inputs and an output stream's outputs named `<stream>_<signal>` (SIDEBAND), 1 to 64
+    bits (one word per beat in the harness's files)."""
+    out = {}
+    for table, direction, kind in ((streams.inputs, "input", "in"), (streams.outputs, "output", "out")):
+        for stream in table:
+            for sig in SIDEBAND:
+                port = f"{stream}_{sig}"
+                got = found.get(port)
+                if got and got[0] == direction and got[1] is not None and 1 <= got[1] <= 64:
+                    out[port] = (stream, kind, got[1])
+    return out
+
+
+def held_inputs(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tuple[str, int]],
+                hold: Mapping[str, int]) -> dict[str, int]:
+    """The top's inputs in no stream (a tkeep, a tuser, a pause_req), each with the value the harness holds it
+    at: design.yaml's streams.hold, else 0. Never left to Verilator, whose random initial value (X options)
+    would make the verdict depend on the seed. A port kabe cannot size (a struct) is not bound."""
+    return {name: int(hold.get(name, 0)) for name, (direction, bits) in found.items()
+            if direction == "input" and name not in want and bits is not None}
+
+
+def check_ports(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str]
+                ) -> tuple[str | None, list[str], dict[str, int], dict[str, tuple[str, str, int]]]:
+    """(violation()'s line or None, unchecked() outputs, held_inputs(), sidebands()); a streams.hold entry
+    that names no input of the top is a violation (a typo would otherwise hold nothing)."""
     found = read_ports(verilator_argv, toplevel, env)
     if found is None:
-        return None, []
+        return None, [], {}, {}
     want = expected_ports(design.streams)
-    return _violation_line(design, toplevel, problems(found, want)), unchecked(found, want)
+    hold = dict(getattr(design.streams, "hold", {}) or {})
+    bad = problems(found, want)
+    for name in hold:
+        if name in want or found.get(name, ("",))[0] != "input":
+            bad.append(f"streams.hold names {name}, which is not a top input in no stream (the harness holds only "
+                       f"those; remove it from streams.hold or correct the name)")
+    return (_violation_line(design, toplevel, bad), unchecked(found, want), held_inputs(found, want, hold),
+            sidebands(found, design.streams))
 
 
 def _violation_line(design, toplevel: str, bad: list[str]) -> str | None:

@@ -3,16 +3,22 @@
     run_sim("mydesign", 1_000)  ->  result dict (also see write_result / main)
 
 rows is the model's size (for a model whose size is a total over the design's ports, each port gets
-rows / ports of it, from its own seed). The harness (harness.cpp)
-holds tvalid high every cycle, so a design that never stalls shows beats_per_cycle == 1.000.
+rows / ports of it, from its own seed).
+
+Traffic: the harness (harness.cpp) drives the streams as real traffic does, with seeded gaps on every
+input and backpressure on every output (design.yaml's streams.traffic sets the duties, DEFAULT_TRAFFIC
+when it does not say), so a FIFO's full path and a skid buffer's skid path are exercised. A model that
+says its design never stalls (stall_free: kabe's own engines, throughput one beat per clock) is run with
+traffic off, tvalid high whenever a beat is left and tready always high, so beats_per_cycle measures it
+(1.000), as does a design whose design.yaml says `traffic: off`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -34,47 +40,34 @@ from ..cores import CoreError
 from ..verify import Context, declared, words_per_beat
 from ..paths import BUILD, REPORTS
 from . import golden, verilator_build
+from .vl_output import design_stop, runtime_warnings  # noqa: F401 - runner's names too
 from .golden import context_for
 from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
 from .verilator_build import SimBuildError
 
 _DRAIN_CYCLES = 64  # cycles simulated after the last expected word, to catch extra words
+# The harness's traffic unless design.yaml's streams.traffic says otherwise: an input offers a beat on
+# 80 % of the cycles, an output takes one on 70 % (their product < 1: a FIFO between them fills up)
+DEFAULT_TRAFFIC = {"valid": 0.8, "ready": 0.7}
+
+
+def traffic_for(d: designs.Design, stall_free: bool) -> dict | None:
+    """The duties the harness runs d with, or None for traffic off (a stall-free model's throughput run,
+    or design.yaml's `traffic: off`)."""
+    spec = d.streams.traffic
+    if spec == "off" or (stall_free and spec is None):
+        return None
+    return {**DEFAULT_TRAFFIC, **(spec or {})}
+
+
+def traffic_seed(seed: int) -> int:
+    """The harness's traffic generator seed for the run with this stimulus seed (a rerun reproduces it)."""
+    digest = hashlib.sha256(f"kabe traffic for seed {int(seed)}".encode()).digest()
+    return int.from_bytes(digest[:8], "little")
 
 
 class SimError(UserError, RuntimeError):
     """The simulation could not run (bad row count, harness failure, cycle limit)."""
-
-
-# Verilator's runtime messages, on the harness's stdout: "[<time>] %Error: f.sv:9: Assertion failed in
-# TOP.top: <the $error text>", "%Fatal: ...", "%Error: /abs/f.sv:9: Verilog $stop", "%Warning: table.hex:0:
-# $readmem file not found" (a design's $display lines are its own business and stay unshown).
-_VL_MESSAGE = re.compile(r"^(?:\[[^\]]*\]\s*)?(?P<msg>%(?P<kind>Error|Fatal|Warning)(?:-[A-Z0-9_]+)?:.*)$", re.M)
-_VL_STOP = re.compile(r"^%Error: (?P<where>.+:\d+): Verilog \$stop$")
-_MAX_WARNINGS = 5
-
-
-def design_stop(output: str) -> str | None:
-    """The line saying why the design ended its own simulation (its assertion's $error, a $fatal or
-    $stop, a model that did not converge), from the harness's output after it exited 1 (Verilator's
-    vl_fatal; the harness's own exits are 0, 2 and 3); None when there is no such line. The
-    assertion's own message first, with where the simulation stopped (its full path) when it adds one."""
-    errors = [m.group("msg").strip() for m in _VL_MESSAGE.finditer(output) if m.group("kind") != "Warning"]
-    if not errors:
-        return None
-    first = errors[0]
-    stop = next((_VL_STOP.match(e) for e in errors if _VL_STOP.match(e)), None)
-    if stop and stop.group(0) != first and stop.group("where") not in first:
-        first += f" (stopped at {stop.group('where')})"
-    return first
-
-
-def runtime_warnings(output: str) -> list[str]:
-    """Verilator's runtime warnings in the harness's output (e.g. a $readmem file it did not find), the
-    first few, then how many more."""
-    found = list(dict.fromkeys(m.group("msg").strip() for m in _VL_MESSAGE.finditer(output)
-                               if m.group("kind") == "Warning"))
-    more = len(found) - _MAX_WARNINGS
-    return found[:_MAX_WARNINGS] + ([f"(and {more} more warning(s))"] if more > 0 else [])
 
 
 def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expected_beats: Mapping[str, Any],
@@ -124,10 +117,18 @@ def check_inputs(summary_inputs: list, stall_free: bool, problems: list) -> None
             problems.append(f"{s['name']}: only {s['beats_accepted']} of {s['beats_in']} beats were accepted")
 
 
-def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list) -> None:
+def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list,
+                 watch: Mapping[str, Mapping[str, int]] | None = None) -> None:
+    """The status outputs at the end of the run against the model's; and, watched every cycle, one the model
+    expects to end at 0 (an overflow flag, an error count) that was not 0 on some cycle is a problem too: a
+    one-cycle pulse is not missed because the end of the run did not see it."""
     for name, value in want.items():
         if got.get(name) != value:
             problems.append(f"{name} = {got.get(name)} at the end of the run, the model expects {value}")
+        elif value == 0 and watch and (watch.get(name) or {}).get("max", 0):
+            w = watch[name]
+            problems.append(f"{name} was {w['max']} on some cycle (first at cycle {w['first_nonzero_cycle']}) "
+                            f"though it ends at 0 as the model expects: it went up during the run")
 
 
 def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1, row_bytes: int | None = None, *,
@@ -183,6 +184,12 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         console.print(f"[yellow]{d.name}: not checked: {escape(', '.join(sb.not_checked))} (outputs of top "
                       f"{escape(sb.toplevel)} in no stream or status of design.yaml; nothing compares them)[/]",
                       soft_wrap=True)
+    driven = set(getattr(stim, "sideband", None) or {})  # sideband inputs the model drives beat by beat
+    held = {k: v for k, v in sb.held.items() if k not in driven}
+    if held:  # driven on purpose, never X: said every run, beside the unchecked outputs
+        console.print(f"[yellow]{d.name}: held: {escape(held_text(held))} (inputs of top {escape(sb.toplevel)} "
+                      f"in no stream of design.yaml; set another value in streams.hold)[/]", soft_wrap=True)
+    traffic = traffic_for(d, stim.stall_free)
 
     # Absolute: the harness runs in the FuseSoC work root (below), not here.
     run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
@@ -217,14 +224,19 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
             counts = stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()}
             for name in streams.outputs:
                 argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
+            side_expected = _sideband_args(d, stim, sb, beats_of, counts, workdir, argv)
         frame_seconds = stim_seconds + time.monotonic() - t0
         console.print(f"[dim]{d.name}[/]: streams written in {frame_seconds:.1f} s "
                       f"({beats_in:,} beats on the longest input)")
 
         # Simulate, and meanwhile compute what must come back.
-        max_cycles = 4 * beats_in + 100_000
+        slowest = min(traffic.values()) if traffic else 1.0
+        max_cycles = int(4 * beats_in / slowest) + 100_000
+        traffic_args = ([] if traffic is None else
+                        ["--valid-duty", repr(traffic["valid"]), "--ready-duty", repr(traffic["ready"]),
+                         "--traffic-seed", str(traffic_seed(seed))])
         cmd = [os.path.abspath(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
-               "--drain", str(_DRAIN_CYCLES), *argv,
+               "--drain", str(_DRAIN_CYCLES), *traffic_args, *argv,
                *verilator_build.x_plusargs(seed)]  # X values random, fixed by the seed (a rerun reproduces them)
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: simulating {beats_in:,} cycles per input"):
@@ -299,7 +311,9 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
                     w = words_per_beat(bits)
                     got = got if w == 1 else got.reshape(-1, w)
                     mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
-                check_status(summary["status"], want_status, problems)
+                for port, want in side_expected.items():
+                    mismatches += _compare_sideband(port, want, workdir, first, problems)
+                check_status(summary["status"], want_status, problems, summary.get("status_watch"))
             if warnings and (mismatches or problems):  # a failed run: a warning may say why (a missing $readmem file)
                 problems += [f"Verilator warned during the run: {w}" for w in warnings]
         compare_seconds = time.monotonic() - t0
@@ -372,7 +386,15 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "simulator": "verilator",
         "version": sb.verilator_version,
         "x_seed": verilator_build.x_seed(seed),  # +verilator+seed: the run's X values (rand reset 2)
-        "not_checked": list(sb.not_checked),  # the top's outputs in no stream or status: never compared
+        # the top's outputs in no stream or status (and no sideband the model expects): never compared
+        "not_checked": [n for n in sb.not_checked if n not in side_expected],
+        "sideband": sorted(side_expected) + sorted(n for n in (getattr(stim, "sideband", None) or {})
+                                                   if n not in side_expected),
+        "held": held,  # the top's inputs in no stream, held at these values (never X)
+        # the harness's gaps and backpressure (None: off, one beat per clock offered and taken)
+        "traffic": traffic,
+        "stall_cycles": {o["name"]: o.get("stall_cycles", 0) for o in outs},
+        "gap_cycles": {i["name"]: i.get("gap_cycles", 0) for i in ins},
         "build_key": sb.key,
         "commit": commit.sha,
         "dirty": commit.dirty,
@@ -422,13 +444,64 @@ def describe(result: Mapping[str, Any]) -> str:
                if want_invalid else "")
     unchecked = result.get("not_checked") or []
     unchecked_text = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
+    if result.get("held"):
+        unchecked_text += f"; held: {held_text(result['held'])}"
+    traffic = result.get("traffic")
+    traffic_text = (f", traffic valid {traffic['valid']:.2f} ready {traffic['ready']:.2f}" if traffic
+                    else ", traffic off" if "traffic" in result else "")
     return (f"{verdict} {result['design']}: {result['rows_checked']:,} {unit}, {result['mismatches']:,} mismatching "
             f"beat(s) of {result.get('words_checked', 0):,}, "
             f"{result['beats']:,} beats in {result['cycles']:,} cycles per port "
-            f"(beats/cycle {result['beats_per_cycle']:.3f}){invalid}, {result['seconds']:.1f} s wall "
+            f"(beats/cycle {result['beats_per_cycle']:.3f}{traffic_text}){invalid}, {result['seconds']:.1f} s wall "
             f"(frames {result['frame_seconds']:.1f} of which {result.get('model_seconds', 0.0):.1f} during the "
             f"simulation, compile {result['compile_seconds']:.1f}, "
             f"simulate {result['simulate_seconds']:.1f}, compare {result['compare_seconds']:.1f}){unchecked_text}")
+
+
+def _sideband_args(d: designs.Design, stim, sb, beats_of: Mapping[str, int], counts: Mapping[str, Any],
+                   workdir: Path, argv: list[str]) -> dict[str, np.ndarray]:
+    """The model's sideband values (Stimulus.sideband) as harness files and arguments: an input stream's
+    driven with its beats, an output stream's captured; returns the expected words per output sideband port.
+    A port the top does not have, or a count that is not its stream's, is one line naming the model."""
+    where = f"the golden model {d.verify.value} of {d.name}"
+    expected: dict[str, np.ndarray] = {}
+    for port, values in (getattr(stim, "sideband", None) or {}).items():
+        if port not in sb.sidebands:
+            have = ", ".join(sb.sidebands) or "none"
+            raise golden.ModelError(f"{where} gives sideband values for {port}, which is not a sideband port of top "
+                                    f"{sb.toplevel} (<stream>_tkeep/_tstrb/_tuser/_tid/_tdest of a declared stream, "
+                                    f"64 bits at most; the top has: {have})")
+        stream, kind, bits = sb.sidebands[port]
+        words = golden.words(d, port, values, bits)
+        want = beats_of[stream] if kind == "in" else int(counts[stream])
+        if words.shape[0] != want:
+            raise golden.ModelError(f"{where}: sideband {port} has {words.shape[0]} values, its stream {stream} "
+                                    f"{want} beats: give one value per beat")
+        path = workdir / f"side.{port}.bin"
+        if kind == "in":
+            words.tofile(path)
+            argv += ["--side-in", port, str(path)]
+        else:
+            argv += ["--side-out", port, str(path)]
+            expected[port] = words
+    return expected
+
+
+def _compare_sideband(port: str, want: np.ndarray, workdir: Path, first: list, problems: list) -> int:
+    """Beats whose sideband value differs from the model's (missing and extra beats are the stream's own)."""
+    got = np.fromfile(workdir / f"side.{port}.bin", dtype="<u8")
+    n = min(got.shape[0], want.shape[0])
+    bad = np.flatnonzero(got[:n] != want[:n])
+    for i in bad[: max(0, MAX_SHOWN_MISMATCHES - len(first))]:
+        first.append({"port": port, "row": int(i), "expected": int(want[i]), "got": int(got[i])})
+    if bad.size:
+        problems.append(f"{port}: {bad.size} beat(s) with another value than the model's (first at beat {int(bad[0])})")
+    return int(bad.size)
+
+
+def held_text(held: Mapping[str, int]) -> str:
+    """`s_axis_tuser=0, pause_req=1`: the inputs the harness held, with their values."""
+    return ", ".join(f"{k}={v}" for k, v in held.items())
 
 
 def main(design: str, rows: int | None = None, seed: int = 1, *, console: Console | None = None,

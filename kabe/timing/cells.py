@@ -115,14 +115,22 @@ DSP_CTRL_PINS = ("CEA1", "CEA2", "CEAD", "CEALUMODE", "CEB1", "CEB2", "CEC", "CE
                  "RSTALUMODE", "RSTB", "RSTC", "RSTCTRL", "RSTD", "RSTINMODE", "RSTM", "RSTP",
                  "OPMODE", "ALUMODE", "INMODE", "CARRYIN", "CARRYINSEL")
 
+# Simulation-only cells: `$display`, `$error`, `$finish` (in `initial` or not) and immediate assertions
+# become $print and $check cells in Yosys's netlist; no hardware is built from them (Vivado ignores them),
+# so they have no timing arc and are no untimed cell.
+SIMULATION_ONLY_TYPES = {"$print", "$check"}
+
 # Buffers on the IO path: not part of register-to-register paths.
 IO_TYPES = {"IBUF", "OBUF", "IBUFG", "IOBUF", "OBUFT", "$scopeinfo", "VCC", "GND"}
 
 # Global/regional clock buffers: each input pin reaches O. On a clock net the arc is never on a timed
 # path (a register's clock pin is no endpoint); a buffer fed by logic (an enable or reset put on the
 # global network) is on a data path, which must be timed through it, not cut (red team 4c, repro 08).
-# BUFR/BUFIO divide or stay in one bank: not listed, so they are untimed cells and fail the gate.
+# BUFR (not dividing) and BUFIO carry their clock as BUFG does (kabe.timing.sta's CLOCK_BUFFERS); a BUFR
+# that divides (BUFR_DIVIDE other than BYPASS) makes a clock of another period, which the estimate does not
+# derive: it stays an untimed cell (clock_buffer_untimed) and the gate names flow=vivado.
 CLOCK_BUFFER_INPUTS = {
+    "BUFR": ("I",), "BUFIO": ("I",),
     "BUFG": ("I",), "BUFGCE": ("I", "CE"), "BUFGCE_1": ("I", "CE"), "BUFH": ("I",), "BUFHCE": ("I", "CE"),
     "BUFGMUX": ("I0", "I1", "S"), "BUFGMUX_1": ("I0", "I1", "S"), "BUFGMUX_CTRL": ("I0", "I1", "S"),
     "BUFGCTRL": ("I0", "I1", "S0", "S1", "CE0", "CE1", "IGNORE0", "IGNORE1"),
@@ -415,6 +423,10 @@ def cell_timing(cell_type: str, params: dict) -> CellTiming:
         return _lutram(t, params)
     if t in ("SRL16E", "SRLC16E", "SRLC32E"):
         return _srl(t, params)
+    if t in SIMULATION_ONLY_TYPES:
+        return CellTiming(level=False)
+    if t == "BUFR" and param_str(params.get("BUFR_DIVIDE"), "BYPASS").strip('"').upper() not in ("BYPASS", "1"):
+        return CellTiming(level=False, known=False)  # a divided clock: not derived (see CLOCK_BUFFER_INPUTS)
     if t in CLOCK_BUFFER_INPUTS:
         return CellTiming(level=False, comb=[(pin, None, "O", None, CLOCK_BUFFER_PS) for pin in CLOCK_BUFFER_INPUTS[t]])
     if t in IO_TYPES:

@@ -53,7 +53,7 @@ DelayModel = FittedModel | RoutingModel
 CLOCK_BUFFERS = {"IBUF": (("I",), "O"), "IBUFG": (("I",), "O"), "BUFG": (("I",), "O"), "BUFGCE": (("I",), "O"),
                  "BUFGCE_1": (("I",), "O"), "BUFH": (("I",), "O"), "BUFHCE": (("I",), "O"),
                  "BUFGCTRL": (("I0", "I1"), "O"), "BUFGMUX": (("I0", "I1"), "O"), "BUFGMUX_1": (("I0", "I1"), "O"),
-                 "BUFGMUX_CTRL": (("I0", "I1"), "O")}
+                 "BUFGMUX_CTRL": (("I0", "I1"), "O"), "BUFR": (("I",), "O"), "BUFIO": (("I",), "O")}
 
 
 TRACE_WORST = 10  # paths traced back per clock (the report lists them)

@@ -107,6 +107,7 @@ streams:
   in: {s_axis: 32, s_wide_axis: 128}
   out: {m_axis: 128, m_narrow_axis: 32}
   status: {beats_seen: 32}
+  traffic: {valid: 0.8, ready: 1.0}  # its packer never waits for m_axis_tready: an always-ready sink
 """
 
 
@@ -138,6 +139,8 @@ def core_file(name: str, vlnv: str, top: str, files: list[str]) -> str:
               yosys_synth_options: [-family, xc7]
         """)
 
+
+_KABE_TREE = Path(__import__("kabe").__file__).resolve().parent.parent
 
 XDC = "create_clock -period 7.000 -name clk_fpga_0 [get_ports clk]\n"
 
@@ -256,4 +259,6 @@ def kabe_sim_width(project: Path, env: dict | None = None):
     (project / "pyproject.toml").write_text('[project]\nname = "p"\nversion = "0"\n\n[tool.kabe]\ndefault_board = "pynq-z1"\n')
     kabe = shutil.which("kabe", path=str(Path(sys.executable).parent))
     return subprocess.run([kabe, "sim", "width", "--rows", "8"], cwd=project, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(project), **(env or {})}, timeout=600)
+                          # the kabe under test (this tree), whichever checkout the venv's kabe was installed from
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(project), str(_KABE_TREE)]),
+                               **(env or {})}, timeout=600)

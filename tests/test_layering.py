@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
     # sim and synth targets compared (core_targets)
     ("kabe.designs", "kabe.constraints", "kabe.hls_spec"),  # design facts; the XDC; design.yaml's hls:/vitis:
     ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
+     "kabe.regular_file",  # a file from outside read only when regular, up to a cap (reports, metrics records)
      "kabe.flows.registry",  # the flows as data: what other layers ask about a flow, without importing it
      "kabe.tool_group", "kabe.disk_space", "kabe.deploy.bitfile", "kabe.deploy.ssh_policy",
      "kabe.rtl_path", "kabe.python_imports", "kabe.json_keys"),  # foundation (rtl_path: a critical path record as one line in RTL terms)

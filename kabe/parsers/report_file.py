@@ -16,12 +16,11 @@ lines. Whole-report scans are regex passes at C speed (find_lines), never a Pyth
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kabe import regular_file
 from kabe.parsers import ReportError
 
 MAX_BYTES = 512 * 1024 * 1024
@@ -132,6 +131,28 @@ def _refuse_joined(text: str, source: str) -> None:
                           f"with cat or -append); give kabe each report on its own")
 
 
+def read_bytes(path) -> tuple[bytes, str]:
+    """The bytes of a report file and its name for messages; ReportError naming the file when it is not a
+    regular file (kabe.regular_file), is over MAX_BYTES, or is empty."""
+    source = str(Path(path))
+    try:
+        data = regular_file.read(path, MAX_BYTES)
+    except regular_file.NotReadable as e:
+        raise ReportError({
+            "missing": f"{source}: report file does not exist",
+            "directory": f"{source}: is a directory, not a report file",
+            "special": f"{source}: is not a regular file (a {e.detail}); kabe reads a report only from a regular "
+                       f"file: write the report to a file and give kabe that file",
+            "too_big": f"{source}: report file is {e.detail} bytes, over kabe's bound of {MAX_BYTES:,}; refusing "
+                       f"to parse it",
+            "grew": f"{source}: report file grew past kabe's bound of {MAX_BYTES:,} bytes while it was read; "
+                    f"refusing to parse it",
+        }.get(e.why, f"{source}: report file cannot be read ({e.detail})")) from None
+    if not data.strip():
+        raise ReportError(f"{source}: report file is empty")
+    return data, source
+
+
 def read(path) -> Report:
     """Open a report file; ReportError naming the file when it cannot be a readable report.
 
@@ -140,56 +161,10 @@ def read(path) -> Report:
     opened without blocking (a FIFO with no writer would block open() itself) and checked on the
     open descriptor (a path swapped between a check and the open cannot slip through), then read
     up to the cap plus one byte, so a file that grows past the cap is refused too."""
-    p = Path(path)
-    source = str(p)
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise ReportError(f"{source}: report file does not exist") from None
-    except IsADirectoryError:
-        raise ReportError(f"{source}: is a directory, not a report file") from None
-    except OSError as e:
-        raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise ReportError(f"{source}: is a directory, not a report file")
-        if not stat.S_ISREG(st.st_mode):
-            raise ReportError(f"{source}: is not a regular file (a {_kind(st.st_mode)}); kabe reads a report "
-                              f"only from a regular file: write the report to a file and give kabe that file")
-        if st.st_size > MAX_BYTES:
-            raise ReportError(f"{source}: report file is {st.st_size:,} bytes, over kabe's bound of "
-                              f"{MAX_BYTES:,}; refusing to parse it")
-        os.set_blocking(fd, True)
-        chunks, got = [], 0
-        while got <= MAX_BYTES:
-            chunk = os.read(fd, min(1 << 24, MAX_BYTES + 1 - got))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-        if got > MAX_BYTES:
-            raise ReportError(f"{source}: report file grew past kabe's bound of {MAX_BYTES:,} bytes while it "
-                              f"was read; refusing to parse it")
-        data = b"".join(chunks)
-        del chunks
-    except OSError as e:
-        raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
-    finally:
-        os.close(fd)
-    if not data.strip():
-        raise ReportError(f"{source}: report file is empty")
+    data, source = read_bytes(path)
     text = _decode(data, source)
     del data  # a 200 MB report: keep one copy of it, not two
     return from_text(text, source)
-
-
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
-                       (stat.S_ISFIFO, "FIFO"), (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return name
-    return "special file"
 
 
 def find_lines(lines: list[str], pattern: re.Pattern, start: int = 0, end: int | None = None,

@@ -15,33 +15,13 @@ import re
 from pathlib import Path
 
 from kabe.parsers import ReportError
-from kabe.parsers.report_file import MAX_BYTES, MAX_LINE_CHARS, MAX_LINES
+from kabe.parsers.report_file import MAX_BYTES, MAX_LINE_CHARS, MAX_LINES, read_bytes  # noqa: F401 - read_bytes: the Vitis readers' too
 
 UNDEF = "undef"
 _UNDEF_WORDS = {"?", "undef", "undefined"}
 _NOT_APPLICABLE = {"-", "", "NA", "N/A", "n/a"}
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-
-
-def read_bytes(path) -> tuple[bytes, str]:
-    """The bytes of `path` (size-bounded) and its name for messages; ReportError when unreadable."""
-    p = Path(path)
-    source = str(p)
-    try:
-        if p.stat().st_size > MAX_BYTES:
-            raise ReportError(f"{source}: file is {p.stat().st_size:,} bytes, over kabe's bound of {MAX_BYTES:,}; "
-                              f"refusing to parse it")
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise ReportError(f"{source}: report file does not exist") from None
-    except IsADirectoryError:
-        raise ReportError(f"{source}: is a directory, not a report file") from None
-    except OSError as e:
-        raise ReportError(f"{source}: report file cannot be read ({e.strerror or e})") from None
-    if not data.strip():
-        raise ReportError(f"{source}: report file is empty")
-    return data, source
 
 
 def decode(data: bytes, source: str) -> str:

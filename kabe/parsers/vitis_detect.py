@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from kabe import regular_file
 from kabe.parsers import ReportError
 
 KINDS = ("vitis_hls_csynth_xml", "vitis_hls_csynth_rpt", "vitis_hls_log", "vitis_cosim", "vitis_link_log",
@@ -57,10 +58,9 @@ def sniff_text(head: str) -> str | None:
 def sniff(path) -> str | None:
     """The kind of the file at `path`, or None (also for a file that cannot be opened: the caller's
     own reader then says why)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(HEAD_BYTES)
-    except OSError:
+    try:  # a regular file only: a FIFO would block a plain open (the caller's reader then says why)
+        head = regular_file.head(path, HEAD_BYTES)
+    except regular_file.NotReadable:
         return None
     from kabe.parsers.xclbin import is_xclbin
 

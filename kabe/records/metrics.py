@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kabe import regular_file
 from kabe.errors import UserError, bounded
 from kabe.json_keys import DuplicateKey, one_value_per_key
 
@@ -95,15 +96,16 @@ def parse(text: str) -> Any:
 def load(path: Path) -> dict[str, Any]:
     """Read and schema-validate one metrics.json. Raises MetricsError naming the file and the fix."""
     path = Path(path)
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_RECORD_BYTES + 1)
-    except FileNotFoundError:
-        raise MetricsError(f"{path}: no such metrics file; run `doit build:<design>` first") from None
-    except OSError as e:
-        raise MetricsError(f"{path}: cannot read ({e.strerror})") from None
-    if len(raw) > MAX_RECORD_BYTES:
-        raise MetricsError(f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a metrics record kabe wrote")
+    try:  # a regular file only (a FIFO named metrics.json would block a plain open), read up to the cap
+        raw = regular_file.read(path, MAX_RECORD_BYTES)
+    except regular_file.NotReadable as e:
+        raise MetricsError({
+            "missing": f"{path}: no such metrics file; run `doit build:<design>` first",
+            "special": f"{path}: is not a regular file (a {e.detail}); a metrics record is a file a build wrote",
+            "too_big": f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a metrics record kabe wrote",
+            "grew": f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a metrics record kabe wrote",
+            "directory": f"{path}: is a directory, not a metrics record",
+        }.get(e.why, f"{path}: cannot read ({e.detail})")) from None
     try:
         record = parse(raw.decode("utf-8"))
     except DuplicateKey as e:

@@ -249,13 +249,17 @@ def check_board_pynq(host: str, cfg: dict) -> Check | None:
     """The PYNQ on the board against the one its profile needs (deploy.pynq: the PYNQ-Z1 needs a v3.x
     image, PYNQ 4.0 dropped it; the KV260 PYNQ 4). kabe's deploy runs the board's own pynq, so the wrong
     image fails there, minutes in: asked here over ssh (the host key is known by now), as deploy asks."""
-    from kabe import boards
+    from kabe import boards, config
     from kabe.boards import versions
     from kabe.deploy import ssh
 
     if cfg.get("bdf"):  # an ami_tool card's host (the V80): no PYNQ
         return None
-    key = cfg.get("profile") or boards.DEFAULT_BOARD
+    key = cfg.get("profile") or config.value(config.load(), "default_board")  # else the project's default board
+    if key is None:
+        return Check("board PYNQ", "no board profile named", "[tool.kabe.board] profile naming a board", False,
+                     "set profile = \"<board>\" under [tool.kabe.board], or [tool.kabe] default_board",
+                     needed_by=("deploy",))
     try:
         board = boards.get(key)
     except UserError as e:

@@ -55,7 +55,7 @@ def test_the_three_spellings_load(tmp_path):
     ('verify: {model: "a:b"}\nstreams: {in: {"s-axis": 8}, out: {m_axis: 8}}\n', r"is not a port name"),
     ('verify: {model: "a:b"}\nstreams: {in: {s_axis: 8}}\n', r"at least one `in` and one `out`"),
     ('verify: {model: "a:b"}\nstreams: {in: {x: 8}, out: {x: 8}}\n', r"streams names x more than once"),
-    ('verify: {model: "a:b"}\nstreams: {in: {s: 8}, out: {m: 8}, extra: {}}\n', r"keys in, out and status"),
+    ('verify: {model: "a:b"}\nstreams: {in: {s: 8}, out: {m: 8}, extra: {}}\n', r"keys in, out, status"),
     ('verify: {model: "a:b"}\nstreams: {in: {s: 8}, out: {m: 8}, status: {n: 65}}\n', r"streams.status.n"),
 ])
 def test_a_bad_verify_or_streams_is_one_line(tmp_path, body, message):

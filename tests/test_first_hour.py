@@ -54,7 +54,8 @@ def test_syntax_error_in_a_top_module(copy):
         rc, out = run(copy, "doit", "build:stage2", "flow=open")
     assert rc == 2, out
     _no_traceback(out)
-    assert re.search(rf"%Error: {re.escape(str(top))}:2\d:\d+: syntax error", out), out
+    # the first tool to read the design says it: Yosys's elaboration runs before the simulation (issue 38)
+    assert re.search(rf"{re.escape(str(top))}:2\d: ERROR: syntax error", out), out
     assert "could not run, nothing archived" in out and archives(copy) == []
 
 
@@ -62,7 +63,7 @@ def test_bad_flow(copy):
     rc, out = run(copy, "doit", "build:stage2", "flow=bogus")
     assert rc == 2, out
     _no_traceback(out)
-    assert "flow='bogus'" in out and "open, vivado, auto" in out
+    assert "flow='bogus'" in out and "open, vivado, vitis_hls, vitis, auto" in out
     assert len(out.strip().splitlines()) == 1, out
 
 

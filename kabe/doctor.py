@@ -235,61 +235,13 @@ def check_board(board: str | None) -> list[Check]:
                      "kabe never accepts an unknown host key", ok,
                      f"ssh {host} once by hand and check the fingerprint (or ssh-keyscan {name} >> ~/.ssh/known_hosts "
                      f"after checking it)", needed_by=("deploy",)))
-    if ok:
-        pynq_check = check_board_pynq(host, cfg)
-        if pynq_check is not None:
-            out.append(pynq_check)
+    if ok:  # the software the board's own image must run (its profile's deploy needs), asked on the board
+        from kabe.deploy import board_software
+
+        found = board_software.check(host, cfg)
+        if found is not None:
+            out.append(Check(found.name, found.have, found.want, found.ok, found.fix, needed_by=("deploy",)))
     return out
-
-
-PYNQ_VERSION_CMD = "import pynq; print(pynq.__version__)"
-
-
-def check_board_pynq(host: str, cfg: dict) -> Check | None:
-    """The PYNQ on the board against the one its profile needs (deploy.pynq: the PYNQ-Z1 needs a v3.x
-    image, PYNQ 4.0 dropped it; the KV260 PYNQ 4). kabe's deploy runs the board's own pynq, so the wrong
-    image fails there, minutes in: asked here over ssh (the host key is known by now), as deploy asks."""
-    from kabe import boards, config
-    from kabe.boards import versions
-    from kabe.deploy import ssh
-
-    if cfg.get("bdf"):  # an ami_tool card's host (the V80): no PYNQ
-        return None
-    key = cfg.get("profile") or config.value(config.load(), "default_board")  # else the project's default board
-    if key is None:
-        return Check("board PYNQ", "no board profile named", "[tool.kabe.board] profile naming a board", False,
-                     "set profile = \"<board>\" under [tool.kabe.board], or [tool.kabe] default_board",
-                     needed_by=("deploy",))
-    try:
-        board = boards.get(key)
-    except UserError as e:
-        return Check("board PYNQ", f"profile {key!r}: {e}", "[tool.kabe.board] profile naming a board", False,
-                     "set profile = \"<board>\" under [tool.kabe.board] (kabe's: " + ", ".join(boards.known()) + ")",
-                     needed_by=("deploy",))
-    need = board.pynq
-    if need is None or board.program != "pynq":
-        return None
-    wanted = f"pynq {need.versions} ({need.image}) for {board.name}"
-    try:
-        target = ssh.Target.parse(host, options=dict(cfg.get("ssh_options") or {}),
-                                  identity=Path(cfg["identity"]).expanduser() if cfg.get("identity") else None)
-        if cfg.get("port"):
-            target = ssh.Target(target.host, target.user, int(cfg["port"]), target.identity, target.options,
-                                target.connect_timeout_s)
-        proc = ssh.run(target, [cfg.get("python", "python3"), "-c", PYNQ_VERSION_CMD], timeout_s=60, check=False)
-    except ssh.DeployError as e:
-        return Check("board PYNQ", f"not asked: {e}", wanted, False, "make the board reachable over ssh by key",
-                     needed_by=("deploy",))
-    got = proc.stdout.strip().splitlines()[-1].strip() if proc.returncode == 0 and proc.stdout.strip() else ""
-    if not got:
-        return Check("board PYNQ", "pynq does not import on the board", wanted, False,
-                     f"flash the board's SD card with {need.image} ({need.source})", needed_by=("deploy",))
-    try:
-        fits = versions.matches(got, need.versions)
-    except ValueError:
-        fits = False
-    return Check("board PYNQ", f"pynq {got}", wanted, fits,
-                 f"flash the board's SD card with {need.image} ({need.source})", needed_by=("deploy",))
 
 
 def check_project() -> Check:

@@ -83,3 +83,19 @@ def two_commit_repo(tmp_path: Path) -> tuple[Path, list[str]]:
         git(repo, "commit", "-qm", f"c{i}")
         shas.append(git(repo, "rev-parse", "HEAD"))
     return repo, shas
+
+
+def as_this_checkouts_build(monkeypatch, path: Path) -> None:
+    """The archived record at path made this checkout's build for `kabe ci` (kabe.ci.run reuses an archived
+    unit only when its cache_key.json is this checkout's key): the record names the test key, the key's
+    material lies beside it, and kabe.ci.run.checkout_key answers the same key (without FuseSoC)."""
+    import importlib
+
+    from tests.ci.conftest import TEST_MATERIAL, checkout_test_key
+
+    key = checkout_test_key()
+    rec = json.loads(path.read_text())
+    rec["cache_key"] = key.key
+    path.write_text(json.dumps(rec))
+    (path.parent / "cache_key.json").write_text(json.dumps(TEST_MATERIAL, indent=2) + "\n")
+    monkeypatch.setattr(importlib.import_module("kabe.ci.run"), "checkout_key", lambda design, flow: key)

@@ -249,7 +249,7 @@ def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch
     from kabe.deploy.host import _archived_build
     from kabe.paths import CORES
     from kabe.records import history, load as record_load
-    from records_fixtures import two_commit_repo, write_archive
+    from records_fixtures import as_this_checkouts_build, two_commit_repo, write_archive
     from test_one_verdict import _record
 
     real_get = designs.get
@@ -260,6 +260,7 @@ def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch
     rec = _record(shas[1], timing={**v80_timing(), "clocks": [{"name": "clk_fpga_0", "period_ns": 7.0}]})
     rec["gate"] = verdict.judge(rec, verdict.DesignFacts.of(on_v80, "open")).as_dict()
     path = write_archive(tmp_path / "reports", rec)
+    as_this_checkouts_build(monkeypatch, path)
 
     statuses = {
         "judge": verdict.judge(copy.deepcopy(rec), verdict.DesignFacts.of(on_v80, "open")).status,

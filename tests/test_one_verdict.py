@@ -32,7 +32,7 @@ from kabe.paths import CORES
 from kabe.records import history
 from kabe.records import load as record_load
 
-from records_fixtures import two_commit_repo, write_archive
+from records_fixtures import as_this_checkouts_build, two_commit_repo, write_archive
 
 WAIVER = "the probe's status pins are clocked by the PS (test waiver)"
 
@@ -96,10 +96,11 @@ def checkout(tmp_path, monkeypatch):
     return repo, shas[1], waived
 
 
-def _consumers(rec: dict, design, sha: str, tmp: Path, capsys) -> dict[str, tuple[bool, list[str]]]:
+def _consumers(rec: dict, design, sha: str, tmp: Path, capsys, monkeypatch) -> dict[str, tuple[bool, list[str]]]:
     """Each consumer's (passed, failures) on one record archived as reports/<sha>/stage2/open."""
     reports = tmp / "reports"
     path = write_archive(reports, rec)
+    as_this_checkouts_build(monkeypatch, path)
     facts = verdict.DesignFacts.of(design, "open")
     out: dict[str, tuple[bool, list[str]]] = {}
 
@@ -135,12 +136,12 @@ def _consumers(rec: dict, design, sha: str, tmp: Path, capsys) -> dict[str, tupl
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_every_consumer_gives_the_same_verdict(checkout, tmp_path, capsys, case):
+def test_every_consumer_gives_the_same_verdict(checkout, tmp_path, capsys, monkeypatch, case):
     repo, sha, design = checkout
     change, must_pass, named = CASES[case]
     facts = verdict.DesignFacts.of(design, "open")
     rec = _as_built(_record(sha, **copy.deepcopy(change)), facts)
-    answers = _consumers(rec, design, sha, tmp_path, capsys)
+    answers = _consumers(rec, design, sha, tmp_path, capsys, monkeypatch)
     assert set(answers) >= {"kabe.rules.verdict.judge", "kabe gate metrics.json", "kabe ci", "deploy",
                             "records.load (page, diff, deploy)"}
     for consumer, (passed, failures) in answers.items():

@@ -21,6 +21,22 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
 
 
+# Read once, at the start: each test runs without the pipeline's variables (below), the policy still applies.
+IN_CI = in_ci()
+# The CI's own variables: kabe reads them to tell a change's pipeline from the default branch's (CI=true with
+# none of GitHub's or GitLab's is an unknown CI, judged as a change). A test judges the repository it made,
+# not the pipeline the suite happens to run in; a test about pipelines sets the variables it means.
+PIPELINE_VARS = ("CI", "GITHUB_ACTIONS", "GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REF", "GITHUB_BASE_REF",
+                 "GITHUB_HEAD_REF", "GITHUB_STEP_SUMMARY", "GITLAB_CI", "CI_MERGE_REQUEST_IID",
+                 "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "CI_COMMIT_BRANCH", "CI_DEFAULT_BRANCH")
+
+
+@pytest.fixture(autouse=True)
+def outside_any_pipeline(monkeypatch):
+    for var in PIPELINE_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
 def allowlist(path: Path = ALLOWLIST) -> list[tuple[str, str]]:
     """[(text in the skip reason, why it is allowed)]; an entry without a why is refused."""
     out = []
@@ -52,7 +68,7 @@ _unallowed_collect: list[str] = []
 def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
-    if in_ci() and rep.skipped and not hasattr(rep, "wasxfail"):
+    if IN_CI and rep.skipped and not hasattr(rep, "wasxfail"):
         reason = skip_reason(rep)
         if unallowed(reason, allowlist()):
             rep.outcome = "failed"
@@ -61,7 +77,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_collectreport(report):
-    if in_ci() and report.skipped and unallowed(skip_reason(report), allowlist()):
+    if IN_CI and report.skipped and unallowed(skip_reason(report), allowlist()):
         _unallowed_collect.append(f"{report.nodeid}: {skip_reason(report)}")
 
 

@@ -98,7 +98,10 @@ def change_pipeline(root: Path = ROOT, remote: str = "origin") -> bool:
 
 
 def _unknown_ci_is_default_branch(root: Path, remote: str) -> bool:
-    ref = base_branch_ref(root, remote, default_branch(root, remote))
+    name = default_branch(root, remote)
+    if name is None:  # no default branch known here: HEAD cannot be its tip (and base_branch_ref(None) would ask
+        return False  # base_branch, which asks change_pipeline again)
+    ref = base_branch_ref(root, remote, name)
     if ref is None or resolve("HEAD", root) != resolve(ref, root):
         return False
     settings, _why = trusted_settings.parse(git(root, "show", f"{ref}:./pyproject.toml"), f"{ref}:pyproject.toml")

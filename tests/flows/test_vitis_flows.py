@@ -13,29 +13,20 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import repo_clone
-from kabe.sim import hls_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDIN_BIN = ROOT / "tests" / "standin" / "vitis" / "bin"
 
 
-def _have_headers() -> bool:
-    try:
-        hls_headers.find()
-        return True
-    except hls_headers.HeadersMissing:
-        return False
+from hls_needs import needs_headers  # noqa: E402 - g++ and the HLS headers
 
-
-pytestmark = pytest.mark.skipif(not _have_headers() or shutil.which("g++") is None,
-                                reason="needs g++ and the HLS headers: pip install -e '.[hls]'")
+pytestmark = needs_headers
 
 LINK_DESIGN = {
     "design.yaml": """core: kabe:design:stage3_link:0.1.0

@@ -5,7 +5,6 @@ purpose fails. Needs g++ and the HLS headers (pip install 'kabe[hls]': hls4ml sh
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "cores" / "stage3_hls" / "hls" / "stage3_hls.cpp"
 
 
-def _have_headers() -> bool:
-    try:
-        hls_headers.find()
-        return True
-    except hls_headers.HeadersMissing:
-        return False
-
-
-needs_headers = pytest.mark.skipif(not _have_headers() or shutil.which("g++") is None,
-                                   reason="needs g++ and the HLS headers: pip install -e '.[hls]'")
+from hls_needs import needs_headers  # noqa: E402 - g++ and the HLS headers
 
 
 @needs_headers

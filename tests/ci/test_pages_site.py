@@ -61,6 +61,9 @@ STAGE4 = ((0.412, [0.105, 0.93]), (0.233, [0.021, 0.702]), (0.768, [-2.318, 1.69
 
 def _project(repo: Path, key: Path) -> None:
     (repo / "pyproject.toml").write_text(PYPROJECT)
+    # The page section is the project's own code (this repository's study), committed with the project:
+    # kabe imports it from the project root, so the Pages job's fresh checkout must carry it.
+    shutil.copytree(ROOT / "llm_accel", repo / "llm_accel", ignore=shutil.ignore_patterns("__pycache__"))
     for name, expect in (("stage4", "pass"), ("stage3_naive", "fail")):
         d = repo / "cores" / name
         d.mkdir(parents=True)

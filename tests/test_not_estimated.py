@@ -276,8 +276,12 @@ def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch
     o = _one("stage2", "open", provenance.Commit(shas[1], False), None, CiOptions(designs=["stage2"], flow="open"),
              Console(file=io.StringIO(), width=200, color_system=None), tmp_path / "reports")
     assert o.reused and o.ok and o.status == "timing not estimated", (o.error, o.status, o.reasons())
-    with pytest.raises(ssh.DeployError, match=r"failed its gate \(timing not estimated: no routed Versal data"):
+    with pytest.raises(ssh.DeployError, match=r"did not pass its gate \(timing not estimated: no routed Versal data"):
         _archived_build(on_v80, "open", provenance.Commit(shas[1], False), tmp_path / "reports")
+    # The V80's ami_tool path refuses the same way (it once took failures[0] of an empty list: IndexError).
+    from kabe.deploy import ami
+    with pytest.raises(ssh.DeployError, match=r"did not pass its gate \(timing not estimated: no routed Versal data"):
+        ami._archived_image(on_v80, "open", provenance.Commit(shas[1], False), tmp_path / "reports")
 
 
 def test_kabe_diff_says_not_estimated():

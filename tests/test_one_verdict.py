@@ -130,7 +130,7 @@ def _consumers(rec: dict, design, sha: str, tmp: Path, capsys, monkeypatch) -> d
     try:
         _archived_build(design, "open", provenance.Commit(sha, False), reports)
     except ssh.DeployError as e:
-        refused = "failed its gate" in str(e)
+        refused = "did not pass its gate" in str(e)
         out["deploy"] = (not refused, [str(e)] if refused else [])
     return out
 
@@ -150,7 +150,7 @@ def test_every_consumer_gives_the_same_verdict(checkout, tmp_path, capsys, monke
     if named:
         assert any(named in f for f in reference), reference
     if not must_pass:  # deploy names the first reason only
-        assert f"failed its gate ({reference[0][:300]})" in answers["deploy"][1][0]
+        assert f"did not pass its gate ({reference[0][:300]})" in answers["deploy"][1][0]
     for consumer in ("cache hit (build_verdict)", "records.load (page, diff, deploy)", "history (report page)",
                      "kabe gate metrics.json", "kabe ci"):
         assert answers[consumer][1] == reference, consumer

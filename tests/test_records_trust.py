@@ -111,7 +111,7 @@ def test_deploy_refuses_a_forged_pass(tmp_path):
     """Refused before anything is pushed: the settings name a board that does not exist."""
     reports, sha = tmp_path / "reports", "ab" * 20
     _vivado_archive(reports, sha, wns=-5.0, passed=True)
-    with pytest.raises(ssh.DeployError, match=r"failed its gate \(timing gate: setup slack WNS -5.000"):
+    with pytest.raises(ssh.DeployError, match=r"did not pass its gate \(timing gate: setup slack WNS -5.000"):
         deploy("stage4", DeploySettings(board="nobody@203.0.113.1"), reports_root=reports,
                commit=provenance.Commit(sha, False))
 

@@ -49,7 +49,7 @@ def _archived_image(design: designs.Design, flow: str, commit: provenance.Commit
     if isinstance(checked, record_load.Invalid):
         raise ssh.DeployError(f"{checked.path}: {checked.reason}; kabe does not deploy a build it cannot check")
     if not checked.passed:
-        raise ssh.DeployError(f"{design.name} at {commit.short} failed its gate ({checked.verdict.failures[0][:300]}); "
+        raise ssh.DeployError(f"{design.name} at {commit.short} did not pass its gate ({checked.verdict.why_not_passed()[:300]}); "
                               f"kabe does not deploy a build that failed timing or verification")
     artifacts = _manifest_artifacts(src / "manifest.json")
     if IMAGE_KEY not in artifacts:

@@ -94,9 +94,8 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
         raise ssh.DeployError(f"{checked.path}: {checked.reason}; kabe does not deploy a build it cannot check")
     record = checked.record
     if not checked.passed:  # a failure, or no timing number at all (kabe.rules.gate: not estimated): no pass
-        why = checked.verdict.failures[0] if checked.verdict.failures else \
-            f"timing not estimated: {checked.verdict.not_estimated or 'no timing number'}"
-        raise ssh.DeployError(f"{design.name} at {commit.short} failed its gate ({why[:300]}); "
+        raise ssh.DeployError(f"{design.name} at {commit.short} did not pass its gate "
+                              f"({checked.verdict.why_not_passed()[:300]}); "
                               f"kabe does not deploy a build that failed timing or verification")
     artifacts = _manifest_artifacts(src / "manifest.json")
     if "bit" not in artifacts or "hwh" not in artifacts:

@@ -629,6 +629,15 @@ class Verdict:
             return FAIL
         return NOT_ESTIMATED if self.not_estimated else PASS
 
+    def why_not_passed(self) -> str:
+        """One line saying why this verdict is no pass, for every consumer that refuses on it (deploy's
+        two paths had each derived it, and one raised IndexError on a not-estimated verdict)."""
+        if self.failures:
+            return self.failures[0]
+        if self.not_estimated:
+            return f"timing not estimated: {self.not_estimated}"
+        return "" if self.passed else "no pass (no timing number and no failure recorded)"
+
     def as_dict(self) -> dict:
         return {**asdict(self), "status": self.status}
 

@@ -36,6 +36,7 @@ means (kabe.rules.gate), never this parser.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from kabe.rules.gate import VERDICTS
 from kabe.parsers import ReportError
@@ -162,42 +163,84 @@ def parse_file(path) -> dict:
 
 def parse_report(rep: report_file.Report) -> dict:
     report_file.expect_command(rep, "report_timing_summary")
-    source, lines = rep.source, rep.lines
     # the whole file first: a second run or a second copy of a section (damaged titles too) is refused
     # before any section is read, since the section reader would read one copy and miss the other
-    whole = vivado_timing_whole.read(lines, rep.header, source)
-    secs = sections(lines, rep.text)
-    titles = [t for t, _, _ in secs]
-    if "Design Timing Summary" not in titles:
-        raise ReportError(f"{source}: no 'Design Timing Summary' table; not a complete "
-                          f"report_timing_summary (empty, cut short, or another report)")
-    runs = titles.count("Design Timing Summary")
-    if runs > 1:  # report_timing_summary -append, or files joined: which run is the design's is unknowable
-        raise report_file.NotOneReport(f"{source}: {runs} report_timing_summary outputs in one file (written with -append, "
-                          f"or joined): kabe cannot tell which run to judge; write each run to its own file")
-    # the header's own command line says when Vivado was asked for no path details at all; details
-    # that are there anyway (a header edited, or another run's) are read like any others
-    no_details = "-no_detailed_paths" in rep.header.get("command", "").split() and "Timing Details" not in titles
-    required = [t for t in REQUIRED_SECTIONS if not (no_details and t == "Timing Details")]
-    missing = [t for t in required if t not in titles]
-    if missing:
-        raise ReportError(f"{source}: section(s) {', '.join(repr(t) for t in missing)} missing; "
-                          f"the report is cut short (last section present: {titles[-1]!r})")
-    pos = [titles.index(t) for t in required]
-    if pos != sorted(pos):
-        raise ReportError(f"{source}: sections out of order; not a report_timing_summary layout")
-    sec = {t: (s, e) for t, s, e in reversed(secs)}  # first occurrence wins
-
-    def body(title):
-        s, e = sec[title]
-        return lines[s:e], s + 1
-
+    whole = vivado_timing_whole.read(rep.lines, rep.header, rep.source)
+    layout = _Layout.of(rep)
     rec: dict = {"estimated": False, "source": "vivado report_timing_summary",
                  "tool_version": rep.header.get("tool_version"), "design": rep.header.get("design"),
                  "device": rep.header.get("device"), "design_state": rep.header.get("design_state")}
+    _design_timing_summary(rec, layout)
+    intra_rows = _clocks(rec, layout)
+    _path_groups(rec, layout)
+    _check_timing(rec, layout)
+    ends_on_path = _details(rec, layout, intra_rows)
+    _warnings(rec, layout)
+    _check_end(layout, ends_on_path)
+    rec.update(whole)  # what the whole file says beyond the sections read (kabe.rules.gate judges it)
+    return rec
 
-    # --- Design Timing Summary + verdict line
-    b, ln0 = body("Design Timing Summary")
+
+@dataclass(frozen=True)
+class _Layout:
+    """The report's sections, checked complete and in order before any of them is read."""
+
+    rep: report_file.Report
+    secs: list  # (title, start, end) in file order
+    titles: list[str]
+    sec: dict  # title -> (start, end), the first occurrence
+    no_details: bool
+
+    @property
+    def source(self) -> str:
+        return self.rep.source
+
+    @classmethod
+    def of(cls, rep: report_file.Report) -> _Layout:
+        source, lines = rep.source, rep.lines
+        secs = sections(lines, rep.text)
+        titles = [t for t, _, _ in secs]
+        if "Design Timing Summary" not in titles:
+            raise ReportError(f"{source}: no 'Design Timing Summary' table; not a complete "
+                              f"report_timing_summary (empty, cut short, or another report)")
+        runs = titles.count("Design Timing Summary")
+        if runs > 1:  # report_timing_summary -append, or files joined: which run is the design's is unknowable
+            raise report_file.NotOneReport(f"{source}: {runs} report_timing_summary outputs in one file (written with "
+                                           f"-append, or joined): kabe cannot tell which run to judge; write each "
+                                           f"run to its own file")
+        # the header's own command line says when Vivado was asked for no path details at all; details
+        # that are there anyway (a header edited, or another run's) are read like any others
+        no_details = "-no_detailed_paths" in rep.header.get("command", "").split() and "Timing Details" not in titles
+        required = [t for t in REQUIRED_SECTIONS if not (no_details and t == "Timing Details")]
+        missing = [t for t in required if t not in titles]
+        if missing:
+            raise ReportError(f"{source}: section(s) {', '.join(repr(t) for t in missing)} missing; "
+                              f"the report is cut short (last section present: {titles[-1]!r})")
+        pos = [titles.index(t) for t in required]
+        if pos != sorted(pos):
+            raise ReportError(f"{source}: sections out of order; not a report_timing_summary layout")
+        sec = {t: (s, e) for t, s, e in reversed(secs)}  # first occurrence wins
+        return cls(rep, secs, titles, sec, no_details)
+
+    def body(self, title: str) -> tuple[list[str], int]:
+        s, e = self.sec[title]
+        return self.rep.lines[s:e], s + 1
+
+    def group_rows(self, title: str, n_names: int) -> list:
+        """Inter Clock / Other Path Groups / Unconstrained / User Ignored: names, then numbers."""
+        b, ln0 = self.body(title)
+        if blank(b):
+            return []
+        cols, rows, _ = aligned_table(b, numeric=_numeric, what=title, source=self.source, first_line=ln0,
+                                      name_columns=n_names)
+        return [(cells[:n_names], _values(cols[n_names:], cells[n_names:], what=title, source=self.source,
+                                          allow_blank=True)) for cells in rows]
+
+
+def _design_timing_summary(rec: dict, layout: _Layout) -> None:
+    """The one row of design-wide numbers and the verdict line under it."""
+    source = layout.source
+    b, ln0 = layout.body("Design Timing Summary")
     cols, rows, after = aligned_table(b, numeric=_numeric, what="Design Timing Summary",
                                       source=source, first_line=ln0)
     if len(rows) != 1:
@@ -222,10 +265,13 @@ def parse_report(rep: report_file.Report) -> dict:
     rec["verdict_line"] = verdict
     rec["verdict"] = VERDICTS.get(verdict, "unknown")
 
-    # --- clocks, and their per-clock numbers from the Intra Clock Table
-    clocks = _clock_summary(*body("Clock Summary"), source)
+
+def _clocks(rec: dict, layout: _Layout) -> int:
+    """The clocks, with their own numbers from the Intra Clock Table; returns that table's row count."""
+    source = layout.source
+    clocks = _clock_summary(*layout.body("Clock Summary"), source)
     by_name = {c["name"]: c for c in clocks}
-    b, ln0 = body("Intra Clock Table")
+    b, ln0 = layout.body("Intra Clock Table")
     intra_rows = 0
     if not blank(b):
         cols, rows, _ = aligned_table(b, numeric=_numeric, what="Intra Clock Table", source=source,
@@ -243,35 +289,30 @@ def parse_report(rep: report_file.Report) -> dict:
         for key in ("wns_ns", "tns_ns", "whs_ns", "ths_ns", "wpws_ns", "tpws_ns"):
             c.setdefault(key, None)
     rec["clocks"] = clocks
+    return intra_rows
 
-    # --- Inter Clock Table / Other Path Groups Table / Unconstrained / User Ignored
-    def group_rows(title, n_names):
-        b, ln0 = body(title)
-        if blank(b):
-            return []
-        cols, rows, _ = aligned_table(b, numeric=_numeric, what=title, source=source, first_line=ln0,
-                                      name_columns=n_names)
-        return [(cells[:n_names], _values(cols[n_names:], cells[n_names:], what=title, source=source,
-                                          allow_blank=True)) for cells in rows]
 
+def _path_groups(rec: dict, layout: _Layout) -> None:
     rec["clock_interaction"] = [{"from": n[0], "to": n[1], "type": "inter-clock", **v}
-                                for n, v in group_rows("Inter Clock Table", 2)]
+                                for n, v in layout.group_rows("Inter Clock Table", 2)]
     rec["other_path_groups"] = [{"path_group": n[0], "from": n[1] or None, "to": n[2] or None, **v}
-                                for n, v in group_rows("Other Path Groups Table", 3)]
+                                for n, v in layout.group_rows("Other Path Groups Table", 3)]
     for title, key in (("Unconstrained Path Table", "unconstrained_paths"),
                        ("User Ignored Path Table", "ignored_paths")):
-        rec[key] = None if title not in sec else [
-            {"path_group": n[0], "from": n[1] or None, "to": n[2] or None} for n, _ in group_rows(title, 3)]
+        rec[key] = None if title not in layout.sec else [
+            {"path_group": n[0], "from": n[1] or None, "to": n[2] or None} for n, _ in layout.group_rows(title, 3)]
 
-    # --- check_timing (not boxed: a plain "check_timing report" title before the summary). It is the
-    # one place that counts registers without a clock, so where the command line (or a table of
-    # contents of its items) promises it, a section that is missing or unreadable is a cut report
-    dts_start = sec["Design Timing Summary"][0]
-    box_above = dts_start - 3  # the dashed rule over the summary's box
+
+def _check_timing(rec: dict, layout: _Layout) -> None:
+    """check_timing (not boxed: a plain "check_timing report" title before the summary). It is the one
+    place that counts registers without a clock, so where the command line (or a table of contents of
+    its items) promises it, a section that is missing or unreadable is a cut report."""
+    rep, lines = layout.rep, layout.rep.lines
+    box_above = layout.sec["Design Timing Summary"][0] - 3  # the dashed rule over the summary's box
     ct_at = vivado_check_timing.find_title(lines, 0, box_above)
     if ct_at is not None:
-        ct_end = max(ct_at, next((s - 3 for _, s, _ in secs if s > ct_at), box_above))
-        rec["check_timing"] = vivado_check_timing.read_section(lines, ct_at, ct_end, source)
+        ct_end = max(ct_at, next((s - 3 for _, s, _ in layout.secs if s > ct_at), box_above))
+        rec["check_timing"] = vivado_check_timing.read_section(lines, ct_at, ct_end, rep.source)
     else:
         toc = vivado_check_timing.toc_promises(lines, 0, box_above)
         if toc is not None or vivado_check_timing.promised(rep.header.get("command")):
@@ -279,7 +320,7 @@ def parse_report(rep: report_file.Report) -> dict:
                    "the command line asks for it (report_timing_summary without -no_check_timing)"
                    if rep.header.get("command") else "the report's header has no command line that leaves it out "
                    "(-no_check_timing)")
-            raise ReportError(f"{source}: no '{vivado_check_timing.TITLE}' section before the Design Timing "
+            raise ReportError(f"{rep.source}: no '{vivado_check_timing.TITLE}' section before the Design Timing "
                               f"Summary although {why}: the report is cut or damaged (a check_timing that cannot "
                               f"be read is never a clean one)")
         rec["check_timing"] = None
@@ -287,18 +328,29 @@ def parse_report(rep: report_file.Report) -> dict:
     rec["unconstrained_endpoints"] = ct.get("unconstrained_internal_endpoints")
     rec["no_clock"] = ct.get("no_clock")
 
-    if no_details:
+
+def _details(rec: dict, layout: _Layout, intra_rows: int) -> bool:
+    """The Timing Details' paths (kabe.parsers.vivado_timing_details); True when the file ends on a path
+    read whole (its slack line last)."""
+    source = layout.source
+    if layout.no_details:
         rec.update(warnings=[f"{source}: report_timing_summary -no_detailed_paths: no paths, no critical path"],
                    worst_slack_by_check={}, critical_path=None)
-    else:
-        s, e = sec["Timing Details"]
-        ends_on_path = vivado_timing_details.read(
-            rec, lines[s:e], s + 1, at_end=titles[-1] == "Timing Details", source=source,
-            expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
-            expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
-            n_paths=vivado_timing_details.max_paths(rep.header.get("command")),
-            exact_none=rec["unconstrained_paths"] is not None or rec["ignored_paths"] is not None)
-    one_kind = vivado_timing_details.delay_type(rep.header.get("command"))
+        return False
+    s, e = layout.sec["Timing Details"]
+    command = layout.rep.header.get("command")
+    return vivado_timing_details.read(
+        rec, layout.rep.lines[s:e], s + 1, at_end=layout.titles[-1] == "Timing Details", source=source,
+        expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
+        expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
+        n_paths=vivado_timing_details.max_paths(command),
+        exact_none=rec["unconstrained_paths"] is not None or rec["ignored_paths"] is not None)
+
+
+def _warnings(rec: dict, layout: _Layout) -> None:
+    """What the header says limits the report: one delay type only, a design not yet routed."""
+    source = layout.source
+    one_kind = vivado_timing_details.delay_type(layout.rep.header.get("command"))
     if one_kind in ("max", "min"):
         left_out = "hold (min delay)" if one_kind == "max" else "setup (max delay)"
         rec["warnings"] = [f"{source}: written with -delay_type {one_kind}: Vivado left {left_out} out of "
@@ -309,12 +361,14 @@ def parse_report(rep: report_file.Report) -> dict:
         rec["warnings"] = [f"{source}: the design was not routed when this report was written (Design State: "
                            f"{state[:40]}): its slacks are Vivado's estimate before routing, not sign-off"
                            ] + list(rec.get("warnings") or [])
-    # Vivado closes the report with blank lines (every real report in the corpus ends with at least
-    # four newlines); without them, only a last path read whole (its slack line last) shows the end
-    # is the end: content up to the last character is how a file cut inside a last table looks
-    if rep.text.count("\n", len(rep.text.rstrip())) < MIN_END_NEWLINES and (no_details or not ends_on_path):
-        last = rep.text.rstrip().rsplit("\n", 1)[-1].strip()
-        raise ReportError(f"{source}: the report ends without the blank lines Vivado closes it with: it is "
+
+
+def _check_end(layout: _Layout, ends_on_path: bool) -> None:
+    """Vivado closes the report with blank lines (every real report in the corpus ends with at least
+    four newlines); without them, only a last path read whole (its slack line last) shows the end is
+    the end: content up to the last character is how a file cut inside a last table looks."""
+    text = layout.rep.text
+    if text.count("\n", len(text.rstrip())) < MIN_END_NEWLINES and (layout.no_details or not ends_on_path):
+        last = text.rstrip().rsplit("\n", 1)[-1].strip()
+        raise ReportError(f"{layout.source}: the report ends without the blank lines Vivado closes it with: it is "
                           f"cut short (last line: '{last[:60]}')")
-    rec.update(whole)  # what the whole file says beyond the sections read (kabe.rules.gate judges it)
-    return rec

@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -205,61 +206,20 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
     workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
     try:
         t0 = time.monotonic()
-        beats_in = {}
-        for name, b in streams.inputs.items():
-            words = golden.words(d, name, stim.inputs[name], b)
-            words.tofile(workdir / f"in.{name}.bin")
-            beats_in[name] = int(words.shape[0])
-            del words
+        beats_in = _write_inputs(d, stim, workdir)
         expected_now = None if callable(stim.expected) else stim.expected
         counts = dict(stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()})
         frame_seconds = stim_seconds + time.monotonic() - t0
         cmd = [str(exe), str(workdir), *(str(v) for v in _scalar_values(d, beats_in, counts))]
         t0 = time.monotonic()
-        with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-            try:
-                t1 = time.monotonic()
-                raw = expected_now if expected_now is not None else golden.call_later(d, stim.expected, "expected")
-                golden.check_outputs(d, raw, context)
-                expected = {n: golden.words(d, n, raw[n], streams.outputs[n]) for n in streams.outputs}
-                signed = {n: np.asarray(raw[n]).ndim == 1 and np.issubdtype(np.asarray(raw[n]).dtype, np.signedinteger)
-                          and bool((np.asarray(raw[n]) < 0).any()) for n in streams.outputs}
-                want_status = golden.check_status(d, golden.call_later(d, stim.status, "status"), context)
-                del raw
-                model_seconds = time.monotonic() - t1
-                out, err = proc.communicate(timeout=SIM_TIMEOUT_S)
-            except BaseException:
-                tool_group.stop(proc)
-                raise
+        model, model_seconds = _simulate_beside_model(d, cmd, stim, expected_now, context)
         simulate_seconds = time.monotonic() - t0
-        if proc.returncode != 0 or not (workdir / "summary.txt").is_file():
-            raise CsimError(f"{d.name}: the C-simulation ended with exit {proc.returncode} before it finished "
-                            f"(a crash in the kernel?): {(err or out).strip()[-600:]}")
-        summary = _read_summary(workdir / "summary.txt")
         t0 = time.monotonic()
-        problems: list[str] = []
-        first: list[dict] = []
-        mismatches = 0
-        for name in streams.inputs:
-            left = summary.get(f"left:{name}", 0)
-            if left:
-                problems.append(f"{name}: the kernel left {left:,} of {beats_in[name]:,} beats unread")
-        if summary.get("empty_reads"):
-            problems.append(f"the kernel read an empty stream {summary['empty_reads']:,} time(s) (hls::stream: "
-                            f"'read while empty'): it reads more than the model gives it")
-        for name, b in streams.outputs.items():
-            got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
-            w = (b + 63) // 64
-            got = got if w == 1 else got.reshape(-1, w)
-            n_exp = int(expected[name].shape[0])
-            mismatches += compare_output(name, b, expected[name], signed[name], got,
-                                         {"tlast_at": [n_exp - 1] if n_exp else []}, first, problems)
-        if want_status:  # an hls::stream kernel has no status outputs the harness could read
-            problems.append(f"the model expects status outputs {sorted(want_status)}, which an HLS kernel's "
-                            f"C-simulation cannot read; declare no streams.status for an HLS design")
+        mismatches, first, problems = _compare(d, workdir, beats_in, model)
         compare_seconds = time.monotonic() - t0
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    expected, want_status = model.expected, model.status
     words_expected = sum(int(e.shape[0]) for e in expected.values())
     if words_expected == 0:
         problems.append(f"the golden model {d.verify.value} expected no word: nothing was checked")
@@ -289,3 +249,78 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
         "tlast_checked": False,  # an hls::stream of values carries no TLAST
         "testbench": testbench, "build_key": exe.name, "commit": commit.sha, "dirty": commit.dirty,
     }
+
+
+@dataclass(frozen=True)
+class _Model:
+    """What the golden model says the kernel's outputs must be: words per output, whether each output's
+    model values were negative integers (shown signed), and the status outputs it expects."""
+
+    expected: dict[str, np.ndarray]
+    signed: dict[str, bool]
+    status: dict
+
+
+def _write_inputs(d: designs.Design, stim, workdir: Path) -> dict[str, int]:
+    """Each input stream's words in the file the kernel's harness reads; returns the beats per stream."""
+    beats_in = {}
+    for name, b in d.streams.inputs.items():
+        words = golden.words(d, name, stim.inputs[name], b)
+        words.tofile(workdir / f"in.{name}.bin")
+        beats_in[name] = int(words.shape[0])
+        del words
+    return beats_in
+
+
+def _simulate_beside_model(d: designs.Design, cmd: list[str], stim, expected_now, context) -> tuple[_Model, float]:
+    """Run the C-simulation and, while it runs, the model's expected outputs; returns them with the
+    model's seconds. A C-simulation that ends early (a crash in the kernel) is a CsimError."""
+    outputs = d.streams.outputs
+    with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            t1 = time.monotonic()
+            raw = expected_now if expected_now is not None else golden.call_later(d, stim.expected, "expected")
+            golden.check_outputs(d, raw, context)
+            expected = {n: golden.words(d, n, raw[n], outputs[n]) for n in outputs}
+            signed = {n: np.asarray(raw[n]).ndim == 1 and np.issubdtype(np.asarray(raw[n]).dtype, np.signedinteger)
+                      and bool((np.asarray(raw[n]) < 0).any()) for n in outputs}
+            want_status = golden.check_status(d, golden.call_later(d, stim.status, "status"), context)
+            del raw
+            model_seconds = time.monotonic() - t1
+            out, err = proc.communicate(timeout=SIM_TIMEOUT_S)
+        except BaseException:
+            tool_group.stop(proc)
+            raise
+    workdir = Path(cmd[1])
+    if proc.returncode != 0 or not (workdir / "summary.txt").is_file():
+        raise CsimError(f"{d.name}: the C-simulation ended with exit {proc.returncode} before it finished "
+                        f"(a crash in the kernel?): {(err or out).strip()[-600:]}")
+    return _Model(expected, signed, want_status), model_seconds
+
+
+def _compare(d: designs.Design, workdir: Path, beats_in: dict[str, int], model: _Model
+             ) -> tuple[int, list[dict], list[str]]:
+    """The kernel's outputs against the model's, and what its harness counted: (mismatches, the first
+    mismatches, problems)."""
+    summary = _read_summary(workdir / "summary.txt")
+    problems: list[str] = []
+    first: list[dict] = []
+    mismatches = 0
+    for name in d.streams.inputs:
+        left = summary.get(f"left:{name}", 0)
+        if left:
+            problems.append(f"{name}: the kernel left {left:,} of {beats_in[name]:,} beats unread")
+    if summary.get("empty_reads"):
+        problems.append(f"the kernel read an empty stream {summary['empty_reads']:,} time(s) (hls::stream: "
+                        f"'read while empty'): it reads more than the model gives it")
+    for name, b in d.streams.outputs.items():
+        got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
+        w = (b + 63) // 64
+        got = got if w == 1 else got.reshape(-1, w)
+        n_exp = int(model.expected[name].shape[0])
+        mismatches += compare_output(name, b, model.expected[name], model.signed[name], got,
+                                     {"tlast_at": [n_exp - 1] if n_exp else []}, first, problems)
+    if model.status:  # an hls::stream kernel has no status outputs the harness could read
+        problems.append(f"the model expects status outputs {sorted(model.status)}, which an HLS kernel's "
+                        f"C-simulation cannot read; declare no streams.status for an HLS design")
+    return mismatches, first, problems

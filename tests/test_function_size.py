@@ -25,7 +25,6 @@ KNOWN_OVER = {
     "sim/csim.py:run": "9 parameters: the design's settings one by one until the context exists",
     "deploy/host.py:deploy": "11 parameters: the deploy verb's options, to become one typed settings object",
     "sweep/run.py:run_sweep": "10 parameters: the sweep verb's options, to become one typed settings object",
-    "parsers/vivado_timing_details.py:read": "9 parameters: what the summary's tables promise of the details",
     "flows/vivado/ip_cache.py:prepare": "9 parameters: the IP build's inputs, to come from the context",
     "sweep/worker.py:_build": "11 parameters: one variant's settings, sent to a worker process as arguments",
     "sweep/worker.py:build_variant": "10 parameters: one variant's settings, sent to a worker process as arguments",

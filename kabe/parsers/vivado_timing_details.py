@@ -246,12 +246,22 @@ def _short(rec: dict, sec: Section, blocks: list[Block], offset: int, n_paths: i
     return None
 
 
-def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, expected_groups: int,
-         expected_none: int, source: str, n_paths: int | None = None, exact_none: bool = False) -> bool:
+@dataclass(frozen=True)
+class Promised:
+    """What the rest of the report promises of Timing Details, checked against what it prints."""
+
+    groups: int  # path group sections: the Intra, Inter and Other Path Groups tables' rows
+    none: int  # '(none)' sections: the Unconstrained and User Ignored Path Tables' rows
+    exact_none: bool = False  # those tables were printed, so the '(none)' count is exact, not a minimum
+    n_paths: int | None = None  # the command's -max_paths (max_paths()); None: the count cannot be checked
+
+
+def read(rec: dict, lines: list[str], first_line: int, *, at_end: bool, promised: Promised, source: str) -> bool:
     """Fill rec's warnings, worst_slack_by_check and critical_path from the Timing Details lines;
     ReportError when they show the report was cut. at_end: nothing follows them. Returns whether
-    the report ends on a path read whole (nothing after its closing slack line but blanks).
-    n_paths: the command's -max_paths (max_paths()), None when the path count cannot be checked."""
+    the report ends on a path read whole (nothing after its closing slack line but blanks)."""
+    expected_groups, expected_none = promised.groups, promised.none
+    exact_none, n_paths = promised.exact_none, promised.n_paths
     blocks = path_blocks(lines, source=source, first_line=first_line)
     offset = first_line
     rec["warnings"] = [f"{b.error} (path detail only: the summary tables carry the verdict)"

@@ -341,10 +341,11 @@ def _details(rec: dict, layout: _Layout, intra_rows: int) -> bool:
     command = layout.rep.header.get("command")
     return vivado_timing_details.read(
         rec, layout.rep.lines[s:e], s + 1, at_end=layout.titles[-1] == "Timing Details", source=source,
-        expected_groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
-        expected_none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
-        n_paths=vivado_timing_details.max_paths(command),
-        exact_none=rec["unconstrained_paths"] is not None or rec["ignored_paths"] is not None)
+        promised=vivado_timing_details.Promised(
+            groups=intra_rows + len(rec["clock_interaction"]) + len(rec["other_path_groups"]),
+            none=len(rec["unconstrained_paths"] or []) + len(rec["ignored_paths"] or []),
+            exact_none=rec["unconstrained_paths"] is not None or rec["ignored_paths"] is not None,
+            n_paths=vivado_timing_details.max_paths(command)))
 
 
 def _warnings(rec: dict, layout: _Layout) -> None:

@@ -18,7 +18,6 @@ MAX_PARAMS = 8
 # "module:function" -> why it is still over (issue 40 item 1: one context below the verbs removes
 # most parameter lists; these wait for it rather than being split into helpers that pass the same eight).
 KNOWN_OVER = {
-    "timing/sta.py:analyze": "287 lines: the estimate's passes over the netlist; split with the context (issue 40 item 1)",
     "sim/runner.py:run_sim": "269 lines, 12 parameters: takes the design's settings one by one until the context exists",
     "flows/vivado/project.py:generate_project": "156 lines: the Vivado project Tcl, one section per shape; being extended (issue 41)",
     "sim/verilator_build.py:build": "127 lines: the Verilator command and its cache, one sequence",
@@ -29,7 +28,6 @@ KNOWN_OVER = {
     "sweep/worker.py:_build": "11 parameters: one variant's settings, sent to a worker process as arguments",
     "sweep/worker.py:build_variant": "10 parameters: one variant's settings, sent to a worker process as arguments",
     "sweep/unit.py:accept": "9 parameters: what a sweep result must match, to come from the context",
-    "timing/sta.py:_trace": "11 parameters: the path walk's state, to become one object with analyze's split",
 }
 
 

@@ -164,11 +164,29 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
         source_root = source_root or Path(netlist).parent
         netlist = json.loads(Path(netlist).read_text())
     top_name, top = _top(netlist)
-    cells: dict = top.get("cells") or {}
-    ports: dict = top.get("ports") or {}
+    g = _Graph.of(top, clocks, model, vivado_mapping)
+    endpoints: list[Endpoint] = []
+    cross: set[tuple[str, str]] = set()
+    unconstrained_out = 0
+    for clk_name, st in g.startpoints().items():
+        reached = g.endpoints_of_clock(clk_name, st, endpoints, cross)
+        for p in g.ports.values():
+            if p["direction"] == "output":
+                unconstrained_out += sum(1 for b in p["bits"] if _port_bit_reached(b, reached, g.driver, g.cells))
+    endpoints.sort(key=lambda e: e.slack_ps)
+    _trace_worst(endpoints, g.cells, g.fanout)
+    wanted = {ep.cell for ep in endpoints if ep.path} | {ep.path[0].name for ep in endpoints if ep.path}
+    rtl = rtl_names.names(wanted, g.cells, top.get("netnames") or {}, source_root)
+    registers = g.register_clocks()
+    return StaResult(_clock_rows(g.clocks.created, endpoints), endpoints, unconstrained_out, dict(g.unknown),
+                     g.loops_cut, sorted(cross), model, len(g.cells), {c: r.name for c, r in rtl.items() if r.name},
+                     rtl, mapped={"dsp_registers": g.repacked, "narrow_cones": len(g.cones)},
+                     top=top_name, missing_clocks=g.clocks.missing, **registers)
 
-    # ---- connectivity
-    driver: dict[int, tuple[str, str, int]] = {}          # bit -> (cell, port, index)
+
+def _connectivity(cells: dict, ports: dict) -> tuple[dict, dict]:
+    """(bit -> its driver (cell, port, index), bit -> its sinks); a top port is the cell "$port"."""
+    driver: dict[int, tuple[str, str, int]] = {}
     sinks: dict[int, list[tuple[str, str, int]]] = defaultdict(list)
     for pname, p in ports.items():
         for i, b in enumerate(_bits(p["bits"])):
@@ -188,51 +206,64 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                     driver[b] = (cname, pin, i)
                 else:
                     sinks[b].append((cname, pin, i))
+    return driver, sinks
 
-    # ---- clocks: XDC targets -> clock nets (through IBUF/BUFG)
-    # A target the netlist does not have creates no clock (as in Vivado) and is reported, never guessed.
-    clock_of_net: dict[int, Clock] = {}
-    netnames = top.get("netnames") or {}
-    missing: list[dict] = []
-    created: list[Clock] = []
-    seeds_of: dict[str, list[int]] = {}
-    for clk in clocks:
-        seeds = []
-        for t in clk.targets:
-            found = target_bits(clk.target_kind, t, ports, netnames, cells)
-            if not found:
-                missing.append({"clock": clk.name, "kind": clk.target_kind, "target": t, "source": clk.source})
-            seeds += found
-        seeds_of[clk.name] = seeds
-    # Clocks on one object (create_clock -add): Vivado times its paths against each; this analysis
-    # gives a net one clock, so the one with the shortest period takes it: the one that can fail.
-    tightest: dict[int, Clock] = {}
-    for clk in clocks:
-        for b in seeds_of[clk.name]:
-            if b not in tightest or clk.period_ns < tightest[b].period_ns:
-                tightest[b] = clk
-    for clk in clocks:
-        if seeds_of[clk.name] or clk.target_kind is None:  # a virtual clock has no object and is still a clock
-            created.append(clk)
-    # A net a clock is created on keeps that clock; a net clocks reach through buffers takes the tightest
-    # of them (propagated first): the output of a clock mux is timed at its faster clock, never only the slower.
-    clock_of_net.update(tightest)
-    for clk in sorted(clocks, key=lambda c: c.period_ns):
-        todo = [b for b in seeds_of[clk.name] if tightest[b] is clk]
-        seen: set[int] = set()
-        while todo:
-            b = todo.pop()
-            if b in seen or clock_of_net.setdefault(b, clk) is not clk:
-                continue
-            seen.add(b)
-            for cname, pin, _ in sinks.get(b, ()):
-                if cname == "$port":
+
+@dataclass
+class _Clocks:
+    """The XDC's clocks on the netlist: each clock net's clock (through IBUF/BUFG), the clocks created,
+    and the targets the netlist does not have."""
+
+    of_net: dict  # bit -> Clock
+    created: list  # the clocks with an object (or virtual)
+    missing: list  # {clock, kind, target, source}: no clock was created on them
+
+    @classmethod
+    def of(cls, clocks: list[Clock], top: dict, cells: dict, sinks: dict) -> _Clocks:
+        # A target the netlist does not have creates no clock (as in Vivado) and is reported, never guessed.
+        ports, netnames = top.get("ports") or {}, top.get("netnames") or {}
+        missing: list[dict] = []
+        seeds_of: dict[str, list[int]] = {}
+        for clk in clocks:
+            seeds = []
+            for t in clk.targets:
+                found = target_bits(clk.target_kind, t, ports, netnames, cells)
+                if not found:
+                    missing.append({"clock": clk.name, "kind": clk.target_kind, "target": t, "source": clk.source})
+                seeds += found
+            seeds_of[clk.name] = seeds
+        # Clocks on one object (create_clock -add): Vivado times its paths against each; this analysis
+        # gives a net one clock, so the one with the shortest period takes it: the one that can fail.
+        tightest: dict[int, Clock] = {}
+        for clk in clocks:
+            for b in seeds_of[clk.name]:
+                if b not in tightest or clk.period_ns < tightest[b].period_ns:
+                    tightest[b] = clk
+        # a virtual clock has no object and is still a clock
+        created = [clk for clk in clocks if seeds_of[clk.name] or clk.target_kind is None]
+        # A net a clock is created on keeps that clock; a net clocks reach through buffers takes the tightest
+        # of them (propagated first): the output of a clock mux is timed at its faster clock, never only the slower.
+        of_net: dict[int, Clock] = dict(tightest)
+        for clk in sorted(clocks, key=lambda c: c.period_ns):
+            todo = [b for b in seeds_of[clk.name] if tightest[b] is clk]
+            seen: set[int] = set()
+            while todo:
+                b = todo.pop()
+                if b in seen or of_net.setdefault(b, clk) is not clk:
                     continue
-                t = cells[cname]["type"]
-                if t in CLOCK_BUFFERS and pin in CLOCK_BUFFERS[t][0]:
-                    todo += [x for x in _bits(cells[cname]["connections"].get(CLOCK_BUFFERS[t][1]) or [])
-                             if x is not None]
+                seen.add(b)
+                for cname, pin, _ in sinks.get(b, ()):
+                    if cname == "$port":
+                        continue
+                    t = cells[cname]["type"]
+                    if t in CLOCK_BUFFERS and pin in CLOCK_BUFFERS[t][0]:
+                        todo += [x for x in _bits(cells[cname]["connections"].get(CLOCK_BUFFERS[t][1]) or [])
+                                 if x is not None]
+        return cls(of_net, created, missing)
 
+
+def _cell_timings(cells: dict, model: DelayModel, vivado_mapping: bool) -> tuple[dict, int, dict]:
+    """(cell -> its calibrated timing arcs, how many were re-mapped as Vivado maps them, unknown types)."""
     timings: dict[str, CellTiming] = {}
     repacked = 0
     unknown: dict[str, int] = defaultdict(int)
@@ -246,61 +277,13 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
         if not ct.known:
             unknown[c["type"]] += 1
         timings[cname] = ct
+    return timings, repacked, unknown
 
-    # clock nets actually used by sequential pins
-    def clk_net(cname: str, clk_pin: str):
-        conn = cells[cname]["connections"].get(clk_pin)
-        return conn[0] if conn and isinstance(conn[0], int) else None
 
-    seq_clock_pins: dict[int, set[tuple[str, str]]] = defaultdict(set)  # clock net -> {(cell, clock pin)}
-    for cname, ct in timings.items():
-        for _, _, cp, _ in ct.launch + ct.setup:
-            n = clk_net(cname, cp)
-            if n is not None:
-                seq_clock_pins[n].add((cname, cp))
-    seq_clock_nets = set(seq_clock_pins)
-    # Where the registers' clocks come from (a port, as a rule): named when a clock's target is missing.
-    clock_inputs = sorted({r[1] for r in (_clock_root(n, driver, cells) for n in seq_clock_nets)
-                           if isinstance(r, tuple) and r[0] == "$port"})
-    # Register clock pins no created clock reaches are never timed (Vivado's check_timing no_clock,
-    # which fails its gate): counted and traced to where their clock comes from, never left out quietly.
-    unclocked = {n: pins for n, pins in seq_clock_pins.items() if n not in clock_of_net}
-    unclocked_from = sorted({_root_name(_clock_root(n, driver, cells)) for n in unclocked})
-
-    def edge(cname: str, ct: CellTiming, clk_pin: str):
-        n = clk_net(cname, clk_pin)
-        clk = clock_of_net.get(n) if n is not None else None
-        if clk is None:
-            return None
-        inv = ct.clk_inverted.get(clk_pin, False)
-        return clk, (clk.waveform_ns[1] if inv else clk.waveform_ns[0]) * 1000.0
-
-    fanout = {b: len(s) for b, s in sinks.items()}
-
-    def route(b: int, sink_cell: str, sink_pin: str) -> float:
-        d = driver.get(b)
-        if d is None or d[0] == "$port":
-            return 0.0
-        return model.net_ps(cells[d[0]]["type"], d[1], cells[sink_cell]["type"], sink_pin, fanout.get(b, 1))
-
-    # the fitted model's high-fanout term (kabe.timing.fitted.HighFanout): a net of many sinks is
-    # longer than the fanout law says, but only while its path meets its budget (Vivado replicates
-    # and pulls in such a net once it is critical), so it is timed in a second propagation and
-    # fills an endpoint's slack at most
-    hf = getattr(model, "high_fanout", None)
-    use_hf = hf is not None and any(f > hf.knee for f in fanout.values())
-
-    def hf_ps(b: int, sink_cell: str, sink_pin: str) -> float:
-        d = driver.get(b)
-        if not use_hf or d is None or d[0] == "$port" or fanout.get(b, 1) <= hf.knee:
-            return 0.0
-        return model.high_fanout_ps(cells[d[0]]["type"], d[1], cells[sink_cell]["type"], sink_pin, fanout[b])
-
-    def route_hf(b: int, sink_cell: str, sink_pin: str) -> float:
-        return route(b, sink_cell, sink_pin) + hf_ps(b, sink_cell, sink_pin)
-
-    # ---- combinational graph: edges in_bit -> out_bit
-    edges: dict[int, list[tuple[int, str, str, str, float]]] = defaultdict(list)  # in -> (out, cell, pin_in, pin_out, ps)
+def _combinational(cells: dict, timings: dict) -> tuple[dict, list, int]:
+    """(in bit -> [(out bit, cell, pin in, pin out, ps)], the bits in topological order, how many bits
+    sit on combinational loops and were cut)."""
+    edges: dict[int, list[tuple[int, str, str, str, float]]] = defaultdict(list)
     indeg: dict[int, int] = defaultdict(int)
     for cname, ct in timings.items():
         conns = cells[cname]["connections"]
@@ -318,7 +301,6 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
                     if isinstance(y, int):
                         edges[x].append((y, cname, ip, op, ps))
                         indeg[y] += 1
-
     # topological order (Kahn); nodes left over sit on combinational loops and are cut
     nodes = set(edges) | set(indeg)
     q = deque(n for n in nodes if indeg.get(n, 0) == 0)
@@ -331,115 +313,208 @@ def analyze(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel |
             deg[y] -= 1
             if deg[y] == 0:
                 q.append(y)
-    loops_cut = len(nodes) - len(order)
-    # signals of at most 8 inputs, which Vivado maps into one slice however deep Yosys's LUT chain
-    cones = narrow_cones(cells, driver, order, model) if vivado_mapping else {}
+    return edges, order, len(nodes) - len(order)
 
-    def cone_route(b: int) -> float:
-        d = driver.get(b)
+
+@dataclass
+class _Graph:
+    """One netlist made ready to time: connectivity, clocks, each cell's arcs, the combinational graph,
+    and the delay of each net (the steps of `analyze` share it)."""
+
+    cells: dict
+    ports: dict
+    model: DelayModel
+    driver: dict
+    sinks: dict
+    fanout: dict
+    clocks: _Clocks
+    timings: dict
+    repacked: int
+    unknown: dict
+    edges: dict
+    order: list
+    loops_cut: int
+    cones: dict
+    use_hf: bool
+
+    @classmethod
+    def of(cls, top: dict, clocks: list[Clock], model: DelayModel, vivado_mapping: bool) -> _Graph:
+        cells: dict = top.get("cells") or {}
+        ports: dict = top.get("ports") or {}
+        driver, sinks = _connectivity(cells, ports)
+        timings, repacked, unknown = _cell_timings(cells, model, vivado_mapping)
+        edges, order, loops_cut = _combinational(cells, timings)
+        fanout = {b: len(s) for b, s in sinks.items()}
+        # the fitted model's high-fanout term (kabe.timing.fitted.HighFanout): a net of many sinks is
+        # longer than the fanout law says, but only while its path meets its budget (Vivado replicates
+        # and pulls in such a net once it is critical), so it is timed in a second propagation and
+        # fills an endpoint's slack at most
+        hf = getattr(model, "high_fanout", None)
+        use_hf = hf is not None and any(f > hf.knee for f in fanout.values())
+        # signals of at most 8 inputs, which Vivado maps into one slice however deep Yosys's LUT chain
+        cones = narrow_cones(cells, driver, order, model) if vivado_mapping else {}
+        return cls(cells, ports, model, driver, sinks, fanout, _Clocks.of(clocks, top, cells, sinks), timings,
+                   repacked, unknown, edges, order, loops_cut, cones, use_hf)
+
+    def clk_net(self, cname: str, clk_pin: str):
+        conn = self.cells[cname]["connections"].get(clk_pin)
+        return conn[0] if conn and isinstance(conn[0], int) else None
+
+    def edge(self, cname: str, ct: CellTiming, clk_pin: str):
+        """(the clock of a register's clock pin, its active edge in ps), or None: no clock reaches it."""
+        n = self.clk_net(cname, clk_pin)
+        clk = self.clocks.of_net.get(n) if n is not None else None
+        if clk is None:
+            return None
+        inv = ct.clk_inverted.get(clk_pin, False)
+        return clk, (clk.waveform_ns[1] if inv else clk.waveform_ns[0]) * 1000.0
+
+    def route(self, b: int, sink_cell: str, sink_pin: str) -> float:
+        d = self.driver.get(b)
         if d is None or d[0] == "$port":
             return 0.0
-        return model.net_ps(cells[d[0]]["type"], d[1], "LUT6", "I0", fanout.get(b, 1))
+        return self.model.net_ps(self.cells[d[0]]["type"], d[1], self.cells[sink_cell]["type"], sink_pin,
+                                 self.fanout.get(b, 1))
 
-    # ---- startpoints grouped by launching clock
-    starts: dict[str, dict[int, tuple[float, str, str, float]]] = defaultdict(dict)  # clk -> bit -> (t, cell, pin, ps)
-    for cname, ct in timings.items():
-        conns = cells[cname]["connections"]
-        for op, ob, cp, ps in ct.launch:
-            e = edge(cname, ct, cp)
-            if e is None:
-                continue
-            clk, t0 = e
-            outs = conns.get(op) or []
-            for y in ([outs[ob]] if ob is not None else outs):
-                if isinstance(y, int):
-                    t = t0 + ps
-                    if t > starts[clk.name].get(y, (-1e18,))[0]:
-                        starts[clk.name][y] = (t, cname, op, ps)
+    def hf_ps(self, b: int, sink_cell: str, sink_pin: str) -> float:
+        d = self.driver.get(b)
+        hf = getattr(self.model, "high_fanout", None)
+        if not self.use_hf or d is None or d[0] == "$port" or self.fanout.get(b, 1) <= hf.knee:
+            return 0.0
+        return self.model.high_fanout_ps(self.cells[d[0]]["type"], d[1], self.cells[sink_cell]["type"], sink_pin,
+                                         self.fanout[b])
 
-    endpoints: list[Endpoint] = []
-    cross: set[tuple[str, str]] = set()
-    unconstrained_out = 0
-    levels = pressure_levels(model)
-    for clk_name, st in starts.items():
-        runs = {1.0: _propagate(st, order, edges, route, cones, cone_route, 1.0)}
-        reached = runs[1.0][0]
+    def route_hf(self, b: int, sink_cell: str, sink_pin: str) -> float:
+        return self.route(b, sink_cell, sink_pin) + self.hf_ps(b, sink_cell, sink_pin)
 
-        def required_after(x: int, pred: dict, cap_clk: Clock, cap_t: float, setup: float) -> tuple[float, float]:
-            """(launch time, required time relative to it) of the path traced by `pred` into x."""
-            launch_t = pred_launch_time(x, pred)
-            req_edge = cap_t
-            while req_edge <= launch_t + 1e-9:
-                req_edge += cap_clk.period_ns * 1000.0
-            return launch_t, req_edge - setup - model.clock_uncertainty_ps - launch_t
+    def cone_route(self, b: int) -> float:
+        d = self.driver.get(b)
+        if d is None or d[0] == "$port":
+            return 0.0
+        return self.model.net_ps(self.cells[d[0]]["type"], d[1], "LUT6", "I0", self.fanout.get(b, 1))
 
-        # endpoints: first each one's timing pressure from its worst path as estimated (x = that
-        # path's delay / its budget); its routing weight is the pressure rounded up to a level
+    def propagate(self, st: dict, c: float, hf: bool = False) -> tuple[dict, dict]:
+        return _propagate(st, self.order, self.edges, self.route_hf if hf else self.route, self.cones,
+                          self.cone_route, c)
+
+    def register_clocks(self) -> dict:
+        """Where the registers' clocks come from, and the clock pins no created clock reaches: those are
+        never timed (Vivado's check_timing no_clock, which fails its gate), so they are counted and
+        traced to where their clock comes from, never left out quietly."""
+        seq_clock_nets: set[int] = set()
+        unclocked: dict[int, set] = defaultdict(set)
+        for cname, ct in self.timings.items():
+            for _, _, cp, _ in ct.launch + ct.setup:
+                n = self.clk_net(cname, cp)
+                if n is not None:
+                    seq_clock_nets.add(n)
+                    if n not in self.clocks.of_net:
+                        unclocked[n].add((cname, cp))
+        roots = {n: _clock_root(n, self.driver, self.cells) for n in seq_clock_nets}
+        return {"clock_inputs": sorted({r[1] for r in roots.values() if isinstance(r, tuple) and r[0] == "$port"}),
+                "unclocked_pins": sum(len(p) for p in unclocked.values()),
+                "unclocked_from": sorted({_root_name(roots[n]) for n in unclocked})}
+
+    def startpoints(self) -> dict:
+        """clock name -> bit -> (launch time, cell, pin, clock-to-out ps), the latest launch on each bit."""
+        starts: dict[str, dict[int, tuple[float, str, str, float]]] = defaultdict(dict)
+        for cname, ct in self.timings.items():
+            conns = self.cells[cname]["connections"]
+            for op, ob, cp, ps in ct.launch:
+                e = self.edge(cname, ct, cp)
+                if e is None:
+                    continue
+                clk, t0 = e
+                outs = conns.get(op) or []
+                for y in ([outs[ob]] if ob is not None else outs):
+                    if isinstance(y, int):
+                        t = t0 + ps
+                        if t > starts[clk.name].get(y, (-1e18,))[0]:
+                            starts[clk.name][y] = (t, cname, op, ps)
+        return starts
+
+    def required_after(self, x: int, pred: dict, cap_clk: Clock, cap_t: float, setup: float) -> tuple[float, float]:
+        """(launch time, required time relative to it) of the path traced by `pred` into x."""
+        launch_t = pred_launch_time(x, pred)
+        req_edge = cap_t
+        while req_edge <= launch_t + 1e-9:
+            req_edge += cap_clk.period_ns * 1000.0
+        return launch_t, req_edge - setup - self.model.clock_uncertainty_ps - launch_t
+
+    def endpoints_of_clock(self, clk_name: str, st: dict, endpoints: list, cross: set) -> dict:
+        """Time every endpoint the clock's startpoints reach (appended to `endpoints`; clock pairs it
+        does not time added to `cross`); returns the arrival of each bit reached."""
+        runs = {1.0: self.propagate(st, 1.0)}
+        pending = self._pressures(clk_name, runs[1.0], cross)
+        # ... then every path into it with its nets at that weight: the worst of them is the
+        # endpoint's path under pressure (a logic-heavy path Vivado cannot shorten much can
+        # overtake the route-heavy one that was worst before)
+        for c in sorted({p[-1] for p in pending} - {1.0}):
+            runs[c] = self.propagate(st, c)
+        runs_hf = {c: self.propagate(st, c, hf=True) for c in sorted({p[-1] for p in pending})} if self.use_hf else {}
+        for cname, pin, x, r, ip, setup, cap_clk, cap_t, c in pending:
+            arr, pred = runs[c]
+            launch_t, required = self.required_after(x, pred, cap_clk, cap_t, setup)
+            delay = arr[x] - launch_t + c * r
+            ep = Endpoint(cname, self.cells[cname]["type"], pin, clk_name, delay, required, required - delay, pressure=c)
+            ep._trace_args = _TraceArgs(x, pred, r, cname, ip, setup, c)  # traced for the worst few only
+            if self.use_hf and ep.slack_ps > 0:
+                _fill_high_fanout(ep, x, runs_hf[c], r + self.hf_ps(x, cname, ip), self.hf_ps, self.required_after,
+                                  cap_clk, cap_t)
+            endpoints.append(ep)
+        return runs[1.0][0]
+
+    def _pressures(self, clk_name: str, run: tuple, cross: set) -> list:
+        """Each endpoint's timing pressure from its worst path as estimated (x = that path's delay / its
+        budget); its routing weight is the pressure rounded up to a level."""
+        levels = pressure_levels(self.model)
+        reached, pred = run
         pending = []
-        for cname, ct in timings.items():
-            conns = cells[cname]["connections"]
+        for cname, ct in self.timings.items():
+            conns = self.cells[cname]["connections"]
             for ip, ib, cp, setup in ct.setup:
                 ins = conns.get(ip) or []
                 bits = [ins[ib]] if ib is not None and ib < len(ins) else (ins if ib is None else [])
                 for k, x in enumerate(bits):
                     if not isinstance(x, int) or x not in reached:
                         continue
-                    e = edge(cname, ct, cp)
+                    e = self.edge(cname, ct, cp)
                     if e is None:
                         continue
                     cap_clk, cap_t = e
                     if cap_clk.name != clk_name:
                         cross.add((clk_name, cap_clk.name))
                         continue
-                    r = route(x, cname, ip)
-                    launch_t, required = required_after(x, runs[1.0][1], cap_clk, cap_t, setup)
-                    g = model.pressure_factor(runs[1.0][0][x] - launch_t + r, required)
+                    r = self.route(x, cname, ip)
+                    launch_t, required = self.required_after(x, pred, cap_clk, cap_t, setup)
+                    g = self.model.pressure_factor(reached[x] - launch_t + r, required)
                     c = next((lv for lv in reversed(levels) if lv >= g - 1e-9), 1.0)
                     pin = f"{ip}[{ib if ib is not None else k}]" if len(ins) > 1 else ip
                     pending.append((cname, pin, x, r, ip, setup, cap_clk, cap_t, c))
-        # ... then every path into it with its nets at that weight: the worst of them is the
-        # endpoint's path under pressure (a logic-heavy path Vivado cannot shorten much can
-        # overtake the route-heavy one that was worst before)
-        for c in sorted({p[-1] for p in pending} - {1.0}):
-            runs[c] = _propagate(st, order, edges, route, cones, cone_route, c)
-        runs_hf = {c: _propagate(st, order, edges, route_hf, cones, cone_route, c)
-                   for c in sorted({p[-1] for p in pending})} if use_hf else {}
-        for cname, pin, x, r, ip, setup, cap_clk, cap_t, c in pending:
-            arr, pred = runs[c]
-            launch_t, required = required_after(x, pred, cap_clk, cap_t, setup)
-            delay = arr[x] - launch_t + c * r
-            ep = Endpoint(cname, cells[cname]["type"], pin, clk_name, delay, required, required - delay, pressure=c)
-            ep._trace_args = (x, pred, r, cname, ip, setup, c, None, 1.0)  # traced for the worst few only
-            if use_hf and ep.slack_ps > 0:
-                _fill_high_fanout(ep, x, runs_hf[c], r + hf_ps(x, cname, ip), hf_ps, required_after, cap_clk, cap_t)
-            endpoints.append(ep)
-        for pname, p in ports.items():
-            if p["direction"] == "output":
-                unconstrained_out += sum(1 for b in p["bits"] if _port_bit_reached(b, reached, driver, cells))
-    endpoints.sort(key=lambda e: e.slack_ps)
+        return pending
+
+
+def _trace_worst(endpoints: list[Endpoint], cells: dict, fanout: dict) -> None:
+    """The worst TRACE_WORST endpoints of each clock get their path as steps (endpoints worst first)."""
     traced: dict[str, int] = defaultdict(int)
     for ep in endpoints:
         if traced[ep.clock] < TRACE_WORST:
-            x, pred, r, cname, ip, setup, g, hf_of, k = ep._trace_args
-            ep.path = _trace(x, pred, cells, r, cname, ip, setup, g, fanout, hf_of, k)
+            ep.path = _trace(ep._trace_args, cells, fanout)
             traced[ep.clock] += 1
         del ep._trace_args
-    clk_rows = []
+
+
+def _clock_rows(created: list[Clock], endpoints: list[Endpoint]) -> list[dict]:
+    rows = []
     for c in created:
         eps = [e for e in endpoints if e.clock == c.name]
-        clk_rows.append({"name": c.name, "period_ns": c.period_ns,
-                         "wns_ns": round(min(e.slack_ps for e in eps) / 1000, 3) if eps else None,
-                         "tns_ns": round(sum(min(0.0, e.slack_ps) for e in eps) / 1000, 3) if eps else 0.0,
-                         "whs_ns": None, "wpws_ns": None,
-                         "failing_endpoints": sum(1 for e in eps if e.slack_ps < 0),
-                         "total_endpoints": len(eps)})
-    wanted = {ep.cell for ep in endpoints if ep.path} | {ep.path[0].name for ep in endpoints if ep.path}
-    rtl = rtl_names.names(wanted, cells, top.get("netnames") or {}, source_root)
-    return StaResult(clk_rows, endpoints, unconstrained_out, dict(unknown), loops_cut,
-                     sorted(cross), model, len(cells), {c: r.name for c, r in rtl.items() if r.name}, rtl,
-                     mapped={"dsp_registers": repacked, "narrow_cones": len(cones)},
-                     top=top_name, missing_clocks=missing, clock_inputs=clock_inputs,
-                     unclocked_pins=sum(len(p) for p in unclocked.values()), unclocked_from=unclocked_from)
+        rows.append({"name": c.name, "period_ns": c.period_ns,
+                     "wns_ns": round(min(e.slack_ps for e in eps) / 1000, 3) if eps else None,
+                     "tns_ns": round(sum(min(0.0, e.slack_ps) for e in eps) / 1000, 3) if eps else 0.0,
+                     "whs_ns": None, "wpws_ns": None,
+                     "failing_endpoints": sum(1 for e in eps if e.slack_ps < 0),
+                     "total_endpoints": len(eps)})
+    return rows
 
 
 def _root_name(root) -> str:
@@ -542,7 +617,7 @@ def _fill_high_fanout(ep: Endpoint, x: int, run_hf: tuple, r_end: float, hf_ps, 
     the term, at the endpoint's routing weight, lengthened up to its budget and no further; an
     endpoint whose slack the term does not reduce is left as it is."""
     arr, pred = run_hf
-    _, _, _, cname, ip, setup, c, _, _ = ep._trace_args
+    cname, ip, setup, c = ep._trace_args.end_cell, ep._trace_args.end_pin, ep._trace_args.setup, ep._trace_args.pressure
     launch_t, required = required_after(x, pred, cap_clk, cap_t, setup)
     delay = arr[x] - launch_t + c * r_end
     slack = required - delay
@@ -556,7 +631,7 @@ def _fill_high_fanout(ep: Endpoint, x: int, run_hf: tuple, r_end: float, hf_ps, 
     ep.arrival_ps, ep.required_ps = (delay - extra + added) if k >= 1.0 else required, required
     ep.slack_ps = required - ep.arrival_ps if k >= 1.0 else 0.0
     ep.high_fanout_ps = added
-    ep._trace_args = (x, pred, r_end, cname, ip, setup, c, hf_ps, k)
+    ep._trace_args = _TraceArgs(x, pred, r_end, cname, ip, setup, c, hf_ps, k)
 
 
 def _path_high_fanout(x: int, pred: dict, hf_ps) -> float:
@@ -570,10 +645,26 @@ def _path_high_fanout(x: int, pred: dict, hf_ps) -> float:
     return total
 
 
-def _trace(x: int, pred: dict, cells: dict, r_end: float, end_cell: str, end_pin: str, setup: float,
-           pressure: float = 1.0, fanout: dict | None = None, hf_ps=None, k: float = 1.0) -> list[PathStep]:
+@dataclass(frozen=True)
+class _TraceArgs:
+    """What tracing an endpoint's path needs, kept until the worst endpoints are known."""
+
+    x: int  # the endpoint's data bit
+    pred: dict  # the propagation's predecessors
+    r_end: float  # the route into the endpoint
+    end_cell: str
+    end_pin: str
+    setup: float
+    pressure: float = 1.0
+    hf_ps: object = None  # the high-fanout term per net, when it was applied
+    k: float = 1.0  # the share of that term the endpoint's slack left room for
+
+
+def _trace(t: _TraceArgs, cells: dict, fanout: dict | None = None) -> list[PathStep]:
     """The path into `x` as steps; each net as the endpoint's timing pressure left it (and with
     the share k of the high-fanout term the endpoint's slack left room for, when `hf_ps` is given)."""
+    x, pred, r_end, end_cell, end_pin, setup = t.x, t.pred, t.r_end, t.end_cell, t.end_pin, t.setup
+    pressure, hf_ps, k = t.pressure, t.hf_ps, t.k
     def shown(r: float, b: int, cell: str, pin: str) -> float:
         if hf_ps is not None and not pin.startswith("cone"):
             r -= (1.0 - k) * hf_ps(b, cell, pin)

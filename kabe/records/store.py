@@ -338,16 +338,12 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
     with git_plumbing.BlobReader(root) as reader:
         for unit, directory in {**units, **shared}.items():
             there = by_unit.get(unit, {})
-            ours = {}  # stored name -> (raw bytes, stored bytes)
             files = _files_of(directory, bitstreams or unit in shared)
             # signed when the archive has no signature for it yet: a new unit, or one pushed unsigned before
             # (then the signature alone completes it, its files being the same)
-            if signing.SIGNATURE_FILE not in there:
-                files = _with_signature(unit, directory, files, key, signing.this_project(root))
-            for name, path in files.items():
-                raw = path if isinstance(path, bytes) else path.read_bytes()
-                stored, data = stored_form(name, raw)
-                ours[stored] = (raw, data)
+            def signed(unit=unit, directory=directory, files=files):  # signing runs ssh-keygen: only when needed
+                return _with_signature(unit, directory, files, key, signing.this_project(root))
+            ours = _stored(signed() if signing.SIGNATURE_FILE not in there else files)  # stored name -> (raw, stored)
             why = next((f"{ap.shown(s)}: {w}" for s in ours
                         if (w := ap.path_problem(ap.Entry("100644", "blob", "", 0, f"{unit}/{s}")))), None)
             if why:
@@ -356,6 +352,9 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
                 new.update({f"{unit}/{stored}": data for stored, (_raw, data) in ours.items()})
                 report.added.append(unit)
             elif any(not _same_content(reader, there[s], s, raw, fmt) for s, (raw, _d) in ours.items() if s in there):
+                # shared beside it, signed: the unit there may carry a signature (by a key not allowed), which
+                # must not leave this build unsigned
+                ours = _stored(signed()) if signing.SIGNATURE_FILE in there else ours
                 alt = _beside_name(unit, ours) if key is not None else None
                 if alt is None:  # unsigned: nobody would take it over the other anyway
                     report.differs.append(unit)
@@ -370,6 +369,16 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
             else:
                 report.same.append(unit)
     return new
+
+
+def _stored(files: dict[str, Path | bytes]) -> dict[str, tuple[bytes, bytes]]:
+    """{stored name: (raw bytes, stored bytes)} of a unit's files (kabe's compression applied)."""
+    out = {}
+    for name, path in files.items():
+        raw = path if isinstance(path, bytes) else path.read_bytes()
+        stored, data = stored_form(name, raw)
+        out[stored] = (raw, data)
+    return out
 
 
 def _beside_name(unit: str, ours: dict[str, tuple[bytes, bytes]]) -> str:

@@ -173,3 +173,19 @@ def test_the_paths_of_shared_units_are_judged_like_builds():
     assert ap.path_problem(ap.Entry("120000", "blob", "", 10, f"ip/vivado/{'a' * 64}/x")) is not None
     assert ap.split_unit(f"ip/vivado/{'a' * 64}/x") is None  # never taken for a build
     assert signing.is_bitstream("x.bit")
+
+
+def test_a_unit_pushed_first_and_signed_by_another_key_does_not_leave_the_honest_one_unsigned(world, monkeypatch):
+    """The build units' rule as well: a pre-empting unit that carries a signature (of a key not allowed) made the
+    honest push go beside it unsigned, so no pull could take it."""
+    tmp = world["tmp"]
+    key = make_unit(tmp / "ci_cache", "clk_main")
+    assert make_unit(tmp / "forged_cache", "clk_main", hdl="module x; /* forged */ endmodule\n") == key
+    push(world, monkeypatch, world["other"], tmp / "forged_cache", [key], "first")
+    report = push(world, monkeypatch, world["ci"], tmp / "ci_cache", [key], "ci")
+    beside = dict(report.beside)
+    assert set(beside) == {f"ip/vivado/{key}"}  # (the build unit's files are the same: the archive's is kept)
+    pulled = pull(world, tmp / "puller_cache")
+    print("\n".join(pulled.lines()))
+    assert pulled.shared_added == [beside[f"ip/vivado/{key}"]]
+    assert dict(pulled.shared_unverified)[f"ip/vivado/{key}"].startswith("signed by a key not in ")

@@ -830,7 +830,18 @@ proc get_ips {args} {
 proc upgrade_ip {args} {
   ::standin::rec upgrade_ip {*}$args
   ::standin::check_opts upgrade_ip $args
-  foreach ip [concat {*}[::standin::positional $args]] { ::standin::setprop $ip IS_LOCKED 0; ::standin::setprop $ip SW_VERSION $::standin::version }
+  foreach ip [concat {*}[::standin::positional $args]] {
+    ::standin::setprop $ip IS_LOCKED 0
+    ::standin::setprop $ip SW_VERSION $::standin::version
+    # Vivado writes the upgraded IP back to its .xci (the version it was made with is now this one's)
+    set xci [::standin::prop $ip IP_FILE]
+    if {$::standin::mode eq "run" && $xci ne "" && [file exists $xci]} {
+      set f [open $xci]; set text [read $f]; close $f
+      regsub {("SWVERSION":\s*\[\s*\{\s*"value":\s*")[^"]+(")} $text "\\1$::standin::version\\2" text
+      regsub {(RUNTIME_PARAM.SWVERSION">)[^<]+(<)} $text "\\1$::standin::version\\2" text
+      set f [open $xci w]; puts -nonewline $f $text; close $f
+    }
+  }
 }
 proc ::standin::ip_products {ip what} {
   if {[::standin::prop $ip IS_LOCKED 0]} { error "STAND-IN $what: IP $ip is locked (made by Vivado [::standin::prop $ip SW_VERSION]); upgrade_ip first" }

@@ -104,3 +104,27 @@ def test_the_versal_build_is_judged_again_from_its_archive(versal):
                        timeout=900)
     assert p.returncode == 0 and "cache hit" in p.stdout + p.stderr, p.stdout + p.stderr
     assert calls(tmp / "record_hit.txt") == []
+
+
+def test_a_vhdl_library_name_that_is_not_an_identifier_is_refused(tmp_path):
+    """edalize writes logical_name into the project Tcl as it is (read_vhdl -library <name>): kabe lets through a
+    VHDL identifier only, and names the file otherwise."""
+    from types import SimpleNamespace
+
+    from kabe.designs import VivadoSettings
+    from kabe.flows.base import FlowError
+    from kabe.flows.vivado import own_top
+
+    vhd = tmp_path / "pkg.vhd"
+    vhd.write_text("package p is end package;\n")
+    design = SimpleNamespace(constraints=tmp_path / "x.xdc", vivado=VivadoSettings())
+
+    def edam(name):
+        return SimpleNamespace(files=[SimpleNamespace(path=vhd, file_type="vhdlSource", is_include_file=False,
+                                                      core="acme:x:y:1", logical_name=name)])
+
+    assert own_top.classify(edam("acme_lib"), design, "2023.2")["edalize"][0]["logical_name"] == "acme_lib"
+    assert "logical_name" not in own_top.classify(edam(""), design, "2023.2")["edalize"][0]
+    for bad in ("acme lib", "x]; exec rm -rf /tmp/y; #", "9lib"):
+        with pytest.raises(FlowError, match=r"pkg.vhd is not a VHDL library name"):
+            own_top.classify(edam(bad), design, "2023.2")

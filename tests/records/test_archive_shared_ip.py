@@ -114,6 +114,15 @@ def test_a_signed_ip_unit_reaches_the_cache_and_nothing_else_does(world, monkeyp
     # the build unit travelled as well (not verified here: no such commit in the puller is needed for IP)
     again = pull(world, cache)
     assert again.shared_added == [] and again.shared_same == [f"ip/vivado/{good}"]
+    # `kabe archive du`: the IP units on a row of their own, not taken for commits
+    from kabe.records import store_size
+
+    tip = git(world["puller"], "rev-parse", store._tracking_ref("origin", world["puller"]))
+    rows, total = store_size.measure(world["puller"], tip)
+    text = store_size.render("origin", REF, rows, total)
+    print(text)
+    assert text.splitlines()[0].endswith("1 commit(s), 2 build(s), 3 ip/vivado unit(s)")
+    assert "| ip/vivado | 3 |" in text
 
 
 def test_a_signed_unit_whose_content_is_not_its_key_is_not_used(world, monkeypatch):

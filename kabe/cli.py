@@ -203,6 +203,7 @@ def _ci(args) -> int:
 
 
 def _archive(args) -> int:
+    from kabe import flows
     from kabe.records import store, store_size
 
     if args.action == "du":
@@ -212,9 +213,10 @@ def _archive(args) -> int:
         from kabe.records.lineage import resolve
 
         commits = [resolve(c) or c for c in args.commit] if args.commit else None
-        report = store.push(args.remote, commits=commits, bitstreams=args.bitstreams)
+        report = store.push(args.remote, commits=commits, bitstreams=args.bitstreams, shared=flows.shared_caches())
     else:
-        report = store.pull(args.remote, bitstreams=args.bitstreams, accept_rewrite=args.accept_rewrite)
+        report = store.pull(args.remote, bitstreams=args.bitstreams, accept_rewrite=args.accept_rewrite,
+                            shared=flows.shared_caches())
     print("\n".join(report.lines()))
     return 0
 

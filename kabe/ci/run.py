@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.console import make_console
-from kabe import build, config, designs, provenance
+from kabe import build, config, designs, flows, provenance
 from kabe.build import rederive, summary
 from kabe.rules import regressions
 from kabe.rules.verdict import DesignFacts, judge
@@ -233,7 +233,8 @@ def _pull(opts: CiOptions, has_remote: bool, root: Path, reports_root: Path, con
         _say(console, f"kabe ci: no remote {opts.remote!r}: working from the local archive only")
         return EXIT_PASS
     try:
-        for line in store.pull(opts.remote, root, reports_root, bitstreams=opts.bitstreams).lines():
+        for line in store.pull(opts.remote, root, reports_root, bitstreams=opts.bitstreams,
+                               shared=flows.shared_caches()).lines():
             _say(console, escape(line))
     except UserError as e:
         if in_ci():  # a pull that fails in CI is an error (exit 2), not a warning: the builds still run and are shown
@@ -260,7 +261,8 @@ def _push(opts: CiOptions, has_remote: bool, commit: provenance.Commit, root: Pa
         _say(console, f"[red]kabe ci: cannot push: no remote {opts.remote!r}[/]")
         return EXIT_COULD_NOT_RUN
     try:
-        report = store.push(opts.remote, root, reports_root, commits=[commit.sha], bitstreams=opts.bitstreams)
+        report = store.push(opts.remote, root, reports_root, commits=[commit.sha], bitstreams=opts.bitstreams,
+                            shared=flows.shared_caches())
     except UserError as e:
         _say(console, f"[red]kabe ci: the archive was not pushed: {escape(str(e))}[/]")
         return EXIT_COULD_NOT_RUN

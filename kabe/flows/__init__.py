@@ -29,3 +29,14 @@ def get(name: str) -> Flow:
     except KeyError:
         raise FlowError(f"unknown flow {name!r}; known flows: {', '.join(FLOWS)}") from None
     return importlib.import_module(module)  # type: ignore[return-value]
+
+
+def shared_caches() -> list:
+    """The content-keyed caches of the flows that have one (kabe.records.store.SharedCache: the Vivado IP
+    cache), for `kabe archive push|pull` and `kabe ci` to carry beside the builds."""
+    out = []
+    for f in _FACTS.values():
+        if f.shared_cache:
+            module, _, fn = f.shared_cache.partition(":")
+            out.append(getattr(importlib.import_module(module), fn)())
+    return out

@@ -35,6 +35,9 @@ class FlowFacts:
     key_design_tables: tuple[str, ...] = ()
     # "module:function" checks `kabe doctor --flow <name>` runs: each returns None or the fix, as a sentence
     doctor_checks: tuple[str, ...] = ()
+    # "module:function" returning the flow's content-keyed cache as a kabe.records.store.SharedCache (its
+    # entries travel in the archive as signed units ip/<flow>/<key>/, like builds), or None
+    shared_cache: str | None = None
 
 
 FLOWS: dict[str, FlowFacts] = {
@@ -58,7 +61,8 @@ FLOWS: dict[str, FlowFacts] = {
                   "vivado_ip_cache",
                   "vivado_synth_strategy", "vivado_impl_strategy", "vivado_synth_directive", "vivado_opt_directive",
                   "vivado_place_directive", "vivado_route_directive"),
-        key_design_tables=("vivado",), doctor_checks=("kabe.flows.vivado.tool:doctor_check",)),
+        key_design_tables=("vivado",), doctor_checks=("kabe.flows.vivado.tool:doctor_check",),
+        shared_cache="kabe.flows.vivado.ip_archive:shared_cache"),
     "vitis_hls": FlowFacts(
         name="vitis_hls", module="kabe.flows.vitis_hls", estimated=True,
         # the HLS headers the C-simulation compiles against (kabe[hls]), and whichever Vitis HLS driver is here

@@ -7,6 +7,8 @@ before a byte of it is read or written:
     <commit>/<design>/<kind>/<file>          kind: a flow (open, vivado), sim, board, repro
     <commit>/<design>/sweep-<flow>/<...>     a sweep: sweep.json and <variant-id>/<file>
 
+    ip/<flow>/<key>/<file>                   a flow's content-keyed cache entry (a Vivado IP's products)
+
 commit: 40 (or 64) lowercase hex digits, never '-dirty'; design: a design name (kabe.designs'
 rule); every component of the file part is a plain name (letters, digits, '_', '-', '.', '+', '=',
 ',', '@'; starting with a letter, digit or '_': no '.', '..', hidden or empty name); bounded lengths
@@ -77,6 +79,33 @@ def is_beside(unit: str) -> bool:
     return _BESIDE.search(unit) is not None
 
 
+# A shared cache unit (kabe.records.store.SharedCache): ip/<flow>/<64 hex digits: the entry's content key>, or
+# one shared beside it (~<tag>, as above). Its file part may be deeper than a build's: Vivado writes an IP's
+# products as <module>/<module>/user_design/rtl/<group>/<file> (a MIG), so MAX_SHARED_FILE_DEPTH.
+SHARED_PREFIX = "ip/"
+MAX_SHARED_FILE_DEPTH = 8
+_SHARED_UNIT = re.compile(r"ip/([a-z][a-z0-9_]{0,30})/([0-9a-f]{64})(~[0-9a-f]{16})?")
+
+
+def is_shared(path: str) -> bool:
+    """Is this stored path (or unit name) a shared cache unit's, not a build's?"""
+    return path.startswith(SHARED_PREFIX)
+
+
+def split_shared(path: str) -> tuple[str, str] | None:
+    """('ip/<flow>/<key>[~tag]', '<file>') when the first three components make a shared unit name, else None."""
+    parts = path.split("/", 3)
+    if len(parts) < 4 or not _SHARED_UNIT.fullmatch("/".join(parts[:3])):
+        return None
+    return "/".join(parts[:3]), parts[3]
+
+
+def shared_key(unit: str) -> tuple[str, str]:
+    """(flow, content key) of a shared unit name (its '~tag' dropped)."""
+    _ip, flow, key = base_unit(unit).split("/")
+    return flow, key
+
+
 def is_kind(kind: str) -> bool:
     kind = _BESIDE.sub("", kind)
     if kind.startswith("sweep-"):
@@ -127,12 +156,18 @@ def path_problem(entry: Entry) -> str | None:
             return f"a {shown(part) if part else 'empty'} component"
         if len(part) > MAX_COMPONENT:
             return f"a name of {len(part)} characters (at most {MAX_COMPONENT})"
-    why = unit_problem(entry.path)
-    if why:
-        return why
+    if is_shared(entry.path):
+        if split_shared(entry.path) is None:
+            return "not ip/<flow>/<64 hex digits: its content key>/<file>"
+        depth = MAX_SHARED_FILE_DEPTH
+    else:
+        why = unit_problem(entry.path)
+        if why:
+            return why
+        depth = MAX_FILE_DEPTH
     files = parts[3:]
-    if len(files) > MAX_FILE_DEPTH:
-        return f"{len(files)} folder levels inside the unit (at most {MAX_FILE_DEPTH})"
+    if len(files) > depth:
+        return f"{len(files)} folder levels inside the unit (at most {depth})"
     for part in files:
         if not _NAME.fullmatch(part):
             return f"the name {shown(part)} (a unit's names are letters, digits and _ - . + = , @, not starting with a dot)"

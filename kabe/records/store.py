@@ -28,6 +28,11 @@ tree is laid out like reports/: <commit>/<design>/<flow|sim|board>/<file>.
   names exists here and its cache key is its own cache_key.json's; every other unit is kept apart
   in reports/.unverified/<unit>/ and named with the reason. `kabe archive push` signs what it adds
   when $KABE_SIGNING_KEY names a key (CI's secret), else pushes unsigned units and says so.
+- Shared caches: a flow's content-keyed cache entries (a Vivado IP's generated products,
+  kabe.flows.vivado.ip_archive) travel in the same ref as units ip/<flow>/<key>/ beside the builds,
+  under the same rules: pushed (and signed) with the builds that used them, pulled only into a clone
+  whose flow takes them, used only when signed by an allowed key and whole (the flow re-checks the key
+  against the unit's own material); every other one is kept apart in reports/.unverified-ip/ and named.
 - History checked: the last tip seen of each remote's archive is kept in refs/kabe/seen/<remote>;
   a fetched tip that does not descend from it (a force-push) is refused, naming both, until
   accepted with `kabe archive pull --accept-rewrite <tip>`.
@@ -57,7 +62,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable
+from typing import BinaryIO, Callable, Iterable, Sequence
 
 from kabe import config
 from kabe.paths import REPORTS, ROOT
@@ -69,6 +74,7 @@ from kabe.records.git_plumbing import BlobTooLarge, GitError
 DEFAULT_REF = "refs/kabe/archive"
 COMPRESS_OVER = 64 * 1024
 UNVERIFIED = ".unverified"  # reports/.unverified/<unit>: pulled, not verified (a dot: no scanner takes it for a build)
+UNVERIFIED_SHARED = ".unverified-ip"  # reports/.unverified-ip/<flow>/<key>: a shared cache unit pulled, not verified
 CHUNK = 1 << 20
 MAX_LINES = 20  # refused/unverified units named one by one, then counted
 PUSH_TRIES = 8
@@ -116,6 +122,28 @@ def _tracking_ref(remote: str, root: Path = ROOT) -> str:
 def seen_ref(remote: str, root: Path = ROOT) -> str:
     """The last archive tip this clone accepted from the remote: a later tip must descend from it."""
     return f"{project_refs(root)}seen/{_remote_key(remote)}"
+
+
+@dataclass(frozen=True)
+class SharedCache:
+    """A flow's content-keyed cache whose entries travel in the archive as signed units ip/<flow>/<key>/
+    (the Vivado IP cache: kabe.flows.vivado.ip_archive). The archive lists, signs, pushes, pulls and
+    verifies them like builds; the flow (above this layer) says which entries the pushed builds used, and
+    checks a verified unit itself before adding it (its key recomputed from its own material)."""
+
+    flow: str
+    used_by: Callable[[dict[str, Path]], dict[str, Path]]  # build units -> {content key: the entry's folder}
+    have: Callable[[str], bool]  # is the entry with this key in this machine's cache already
+    accept: Callable[[Path, str], str | None]  # a signature-verified unit's folder and key: added (None), or why not
+
+
+def shared_units(caches: Sequence[SharedCache], build_units: dict[str, Path]) -> dict[str, Path]:
+    """{'ip/<flow>/<key>': folder} of the cache entries the builds used (what a push carries beside them)."""
+    out: dict[str, Path] = {}
+    for c in caches:
+        for key, folder in sorted(c.used_by(build_units).items()):
+            out[f"{ap.SHARED_PREFIX}{c.flow}/{key}"] = folder
+    return out
 
 
 class ArchiveRewritten(GitError):
@@ -247,9 +275,16 @@ class PushReport:
     signed_by: str | None = None  # the key file that signed the added units; None: pushed unsigned
 
     def lines(self) -> list[str]:
-        out = [f"kabe archive push {self.remote} ({self.ref}): {len(self.added)} build(s) added, "
-               f"{len(self.same)} already there" + (f", {len(self.completed)} completed" if self.completed else "")
+        added = [u for u in self.added if not ap.is_shared(u)]
+        same = [u for u in self.same if not ap.is_shared(u)]
+        out = [f"kabe archive push {self.remote} ({self.ref}): {len(added)} build(s) added, "
+               f"{len(same)} already there" + (f", {len(self.completed)} completed" if self.completed else "")
                + (f" after {self.tries} tries (other pushes came first)" if self.tries > 1 else "")]
+        ips = [u for u in self.added if ap.is_shared(u)]
+        ips_there = [u for u in self.same if ap.is_shared(u)]
+        if ips or ips_there:
+            out.append(f"  shared cache: {len(ips)} unit(s) added, {len(ips_there)} already there"
+                       + "".join(f"\n    added {u}" for u in ips))
         out += [f"  kept the archive's {u}: this checkout's build of it differs (append-only)" for u in self.differs]
         out += [f"  the archive's {u} is not this build (pushed there first, by someone else or an earlier build; "
                 f"append-only: it stays): this signed build is shared beside it as {alt}, where a pull finds it "
@@ -257,7 +292,7 @@ class PushReport:
         out += [f"  not pushed {u}: built from a dirty tree" for u in self.dirty]
         out += [f"  not pushed {u}: {why} (every pull would refuse it)" for u, why in self.invalid]
         if self.added and self.signed_by is None:
-            out.append(f"  pushed {len(self.added)} build(s) unsigned: other clones keep them apart as unverified "
+            out.append(f"  pushed {len(self.added)} unit(s) unsigned: other clones keep them apart as unverified "
                        f"(set {signing.SIGNING_KEY_ENV} to the signing key; docs/archive.md)")
         return out
 
@@ -287,30 +322,28 @@ def _with_signature(unit: str, directory: Path, files: dict[str, Path], key: Pat
 
 
 def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool, report: PushReport,
-          key: Path | None = None) -> dict[str, bytes]:
-    """The paths to add on top of tip, and each unit's fate recorded in report."""
+          key: Path | None = None, shared: dict[str, Path] | None = None) -> dict[str, bytes]:
+    """The paths to add on top of tip, and each unit's fate recorded in report. A shared cache unit always
+    travels whole (its flow checks every file of it), bitstreams or not."""
     existing = git_plumbing.ls_tree(root, tip) if tip else {}
     by_unit: dict[str, dict[str, str]] = {}
+    shared = shared or {}
     for path, (oid, _size) in existing.items():
-        split = unit_of(path)
+        split = unit_of(path) or ap.split_shared(path)
         if split:
             by_unit.setdefault(split[0], {})[split[1]] = oid
     fmt = git_plumbing.object_format(root)
     report.added, report.completed, report.same, report.differs, report.invalid = [], [], [], [], []
     new: dict[str, bytes] = {}
     with git_plumbing.BlobReader(root) as reader:
-        for unit, directory in units.items():
+        for unit, directory in {**units, **shared}.items():
             there = by_unit.get(unit, {})
-            ours = {}  # stored name -> (raw bytes, stored bytes)
-            files = _files_of(directory, bitstreams)
+            files = _files_of(directory, bitstreams or unit in shared)
             # signed when the archive has no signature for it yet: a new unit, or one pushed unsigned before
             # (then the signature alone completes it, its files being the same)
-            if signing.SIGNATURE_FILE not in there:
-                files = _with_signature(unit, directory, files, key, signing.this_project(root))
-            for name, path in files.items():
-                raw = path if isinstance(path, bytes) else path.read_bytes()
-                stored, data = stored_form(name, raw)
-                ours[stored] = (raw, data)
+            def signed(unit=unit, directory=directory, files=files):  # signing runs ssh-keygen: only when needed
+                return _with_signature(unit, directory, files, key, signing.this_project(root))
+            ours = _stored(signed() if signing.SIGNATURE_FILE not in there else files)  # stored name -> (raw, stored)
             why = next((f"{ap.shown(s)}: {w}" for s in ours
                         if (w := ap.path_problem(ap.Entry("100644", "blob", "", 0, f"{unit}/{s}")))), None)
             if why:
@@ -319,6 +352,9 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
                 new.update({f"{unit}/{stored}": data for stored, (_raw, data) in ours.items()})
                 report.added.append(unit)
             elif any(not _same_content(reader, there[s], s, raw, fmt) for s, (raw, _d) in ours.items() if s in there):
+                # shared beside it, signed: the unit there may carry a signature (by a key not allowed), which
+                # must not leave this build unsigned
+                ours = _stored(signed()) if signing.SIGNATURE_FILE in there else ours
                 alt = _beside_name(unit, ours) if key is not None else None
                 if alt is None:  # unsigned: nobody would take it over the other anyway
                     report.differs.append(unit)
@@ -333,6 +369,16 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
             else:
                 report.same.append(unit)
     return new
+
+
+def _stored(files: dict[str, Path | bytes]) -> dict[str, tuple[bytes, bytes]]:
+    """{stored name: (raw bytes, stored bytes)} of a unit's files (kabe's compression applied)."""
+    out = {}
+    for name, path in files.items():
+        raw = path if isinstance(path, bytes) else path.read_bytes()
+        stored, data = stored_form(name, raw)
+        out[stored] = (raw, data)
+    return out
 
 
 def _beside_name(unit: str, ours: dict[str, tuple[bytes, bytes]]) -> str:
@@ -354,10 +400,13 @@ def _push_refusal(proc) -> str:
 
 
 def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, commits: list[str] | None = None,
-         bitstreams: bool = False, ref: str | None = None, tries: int = PUSH_TRIES) -> PushReport:
-    """Add every clean local archive (or those of `commits`) that the remote lacks, as one commit on the ref."""
+         bitstreams: bool = False, ref: str | None = None, tries: int = PUSH_TRIES,
+         shared: Sequence[SharedCache] = ()) -> PushReport:
+    """Add every clean local archive (or those of `commits`) that the remote lacks, as one commit on the ref,
+    with the shared cache entries (`shared`: the flows' caches) those builds used."""
     ref = ref or archive_ref(root=root)
     units, dirty = local_units(reports_root, commits)
+    cache_units = shared_units(shared, units)
     key = signing.signing_key()
     report = PushReport(remote, ref, dirty=dirty, signed_by=str(key) if key else None)
     last_error = ""
@@ -368,11 +417,14 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
             _good, why = checked_tip(root, tip, ref, remote)
             if why:  # appending would make the tampering the base of every later build: a person restores it
                 raise ArchiveTampered(f"not pushed: {why}")
-        new = _plan(root, tip, units, bitstreams, report, key)
+        new = _plan(root, tip, units, bitstreams, report, key, cache_units)
         if not new:
             return report
-        commits_named = sorted({u.split("/", 1)[0][:12] for u in report.added + report.completed})
-        message = f"kabe archive: {len(report.added) + len(report.completed)} build(s) of {', '.join(commits_named)}"
+        builds = [u for u in report.added + report.completed if not ap.is_shared(u)]
+        commits_named = sorted({u.split("/", 1)[0][:12] for u in builds})
+        message = (f"kabe archive: {len(builds)} build(s) of {', '.join(commits_named) or 'no commit'}"
+                   + (f", {len(report.added) + len(report.completed) - len(builds)} shared cache unit(s)"
+                      if len(builds) < len(report.added) + len(report.completed) else ""))
         commit = git_plumbing.write_commit(root, tip, new, message)
         proc = git_plumbing.run(root, "push", "--quiet", "--porcelain", remote, f"{commit}:{ref}", check=False)
         if proc.returncode == 0:
@@ -402,6 +454,9 @@ class PullReport:
     unverified: list[tuple[str, str]] = field(default_factory=list)  # (unit, why): in reports/.unverified/
     refused_tip: str | None = None  # why the ref's tip was not read (its history is not append-only)
     beside: list[tuple[str, str, str]] = field(default_factory=list)  # (unit, the one taken for it, why the other was not)
+    shared_added: list[str] = field(default_factory=list)  # shared cache units verified and added to their cache
+    shared_same: list[str] = field(default_factory=list)  # already in this machine's cache
+    shared_unverified: list[tuple[str, str]] = field(default_factory=list)  # (unit, why): in reports/.unverified-ip/
 
     def lines(self) -> list[str]:
         if not self.remote_has_archive:
@@ -420,7 +475,14 @@ class PullReport:
         out += _capped([f"  refused {what}: {why}; nothing of it was kept" for what, why in self.refused])
         out += _capped([f"  unverified {u}: {why}; kept apart in reports/{UNVERIFIED}/{u} (never a cache entry, "
                         f"a base or deployable)" for u, why in self.unverified])
-        if self.unverified:
+        if self.shared_added or self.shared_same or self.shared_unverified:
+            out.append(f"  shared cache: {len(self.shared_added)} unit(s) added to this machine's cache, "
+                       f"{len(self.shared_same)} already here"
+                       + (f", {len(self.shared_unverified)} unverified" if self.shared_unverified else ""))
+            out += [f"    added {u}" for u in self.shared_added[:MAX_LINES]]
+        out += _capped([f"  unverified {u}: {why}; kept apart in reports/{UNVERIFIED_SHARED}/{u[len(ap.SHARED_PREFIX):]} "
+                        f"(never used by a build)" for u, why in self.shared_unverified])
+        if self.unverified or self.shared_unverified:
             out.append("  (which keys are trusted, and how CI signs: docs/archive.md)")
         return out
 
@@ -646,7 +708,7 @@ def _count_new(paths: list[str], reports_root: Path) -> tuple[int, set[str]]:
     units: dict[str, bool] = {}
     for path in paths:
         parts = path.split("/", 3)
-        if len(parts) < 4:
+        if len(parts) < 4 or ap.is_shared(path):  # shared cache units: counted by _pull_shared
             continue
         unit = "/".join(parts[:3])
         units[unit] = units.get(unit, False) or parts[3] == signing.SIGNATURE_FILE
@@ -655,15 +717,18 @@ def _count_new(paths: list[str], reports_root: Path) -> tuple[int, set[str]]:
 
 
 def pull(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, bitstreams: bool = False,
-         ref: str | None = None, accept_rewrite: str | None = None, allowed_signers: Path | None = None) -> PullReport:
+         ref: str | None = None, accept_rewrite: str | None = None, allowed_signers: Path | None = None,
+         shared: Sequence[SharedCache] = ()) -> PullReport:
+    """The remote's archive into reports/ (the units that verify), and its shared cache units into the caches
+    of `shared` (the flows' caches; a flow not among them leaves its units in the archive)."""
     reports_root = Path(reports_root)
     with _pull_lock(root):
         return _pull(remote, root, reports_root, bitstreams, ref or archive_ref(root=root), accept_rewrite,
-                     allowed_signers)
+                     allowed_signers, shared)
 
 
 def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: str, accept_rewrite: str | None,
-          allowed_signers: Path | None) -> PullReport:
+          allowed_signers: Path | None, shared: Sequence[SharedCache] = ()) -> PullReport:
     report = PullReport(remote, ref)
     tip = fetch(remote, root, ref, accept_rewrite)
     if tip is None:
@@ -676,6 +741,8 @@ def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: st
                               f"Ask who pushed them: a kabe archive gains a few units per commit")
     good, report.refused_tip = checked_tip(root, tip, ref, remote)
     entries = git_plumbing.ls_tree_entries(root, good)
+    shared_entries = [e for e in entries if ap.is_shared(e.path)]
+    entries = [e for e in entries if not ap.is_shared(e.path)]
     if good != tip:
         new, unsigned = _count_new([e.path for e in entries], reports_root)
     allowed = allowed_signers if allowed_signers is not None else allowed_signers_of(root)
@@ -691,7 +758,79 @@ def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: st
     with git_plumbing.BlobReader(root) as reader:
         for unit in order:
             _pull_one(reader, root, reports_root, unit, units[unit], allowed, report)
+        if shared:
+            _pull_shared(reader, root, reports_root, shared_entries, shared, allowed, report)
     return report
+
+
+def _pull_shared(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, entries: list[ap.Entry],
+                 caches: Sequence[SharedCache], allowed: Path | None, report: PullReport) -> None:
+    """The shared cache units a flow of this clone takes (ip/<flow>/<key>/): judged by path and size like a
+    build, staged whole in reports/.unverified-ip/, added to the flow's cache only when signed by an allowed
+    key for this project and accepted by the flow (whole, its key its material's); else kept apart, named."""
+    by_flow = {c.flow: c for c in caches}
+    units: dict[str, dict[str, ap.Entry]] = {}
+    bad: dict[str, str] = {}
+    for e in entries:
+        split, why = ap.split_shared(e.path), ap.path_problem(e)
+        if why or split is None:
+            if split:
+                bad.setdefault(split[0], f"{ap.shown(split[1])}: {why}")
+            else:
+                report.refused.append((ap.shown(e.path), why or "not a shared cache unit's path"))
+            continue
+        unit, stored = split
+        name = stored[:-3] if stored.endswith(".gz") else stored
+        if name in units.get(unit, {}):
+            bad.setdefault(unit, f"{ap.shown(stored)}: stored twice (with and without .gz)")
+        units.setdefault(unit, {})[name] = e
+    for unit, why in sorted(bad.items()):
+        units.pop(unit, None)
+        report.refused.append((unit, why))
+    wanted = {}
+    for unit, files in units.items():
+        flow, key = ap.shared_key(unit)
+        if flow not in by_flow:
+            continue  # a flow this clone does not carry a cache for
+        if by_flow[flow].have(key):
+            if not ap.is_beside(unit):
+                report.shared_same.append(unit)
+            continue
+        why = ap.unit_size_problem(list(files.values()))
+        if why:
+            report.refused.append((unit, why))
+            continue
+        wanted[unit] = files
+    unsigned = [u for u, files in wanted.items() if signing.SIGNATURE_FILE not in files]
+    if len(wanted) > MAX_NEW_UNITS or len(unsigned) > MAX_NEW_UNSIGNED:
+        report.refused.append((f"{len(wanted)} shared cache units ({len(unsigned)} unsigned)",
+                               f"more than a pull stages ({MAX_NEW_UNITS}, {MAX_NEW_UNSIGNED} unsigned); "
+                               f"none of the {'unsigned ' if len(wanted) <= MAX_NEW_UNITS else ''}ones was staged"))
+        wanted = {} if len(wanted) > MAX_NEW_UNITS else {u: f for u, f in wanted.items() if u not in unsigned}
+    for unit in sorted(wanted, key=lambda u: (ap.base_unit(u), ap.is_beside(u), u)):
+        flow, key = ap.shared_key(unit)
+        cache = by_flow[flow]
+        if cache.have(key):  # another unit of the same key (one shared beside it) was taken already
+            continue
+        staged_at = reports_root / UNVERIFIED_SHARED / unit[len(ap.SHARED_PREFIX):]
+        budget = _Budget()
+        try:
+            staged = write_atomic(staged_at, {n: _writer(reader, e, n, budget) for n, e in sorted(wanted[unit].items())},
+                                  root=reports_root)
+        except Refused as e:
+            report.refused.append((unit, str(e)))
+            continue
+        check = signing.verify_dir(staged, ap.base_unit(unit), allowed, signing.this_project(root))
+        why = None if check.ok else check.reason
+        if why is None and (set(check.file_hashes) != set(signing.hash_dir(staged))):
+            why = "it lacks files its signature lists (a shared cache unit travels whole)"
+        why = why or cache.accept(staged, key)
+        if why:
+            report.shared_unverified.append((unit, why))
+            continue
+        safe_fs.remove_tree(staged, reports_root)
+        _remove_empty_parents(staged, reports_root / UNVERIFIED_SHARED)
+        report.shared_added.append(unit)
 
 
 def _pull_one(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, unit: str,

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from kabe.errors import UserError
 from kabe.paths import REPORTS, ROOT
+from kabe.records import archive_paths as ap
 from kabe.records import git_plumbing, store
 
 
@@ -44,10 +45,11 @@ def measure(root: Path = ROOT, tip: str = "") -> tuple[list[CommitSize], int]:
     units: dict[str, set[str]] = {}
     with git_plumbing.BlobReader(root) as reader:
         for path, (oid, size) in sorted(git_plumbing.ls_tree(root, tip).items()):
-            split = store.unit_of(path)
+            split = store.unit_of(path) or ap.split_shared(path)
             if not split:
                 continue
-            commit = path.split("/", 1)[0]
+            # a shared cache unit (ip/<flow>/<key>) is counted on a row of its flow's, not a commit's
+            commit = "/".join(path.split("/", 2)[:2]) if ap.is_shared(path) else path.split("/", 1)[0]
             row = rows.setdefault(commit, CommitSize(commit, 0, 0, 0, 0, 0))
             units.setdefault(commit, set()).add(split[0])
             row.files += 1
@@ -66,11 +68,14 @@ def _mb(n: int) -> str:
 def render(remote: str, ref: str, rows: list[CommitSize], total_disk: int) -> str:
     if not rows:
         return f"kabe archive du {remote}: the archive ({ref}) is empty or absent\n"
-    lines = [f"kabe archive du {remote} ({ref}): {len(rows)} commit(s), {sum(r.builds for r in rows)} build(s)", "",
+    shared = [r for r in rows if ap.is_shared(r.commit + "/")]
+    rows = [r for r in rows if not ap.is_shared(r.commit + "/")]
+    lines = [f"kabe archive du {remote} ({ref}): {len(rows)} commit(s), {sum(r.builds for r in rows)} build(s)"
+             + "".join(f", {r.builds} {r.commit} unit(s)" for r in shared), "",
              "| commit | builds | files | raw MB | stored MB | on disk MB |", "|---|---|---|---|---|---|"]
-    for r in rows:
+    for r in rows + shared:
         lines.append(f"| {r.commit[:12]} | {r.builds} | {r.files} | {_mb(r.raw)} | {_mb(r.stored)} | {_mb(r.disk)} |")
-    n = len(rows)
+    n = len(rows) or 1
     lines += ["", f"per commit (mean): raw {_mb(sum(r.raw for r in rows) // n)} MB, stored "
                   f"{_mb(sum(r.stored for r in rows) // n)} MB, on disk {_mb(sum(r.disk for r in rows) // n)} MB; "
                   f"whole archive on disk (each object once, with its history): {_mb(total_disk)} MB"]

@@ -1,7 +1,7 @@
 """A design's own top through the Vivado flow, on the STAND-IN for Vivado (tests/standin/vivado; not AMD
 Vivado): a design written from scratch (tests/flows/scratch_design: board pins, a clocking wizard as .xci
 and one as IP Tcl, a block design script, a VHDL and a SystemVerilog file, a post-route hook) through `doit build:<design>
-flow=vivado` in a throwaway copy of this checkout; then a second design and commit with the same IPs
+flow=vivado` (its VHDL package in a library of its own, FuseSoC's logical_name) in a throwaway copy of this checkout; then a second design and commit with the same IPs
 (nothing regenerated: the IP cache), and an IP property changed (exactly that IP regenerated)."""
 
 from __future__ import annotations
@@ -76,6 +76,10 @@ def test_a_design_from_scratch_builds_signs_off_and_archives(scratch):
     assert read["scratch_clk.xdc"] == "read_xdc"
     assert any(c[:2] == ["read_verilog", "-sv"] and c[-1].endswith("both_locked.sv") for c in recs)
     assert read["clk_main.xci"] == "read_ip" and read["clk_aux.xci"] == "read_ip"
+    # a VHDL file with the core's logical_name goes into that library (edalize: read_vhdl -library), the rest
+    # into Vivado's default one
+    libs = {Path(c[-1]).name: c[c.index("-library") + 1] if "-library" in c else None for c in recs if c[0] == "read_vhdl"}
+    assert libs == {"blink_pkg.vhd": "acme_lib", "blink.vhd": None}, libs
     # both IPs generated once (first build), in the IP cache's run: the .xci read, the IP Tcl created
     assert sorted(ip_generated(tmp / "record1.txt")) == ["clk_aux", "clk_main"]
     assert any(c[0] == "create_ip" and "clk_aux" in c for c in recs)
@@ -164,6 +168,7 @@ def test_the_same_ips_in_another_design_and_commit_are_not_regenerated(scratch):
     assert ip_generated(tmp / "record3.txt") == ["clk_aux"]
     after = {k["name"]: k["key"] for k in json.loads((archive_of(copy, "scratch_two") / "ip_cache.json").read_text())}
     assert after["clk_main"] == first["clk_main"] and after["clk_aux"] != first["clk_aux"]
+    print("IP cache keys, clk_aux at 40 MHz (only its key changed):", after)
 
 
 def test_an_xci_from_another_vivado_is_named_not_upgraded(scratch):

@@ -116,7 +116,16 @@ proc read_verilog {args} {
     ::standin::add_file $f
   }
 }
-proc read_vhdl {args} { ::standin::rec read_vhdl {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
+# read_vhdl (UG835): -library <name> puts the files in that VHDL library (Vivado's default: xil_defaultlib),
+# kept as the file's LIBRARY property as Vivado keeps it
+proc read_vhdl {args} {
+  ::standin::check_opts read_vhdl $args
+  ::standin::rec read_vhdl {*}$args
+  foreach f [::standin::positional $args {-vhdl2008 -vhdl2019 -netlist -quiet -verbose}] {
+    if {![file exists $f]} { error "STAND-IN read_vhdl: $f does not exist" }
+    ::standin::setprop [::standin::add_file $f] LIBRARY [::standin::opt $args -library xil_defaultlib]
+  }
+}
 proc read_xdc {args} { ::standin::rec read_xdc {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
 proc read_mem {args} { ::standin::rec read_mem {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
 proc add_files {args} { ::standin::rec add_files {*}$args; foreach f [::standin::positional $args] { ::standin::add_file $f } }
@@ -288,8 +297,10 @@ proc write_hw_platform {args} {
     if {[string match *.bd $f]} { foreach h [::standin::prop $f GENERATED {}] { lappend members $h } }
   }
   if {"-include_bit" in $args} {
-    set bit [file join $::standin::project_dir $::standin::project.runs impl_1 [::standin::prop sources_1 TOP].bit]
-    if {![file exists $bit]} { error "STAND-IN write_hw_platform -include_bit: impl_1 wrote no bitstream ($bit)" }
+    # the image impl_1 wrote: a .bit, or on a Versal part (xcv..., not a Virtex xcvu) the device image (.pdi), as Vivado includes it
+    set ext [expr {[regexp {^xcv[^u]} [::standin::prop $::standin::project PART]] ? "pdi" : "bit"}]
+    set bit [file join $::standin::project_dir $::standin::project.runs impl_1 [::standin::prop sources_1 TOP].$ext]
+    if {![file exists $bit]} { error "STAND-IN write_hw_platform -include_bit: impl_1 wrote no $ext image ($bit)" }
     lappend members $bit
   }
   set kind [expr {"-minimal" in $args ? "fixed, minimal" : "fixed"}]
@@ -447,7 +458,7 @@ proc report_clock_interaction {args} {
 # hold, recovery, removal in ns or "none"; pulse_width_violators as a count).
 # Versal parts (xcv...) report in Versal's layout: their default fixtures are tests/fixtures/vivado_v80
 proc ::standin::pick_fixtures {} {
-  if {$::standin::fixtures_default && [string match xcv* [::standin::prop $::standin::project PART]]} {
+  if {$::standin::fixtures_default && [regexp {^xcv[^u]} [::standin::prop $::standin::project PART]]} {
     set ::standin::fixtures [file join [file dirname $::standin::fixtures] vivado_v80]
     set ::standin::fixtures_default 0
   }
@@ -584,6 +595,9 @@ proc ::standin::execute_versal_run {run} {
   puts -nonewline $f "STAND-IN device image written by tests/standin (kabe tests); not a Xilinx PDI\n"
   puts -nonewline $f "part=[::standin::prop $::standin::project PART]\nUSR_ACCESS=[::standin::prop design BITSTREAM.CONFIG.USR_ACCESS none]\n"
   close $f
+  # the step's post hook runs once its image is written, as write_bitstream's does
+  set hook [::standin::prop $run STEPS.WRITE_DEVICE_IMAGE.TCL.POST]
+  if {$hook ne ""} { ::standin::rec HOOK WRITE_DEVICE_IMAGE POST $hook; uplevel #0 [list source $hook] }
   cd $here
 }
 
@@ -733,6 +747,7 @@ namespace eval ::standin { variable ips {} }
 array set ::standin::options {
   create_ip {-vlnv= -module_name= -dir= -force -allow_hidden -provider= -vendor= -library= -name= -version= -quiet -verbose}
   read_ip {-quiet -verbose}
+  read_vhdl {-library= -vhdl2008 -vhdl2019 -netlist -quiet -verbose}
   get_ips {-regexp -nocase -filter= -all -of_objects= -exclude_bd_ips -quiet -verbose}
   upgrade_ip {-srcset= -vlnv= -log= -quiet -verbose}
   synth_ip {-force -quiet -verbose}
@@ -815,7 +830,18 @@ proc get_ips {args} {
 proc upgrade_ip {args} {
   ::standin::rec upgrade_ip {*}$args
   ::standin::check_opts upgrade_ip $args
-  foreach ip [concat {*}[::standin::positional $args]] { ::standin::setprop $ip IS_LOCKED 0; ::standin::setprop $ip SW_VERSION $::standin::version }
+  foreach ip [concat {*}[::standin::positional $args]] {
+    ::standin::setprop $ip IS_LOCKED 0
+    ::standin::setprop $ip SW_VERSION $::standin::version
+    # Vivado writes the upgraded IP back to its .xci (the version it was made with is now this one's)
+    set xci [::standin::prop $ip IP_FILE]
+    if {$::standin::mode eq "run" && $xci ne "" && [file exists $xci]} {
+      set f [open $xci]; set text [read $f]; close $f
+      regsub {("SWVERSION":\s*\[\s*\{\s*"value":\s*")[^"]+(")} $text "\\1$::standin::version\\2" text
+      regsub {(RUNTIME_PARAM.SWVERSION">)[^<]+(<)} $text "\\1$::standin::version\\2" text
+      set f [open $xci w]; puts -nonewline $f $text; close $f
+    }
+  }
 }
 proc ::standin::ip_products {ip what} {
   if {[::standin::prop $ip IS_LOCKED 0]} { error "STAND-IN $what: IP $ip is locked (made by Vivado [::standin::prop $ip SW_VERSION]); upgrade_ip first" }

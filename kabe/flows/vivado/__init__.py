@@ -38,14 +38,6 @@ def check_tools() -> None:
     tool.find_vivado()
 
 
-def _refuse_versal_own_top(design) -> None:
-    from kabe.flows.base import FlowError
-
-    if design.board.is_versal:
-        raise FlowError(f"{design.yaml_file}: vivado.top: own is not built for Versal parts yet (board "
-                        f"{design.board.key}); use vivado.top: shell (AVED's design, docs/v80.md)")
-
-
 def _check_base_design(design) -> None:
     """A board on a vendor base design (the V80 on AVED): the Vivado on PATH must be that release's."""
     if design.board.base_design is None:
@@ -66,8 +58,6 @@ def check_design(design, edam) -> None:
         return
     from kabe.flows.vivado import own_top
     from kabe.records import cache
-
-    _refuse_versal_own_top(design)
 
     found = tool._VERSION_RE.search(cache.vivado_version_line(tool.find_vivado()))
     if found:
@@ -99,7 +89,6 @@ def _run_own_top(design, edam, workdir: Path, console: Console, commit, fs, vers
     from kabe import provenance
     from kabe.flows.vivado import own_top
 
-    _refuse_versal_own_top(design)
     work_root = workdir / "edalize"
 
     def ip_batch(script: Path) -> None:

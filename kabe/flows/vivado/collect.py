@@ -64,10 +64,11 @@ def archived_project(archive: Path, design) -> SimpleNamespace:
     clock wizard's on Versal: kabe.flows.vivado.versal), the images the board's build leaves."""
     name = f"kabe_{design.name}"
     if getattr(design, "vivado", None) is not None and design.vivado.top == "own":  # its clocks: the report's
-        images = {k: archive / f"{name}{ext}" for k, ext in (("bit", ".bit"), ("hwh", ".hwh"), ("xsa", ".xsa"))}
+        image = "pdi" if design.board.is_versal else "bit"  # the image own_top's build must leave
+        images = {k: archive / f"{name}.{k}" for k in (image, "hwh", "xsa")}
         return SimpleNamespace(report_dir=archive, settings_tcl=archive / "kabe_settings.tcl", clock_name=None,
                                clock_period_ns=None, inputs=(), part=design.board.part,
-                               images={k: v for k, v in images.items() if v.is_file() or k == "bit"})
+                               images={k: v for k, v in images.items() if v.is_file() or k == image})
     clock = constraints.parse_xdc(design.constraints)[0]
     if design.board.is_versal:
         clock_name = versal.CLOCK_NAME

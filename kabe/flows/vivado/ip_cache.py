@@ -14,9 +14,9 @@ Layout: <root>/<key[:2]>/<key>/unit.json + <module name>/... (the IP's folder as
 The root is KABE_VIVADO_IP_CACHE, else [tool.kabe] vivado_ip_cache, else <project>/build/ip_cache (a
 folder several clones or CI runners on one machine share is what makes the second build free).
 
-For the archive (its code is another module's): export_unit() copies one unit out, import_unit() checks a
-pulled unit (manifest, hashes, key recomputed from its own material) and adds it; the archive decides
-whether its signature is trusted before calling import_unit.
+For the archive (kabe.records.store, through kabe.flows.vivado.ip_archive): a unit folder is pushed as it is,
+signed; import_unit() checks a pulled unit (manifest, hashes, key recomputed from its own material) and
+adds it, after the archive has checked that an allowed key signed it.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kabe.flows.vivado.ip_source import IpError, IpSpec
+from kabe.records.signing import SIGNATURE_FILE
 
 KEY_FORMAT = 1
 UNIT_FILE = "unit.json"
@@ -71,15 +72,18 @@ def _sha(p: Path) -> str:
 
 
 def _hashes(folder: Path) -> dict[str, str]:
+    """Every file of a unit but its manifest and the archive's signature (a unit pulled through the archive
+    keeps the signature it verified with: pushed again, it is the same unit)."""
     return {p.relative_to(folder).as_posix(): _sha(p) for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.name != UNIT_FILE}
+            if p.is_file() and p.relative_to(folder).as_posix() not in (UNIT_FILE, SIGNATURE_FILE)}
 
 
-def check_unit(folder: Path) -> dict[str, Any] | None:
-    """The unit's manifest when the folder is a whole, untouched unit whose key matches its material; else None."""
+def check_unit(folder: Path, key: str | None = None) -> dict[str, Any] | None:
+    """The unit's manifest when the folder is a whole, untouched unit whose key matches its material (and
+    is `key`, else the folder's name); else None."""
     try:
         unit = json.loads((folder / UNIT_FILE).read_text())
-        if key_of(unit["material"]) != unit["key"] or folder.name != unit["key"]:
+        if key_of(unit["material"]) != unit["key"] or (key or folder.name) != unit["key"]:
             return None
         if _hashes(folder) != unit["files"] or not unit["files"]:
             return None
@@ -125,17 +129,24 @@ def export_unit(key: str, dest: Path, root: Path | None = None) -> Path:
     return out
 
 
-def import_unit(src: Path, root: Path | None = None) -> str:
-    """Add a pulled unit (a folder named after its key) after checking it; returns the key. The caller has
-    already checked who signed it: this checks only that the unit is whole and is what its key says."""
-    unit = check_unit(Path(src))
+def import_unit(src: Path, root: Path | None = None, key: str | None = None) -> str:
+    """Add a pulled unit (a folder named after its key, or the unit of `key`) after checking it; returns the
+    key. The caller has already checked who signed it: this checks only that the unit is whole and is what
+    its key says."""
+    unit = check_unit(Path(src), key)
     if unit is None:
         raise IpError(f"{src}: not a whole IP cache unit (its unit.json, file hashes or key do not agree); not used")
     store = Store(root or default_root())
-    if store.get(unit["key"]) is None:
+    if store.get(unit["key"]) is None:  # in whole, by a rename (a damaged folder of that key is replaced)
+        store.root.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".unit-", dir=store.root)) / unit["key"]
+        shutil.copytree(src, stage)
         dest = store.unit_dir(unit["key"])
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(src, dest, dirs_exist_ok=True)
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(stage, dest)
+        stage.parent.rmdir()
     return unit["key"]
 
 

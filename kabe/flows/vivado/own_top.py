@@ -27,7 +27,7 @@ from typing import Any, Callable
 
 from kabe import provenance
 from kabe.flows.base import FlowError
-from kabe.flows.vivado import ip_cache, ip_source
+from kabe.flows.vivado import ip_cache, ip_source, versal
 from kabe.flows.vivado.project import (EXPORT_XSA_TCL, HOOK_DIR, STRATEGY_TCL, TCL_DIR, TIMING_MAX_PATHS, Project,
                                        design_hooks, hook_dispatcher, own_image_pre_hook, settings_tcl,
                                        usr_access_word)
@@ -39,8 +39,11 @@ from kabe.records import safe_fs
 OWN_REPORT_HOOKS = ("check_vivado_version", "embed_commit", "report_timing_summary", "report_logic_levels",
                     "report_utilization", "report_clock_interaction", "timing_verdict")
 PS_FAMILIES = ("zynq-7000", "zynq-ultrascale+", "versal")  # parts with a processing system: an .xsa is written
-PS_PARTS = ("xc7z", "xczu", "xck2", "xcv")  # the same by part name (Zynq-7000, Zynq/Kria UltraScale+, Versal)
+# the same by part name: Zynq-7000, Zynq/Kria UltraScale+, Versal (AI Core, AI Edge, Prime, Premium, HBM, the V80's;
+# not xcvu: a Virtex UltraScale+ has no processing system)
+PS_PARTS = ("xc7z", "xczu", "xck2", "xcvc", "xcve", "xcvm", "xcvp", "xcvh", "xcv80")
 _EDALIZE_TYPES = ("verilogSource", "systemVerilogSource", "vhdlSource", "xdc", "SDC", "mem")
+_VHDL_LIBRARY = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,62}")
 _BD_SCRIPT_VERSION = re.compile(r"^\s*set\s+scripts_vivado_version\s+(\S+)", re.M)
 _BD_SCRIPT_NAME = re.compile(r"^\s*set\s+design_name\s+(\S+)", re.M)
 _BD_FILE_VERSION = re.compile(r'bd:tool_version="([^"]+)"|"tool_version"\s*:\s*"([^"]+)"')
@@ -62,6 +65,11 @@ def classify(edam, design, running: str) -> dict[str, list]:
         path = Path(f.path)
         if base in _EDALIZE_TYPES:
             entry = {"name": str(path), "file_type": f.file_type}
+            if base == "vhdlSource" and getattr(f, "logical_name", ""):  # edalize: read_vhdl -library <name>
+                if not _VHDL_LIBRARY.fullmatch(f.logical_name):  # written into Tcl as it is: an identifier only
+                    raise FlowError(f"{getattr(f, 'core', '') or path}: logical_name {f.logical_name!r} of {path.name} "
+                                    f"is not a VHDL library name (a letter, then letters, digits or _); rename it")
+                entry["logical_name"] = f.logical_name
             if f.is_include_file:
                 entry.update(is_include_file=True, include_path=str(path.parent))
             out["edalize"].append(entry)
@@ -98,9 +106,12 @@ def classify(edam, design, running: str) -> dict[str, list]:
     return out
 
 
-def _hooks(design, dispatcher: Path) -> list[tuple[str, str, str, Path]]:
-    """(run, STEP, PRE|POST, file) of every hook: kabe's dispatcher before write_bitstream, the design's."""
-    return [("impl_1", "WRITE_BITSTREAM", "PRE", dispatcher), *design_hooks(design)]
+def _hooks(design, dispatcher: Path, image_step: str) -> list[tuple[str, str, str, Path]]:
+    """(run, STEP, PRE|POST, file) of every hook: kabe's dispatcher before the image step, the design's (on
+    Versal a write_bitstream hook is the device image step's: that is the step that writes its image)."""
+    return [("impl_1", image_step, "PRE", dispatcher),
+            *((run, image_step if step == "WRITE_BITSTREAM" else step, when, f)
+              for run, step, when, f in design_hooks(design))]
 
 
 def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], commit: provenance.Commit,
@@ -141,9 +152,11 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
     name = f"kabe_{design.name}"
     top = edam.toplevel
     has_ps = design.board.family in PS_FAMILIES or part.lower().startswith(PS_PARTS)
+    is_versal = design.board.is_versal  # its image is a .pdi, written by impl_1's write_device_image step
+    image_step = versal.IMAGE_STEP if is_versal else "WRITE_BITSTREAM"
     settings_file = work_root / "kabe_settings.tcl"
-    dispatcher = work_root / "kabe_hooks_write_bitstream_pre.tcl"
-    hooks = _hooks(design, dispatcher)
+    dispatcher = work_root / f"kabe_hooks_{image_step.lower()}_pre.tcl"
+    hooks = _hooks(design, dispatcher, image_step)
     strategies = {k: fs.get(f"vivado_{k}", "") for k in STRATEGY_KEYS}
     word = usr_access_word(commit)
     values = {
@@ -152,7 +165,8 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
         "commit": commit.sha, "dirty": int(commit.dirty), "usr_access": f"0x{word:08X}",
         "vivado_version": fs["vivado_version"], "vivado_version_mismatch": fs["vivado_version_mismatch"],
         **strategies,
-        "image_step": "WRITE_BITSTREAM", "hook_image_pre": dispatcher,
+        "image_step": image_step, "hook_image_pre": dispatcher,
+        "jobs": design.vivado.jobs or fs["vivado_jobs"], "pdi_dest": work_root / f"{name}.pdi",
         "ips": [(u.spec.name, u.xci) for u in units],
         "bd_files": bd_copies,
         "bd_scripts": [p for p, _ in parts["bd_scripts"]],
@@ -164,7 +178,8 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
     }
     settings_file.write_text(settings_tcl(values))
     dispatcher.write_text(hook_dispatcher(settings_file, (*own_image_pre_hook(design),
-                                                         *(HOOK_DIR / f"{h}.tcl" for h in OWN_REPORT_HOOKS))))
+                                                         *(HOOK_DIR / f"{h}.tcl" for h in OWN_REPORT_HOOKS)),
+                                          image_step))
     export_xsa = work_root / "kabe_export_xsa.tcl"
     if has_ps:
         export_xsa.write_text(f"# Generated by kabe.flows.vivado.own_top: edalize's post_build hook.\n"
@@ -191,21 +206,32 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
         flow.configure()
     except (RuntimeError, ValueError, KeyError) as e:
         raise FlowError(f"edalize could not generate the Vivado project in {work_root}: {e}") from None
+    run_tcl = work_root / f"{name}_run.tcl"
+    if is_versal:  # edalize's run Tcl launches write_bitstream, which a Versal run does not have
+        if not run_tcl.is_file():
+            raise FlowError(f"edalize wrote no {run_tcl}")
+        run_tcl.write_text(f"# Written by kabe.flows.vivado.own_top in place of edalize's run Tcl (Versal: impl_1 "
+                           f"-to_step write_device_image).\nsource {{{settings_file}}}\n"
+                           f"source {{{TCL_DIR / VERSAL_RUN_TCL}}}\n")
 
-    images = {"bit": work_root / f"{name}.bit"}
+    images = {"pdi": work_root / f"{name}.pdi"} if is_versal else {"bit": work_root / f"{name}.bit"}
     if has_ps:
         images["xsa"] = work_root / f"{name}.xsa"
     if parts["bd_files"] or parts["bd_scripts"]:
         images["hwh"] = work_root / f"{name}.hwh"
     user_files = [f for when in design.vivado.hooks.values() for f in when.values()]
-    project = Project(name=name, work_root=work_root, report_dir=report_dir, bit=images["bit"],
+    project = Project(name=name, work_root=work_root, report_dir=report_dir, bit=work_root / f"{name}.bit",
                       hwh=work_root / f"{name}.hwh", settings_tcl=settings_file, hook_tcl=dispatcher,
                       wrapper=settings_file, edam=edam_out, clock_name=None, clock_period_ns=None,
                       inputs=tuple(dict.fromkeys([*edam.input_files, *user_files, *tcl[1:],
-                                                  *(p for p, _ in parts["bd_scripts"]), design.constraints])),
+                                                  *(p for p, _ in parts["bd_scripts"]), design.constraints,
+                                                  *((TCL_DIR / VERSAL_RUN_TCL,) if is_versal else ())])),
                       cells=None, part=part, images=images, bd_wrapper=top, family=design.board.family)
     check_generated(project, [str(t) for t in tcl], has_ps)
     return project
+
+
+VERSAL_RUN_TCL = "own_versal_run.tcl"
 
 
 def check_generated(project: Project, tcl: list[str], has_ps: bool) -> None:
@@ -224,7 +250,13 @@ def check_generated(project: Project, tcl: list[str], has_ps: bool) -> None:
     if re.search(r"^(read_ip|upgrade_ip)\b", text, re.M):
         raise FlowError(f"{where}: edalize reads or upgrades IP itself; kabe reads IP from its cache only")
     mk = project.makefile.read_text()
-    if f"{project.name}.bit" not in mk:
+    if f"{project.name}.bit" not in mk:  # edalize's name for its image target (a .pdi on Versal: its run Tcl)
         raise FlowError(f"{project.makefile}: no target {project.name}.bit")
+    run_tcl = project.work_root / f"{project.name}_run.tcl"
+    if project.family == "versal":
+        text = run_tcl.read_text() if run_tcl.is_file() else ""
+        if f"source {{{TCL_DIR / VERSAL_RUN_TCL}}}" not in text or "write_bitstream" in text:
+            raise FlowError(f"{run_tcl}: not kabe's Versal run Tcl (it must source tcl/{VERSAL_RUN_TCL} and never "
+                            f"launch write_bitstream)")
     if has_ps and f"{project.name}.xsa:" not in mk:
         raise FlowError(f"{project.makefile}: no target {project.name}.xsa (the .xsa export after the bitstream)")

@@ -1,6 +1,8 @@
 library ieee;
 use ieee.std_logic_1164.all;
 use ieee.numeric_std.all;
+library acme_lib;
+use acme_lib.blink_pkg.all;
 
 entity blink is
   generic (WIDTH : positive := 24);
@@ -15,5 +17,5 @@ begin
       if rst = '1' then count <= (others => '0'); else count <= count + 1; end if;
     end if;
   end process;
-  q <= count(WIDTH - 1);
+  q <= count(WIDTH - 1) when LED_ON = '1' else not count(WIDTH - 1);
 end architecture;

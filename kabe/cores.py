@@ -115,14 +115,47 @@ class Edam:
         return tuple(f.path for f in self.files if f.is_include_file)
 
     @property
+    def option_include_dirs(self) -> tuple[Path, ...]:
+        """The include folders the target's tool options name (`-I<dir>`, `-I <dir>`, `+incdir+<a>+<b>` in
+        verilator_options, yosys_read_options or any other list of options), as existing folders: a
+        relative one read from the FuseSoC work root (where edalize runs the tools) and from each core
+        file's folder, since over-reading costs nothing and only folders that exist count. kabe refuses
+        them in a simulated target (kabe.core_targets) and passes none to its own Yosys script, but the
+        key hashes what is in them anyway: a header found only through such an option is still an input."""
+        found: list[Path] = []
+        for value in (self.tool_options or {}).values():
+            options = value.split() if isinstance(value, str) else value if isinstance(value, list) else []
+            options = [str(o) for o in options]
+            names: list[str] = []
+            for i, opt in enumerate(options):
+                if opt == "-I" and i + 1 < len(options):
+                    names.append(options[i + 1])
+                elif opt.startswith("-I") and len(opt) > 2:
+                    names.append(opt[2:])
+                elif opt.startswith("+incdir+"):
+                    names += [n for n in opt[len("+incdir+"):].split("+") if n]
+            bases = [Path(self.work_root)] + [Path(c).parent for c in self.core_files]
+            for name in names:
+                for d in ([Path(name)] if Path(name).is_absolute() else [b / name for b in bases]):
+                    if d.is_dir() and d.resolve() not in found:
+                        found.append(d.resolve())
+        return tuple(found)
+
+    @property
+    def all_include_dirs(self) -> tuple[Path, ...]:
+        """The core file's include folders and those the tool options name (option_include_dirs)."""
+        return tuple(dict.fromkeys([Path(d) for d in self.include_dirs] + list(self.option_include_dirs)))
+
+    @property
     def reachable_headers(self) -> tuple[Path, ...]:
-        """Every file directly in the target's include folders: Yosys and Verilator read any header an
+        """Every file directly in the target's include folders (the core file's and its tool options',
+        all_include_dirs): Yosys and Verilator read any header an
         `include names there, listed in the core file or not, whatever its suffix (`.inc`, `.svh`,
         `.h`), so every key of an output built from this target (the build's cache key, Verilator's
         compiled model) must hash them all: an unlisted one left out kept an old verdict after it
         changed."""
         out: list[Path] = []
-        for d in self.include_dirs:
+        for d in self.all_include_dirs:
             d = Path(d)
             if d.is_dir():
                 out += sorted(p for p in d.iterdir() if p.is_file() and not p.name.startswith("."))

@@ -4,6 +4,8 @@ model opens beside it. Before, editing either kept the old verdict from the cach
 
 from pathlib import Path
 
+import pytest
+
 from kabe import cores, designs
 from kabe.records import cache
 from kabe.sim import verilator_build
@@ -104,6 +106,42 @@ def test_a_readmemh_table_beside_the_rtl_is_in_the_key_by_call_or_by_parameter(t
     after_table = _key(tmp_path, edam)
     init.write_text("1\n")
     assert len({before, after_table, _key(tmp_path, edam)}) == 3
+
+
+@pytest.mark.parametrize("tool, options", [
+    ("verilator_options", ["-Wall", "-I{d}"]), ("verilator_options", ["-I", "{d}"]),
+    ("verilator_options", ["+incdir+elsewhere+{d}"]), ("yosys_read_options", ["-sv", "-I{d}"]),
+    ("yosys_read_options", "-I{d} -sv")])  # a string of options, as edalize also takes them
+def test_a_header_found_only_through_an_include_option_is_in_the_key(tmp_path, tool, options):
+    """An include folder a tool option names (-I, +incdir+), relative to the work root where edalize runs
+    the tools or to the core file's folder: the header found only there is an input (issue 36, item 5)."""
+    rtl, opt_dir = tmp_path / "rtl", tmp_path / "work" / "hdr"
+    rtl.mkdir()
+    opt_dir.mkdir(parents=True)
+    (rtl / "top.v").write_text('`include "opt_width.vh"\nmodule top; endmodule\n')
+    header = opt_dir / "opt_width.vh"
+    header.write_text("`define W 48\n")
+    (opt_dir / "table.hex").write_text("00\n")  # named by the header: found in the same folder
+    header.write_text('`define W 48\ninitial $readmemh("table.hex", m);\n')
+    opts = options.replace("{d}", "hdr") if isinstance(options, str) else [o.replace("{d}", "hdr") for o in options]
+    edam = cores.Edam(**{**_edam(tmp_path, tmp_path / "none").__dict__, "tool_options": {tool: opts},
+                         "work_root": tmp_path / "work"})
+    assert edam.option_include_dirs == (opt_dir.resolve(),)
+    assert {header.resolve(), (opt_dir / "table.hex").resolve()} <= set(edam.reachable_headers)
+    before = _key(tmp_path, edam)
+    assert _key(tmp_path, edam) == before
+    header.write_text('`define W 61\ninitial $readmemh("table.hex", m);\n')
+    after_header = _key(tmp_path, edam)
+    (opt_dir / "table.hex").write_text("ff\n")
+    assert len({before, after_header, _key(tmp_path, edam)}) == 3
+    assert header.resolve() in verilator_build._hdl_files(edam)  # the compiled model's key too
+
+
+def test_an_include_option_naming_no_folder_adds_nothing(tmp_path):
+    edam = cores.Edam(**{**_edam(tmp_path, tmp_path / "none").__dict__, "work_root": tmp_path,
+                         "tool_options": {"verilator_options": ["-Inope", "-Wall", "+incdir+", "-I"],
+                                          "yosys_synth_options": ["-family", "xc7"], "arch": "xilinx"}})
+    assert edam.option_include_dirs == () and edam.all_include_dirs == (tmp_path / "none",)
 
 
 def test_a_name_in_a_comment_or_a_format_is_no_input(tmp_path):

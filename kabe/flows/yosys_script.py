@@ -21,10 +21,12 @@ crossing them would gain (measured: see docs/timing_model.md).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from kabe.core_files import CoreError
 from kabe.core_targets import sources_of_top
 from kabe.cores import hdl_value
 
@@ -125,6 +127,17 @@ def real_parameters(parameters: Mapping[str, Any], specs: Mapping[str, Mapping])
             (isinstance(v, float) or (specs.get(k) or {}).get("datatype") == "real")]
 
 
+# one word of a synth_xilinx option (-widemux 8, -run begin:map_luts, -edif out.edif): a Yosys script line ends
+# at ';' and '#' starts a comment, so anything else could start a command of its own (`-nodsp; read_verilog
+# x.v` read a file the cache key never hashed) or hide kabe's own options
+_OPTION_WORD = re.compile(r"[A-Za-z0-9_.:+=,/-]+")
+
+
+def bad_synth_option(opts: Iterable[str]) -> str | None:
+    """The first synth option that is not one plain word (None: all are)."""
+    return next((str(o) for o in opts if not _OPTION_WORD.fullmatch(str(o))), None)
+
+
 def _synth_options(opts: Iterable[str]) -> list[str]:
     """The core's synth_xilinx options without the ones kabe sets itself (-top, -flatten, -family)."""
     out, it = [], iter(opts)
@@ -202,6 +215,13 @@ def from_edam(edam, cwd: Path, family: str = "xc7", *, elaborate_only: bool = Fa
     synth = opts.get("yosys_synth_options") or opts.get("synth_options") or []
     if isinstance(synth, str):
         synth = synth.split()
+    bad = bad_synth_option(synth)
+    if bad is not None:
+        core = (getattr(edam, "core_of", None) or {}).get(getattr(edam, "vlnv", None), "the core file")
+        raise CoreError(f"{core}: the synth target's yosys_synth_options has {bad!r}, which is not one option word "
+                        f"(letters, digits and _.:+=,/-): in a Yosys script ';' starts another command and '#' a "
+                        f"comment, which would read files the cache key never sees. Fix: give each option and "
+                        f"value as its own list item, without ';', '#', quotes or spaces")
     # only the files the top's hierarchy can use: a library core's file it never uses is not read
     sources = tuple(sources_of_top(edam_sources(edam), edam.toplevel))
     return render(ScriptInputs(edam.toplevel, sources, tuple(edam.include_dirs), defines,

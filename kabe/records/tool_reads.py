@@ -4,7 +4,8 @@ cache key (kabe.records.cache) and Verilator's compiled model (kabe.sim.verilato
 A core file lists the sources; the tools open more:
 
 * `` `include "defs.vh" ``: both tools look beside the file that includes it first, then in the
-  include folders (-I / the core's include_path), then the working directory;
+  include folders (the core's include_path, and any -I / +incdir+ its tool options name), then the
+  working directory;
 * `$readmemh("table.hex", mem)` / `$readmemb`: Yosys opens the name from its working directory, else
   beside the source that names it; the simulation opens it from its working directory (the FuseSoC
   work root, kabe.sim.runner). The name may sit in a parameter's default (`parameter INIT =
@@ -93,7 +94,7 @@ def of_edam(edam) -> list[Path]:
     """files_read() for a resolved target (kabe.cores.Edam)."""
     hdl = [f.path for f in edam.files if f.is_hdl or f.is_include_file] + list(edam.reachable_headers)
     work_root = Path(edam.work_root) if str(edam.work_root) not in ("", ".") else None
-    return files_read(hdl, edam.include_dirs, work_root, edam.parameters)
+    return files_read(hdl, edam.all_include_dirs, work_root, edam.parameters)
 
 
 def dependency_file(path: Path) -> list[Path]:

@@ -12,5 +12,7 @@ writes it atomically under reports/<commit>/<design>/sweep-<flow>/<variant-id>/.
     worker.py    the task a Dask worker runs: one variant's build, its archive as bytes
     cluster.py   which Dask: a LocalCluster, a running scheduler, or dask-jobqueue (Slurm/LSF/SGE)
     run.py       the client: submit, follow, collect, write archives and sweep.json
+    unit.py      a worker's answer as data, and the client's checks on it
+    expected.py  this checkout's cache key of a variant, which a worker's unit must carry
     results.py   sweep.json's summary, the best passing variant, the Pareto plot
 """

@@ -2,7 +2,8 @@
 
 Ships the commit's tree once, submits one build per variant (one worker slot each), follows them live,
 takes every result as data and checks it (kabe.sweep.unit: its shape, the tar's members, the record's
-schema and keys, its verdict recomputed here) before writing it atomically, once, under
+schema and keys, its cache_key.json against the key computed here for the variant, its verdict recomputed
+here) before writing it atomically, once, under
 reports/<commit>/<design>/sweep-<flow>/<variant-id>/, then sweep.json and the Pareto plot beside them.
 A refused unit is a failed row with the reason and nothing archived. Variants sit beside the plain
 build's archive, not inside it: a plain build replaces its folder as a whole, which would delete them.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from rich.console import Console
@@ -24,7 +26,7 @@ from kabe import config, designs, provenance
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 from kabe.records.archive import to_json, write_atomic, write_text_atomic
-from kabe.sweep import cluster, results, source, spec, unit, worker
+from kabe.sweep import cluster, expected, results, source, spec, unit, worker
 from kabe.sweep.spec import SweepError
 
 REFRESH_S = 0.5
@@ -98,6 +100,11 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
                                          resources=cluster.task_resources(flow), retries=retries, pure=False)
             by_key[key] = v
         pending = set(futures.values())
+        # this checkout's key of each variant, made here while the workers build (seconds each, one at a
+        # time): a unit is taken only when its cache_key.json is that key (kabe.sweep.expected)
+        key_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kabe-sweep-keys")
+        expected_keys = {v.id: _KeyOf(key_pool, shipped, design.name, core_rel, xdc_rel, flow, v.settings)
+                         for v in sw.variants}
         with Live(_live_table(list(sw.variants), state, started, finished), console=console,
                   refresh_per_second=2, transient=False) as live:
             while pending:
@@ -116,16 +123,20 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
                     started.setdefault(v.id, t0)
                     finished[v.id] = time.monotonic()
                     held_by = sorted(holders.get(fut.key) or ())
-                    rows[v.id] = _collect(fut, v, shipped, out_dir, commit, design.name, flow,
+                    rows[v.id] = _collect(fut, v, shipped, out_dir, commit, design.name, flow, expected_keys[v.id],
                                           held_by[0] if held_by else None)
                     state[v.id] = "done" if rows[v.id]["status"] == "passed" else "failed"
                 live.update(_live_table(list(sw.variants), state, started, finished))
     except KeyboardInterrupt:
+        if "key_pool" in locals():
+            key_pool.shutdown(wait=False, cancel_futures=True)
         Event(cancel, client=client).set()  # running builds stop themselves (and their tools)
         client.cancel(list(futures.values()) if "futures" in locals() else [], force=True)
         time.sleep(2 * worker.POLL_S)
         raise
     finally:
+        if "key_pool" in locals():
+            key_pool.shutdown(wait=False, cancel_futures=True)
         conn.close()
 
     ordered = [rows[v.id] for v in sw.variants]
@@ -155,8 +166,25 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
     return summary
 
 
+class _KeyOf:
+    """This checkout's key of one variant (kabe.sweep.expected.variant_key), computed in the background and
+    waited for only when a unit reaches the key check (kabe.sweep.unit calls it); one not yet started
+    then is computed at once rather than behind the others."""
+
+    def __init__(self, pool: ThreadPoolExecutor, shipped: source.ShippedTree, design: str, core_rel: str,
+                 xdc_rel: str, flow: str, settings: dict) -> None:
+        self._args = (shipped.identity(), shipped.archive, design, core_rel, xdc_rel, flow, settings)
+        self._future: Future = pool.submit(expected.variant_key, *self._args)
+        self._value = None
+
+    def __call__(self):
+        if self._value is None:
+            self._value = expected.variant_key(*self._args) if self._future.cancel() else self._future.result()
+        return self._value
+
+
 def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, commit: provenance.Commit,
-             design: str, flow: str, worker_address: str | None) -> dict:
+             design: str, flow: str, expected_key: "_KeyOf", worker_address: str | None) -> dict:
     if fut.status == "error":  # the task itself failed (after retries): a failed result, not a lost one
         e = fut.exception()
         return results.row(v, worker=worker_address, error=f"{type(e).__name__}: {str(e)[:300]}")
@@ -170,7 +198,8 @@ def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, c
                            error=f"rejected: the worker's result is not data kabe reads ({type(e).__name__}: {why})")
     try:
         report, accepted = unit.accept(value, identity=shipped.identity(), variant_id=v.id, settings=v.settings,
-                                       archive_name=commit.archive_name, design=design, flow=flow)
+                                       archive_name=commit.archive_name, design=design, flow=flow,
+                                       expected_key=expected_key)
     except unit.Rejected as e:
         return results.row(v, worker=worker_address, rejected=True, error=str(e))
     if accepted is None:

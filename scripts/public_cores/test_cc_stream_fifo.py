@@ -1,4 +1,4 @@
-"""pulp-platform common_cells cc_stream_fifo (Depth 8, DataWidth 16), from the FuseSoC library core
+"""pulp-platform common_cells stream_fifo (v1.39.0; DEPTH 8, DATA_WIDTH 16), from the FuseSoC library core
 pulp-platform.org::common_cells: valid_i/ready_o in, valid_o/ready_i out, clk_i and an active-low
 rst_ni. In order under gaps and backpressure with the FIFO full at times (the input waited), and back
 to back."""
@@ -10,7 +10,7 @@ from zoo_stream import Side, passthrough
 IN = Side("clk_i", "valid_i", "ready_o", "data_i")
 OUT = Side("clk_i", "valid_o", "ready_i", "data_o")
 RESETS = (("rst_ni", True),)
-HELD = {"clr_i": 0, "flush_i": 0}
+HELD = {"flush_i": 0, "testmode_i": 0}
 
 
 @cocotb.test()

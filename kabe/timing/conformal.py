@@ -20,9 +20,8 @@ are in tests/timing/test_band_claim.py and docs/timing_model.md). The band says 
 design that is unlike all of them, which is why it also knows where its data ends (below).
 
 Where the misses cluster (docs/timing_model.md) the band is calibrated apart (Mondrian conformal:
-one set of quantiles per class, each from that class's paths only, with the same correction over
-the designs the class has), so a class that misses more gets a wider band instead of widening
-everyone's:
+one set of quantiles per class, each from that class's paths only, each design one unit), so a
+class that misses more gets a wider band instead of widening everyone's:
 
     high-fanout  a net of fanout >= 256 on the path: Vivado spreads its sinks over the device, and
                  the nets come out several ns long (6-15 ns in the corpora), past any fanout bucket

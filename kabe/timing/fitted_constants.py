@@ -2,34 +2,43 @@
 
 The open flow's fitted delay model (kabe.timing.fitted reads it). Every constant carries the
 rows and designs it rests on; `provenance` names the corpus files (sha256) and the validation.
+Made from these corpora (beside the checkout):
+    ../shared/fixtures/vivado-routed-paths
+    ../shared/routed-more
+where routed-more is gathered by `python scripts/gather_routed_corpus.py` (each file checked
+against its sha256 in scripts/routed_more_sources.tsv).
+`band` is kabe.timing.conformal's calibration on every design's held-out scores. Leaving one
+design out, it held 78.1 % of paths (81.3 % design mean) at a median width of
+2.783 ns over these 113 designs (`provenance.validation`); on the shared corpus alone
+`python scripts/band_lodo.py` measures the same (tests/timing/test_band_claim.py, in CI).
 """
 
 MODEL = {'band': {'classes': {'bram-dsp': {'designs': 38,
-                                   'hi': 1.5156,
-                                   'lo': 0.6457,
+                                   'hi': 1.4315,
+                                   'lo': 0.6836,
                                    'paths': 235,
                                    'why': 'a BRAM or DSP48E1 on the path: their sites lie far '
                                           'apart'},
                       'default': {'designs': 67,
-                                  'hi': 1.4486,
-                                  'lo': 0.6723,
+                                  'hi': 1.4117,
+                                  'lo': 0.6899,
                                   'paths': 424,
                                   'why': 'a register-to-register path like most of the calibration '
                                          'data'},
                       'high-fanout': {'designs': 16,
-                                      'hi': 1.3,
-                                      'lo': 0.6566,
+                                      'hi': 1.2879,
+                                      'lo': 0.6628,
                                       'paths': 67,
                                       'why': 'a net of fanout 256 or more on the path: its sinks '
                                              'lie spread over the device'},
                       'long-chain': {'designs': 29,
-                                     'hi': 1.2233,
-                                     'lo': 0.7324,
+                                     'hi': 1.1504,
+                                     'lo': 0.7788,
                                      'paths': 111,
                                      'why': '8 or more logic levels: a long chain of short nets'},
                       'slow-clock': {'designs': 32,
-                                     'hi': 1.3232,
-                                     'lo': 0.7101,
+                                     'hi': 1.3135,
+                                     'lo': 0.7153,
                                      'paths': 344,
                                      'why': 'a requirement of 20 ns or more: placement never '
                                             'pulled its nets in'}},
@@ -38,14 +47,14 @@ MODEL = {'band': {'classes': {'bram-dsp': {'designs': 38,
                    'max_levels': 35,
                    'paths': 1181,
                    'requirement_ns': [0.024, 1000.0]},
-          'hi': 1.3209,
-          'lo': 0.7086,
+          'hi': 1.3117,
+          'lo': 0.7135,
           'meaning': "a path's routed delay lies in logic + route x [lo, hi] (estimated logic and "
                      'route, after timing pressure) for `coverage` of the paths of a new design: '
                      'design-level split conformal on held-out route factors, each design one unit '
                      '(kabe.timing.conformal); `classes` are calibrated apart, `outside` is for a '
                      'path outside `data`',
-          'outside': {'hi': 1.7328, 'lo': 0.5401},
+          'outside': {'hi': 1.639, 'lo': 0.5711},
           'quantiles': [0.1, 0.9]},
  'cells': {'BRAM:*': {'designs': 3, 'mode': 'ratio', 'rows': 34, 'value': 1.0},
            'CARRY4:*': {'designs': 7, 'mode': 'ratio', 'rows': 113, 'value': 1.0793},
@@ -273,9 +282,9 @@ MODEL = {'band': {'classes': {'bram-dsp': {'designs': 38,
                 'scope': '-1 Artix-class: setup (slow corner), register-to-register data paths, '
                          'routed',
                 'summary': '202 paths of 11 designs (-1 Artix-class)',
-                'validation': {'band_contains_pct': 80.8,
-                               'band_design_mean_pct': 84.1,
-                               'band_median_width_ns': 3.068,
+                'validation': {'band_contains_pct': 78.1,
+                               'band_design_mean_pct': 81.3,
+                               'band_median_width_ns': 2.783,
                                'designs': 113,
                                'median_abs_error_ns': 0.59,
                                'median_abs_error_pct': 10.0,

@@ -70,6 +70,7 @@ class SourceFile:
     core: str  # VLNV of the core that contributed it (a generated core for generator output)
     is_include_file: bool = False
     generated: bool = False  # produced by a FuseSoC generator (lives in generator_cache/)
+    logical_name: str = ""  # a VHDL file's library (FuseSoC's logical_name; empty: work)
 
     def __fspath__(self) -> str:  # a SourceFile can be used wherever a path is expected
         return str(self.path)
@@ -158,8 +159,10 @@ class Edam:
         return {
             "design": self.design, "target": self.target, "vlnv": self.vlnv, "name": self.name,
             "toplevel": self.toplevel, "tool": self.tool, "flow": self.flow,
+            # logical_name only when a file has one: the key of every other target stays as it was
             "files": [{"path": str(f.path), "file_type": f.file_type, "core": f.core,
-                       "is_include_file": f.is_include_file, "generated": f.generated} for f in self.files],
+                       "is_include_file": f.is_include_file, "generated": f.generated,
+                       **({"logical_name": f.logical_name} if f.logical_name else {})} for f in self.files],
             "include_dirs": [str(p) for p in self.include_dirs],
             "parameters": self.parameters, "parameter_specs": self.parameter_specs,
             "tool_options": self.tool_options, "work_root": str(self.work_root),
@@ -491,7 +494,8 @@ def _parse_eda(eda_file: Path, work_root: Path, design: designs.Design, target: 
         inc = bool(entry.get("is_include_file", False))
         generated = _generated(path, resolved_root)
         files.append(SourceFile(path=path, file_type=str(entry.get("file_type", "")), core=str(entry.get("core", "")),
-                                is_include_file=inc, generated=generated))
+                                is_include_file=inc, generated=generated,
+                                logical_name=str(entry.get("logical_name", "") or "")))
         if inc:
             d = (work_root / entry["include_path"]).resolve() if entry.get("include_path") else path.parent
             if d not in include_dirs:

@@ -233,21 +233,21 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
                       force: bool = False) -> dict | None:
     """The simulation check verifies the sim target and the flow builds the synth target: refuse (BuildError,
     or the CoreError of core_targets.compare_targets) when they are different designs (another toplevel, another
-    parameter or define value), or when the sim target lists VHDL, which the Verilator harness cannot read
-    (said before the simulation, not as Verilator's syntax error). Files only one target lists (a simulation
+    parameter or define value), or when the sim target lists VHDL and GHDL is not installed (kabe.flows.ghdl turns
+    it into the Verilog the harness reads; said before the simulation, not as Verilator's syntax error). Files only one target lists (a simulation
     model of a vendor primitive) are allowed: said in one line, and returned for metrics.json's
     `sim.target_files`; None when both list the same files, or the design is not simulated."""
-    from kabe.flows import open as open_flow
+    from kabe.flows import ghdl, open as open_flow
 
     if design.verify.kind == "none":  # no sim target needed (kabe.records.cache.key_for)
         return None
     sim_edam = cores.resolve(design, "sim", force=force)
     vhdl = open_flow.vhdl_sources(sim_edam)
-    if vhdl:
+    if vhdl and ghdl.command() is None:
         raise BuildError(f"{vhdl}, in target sim; kabe's simulation check (Verilator) reads Verilog and "
-                         f"SystemVerilog only, whatever the flow. Fix: give the design a Verilog version of the "
-                         f"file (flow=vivado synthesizes VHDL, but a simulated design is still simulated by "
-                         f"Verilator)")
+                         f"SystemVerilog only, whatever the flow, and GHDL (which turns VHDL into Verilog for it, "
+                         f"and runs a cocotb testbench on VHDL) is not installed. Fix: {ghdl.FIX}, or give the "
+                         f"design a Verilog version of the file")
     sim_only, synth_only = core_targets.compare_targets(design, sim_edam, synth_edam)
     if not sim_only and not synth_only:
         return None

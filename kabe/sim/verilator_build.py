@@ -9,6 +9,7 @@ harness): an unchanged design is never recompiled. Compiles are serialized machi
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import functools
 import hashlib
@@ -25,6 +26,7 @@ from typing import Any, Iterable, Mapping
 from kabe.errors import UserError
 from .. import cores, designs, disk_space, tool_group
 from . import port_contract
+from ..flows import ghdl
 from ..paths import BUILD
 from ..records import safe_fs, tool_reads
 
@@ -318,6 +320,8 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     build_root = Path(os.path.abspath(build_root))
     edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
     params = dict(params or {})
+    if ghdl.vhdl_files(edam):  # VHDL: the harness simulates GHDL's Verilog of it, the netlist synthesis maps
+        edam, params = vhdl_view(d, edam, params, build_root)
     values = {k: v for k, v in edam.parameters.items()
               if edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") == "vlogparam" and v is not None}
     # Overrides may name any parameter of the top module, declared in the core or not (a test-only
@@ -431,6 +435,26 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
                                      "sidebands": {k: list(v) for k, v in sidebands.items()}}) + "\n")
     _prune(design_dir, out, build_root)
     return SimBuild(**{**common, "compiled": True, "compile_seconds": seconds})
+
+
+def vhdl_view(d: designs.Design, edam: cores.Edam, params: dict, build_root: Path) -> tuple[cores.Edam, dict]:
+    """The sim target with its VHDL turned into Verilog by GHDL (kabe.flows.ghdl), in build/sim/<design>/ghdl-*;
+    a VHDL top's overrides become its generics there (its Verilog has no parameters left to set), so the
+    overrides left for -G are none. Without GHDL: SimBuildError with the fix."""
+    if ghdl.command() is None:
+        raise SimBuildError(f"{ghdl.vhdl_files(edam)[0]}: VHDL in the sim target of {d.name}, and GHDL (which turns "
+                            f"it into the Verilog kabe's harness reads) is not installed. Fix: {ghdl.FIX}")
+    vhdl_top = ghdl.top_entity(edam)
+    if vhdl_top and params:
+        specs = {**edam.parameter_specs, **{k: {**edam.parameter_specs.get(k, {}), "paramtype": "generic"}
+                                           for k in params}}
+        edam = dataclasses.replace(edam, parameters={**edam.parameters, **params}, parameter_specs=specs)
+        params = {}
+    tag = hashlib.sha256(json.dumps(edam.parameters, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    try:
+        return ghdl.verilog_view(edam, Path(build_root) / "sim" / d.name / f"ghdl-{tag}"), params
+    except UserError as e:
+        raise SimBuildError(str(e)) from None
 
 
 _NO_MODULE = re.compile(r"Cannot find file containing module: '?([A-Za-z_][A-Za-z0-9_$]*)'?")

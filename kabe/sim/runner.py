@@ -189,6 +189,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     if held:  # driven on purpose, never X: said every run, beside the unchecked outputs
         console.print(f"[yellow]{d.name}: held: {escape(held_text(held))} (inputs of top {escape(sb.toplevel)} "
                       f"in no stream of design.yaml; set another value in streams.hold)[/]", soft_wrap=True)
+    if sb.clocking is not None and not sb.clocking.default:  # ports not named clk/rst, or several clocks: said
+        console.print(f"[dim]{d.name}[/]: the harness drives {escape(sb.clocking.describe())}", soft_wrap=True)
     traffic = traffic_for(d, stim.stall_free)
 
     # Absolute: the harness runs in the FuseSoC work root (below), not here.
@@ -231,7 +233,10 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
 
         # Simulate, and meanwhile compute what must come back.
         slowest = min(traffic.values()) if traffic else 1.0
-        max_cycles = int(4 * beats_in / slowest) + 100_000
+        # in the run's clock's cycles (the first clock): a slower second clock needs more of them
+        c = sb.clocking
+        ratio = (max(c.half_ps(p) for p in c.clocks) / c.half_ps(next(iter(c.clocks)))) if c is not None else 1.0
+        max_cycles = int(4 * beats_in * ratio / slowest) + 100_000
         traffic_args = ([] if traffic is None else
                         ["--valid-duty", repr(traffic["valid"]), "--ready-duty", repr(traffic["ready"]),
                          "--traffic-seed", str(traffic_seed(seed))])
@@ -391,6 +396,9 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
         "sideband": sorted(side_expected) + sorted(n for n in (getattr(stim, "sideband", None) or {})
                                                    if n not in side_expected),
         "held": held,  # the top's inputs in no stream, held at these values (never X)
+        # the clocks (periods), resets (levels) and each stream's clock the harness drove (kabe.sim.clocking),
+        # when they are not kabe's contract of one clk and an active-high rst
+        **({"clocking": sb.clocking.as_dict()} if sb.clocking is not None and not sb.clocking.default else {}),
         # the harness's gaps and backpressure (None: off, one beat per clock offered and taken)
         "traffic": traffic,
         "stall_cycles": {o["name"]: o.get("stall_cycles", 0) for o in outs},

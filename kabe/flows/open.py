@@ -342,21 +342,50 @@ def _black_box(src, module: str) -> bool:
     return re.search(rf"\(\*[^*]*\bblackbox\b[^*]*\*\)\s*module\s+{re.escape(module)}\b", text) is not None
 
 
+def synthesis_view_reader(edam):
+    """read(src) for kabe.core_targets.sources_of_top: each file as Yosys compiles it, preprocessed with the
+    target's defines and the ones Yosys sets (SYNTHESIS, YOSYS), in the target's order (a `define of one file
+    reaches the later ones); a file that cannot be read raises OSError, as sources_of_top expects."""
+    specs = getattr(edam, "parameter_specs", {}) or {}
+    defines = {k for k, v in (getattr(edam, "parameters", {}) or {}).items()
+               if v is not None and (specs.get(k) or {}).get("paramtype") == "vlogdefine"} | set(SYNTHESIS_DEFINES)
+    seen: dict[str, str] = {}
+
+    def read(src) -> str:
+        key = str(src)
+        if key not in seen:
+            seen[key] = core_targets.preprocess(Path(src).read_text(errors="replace"), defines)
+        return seen[key]
+    return read
+
+
 def check_primitive_names(edam) -> None:
     """FlowError for a design module named like a Xilinx primitive (a behavioural SRL16E in a portable
     core): the simulation runs the design's module, while synthesis reads the primitive of that name from
-    Yosys's cell library, so the two would build different logic under one name."""
+    Yosys's cell library, so the two would build different logic under one name. Read as Yosys reads the
+    target: only the files the top's hierarchy can use, preprocessed with the synthesis defines, so a
+    behavioural RAM16X1D inside `ifdef verilator (a simulation model of the primitive, which Yosys never
+    compiles) is none, used or not."""
     primitives = xilinx_primitives()
-    # only the files the top's hierarchy can use: a behavioural RAM16X1D in a library file the top never uses
-    # is neither simulated nor synthesized, so it cannot make the two differ
-    for src in core_targets.sources_of_top(getattr(edam, "sources", ()) or (), getattr(edam, "toplevel", "")):
-        clash = sorted(m for m in core_targets.declared_modules(src) & primitives if not _black_box(src, m))
+    sources = list(getattr(edam, "sources", ()) or ())
+    read = synthesis_view_reader(edam)
+    for src in sources:  # in order: a `define of an earlier file is set when a later one is read
+        try:
+            read(src)
+        except OSError:
+            pass
+    for src in core_targets.sources_of_top(sources, getattr(edam, "toplevel", ""), read=read):
+        try:
+            declared = core_targets.modules_in(read(src))
+        except OSError:
+            continue
+        clash = sorted(m for m in declared & primitives if not _black_box(src, m))
         if clash:
             shown = Path(src).relative_to(ROOT) if Path(src).is_relative_to(ROOT) else src
             raise FlowError(f"{shown} defines module {clash[0]}, the name of a Xilinx primitive: the simulation would "
                             f"run this module and synthesis the primitive, so they could differ. Fix: rename the "
                             f"module (and its instances), or instantiate the primitive itself and simulate it with "
-                            f"the vendor's model as a sim-only file")
+                            f"the vendor's model as a sim-only file (or inside `ifndef SYNTHESIS)")
 
 
 def check_design(design, edam) -> None:

@@ -31,7 +31,7 @@ from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
 from kabe.paths import BUILD, REPORTS, ROOT
-from kabe.records import cache, key_change, metrics, safe_fs, tracked_outputs
+from kabe.records import cache, could_not_run, key_change, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
 class BuildError(UserError):
@@ -389,18 +389,35 @@ def run_outcome(design_name: str | designs.Design, flow_request: str | None = No
         record = build(design, flow_label, console=console, use_cache=use_cache, commit=commit)
     except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
         result = outcome.could_not_run(name, flow_label, str(e), expected)
+        _note_could_not_run(result, commit)
     except KeyboardInterrupt:  # the archive is written atomically: an interrupted build left none
         result = outcome.interrupted(name, flow_label, expected)
     except Exception:  # noqa: BLE001 - anything else is kabe's bug: keep the traceback and say so
         console.print_exception()
         result = outcome.could_not_run(name, flow_label, bug_message(), expected)
+        _note_could_not_run(result, commit)
     else:
         summary.render(record, console, expected)
         result = outcome.from_record(record, expected)
+        could_not_run.clear(REPORTS, record["design"], record["flow"])  # it ran to its gate: the note is stale
     style = "green" if result.as_expected and result.verdict == outcome.PASS else \
         "yellow" if result.as_expected else "red"
     console.print(f"[{style}]kabe build {escape(result.line)}[/]", soft_wrap=True)
     return result
+
+
+def _note_could_not_run(result: outcome.Outcome, commit: provenance.Commit | None) -> None:
+    """The reason a build could not run, kept for the report page (kabe.records.could_not_run); a note that
+    cannot be written (reports/ read-only, the very reason it could not run) costs the verdict nothing."""
+    try:
+        commit = commit or provenance.current_commit()
+        name = commit.sha + ("-dirty" if commit.dirty else "")
+    except Exception:  # noqa: BLE001 - no git, no commit: the note says none
+        name = ""
+    try:
+        could_not_run.note(REPORTS, result.design, result.flow, result.reason, name)
+    except Exception:  # noqa: BLE001 - see above
+        pass
 
 
 def run(design_name: str, flow_request: str | None = None, console: Console | None = None, *,

@@ -125,21 +125,76 @@ def _declared(path: Path) -> set[str]:
 
 
 _LINE_COMMENT = re.compile(r"//[^\n]*")
+# the conditional-compilation directives and `define/`undef (a `define's body runs to the end of its line,
+# continued by a backslash at a line's end)
+_DIRECTIVE = re.compile(r"`(ifdef|ifndef|elsif|else|endif|define|undef)\b[ \t]*([A-Za-z_][A-Za-z0-9_$]*)?")
+_DEFINE_BODY = re.compile(r"(?:[^\n\\]|\\\n|\\.)*")
+
+
+def preprocess(text: str, defines: set[str]) -> str:
+    """The text a Verilog tool compiles with `defines` set: comments removed, and only the branches of
+    `ifdef/`ifndef/`elsif/`else/`endif that are taken, with no directive left (each becomes a line break,
+    so a module after one starts a line). `define and `undef in a taken branch change `defines` (the
+    caller's set: a later file of the same compile sees them). Macros are not expanded: kabe reads module
+    names, which a macro seldom makes."""
+    text = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub(" ", text))
+    out: list[str] = []
+    stack: list[list[bool]] = []  # per open `ifdef: [its branch taken now, a branch taken already, parent on]
+    on, at = True, 0
+    for m in _DIRECTIVE.finditer(text):
+        if m.start() < at:  # inside a `define's body
+            continue
+        if on:
+            out.append(text[at:m.start()])
+        at = m.end()
+        kind, name = m.group(1), m.group(2) or ""
+        if kind in ("ifdef", "ifndef"):
+            taken = on and ((name in defines) == (kind == "ifdef"))
+            stack.append([taken, taken, on])
+        elif kind == "elsif" and stack:
+            frame = stack[-1]
+            frame[0] = frame[2] and not frame[1] and name in defines
+            frame[1] = frame[1] or frame[0]
+        elif kind == "else" and stack:
+            frame = stack[-1]
+            frame[0] = frame[2] and not frame[1]
+            frame[1] = True
+        elif kind == "endif" and stack:
+            stack.pop()
+        elif kind in ("define", "undef"):
+            if kind == "define":
+                at = _DEFINE_BODY.match(text, at).end()
+            if on and name:
+                (defines.add if kind == "define" else defines.discard)(name)
+        on = stack[-1][0] if stack else True
+        out.append("\n")
+    if on:
+        out.append(text[at:])
+    return "".join(out)
+
+
+def modules_in(text: str) -> set[str]:
+    """The modules (interfaces, UDPs) a text declares (comments already removed, or it is preprocessed)."""
+    return set(_MODULE.findall(text))
+
+
 _PACKAGE = re.compile(r"^\s*package\s+(?:automatic\s+|static\s+)?([A-Za-z_][A-Za-z0-9_$]*)", re.M)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
-def sources_of_top(sources: Iterable, top: str) -> list:
+def sources_of_top(sources: Iterable, top: str, read=None) -> list:
     """The sources the top's hierarchy can use, in their order: the file declaring the top, every file
     declaring a module or package a used file names (by identifier: a superset of what it instantiates or
     imports), and every file that declares neither or defines a macro (a package of macros, a file of
     `define`s others rely on). A library core's file the top never uses is left out, so Yosys never stops
-    at one it cannot read. Every source when no file declares the top (a generated or foreign name)."""
+    at one it cannot read. Every source when no file declares the top (a generated or foreign name).
+    read(src): a file's text as a tool sees it (kabe.flows.open's primitive check: preprocessed), else the
+    file as it is."""
     sources = list(sources)
     texts, declares = {}, {}
     for i, src in enumerate(sources):
         try:
-            text = Path(src).read_text(errors="replace")
+            text = read(src) if read is not None else Path(src).read_text(errors="replace")
         except OSError:
             return sources
         text = _LINE_COMMENT.sub("", _BLOCK_COMMENT.sub("", text))

@@ -192,6 +192,7 @@ class Edam:
         return {
             "design": self.design, "target": self.target, "vlnv": self.vlnv, "name": self.name,
             "toplevel": self.toplevel, "tool": self.tool, "flow": self.flow,
+            # logical_name only when a file has one: the key of every other target stays as it was
             "files": [{"path": str(f.path), "file_type": f.file_type, "core": f.core,
                        "is_include_file": f.is_include_file, "generated": f.generated,
                        **({"logical_name": f.logical_name} if f.logical_name else {})} for f in self.files],

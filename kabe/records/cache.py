@@ -182,6 +182,14 @@ def tool_versions(flow: str) -> dict[str, str]:
     return versions
 
 
+def _vhdl_tools(edams: Mapping[str, Any]) -> dict[str, str]:
+    """GHDL's version when a target has VHDL (kabe.flows.ghdl turns it into the Verilog every tool reads): a new
+    GHDL may synthesize other logic. Empty otherwise, so no other design's key changes."""
+    vhdl = any(str(getattr(f, "file_type", "")).startswith("vhdlSource") or Path(f.path).suffix.lower() in (".vhd", ".vhdl")
+               for e in edams.values() for f in getattr(e, "files", ()))
+    return {"ghdl": exe_version_line("ghdl", "--version")} if vhdl else {}
+
+
 def _rel(p: Path, root: Path) -> str:
     """The path relative to the checkout (paths here are absolute already: resolving them again for
     every file is a third of the key's cost)."""
@@ -285,7 +293,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
                    **{t: v.as_dict() for t, v in tables.items()}},
         "sim_check_rows": sim_check_rows,
         "targets": {name: _target(e, root) for name, e in sorted(edams.items())},
-        "tools": dict(tools if tools is not None else tool_versions(flow)),
+        "tools": {**(tools if tools is not None else tool_versions(flow)), **_vhdl_tools(edams)},
         "settings": dict(settings or {}),
         # the installed distributions (numpy) the model or testbench imports, by version: not the project's
         # code, so not in "files", but a new version may compute other values (absent: none imported)

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from kabe import config, designs, rtl_path
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import page_hooks, revisions, history, lineage, sim_results, verdict_kind
+from kabe.records import could_not_run, page_hooks, revisions, history, lineage, sim_results, verdict_kind
 from kabe.records.archive import write_atomic, write_text_atomic
 from kabe.records.band_advice import filled, fill_note, marginal_advice
 from kabe.records.load import Invalid
@@ -456,6 +456,24 @@ def unverified_section(unverified: list[history.Unverified], head: str | None) -
             + "".join(rows) + "</table>")
 
 
+def could_not_run_section(reports_root: Path, head: str | None) -> str:
+    """The designs whose last build could not run (kabe.records.could_not_run), each with its reason: no
+    build was archived, so no table above has a row for that attempt."""
+    notes = could_not_run.load(reports_root)
+    if not notes:
+        return ""
+    rows = "".join(
+        f'<tr class="could-not-run"><td>{html.escape(n.design)}</td><td>{html.escape(n.flow)}</td>'
+        f"<td>{_commit_cell(n.commit.removesuffix('-dirty'), head) if n.commit else '-'}"
+        f"{' (dirty)' if n.commit.endswith('-dirty') else ''}</td><td>{html.escape(n.when)}</td>"
+        f'<td class="fail">could not run</td><td class="why">{html.escape(n.reason)}</td></tr>' for n in notes)
+    return (f'<h2 id="could-not-run">Could not run ({len(notes)})</h2><p class="note">The last build of each of these '
+            f"designs stopped before its gate (exit 2: a missing tool, a file or setting to fix, or a bug in kabe), "
+            f"so nothing was archived for it; the tables above show its last build that ran, if any. The line goes "
+            f"away when a build of the design runs to its gate.</p><table class=\"could-not-run\"><tr><th>design</th>"
+            f"<th>flow</th><th>commit</th><th>when (UTC)</th><th>verdict</th><th>why</th></tr>{rows}</table>")
+
+
 def _sweeps_section(reports_root: Path) -> str:
     """The newest sweep of each design and flow (kabe.sweep writes sweep.json and pareto.png beside its
     variants): its Pareto plot and its best variant. Read as files: records never import the sweep."""
@@ -536,6 +554,7 @@ is recomputed from the numbers{apart_note}. Open-flow timing is a
 pre-route estimate (Yosys netlist + kabe's routing model); Vivado timing is sign-off.</p>
 <p class="note" id="lineage">{html.escape(branch_note(entries, on_base, base_label, on_branch, branch))}</p>
 <h2>Latest build per design</h2>{_latest_table(entries, head, reports_root, expected, on_branch, branch) if entries else '<p>No builds archived yet.</p>'}
+{could_not_run_section(reports_root, head)}
 <h2>Latest simulation per design</h2>{_sim_table(reports_root, root, head, on_branch)}
 <h2>Metrics over commits</h2>{''.join(sections) or '<p>No builds archived yet.</p>'}
 <h3>Archived commits (git order)</h3>{commits_table(entries, on_base, base_label, expected, on_branch, branch) if entries else ''}

@@ -28,6 +28,7 @@ from kabe.errors import UserError, bounded
 from .. import cores, designs, disk_space, provenance, tool_group
 from ..paths import BUILD, ROOT
 from . import verilator_build
+from ..flows import ghdl, yosys_script as ys
 from .vl_output import runtime_warnings
 
 CHILD = Path(__file__).with_name("cocotb_child.py")
@@ -89,8 +90,13 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         raise CocotbError(f"{d.yaml_file}: verify.cocotb {module}: no {module.replace('.', '/')}.py in the design's "
                           f"folder ({d.directory}) or the project root ({ROOT}); create it or correct verify.cocotb")
     edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
+    vhdl = ghdl.vhdl_files(edam)
+    on_ghdl = bool(vhdl) and all(ys.language(s) == "vhdl" for s in ys.edam_sources(edam))
+    if vhdl and not on_ghdl:  # mixed: Verilator on the Verilog with GHDL's netlist of the VHDL entities
+        edam, params = verilator_build.vhdl_view(d, edam, dict(params or {}), build_root)
+    kinds = ("generic", "vlogparam") if on_ghdl else ("vlogparam",)
     values = {k: v for k, v in edam.parameters.items()
-              if edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") == "vlogparam" and v is not None}
+              if edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") in kinds and v is not None}
     values.update(params or {})
     defines = {k: v for k, v in edam.parameters.items()
                if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
@@ -123,11 +129,23 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         what = {k: job[k] for k in ("sources", "includes", "defines", "parameters", "toplevel", "build_args")}
         job["build_dir"] = str(run_root / ("build-" + hashlib.sha256(
             json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]))
+        if on_ghdl:  # VHDL only: cocotb's GHDL runner on the VHDL itself, each library analysed in its own name
+            if ghdl.command() is None:
+                raise CocotbError(f"{vhdl[0]}: the cocotb testbench {module} of {d.name} runs on VHDL, and GHDL is "
+                                  f"not installed. Fix: {ghdl.FIX}")
+            std = ghdl.standard(vhdl)
+            job.update(simulator="ghdl", libraries=_libraries(vhdl), plusargs=[], defines={},
+                       parameters={k: cores.hdl_value(v) for k, v in values.items()},
+                       build_args=[*([f"--std={std}"] if std else []), "-fsynopsys"])
+            job["build_dir"] = str(run_root / ("ghdl-" + hashlib.sha256(json.dumps(
+                {k: job[k] for k in ("libraries", "parameters", "toplevel", "build_args")}, sort_keys=True,
+                default=str).encode()).hexdigest()[:16]))
         (work / "job.json").write_text(json.dumps(job, default=str))
         env = verilator_build._env()
         env["PATH"] = f"{verilator_build.verilator_root() / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         if console:
-            console.print(f"[dim]{d.name}[/]: cocotb {module} on Verilator (cocotb's runner)")
+            console.print(f"[dim]{d.name}[/]: cocotb {module} on {'GHDL' if on_ghdl else 'Verilator'} (cocotb's runner)"
+                          f"{'' if on_ghdl or not vhdl else ', its VHDL as GHDL synthesized it'}")
         t0 = time.monotonic()
         limit = timeout_setting()
         try:
@@ -167,15 +185,29 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         "parameters": values, "overrides": dict(params or {}), "flags": list(flags),
         "seconds": round(time.monotonic() - t_start, 3), "frame_seconds": 0.0, "model_seconds": 0.0,
         "compile_seconds": 0.0, "simulate_seconds": round(seconds, 3), "compare_seconds": 0.0,
-        "simulator": "cocotb", "version": _cocotb_version(), "junit_xml": xml_text, "warnings": warnings,
+        "simulator": "cocotb", "version": _cocotb_version(on_ghdl), "junit_xml": xml_text, "warnings": warnings,
         "commit": commit.sha, "dirty": commit.dirty,
     }
 
 
-def _cocotb_version() -> str:
+def _libraries(vhdl: list) -> list:
+    """[[library, [files]], ...] in FuseSoC's order, a run of files of one library as one group; a file with no
+    logical_name goes to cocotb's toplevel library (top)."""
+    groups: list = []
+    for f in vhdl:
+        lib = getattr(f, "logical_name", "") or "top"
+        if groups and groups[-1][0] == lib:
+            groups[-1][1].append(str(f))
+        else:
+            groups.append([lib, [str(f)]])
+    return groups
+
+
+def _cocotb_version(on_ghdl: bool = False) -> str:
     from importlib import metadata
 
     try:
-        return f"cocotb {metadata.version('cocotb')}, verilator {verilator_build.verilator_version()}"
+        sim = ghdl.version() if on_ghdl else f"verilator {verilator_build.verilator_version()}"
+        return f"cocotb {metadata.version('cocotb')}, {sim}"
     except metadata.PackageNotFoundError:
         return "cocotb (version unknown)"

@@ -23,6 +23,14 @@
 // `--side-out PORT FILE` captures an output stream's one with every beat into FILE.
 // Top inputs in no stream (kabe_bind.inc's `held`) are set once, before the first evaluation, to
 // 0 or design.yaml's streams.hold value: never Verilator's random initial value.
+// Clocks and resets (kabe_bind.inc's `clocks`, `resets`): the top's clock ports (the XDC's create_clock
+// ports, else clk), each toggled every half of its period (in ps; one clock: the period does not matter),
+// and its reset ports, held at their active level (1, or 0 for an active-low one) for --reset-cycles edges
+// of the slowest clock. Each stream belongs to one clock: its inputs change at that clock's falling edge
+// and a beat is transferred at its rising edge (valid and ready as they stood before it); its counters
+// count that clock's cycles. The first clock is the run's: the cycle limit, the drain and total_cycles are
+// its cycles, and status outputs are watched at its edges. Clocks rising at one instant rise together,
+// before any input changes at that instant.
 //
 // Usage:
 //   harness --summary S.json --max-cycles N [--reset-cycles R] [--drain D] [--usr-access WORD]
@@ -106,6 +114,7 @@ struct Sig {
 
 struct In {
     const char* name = "";
+    int clock = 0;  // index into clocks
     Sig tdata, tvalid, tready, tlast;
     std::string path;
     const uint64_t* beats = nullptr;  // mmap'ed input, words() uint64 per beat
@@ -120,6 +129,7 @@ struct In {
 
 struct Out {
     const char* name = "";
+    int clock = 0;
     Sig tdata, tvalid, tready, tlast;
     std::string path;
     uint64_t expected = 0;  // beats
@@ -158,6 +168,23 @@ struct Side {
     std::vector<uint64_t> got;
 };
 
+// A clock port: low, then high for half_ps, low for half_ps, ...; cycles counts its rising edges after reset.
+struct Clock {
+    const char* name = "";
+    Sig sig;
+    uint64_t half_ps = 1;
+    uint64_t next_ps = 0;  // its next edge
+    bool high = false;
+    int64_t cycles = 0;
+};
+
+// A reset port: `active` (1, or 0 when active low) during reset, the other value after it.
+struct Reset {
+    const char* name = "";
+    Sig sig;
+    uint64_t active = 1;
+};
+
 // splitmix64: the traffic's one generator, seeded by --traffic-seed (a rerun reproduces it)
 struct Rng {
     uint64_t s;
@@ -174,7 +201,8 @@ struct Rng {
 // The generated kabe_bind.inc: one line per signal, e.g.
 //   ins[0].name = "s0_axis"; ins[0].tdata = Sig::of(&top->s0_axis_tdata); ...
 void bind_ports(KABE_TOP_CLASS* top, std::vector<In>& ins, std::vector<Out>& outs, std::vector<Status>& status,
-                std::vector<Held>& held, std::vector<Side>& sides) {
+                std::vector<Held>& held, std::vector<Side>& sides, std::vector<Clock>& clocks,
+                std::vector<Reset>& resets) {
 #include "kabe_bind.inc"
 }
 
@@ -292,7 +320,10 @@ int main(int argc, char** argv) {
     std::vector<Status> status;
     std::vector<Held> held;
     std::vector<Side> sides;
-    bind_ports(top.get(), ins, outs, status, held, sides);
+    std::vector<Clock> clocks;
+    std::vector<Reset> resets;
+    bind_ports(top.get(), ins, outs, status, held, sides, clocks, resets);
+    if (clocks.empty()) die("%s", "no clock bound (kabe_bind.inc)");
     for (const auto& [port, path] : side_args) {
         bool bound = false;
         for (auto& sd : sides)
@@ -331,9 +362,9 @@ int main(int argc, char** argv) {
         outs[k].words.reserve((outs[k].expected + 16) * outs[k].tdata.words());
     }
 
-    // Reset: rst high with nothing offered, m_tready high.
-    top->clk = 0;
-    top->rst = 1;
+    // Reset: every reset at its active level with nothing offered, every tready high, every clock low.
+    for (auto& c : clocks) c.sig.set(0);
+    for (auto& r : resets) r.sig.set(r.active);
     std::vector<uint64_t> zeros(8, 0);  // 512 bits
     for (auto& h : held) {
         if (h.sig.wide) {
@@ -352,23 +383,37 @@ int main(int argc, char** argv) {
     }
     for (auto& q : outs) q.tready.set(1);
     top->eval();
-    for (uint64_t c = 0; c < reset_cycles; ++c) {
-        top->clk = 1; top->eval();
-        top->clk = 0; top->eval();
+    {  // reset_cycles rising edges of the slowest clock, every clock running; it ends with every clock low
+        uint64_t slow = 0;
+        for (auto& c : clocks) slow = c.half_ps > slow ? c.half_ps : slow;
+        const uint64_t until = 2 * reset_cycles * slow;
+        for (auto& c : clocks) { c.next_ps = c.half_ps; c.high = false; }
+        for (;;) {
+            uint64_t t = UINT64_MAX;
+            for (auto& c : clocks) t = c.next_ps < t ? c.next_ps : t;
+            if (t > until) break;
+            for (auto& c : clocks)
+                if (c.next_ps == t) { c.high = !c.high; c.sig.set(c.high ? 1 : 0); c.next_ps += c.half_ps; }
+            top->eval();
+        }
+        for (auto& c : clocks)
+            if (c.high) { c.high = false; c.sig.set(0); }
     }
-    top->rst = 0;
+    for (auto& r : resets) r.sig.set(r.active ? 0 : 1);
     top->eval();
 
     const auto t0 = std::chrono::steady_clock::now();
-    int64_t cycle = 0;  // counts rising edges after reset
+    Clock& run_clock = clocks[0];  // the run's clock: its cycles are the limit, the drain and total_cycles
     int64_t done_at = -1;
     bool timeout = false;
     const int nin = static_cast<int>(ins.size()), nout = static_cast<int>(outs.size());
+    const int nclk = static_cast<int>(clocks.size());
     uint64_t wide_buf[8];
-    for (;;) {
-        // Low phase: present this cycle's inputs and let combinational outputs settle.
+    // Low phase of clock k: present its streams' inputs for its next rising edge (and their tready).
+    auto present = [&](int k) {
         for (int i = 0; i < nin; ++i) {
             In& p = ins[i];
+            if (p.clock != k) continue;
             if (p.pos < p.nbeats && !p.offered) p.offered = !gaps || rng.chance(valid_threshold);
             if (p.offered) {
                 if (p.tdata.wide) p.tdata.set_words(p.beats + p.pos * p.tdata.words());
@@ -383,25 +428,27 @@ int main(int argc, char** argv) {
             }
         }
         if (backpressure)
-            for (int i = 0; i < nout; ++i) outs[i].tready.set(rng.chance(ready_threshold) ? 1 : 0);
-        top->clk = 0;
-        top->eval();
-        // What the rising edge will transfer (valid && ready sampled before the edge).
+            for (int i = 0; i < nout; ++i)
+                if (outs[i].clock == k) outs[i].tready.set(rng.chance(ready_threshold) ? 1 : 0);
+    };
+    // Before clock k rises: what its edge transfers (valid && ready as they stand).
+    auto sample = [&](int k) {
+        const int64_t cycle = clocks[k].cycles;
         for (int i = 0; i < nin; ++i) {
             In& p = ins[i];
-            if (p.offered) {
-                if (p.tready.get()) {
-                    if (p.first_accept < 0) p.first_accept = cycle;
-                    p.last_accept = cycle;
-                    ++p.pos;
-                    p.offered = false;
-                } else {
-                    ++p.tready_low;
-                }
+            if (p.clock != k || !p.offered) continue;
+            if (p.tready.get()) {
+                if (p.first_accept < 0) p.first_accept = cycle;
+                p.last_accept = cycle;
+                ++p.pos;
+                p.offered = false;
+            } else {
+                ++p.tready_low;
             }
         }
         for (int i = 0; i < nout; ++i) {
             Out& q = outs[i];
+            if (q.clock != k) continue;
             if (q.tvalid.get() && !q.tready.get()) ++q.stall_cycles;
             if (q.tvalid.get() && q.tready.get()) {
                 if (q.tlast.get()) q.tlast_at.push_back(q.nbeats);
@@ -417,15 +464,51 @@ int main(int argc, char** argv) {
                 q.last_out = cycle;
             }
         }
-        for (auto& st : status) {  // watched every cycle: a pulse between two reads is seen
-            const uint64_t v = st.sig.get();
-            if (v > st.max_seen) st.max_seen = v;
-            if (v && st.first_nonzero < 0) st.first_nonzero = cycle;
+        if (k == 0)
+            for (auto& st : status) {  // watched every cycle: a pulse between two reads is seen
+                const uint64_t v = st.sig.get();
+                if (v > st.max_seen) st.max_seen = v;
+                if (v && st.first_nonzero < 0) st.first_nonzero = cycle;
+            }
+    };
+    // Every clock is low: each presents its first inputs now and rises half a period later.
+    for (int k = 0; k < nclk; ++k) {
+        present(k);
+        clocks[k].next_ps = clocks[k].half_ps;
+        clocks[k].high = false;
+    }
+    top->eval();
+    std::vector<int> rising, falling;
+    for (;;) {
+        uint64_t t = UINT64_MAX;
+        for (auto& c : clocks) t = c.next_ps < t ? c.next_ps : t;
+        rising.clear();
+        falling.clear();
+        for (int k = 0; k < nclk; ++k)
+            if (clocks[k].next_ps == t) (clocks[k].high ? falling : rising).push_back(k);
+        if (!rising.empty()) {
+            for (int k : rising) sample(k);
+            for (int k : rising) {
+                Clock& c = clocks[k];
+                c.sig.set(1);
+                c.high = true;
+                c.next_ps += c.half_ps;
+            }
+            top->eval();
+            for (int k : rising) ++clocks[k].cycles;
         }
-        top->clk = 1;
-        top->eval();
-        ++cycle;
-
+        if (!falling.empty()) {  // after any rise at this instant: an input changes just after the edge
+            for (int k : falling) {
+                Clock& c = clocks[k];
+                present(k);
+                c.sig.set(0);
+                c.high = false;
+                c.next_ps += c.half_ps;
+            }
+            top->eval();
+        }
+        if (rising.empty() || rising[0] != 0) continue;  // the checks below count the run's clock
+        const int64_t cycle = run_clock.cycles;
         if (done_at < 0) {
             bool done = true;
             for (int i = 0; i < nin; ++i) done = done && ins[i].pos == ins[i].nbeats;
@@ -438,6 +521,7 @@ int main(int argc, char** argv) {
             break;
         }
     }
+    const int64_t cycle = run_clock.cycles;
     const double sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     top->final();
 

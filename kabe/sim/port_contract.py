@@ -21,15 +21,19 @@ from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
 from kabe import tool_group
+from kabe.sim import clocking
+from kabe.sim.clocking import Clocking
 
 DOC = "docs/streams.md, \"Top-level ports\""
 _WIDTH_KEYWORDS = {"logic", "bit", "wire", "reg", "uwire", "tri", "wand", "wor"}  # 1 bit without a range
 
 
-def expected_ports(streams) -> dict[str, tuple[str, int]]:
+def expected_ports(streams, clocking=None) -> dict[str, tuple[str, int]]:
     """Port name -> (direction, width in bits) the harness binds for design.yaml's `streams:`
-    (a kabe.designs.Streams): clk, rst, four AXI-Stream signals per stream, the status outputs."""
-    want = {"clk": ("input", 1), "rst": ("input", 1)}
+    (a kabe.designs.Streams): the clocks and resets (kabe.sim.clocking; None: clk and rst), four
+    AXI-Stream signals per stream, the status outputs."""
+    ports = ["clk", "rst"] if clocking is None else [*clocking.clocks, *clocking.resets]
+    want = {p: ("input", 1) for p in ports}
     for name, bits in streams.inputs.items():
         want.update({f"{name}_tdata": ("input", bits), f"{name}_tvalid": ("input", 1),
                      f"{name}_tready": ("output", 1), f"{name}_tlast": ("input", 1)})
@@ -109,25 +113,21 @@ def problems(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tup
     return out
 
 
-# The harness drives a clock named clk and an active-high reset named rst (AXI's aclk/aresetn, clk_i,
-# rst_n are common): a top whose ones are named otherwise is told how to bind them.
-_LIKE = {"clk": re.compile(r"clk|clock", re.I), "rst": re.compile(r"rst|reset", re.I)}
-_ACTIVE_LOW = re.compile(r"(rst|reset)_?(n|b|l)$", re.I)  # aresetn, rst_n, reset_b
+# The harness drives the clock the XDC names on a port, else an input named clk (clk_i, aclk are common): a
+# top with neither is told how to name its clock. Resets are found by name (kabe.sim.clocking).
+_LIKE = {"clk": re.compile(r"clk|clock", re.I)}
 
 
 def _named_otherwise(name: str, found: Mapping[str, tuple[str, int | None]]) -> str:
-    """For a missing clk or rst: the top's 1-bit input that looks like it, and how to bind it."""
+    """For a missing clk: the top's 1-bit input that looks like a clock, and how to make it the harness's."""
     like = _LIKE.get(name)
     cands = [p for p, (d, b) in found.items() if like and d == "input" and b in (1, None) and like.search(p)]
     if not cands:
         return ""
     port = cands[0]
-    if name == "rst" and _ACTIVE_LOW.search(port):
-        how = f"{port} looks active-low: wrap the top with `assign {port} = ~rst;`"
-    else:
-        how = f"wrap the top to connect {name} to {port}"
-    return (f"; the top has {port}: kabe's harness drives an input named {name}"
-            f"{' (active high)' if name == 'rst' else ''}, so {how} (docs/your_design.md, \"A foreign module as the top\")")
+    return (f"; the top has {port}: kabe's harness drives the clock port the XDC's create_clock names, else an input "
+            f"named clk, so constrain it (`create_clock -period <ns> [get_ports {port}]` in the design's XDC; "
+            f"docs/your_design.md, \"Clocks\")")
 
 
 def unchecked(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, tuple[str, int]]) -> list[str]:
@@ -196,21 +196,23 @@ def held_inputs(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, 
 
 
 def check_ports(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str]
-                ) -> tuple[str | None, list[str], dict[str, int], dict[str, tuple[str, str, int]]]:
-    """(violation()'s line or None, unchecked() outputs, held_inputs(), sidebands()); a streams.hold entry
-    that names no input of the top is a violation (a typo would otherwise hold nothing)."""
+                ) -> tuple[str | None, list[str], dict[str, int], dict[str, tuple[str, str, int]], Clocking]:
+    """(violation()'s line or None, unchecked() outputs, held_inputs(), sidebands(), the clocks and resets the
+    harness drives: kabe.sim.clocking); a streams.hold entry that names no input of the top is a violation (a
+    typo would otherwise hold nothing)."""
     found = read_ports(verilator_argv, toplevel, env)
     if found is None:
-        return None, [], {}, {}
-    want = expected_ports(design.streams)
+        return None, [], {}, {}, Clocking({"clk": None}, {"rst": 1})
+    clocks, clock_problems = clocking.resolve(design, found)
+    want = expected_ports(design.streams, clocks)
     hold = dict(getattr(design.streams, "hold", {}) or {})
-    bad = problems(found, want)
+    bad = problems(found, want) + clock_problems
     for name in hold:
         if name in want or found.get(name, ("",))[0] != "input":
             bad.append(f"streams.hold names {name}, which is not a top input in no stream (the harness holds only "
                        f"those; remove it from streams.hold or correct the name)")
     return (_violation_line(design, toplevel, bad), unchecked(found, want), held_inputs(found, want, hold),
-            sidebands(found, design.streams))
+            sidebands(found, design.streams), clocks)
 
 
 def _violation_line(design, toplevel: str, bad: list[str]) -> str | None:

@@ -273,6 +273,8 @@ def _compile(d: designs.Design, params: dict, flags, build_root: Path, extra_def
     if held:  # driven on purpose, never X: said every run, beside the unchecked outputs
         console.print(f"[yellow]{d.name}: held: {escape(held_text(held))} (inputs of top {escape(sb.toplevel)} "
                       f"in no stream of design.yaml; set another value in streams.hold)[/]", soft_wrap=True)
+    if sb.clocking is not None and not sb.clocking.default:  # ports not named clk/rst, or several clocks: said
+        console.print(f"[dim]{d.name}[/]: the harness drives {escape(sb.clocking.describe())}", soft_wrap=True)
     return sb, held
 
 
@@ -311,7 +313,10 @@ def _simulate(d: designs.Design, sb, frames: _Frames, traffic: dict | None, seed
               model, console: Console) -> _Run:
     """Simulate, and meanwhile compute what must come back (`model()`: _expected's answer)."""
     slowest = min(traffic.values()) if traffic else 1.0
-    max_cycles = int(4 * frames.beats_in / slowest) + 100_000
+    # in the run's clock's cycles (the first clock): a slower second clock needs more of them
+    c = sb.clocking
+    ratio = (max(c.half_ps(p) for p in c.clocks) / c.half_ps(next(iter(c.clocks)))) if c is not None else 1.0
+    max_cycles = int(4 * frames.beats_in * ratio / slowest) + 100_000
     traffic_args = ([] if traffic is None else
                     ["--valid-duty", repr(traffic["valid"]), "--ready-duty", repr(traffic["ready"]),
                      "--traffic-seed", str(traffic_seed(seed))])
@@ -487,6 +492,12 @@ def _result(d: designs.Design, declares, stim, sb, ran: _Ran, ask: dict, timing:
         "sideband": sorted(frames.side_expected) + sorted(n for n in (getattr(stim, "sideband", None) or {})
                                                           if n not in frames.side_expected),
         "held": held,  # the top's inputs in no stream, held at these values (never X)
+        # the clocks (periods), resets (levels) and each stream's clock the harness drove (kabe.sim.clocking),
+        # when they are not kabe's contract of one clk and an active-high rst
+        **({"clocking": sb.clocking.as_dict()} if sb.clocking is not None and not sb.clocking.default else {}),
+        # the clocks (periods), resets (levels) and each stream's clock the harness drove (kabe.sim.clocking),
+        # when they are not kabe's contract of one clk and an active-high rst
+        **({"clocking": sb.clocking.as_dict()} if sb.clocking is not None and not sb.clocking.default else {}),
         # the harness's gaps and backpressure (None: off, one beat per clock offered and taken)
         "traffic": traffic,
         "stall_cycles": {o["name"]: o.get("stall_cycles", 0) for o in outs},

@@ -75,6 +75,8 @@ def broken_tasks(broken: dict[str, designs.DesignError], verb: str):
 
 def broken_task(name: str, error: designs.DesignError, verb: str) -> dict:
     def refuse():
+        if verb == "build":  # a build that could not run is on the report page with its reason
+            _note_could_not_run(name, str(error))
         raise error
 
     return {
@@ -84,6 +86,23 @@ def broken_task(name: str, error: designs.DesignError, verb: str) -> dict:
         "uptodate": [False],
         "verbosity": 2,
     }
+
+
+def _note_could_not_run(name: str, reason: str) -> None:
+    """kabe.records.could_not_run's note for a design whose design.yaml does not load (the flow it would have
+    built with: [tool.kabe] flow); a note that cannot be written costs the verdict nothing."""
+    from kabe.paths import REPORTS
+    from kabe.records import could_not_run
+
+    try:
+        flow = config.resolve_flow(None)
+        try:
+            commit = provenance.current_commit().archive_name
+        except Exception:  # noqa: BLE001 - no git: the note names no commit
+            commit = ""
+        could_not_run.note(REPORTS, name, flow, reason, commit)
+    except Exception:  # noqa: BLE001 - reports/ unwritable: the build's own line still says it
+        pass
 
 
 def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True):

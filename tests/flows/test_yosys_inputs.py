@@ -94,7 +94,10 @@ def test_a_bool_vlogdefine_is_1_or_0_in_synthesis_and_simulation_alike(tmp_path,
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_a_vhdl_source_is_refused_before_yosys_runs(tmp_path):
+def test_a_vhdl_source_is_refused_before_yosys_runs_without_ghdl(tmp_path, monkeypatch):
+    from kabe.flows import ghdl
+
+    monkeypatch.setattr(ghdl, "command", lambda: None)  # GHDL absent: the refusal of before, plus its install
     vhd = tmp_path / "vtop.vhd"
     vhd.write_text("library ieee;\nentity vtop is end entity;\narchitecture rtl of vtop is begin end architecture;\n")
     v = tmp_path / "helper.v"
@@ -108,7 +111,8 @@ def test_a_vhdl_source_is_refused_before_yosys_runs(tmp_path):
     assert isinstance(e.value, UserError) and "\n" not in str(e.value)  # one line, exit 2
     assert str(e.value) == (f"{vhd}: VHDL (vhdlSource-2008, core user:design:vhdl:0.1.0); the open flow reads "
                             f"Verilog and SystemVerilog only. Fix: build it with flow=vivado "
-                            f"(`doit build:vhdl flow=vivado`), or give the design a Verilog version of the file")
+                            f"(`doit build:vhdl flow=vivado`), or give the design a Verilog version of the file, or "
+                            f"{ghdl.FIX}: the open flow then turns the VHDL into Verilog with GHDL's synthesis")
     assert not (out / yosys_script.SCRIPT).exists() and not (out / yosys_script.LOG).exists()  # Yosys never ran
     # a duck-typed EDAM of plain paths: the suffix says VHDL
     plain = SimpleNamespace(toplevel="vtop", sources=[vhd], include_dirs=[], parameters={}, parameter_specs={},

@@ -131,3 +131,46 @@ def test_the_cocotb_limit_is_a_setting(monkeypatch):
     monkeypatch.setenv(cocotb_run.TIMEOUT_ENV, "-1")
     with pytest.raises(cocotb_run.CocotbError, match="KABE_COCOTB_TIMEOUT_S='-1' is not a number"):
         cocotb_run.timeout_setting()
+
+
+RAM_MODEL = ("module RAM16X1D(input WCLK, input WE, input A0, A1, A2, A3, input DPRA0, DPRA1, DPRA2, DPRA3,\n"
+             "                input D, output SPO, output DPO);\n  assign SPO = 1'b0; assign DPO = 1'b0;\nendmodule\n")
+USES_RAM = TOP.replace("leaf u", "RAM16X1D r (.WCLK(clk), .SPO()); leaf u")
+
+
+@pytest.mark.parametrize("guard, refused", [
+    ("`ifdef verilator\n{m}`endif\n", False),  # a simulation model Yosys never compiles
+    ("`ifndef SYNTHESIS\n{m}`endif\n", False),
+    ("`ifdef SYNTHESIS\n`else\n{m}`endif\n", False),
+    ("`ifdef SYNTHESIS\n{m}`endif\n", True),  # what Yosys compiles
+    ("`define MODEL\n`ifdef MODEL // set above\n{m}`endif\n", True),
+    ("{m}", True),
+])
+def test_the_primitive_check_reads_the_files_as_yosys_compiles_them(tmp_path, guard, refused):
+    """The top instantiates the primitive RAM16X1D and a core file beside it holds a behavioural RAM16X1D
+    (issue 38: a `verify: none` design was refused for one inside `ifdef verilator): only what Yosys
+    compiles (the files the top can use, preprocessed with SYNTHESIS and YOSYS defined) counts."""
+    from kabe.flows.base import FlowError
+
+    e = _edam(tmp_path, {"top.v": USES_RAM, "leaf.v": LEAF, "ram_model.v": guard.format(m=RAM_MODEL)})
+    if refused:
+        with pytest.raises(FlowError, match=r"ram_model\.v defines module RAM16X1D"):
+            open_flow.check_design(None, e)
+    else:
+        open_flow.check_design(None, e)
+
+
+def test_preprocess_takes_the_branches_a_tool_compiles():
+    from kabe.core_targets import preprocess
+
+    text = ("`define A 1 \\\n  `ifdef B\nmodule a; endmodule\n`ifdef A\nmodule in_a; endmodule\n`elsif C\n"
+            "module in_c; endmodule\n`else\nmodule other; endmodule\n`endif\n/* `ifdef X */ module z; endmodule\n")
+    defines: set[str] = set()
+    got = preprocess(text, defines)
+    assert "in_a" in got and "in_c" not in got and "other" not in got and "module z" in got
+    assert defines == {"A"}  # the `define's continued body is no directive
+    got = preprocess("`ifdef A\n`undef A\n`endif\n`ifdef A\nmodule gone; endmodule\n`else\nmodule kept; endmodule\n"
+                     "`endif\n", defines)
+    assert "kept" in got and "gone" not in got and defines == set()
+    nested = "`ifdef X\n`ifdef Y\nmodule xy; endmodule\n`else\nmodule x; endmodule\n`endif\n`endif\n"
+    assert "module x;" not in preprocess(nested, set()) and "module x;" in preprocess(nested, {"X"})

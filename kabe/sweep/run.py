@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
@@ -123,8 +124,8 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
                     started.setdefault(v.id, t0)
                     finished[v.id] = time.monotonic()
                     held_by = sorted(holders.get(fut.key) or ())
-                    rows[v.id] = _collect(fut, v, shipped, out_dir, commit, design.name, flow, expected_keys[v.id],
-                                          held_by[0] if held_by else None)
+                    rows[v.id] = _collect(fut, v, _Into(shipped, out_dir, commit, design.name, flow),
+                                          expected_keys[v.id], held_by[0] if held_by else None)
                     state[v.id] = "done" if rows[v.id]["status"] == "passed" else "failed"
                 live.update(_live_table(list(sw.variants), state, started, finished))
     except KeyboardInterrupt:
@@ -183,8 +184,18 @@ class _KeyOf:
         return self._value
 
 
-def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, commit: provenance.Commit,
-             design: str, flow: str, expected_key: "_KeyOf", worker_address: str | None) -> dict:
+@dataclass(frozen=True)
+class _Into:
+    """What a worker's unit must be of (this tree, commit, design and flow) and where an accepted one goes."""
+
+    shipped: source.ShippedTree
+    out_dir: Path
+    commit: provenance.Commit
+    design: str
+    flow: str
+
+
+def _collect(fut, v: spec.Variant, into: _Into, expected_key: "_KeyOf", worker_address: str | None) -> dict:
     if fut.status == "error":  # the task itself failed (after retries): a failed result, not a lost one
         e = fut.exception()
         return results.row(v, worker=worker_address, error=f"{type(e).__name__}: {str(e)[:300]}")
@@ -197,8 +208,8 @@ def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, c
         return results.row(v, worker=worker_address, rejected=True,
                            error=f"rejected: the worker's result is not data kabe reads ({type(e).__name__}: {why})")
     try:
-        report, accepted = unit.accept(value, identity=shipped.identity(), variant_id=v.id, settings=v.settings,
-                                       archive_name=commit.archive_name, design=design, flow=flow,
+        report, accepted = unit.accept(value, identity=into.shipped.identity(), variant_id=v.id, settings=v.settings,
+                                       archive_name=into.commit.archive_name, design=into.design, flow=into.flow,
                                        expected_key=expected_key)
     except unit.Rejected as e:
         return results.row(v, worker=worker_address, rejected=True, error=str(e))
@@ -206,7 +217,7 @@ def _collect(fut, v: spec.Variant, shipped: source.ShippedTree, out_dir: Path, c
         tail = " | ".join(report["log_tail"][-3:])
         return results.row(v, report=report, worker=worker_address,
                            error=f"no archive (exit {report['rc']}): {tail[:300]}")
-    dest = write_atomic(out_dir / v.id, accepted.files)  # written once, complete, by the client only
+    dest = write_atomic(into.out_dir / v.id, accepted.files)  # written once, complete, by the client only
     return results.row(v, report=report, worker=worker_address, record=accepted.record, verdict=accepted.verdict,
                        archive=_rel(dest))
 

@@ -134,7 +134,7 @@ def test_generated_project_has_makefile_and_tcl(projects, name):
     sources = [ln for ln in tcl.splitlines() if ln.startswith("source ")]
     assert [s.split("{")[1].rstrip("}") for s in sources] == [
         str(p.settings_tcl), str(TCL_DIR / "check_vivado_version.tcl"),
-        str(TCL_DIR / "pynq_z1_ps7.tcl"), str(TCL_DIR / "kabe_bd.tcl"), str(TCL_DIR / "attach_hooks.tcl"),
+        str(TCL_DIR / "pynq_z1_ps7.tcl"), str(TCL_DIR / "kabe_ps7.tcl"), str(TCL_DIR / "kabe_bd.tcl"), str(TCL_DIR / "attach_hooks.tcl"),
         str(TCL_DIR / "apply_strategies.tcl")]
     # every HDL file of the core's synth target is read, the wrapper last
     reads = [ln for ln in tcl.splitlines() if ln.startswith("read_verilog")]

@@ -245,8 +245,11 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
                                       f"({board_output.shown(' | '.join(proc.stderr.strip().splitlines()[-2:]))}); no result was recorded")
     # The board's result is evidence: the verdict is the host's (kabe.deploy.verdict).
     board, unreadable = verdict.parse_stdout(proc.stdout)
+    need = design.board.pynq if backend == "pynq" else None  # the simulated PL runs no pynq
     expected = verdict.Expected(model=design.verify.value, rows=checked, seed=seed,
-                                vectors_sha256=digest, commit=expect_commit, model_status=model_status)
+                                vectors_sha256=digest, commit=expect_commit, model_status=model_status,
+                                pynq_versions=need.versions if need else None,
+                                machine=(need.machine or None) if need else None)
     failures = [unreadable] if unreadable else verdict.judge(proc.returncode, board, expected)
     result = dict(board) if isinstance(board, dict) else {}
     result.update({

@@ -31,10 +31,11 @@ STANDIN = ROOT / "tests" / "standin"
 RECORDER = STANDIN / "vivado_commands.tcl"
 FIXTURES = ROOT / "tests" / "fixtures" / "vivado"
 TCLSH = shutil.which("tclsh")
-# the Zynq-7000 (PYNQ-Z1) designs: the Versal flow has its own tests (test_vivado_versal.py)
+# the Zynq-7000 (PYNQ-Z1) designs: the Versal flow has its own tests (test_vivado_versal.py), the Zynq
+# UltraScale+ PS8 its own (test_vivado_ps8.py: kv260_ternary)
 # (an HLS design builds with flow=vitis_hls: tests/flows/test_vitis_flows.py)
 DESIGNS = sorted(p.parent.name for p in CORES.glob("*/design.yaml")
-                 if not designs.get(p.parent.name).board.is_versal and designs.get(p.parent.name).hls is None)
+                 if designs.get(p.parent.name).board.family == "zynq-7000" and designs.get(p.parent.name).hls is None)
 
 pytestmark = pytest.mark.skipif(TCLSH is None, reason="tclsh is needed to run the Tcl dry runs")
 

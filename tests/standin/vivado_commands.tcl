@@ -237,7 +237,7 @@ proc create_bd_cell {args} {
       if {![::standin::ipdef_exists $what]} { error "STAND-IN create_bd_cell: IP $what is not in the catalog (ip_repo_paths?)" }
       # a VLNV without its version takes the catalog's (as AMD's KV260 scripts create zynq_ultra_ps_e and
       # xlslice); the cell, and the .hwh, carry the full VLNV
-      if {[llength [split $what :]] == 3} { append what ":[::standin::catalog_version $what]" }
+      if {[llength [split $what :]] == 3 && [::standin::catalog_version $what] ne ""} { append what ":[::standin::catalog_version $what]" }
     }
     module {
       set what [::standin::opt $args -reference]
@@ -255,11 +255,12 @@ proc create_bd_cell {args} {
   lappend ::standin::cells [list /$name $type $what]
   return /$name
 }
-# The versions Vivado 2023.2's catalog holds of the IPs kabe's scripts create without one.
+# The versions Vivado 2023.2's catalog holds of the IPs kabe's Zynq scripts create without one (the .hwh
+# PYNQ reads carries the full VLNV); any other keeps the VLNV it was given (AVED's Versal cells: no .hwh).
 proc ::standin::catalog_version {vlnv} {
   set known {xilinx.com:ip:zynq_ultra_ps_e 3.5 xilinx.com:ip:xlslice 1.0}
   if {[dict exists $known $vlnv]} { return [dict get $known $vlnv] }
-  error "STAND-IN create_bd_cell: the stand-in's catalog has no version for $vlnv; add it to ::standin::catalog_version"
+  return ""
 }
 proc ::standin::bd_obj {args} {
   set out {}

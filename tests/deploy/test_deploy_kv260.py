@@ -72,7 +72,7 @@ def board_python(folder: Path, harness: Path, *, pynq: str = "4.0.0", machine: s
 
 
 def _deploy(board, tmp_path, reports, python: Path, rows: int = ROWS):
-    s = board.deploy_settings(tmp_path, python=str(python), transfer_mb=1)
+    s = board.deploy_settings(tmp_path, python=str(python), transfer_mb=1, profile="kv260")
     return deploy(DESIGN, s, rows=rows, backend="pynq", reports_root=reports)
 
 
@@ -124,3 +124,21 @@ def test_doctor_takes_pynq_4_for_the_kv260_and_not_for_the_pynq_z1(board, harnes
     found = board_software.check(f"{board.user}@127.0.0.1", cfg)
     assert found is not None and found.have == "pynq 4.0.0" and found.ok is ok, found
     assert ("pynq >=4" if ok else "pynq >=3,<4") in found.want
+
+
+def test_the_hosts_profile_is_a_setting_deploy_takes_and_holds_against_the_design(kv260_reports, tmp_path, monkeypatch):
+    """[tool.kabe.board] profile (docs/deploy.md) reaches DeploySettings (it was a TypeError there), and a
+    host that is a PYNQ-Z1 is not sent the KV260's bitstream: refused before anything is pushed."""
+    from kabe import config
+    from kabe.deploy import cli, ssh
+
+    monkeypatch.setattr(config, "load", lambda: {"board": {"host": "xilinx@pynq", "profile": "pynq-z1", "sudo": False,
+                                                           "remote_dir": str(tmp_path / "on-board")}})
+    s = cli.settings_from_config(None)
+    assert s.profile == "pynq-z1"
+    with pytest.raises(ssh.DeployError, match=r"the board is a PYNQ-Z1 .*profile = 'pynq-z1'.*kv260_ternary is built for the "
+                                              r"Kria KV260"):
+        deploy(DESIGN, s, rows=4 * 256, backend="pynq", reports_root=kv260_reports)
+    assert not (tmp_path / "on-board").exists()
+    with pytest.raises(ssh.DeployError, match=r"\[tool.kabe.board\] profile: unknown board 'kv999'"):
+        deploy(DESIGN, cli.DeploySettings(board="xilinx@pynq", profile="kv999"), rows=1024, reports_root=kv260_reports)

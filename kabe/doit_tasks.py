@@ -70,7 +70,7 @@ def _cache_var() -> bool:
 @exit_on_user_error
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
-    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=_cache_var())
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=_cache_var(), board_var=get_var("board"))
     yield from tasks.broken_tasks(BROKEN, "build")
 
 

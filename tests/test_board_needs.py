@@ -55,3 +55,36 @@ def test_a_bad_pynq_need_is_one_line(tmp_path):
     path.write_text(path.read_text().replace('versions: ">=3,<4"', 'versions: "3.x"'))
     with pytest.raises(profile.BoardError, match=r"`deploy.pynq.versions`: .*3.x.* is not a version specifier"):
         profile.load_profile(path)
+
+
+def test_the_kv260_needs_pynq_4_on_aarch64():
+    need = boards.get("kv260").pynq
+    assert (need.versions, need.machine) == (">=4", "aarch64") and "#1549" in need.source
+    assert versions.matches("4.0.0", need.versions) and not versions.matches("3.1", need.versions)
+    assert boards.get("pynq-z1").pynq.machine == ""  # any machine the v3.x image runs on (armv7l)
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("dma: {length_width: 26, burst: 16, addr_width: 64}", "dma: {length_width: 26, burst: 16, addr_width: 128}",
+     "`dma.addr_width` must be an integer from 32 to 64"),
+    ("    machine: aarch64", "    machine: ''", "`deploy.pynq.machine` must be a non-empty string"),
+    ("    machine: aarch64", "    arch: aarch64", "`deploy.pynq` has unknown key(s) arch"),
+    ('  board_part: "xilinx.com:kv260_som:part0:1.4"', "  board_part: [1, 4]", "`vivado.board_part` must be a non-empty string"),
+])
+def test_a_bad_kv260_key_is_one_line(tmp_path, old, new, message):
+    text = (profile.PROFILE_DIR / "kv260.yaml").read_text()
+    assert old in text
+    path = tmp_path / "kv260.yaml"
+    path.write_text(text.replace(old, new))
+    with pytest.raises(profile.BoardError) as e:
+        profile.load_profile(path)
+    assert message in str(e.value) and "kv260.yaml" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_a_board_constraints_file_that_is_nowhere_is_one_line(tmp_path):
+    text = (profile.PROFILE_DIR / "kv260.yaml").read_text().replace("board_constraints: kv260_carrier.xdc",
+                                                                     "board_constraints: nowhere.xdc")
+    path = tmp_path / "kv260.yaml"
+    path.write_text(text)
+    with pytest.raises(profile.BoardError, match=r"vivado.board_constraints: 'nowhere.xdc' is neither beside the profile"):
+        profile.load_profile(path).board_constraints_xdc()

@@ -131,6 +131,9 @@ def test_a_wheel_in_a_fresh_venv_builds_a_design_of_a_project_made_from_scratch(
                                "print(p.TCL_DIR)"], tmp_path, env)).split()
     assert all(Path(w).is_relative_to(venv) for w in where), where  # the wheel's kabe and its Tcl
     assert (Path(where[1]) / "kabe_bd.tcl").is_file()
+    # every file kabe's own board profiles name for the vivado flow ships with it (the KV260's PS8 and its fan XDC)
+    assert all((Path(where[1]) / f).is_file() for f in ("kabe_ps7.tcl", "kabe_ps8.tcl", "pynq_z1_ps7.tcl",
+                                                        "kv260_ps8.tcl", "kv260_carrier.xdc", "v80_aved_bd.tcl"))
     generators = Path(where[0]).parent / "generators"  # kabe:gen:top, the top generator, as package data
     assert all((generators / f).is_file() for f in ("kabe_gen_top.core", "gen_top.py", "fusesoc_generator.py"))
 

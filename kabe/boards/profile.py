@@ -76,6 +76,7 @@ class PynqNeed:
     versions: str  # ">=3,<4"
     image: str  # "PYNQ v3.1 (the last image with PYNQ-Z1 support)"
     source: str
+    machine: str = ""  # the board Python's platform.machine() the image runs ("aarch64" for PYNQ 4); "" any
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,13 @@ class Board:
     # the AXI DMA per memory port kabe's block design places: its length register's bits and burst (beats)
     dma_length_width: int | None = None
     dma_burst: int | None = None
+    dma_addr_width: int = 32  # the DMA's address bits: 32 on the Zynq-7000, 64 where DDR lies above 4 GiB
+    # Vivado's board files for the board (a SOM's board part and its carrier connection): the vivado flow
+    # sets them on the project, so the processing system takes the board's preset from them ("" none)
+    board_part: str = ""
+    board_connections: str = ""
+    # an XDC of the board's own pins the block design drives (the KV260's fan enable): read into the project
+    board_constraints: str = ""
     # The vendor base design the vivado flow stands on (the V80: AVED), and the Vivado version that
     # release was made with and needs ("2025.1" for amd_v80_gen5x8_25.1): a build with another fails first
     base_design: "BaseDesign | None" = None
@@ -144,14 +152,21 @@ class Board:
 
     def block_design_tcl(self) -> Path:
         """The board's block-design Tcl: beside its profile (a project's board), else kabe's own."""
-        beside = self.profile_file.parent / self.block_design
+        return self._vivado_file("block_design", self.block_design)
+
+    def board_constraints_xdc(self) -> Path | None:
+        """The board's pin XDC (vivado.board_constraints): beside its profile, else kabe's own; None when none."""
+        return self._vivado_file("board_constraints", self.board_constraints) if self.board_constraints else None
+
+    def _vivado_file(self, key: str, name: str) -> Path:
+        beside = self.profile_file.parent / name
         if beside.is_file():
             return beside
-        own = KABE_TCL_DIR / self.block_design
+        own = KABE_TCL_DIR / name
         if own.is_file():
             return own
-        raise BoardError(f"{self.profile_file}: block_design: {self.block_design!r} is neither beside the profile "
-                         f"({beside}) nor one of kabe's ({own}); write the Tcl or correct `block_design:`")
+        raise BoardError(f"{self.profile_file}: vivado.{key}: {name!r} is neither beside the profile "
+                         f"({beside}) nor one of kabe's ({own}); write the file or correct `{key}:`")
 
 
 def profile_files(folder: Path) -> dict[str, Path]:
@@ -251,8 +266,13 @@ def _load(path: Path, _mtime_ns: int) -> Board:
             versions_mod.check_spec(versions)
         except ValueError:
             raise _fail(path, f"`deploy.pynq.versions`: {bounded(versions)} is not a version specifier like \">=3,<4\"") from None
+        unknown_need = sorted(str(k)[:40] for k in need if k not in ("versions", "image", "source", "machine"))
+        if unknown_need:
+            raise _fail(path, f"`deploy.pynq` has unknown key(s) {', '.join(unknown_need)}; known: versions, image, source, machine")
+        machine = need.get("machine")
         pynq = PynqNeed(versions, _text(path, "deploy.pynq.image", need.get("image")),
-                        _text(path, "deploy.pynq.source", need.get("source")))
+                        _text(path, "deploy.pynq.source", need.get("source")),
+                        _text(path, "deploy.pynq.machine", machine) if machine is not None else "")
     notes = data.get("notes", []) or []
     if not isinstance(notes, list) or not all(isinstance(n, str) for n in notes):
         raise _fail(path, "`notes` must be a list of strings")
@@ -284,9 +304,22 @@ def _load(path: Path, _mtime_ns: int) -> Board:
         notes=tuple(notes),
         dma_length_width=_number(path, "dma.length_width", dma.get("length_width"), integer=True, optional=True),
         dma_burst=_number(path, "dma.burst", dma.get("burst"), integer=True, optional=True),
+        dma_addr_width=_addr_width(path, dma.get("addr_width", 32)),
+        board_part=_text(path, "vivado.board_part", vivado["board_part"]) if vivado.get("board_part") is not None else "",
+        board_connections=(_text(path, "vivado.board_connections", vivado["board_connections"])
+                           if vivado.get("board_connections") is not None else ""),
+        board_constraints=(_text(path, "vivado.board_constraints", vivado["board_constraints"])
+                           if vivado.get("board_constraints") is not None else ""),
         base_design=base_design,
         pynq=pynq,
     )
+
+
+def _addr_width(path: Path, v: object) -> int:
+    """The AXI DMA's c_addr_width: 32 to 64 bits (PG021)."""
+    if isinstance(v, bool) or not isinstance(v, int) or not 32 <= v <= 64:
+        raise _fail(path, f"`dma.addr_width` must be an integer from 32 to 64 (the AXI DMA's address bits), got {bounded(v)}")
+    return v
 
 
 def load_profile(path: Path) -> Board:

@@ -125,6 +125,8 @@ class PynqBackend:
             raise Refused("pynq is not installed on the board; flash the PYNQ image its profile names (docs/deploy.md: PYNQ-Z1 v3.x, PYNQ 4 dropped it), or `pip install pynq`") from None
         from pynq import Overlay
 
+        # the image's PYNQ (PYNQ-Z1: 3.x; PYNQ 4 on the 64-bit boards): reported, the host holds it against the profile
+        self.pynq_version = str(getattr(pynq, "__version__", "unknown"))
         self.names = names
         self.overlay = Overlay(str(bit))  # programs the PL (and its clock dividers, from the .hwh)
         try:
@@ -182,6 +184,7 @@ class SimBackend:
     """STAND-IN for the PL: the design's Verilator model (kabe's streaming harness binary)."""
 
     name = "sim"
+    pynq_version = None  # no pynq: nothing of the board's image is claimed
     cumulative = False  # each transfer starts the simulated PL from reset
 
     def __init__(self, harness: Path, ports: int, pl_word: int | None = None):
@@ -341,6 +344,7 @@ def run(args) -> dict:
         "bit_commit": header.get("commit"), "pl_commit": pl_commit, "bit_part": header.get("part"),
         "vectors_sha256": digest,
         "seed": args.seed, "host": platform.node(), "numpy": np.__version__,
+        "pynq_version": backend.pynq_version, "machine": platform.machine(),
     }
 
 

@@ -49,6 +49,9 @@ class DeploySettings:
     allow_dirty: bool = False  # deploy a build from a tree with uncommitted changes (its commit names no code)
     bdf: str | None = None  # an ami_tool board (the V80): the card's PCIe address on its host, like "21:00.0"
     ami_tool: str = "ami_tool"  # an ami_tool board: the command on the card's host (kabe.deploy.ami)
+    # which board the host is ([tool.kabe.board] profile: a profile's key, "kv260"); None: not said. A design
+    # built for another board is refused before anything is pushed (kabe doctor --deploy reads it too)
+    profile: str | None = None
 
     def __post_init__(self) -> None:
         # checked when the settings are made, before any archive is read or any process starts
@@ -151,6 +154,22 @@ def _missing_build(design: designs.Design, flow: str, commit: provenance.Commit,
             f"`doit build:{design.name} flow={flow}` first: deploy needs the .bit and .hwh only the vivado flow makes")
 
 
+def _check_profile(design: designs.Design, profile: str) -> None:
+    """[tool.kabe.board] profile names the board the host is: a design built for another board is not pushed
+    (a KV260 bitstream on a PYNQ-Z1 would be refused on the board by its part, minutes later)."""
+    from .. import boards
+
+    try:
+        host_board = boards.get(profile)
+    except boards.BoardError as e:
+        raise ssh.DeployError(f"[tool.kabe.board] profile: {e}") from None
+    if host_board.key != design.board.key:
+        raise ssh.DeployError(f"the board is a {host_board.name} ([tool.kabe.board] profile = {profile!r}), but "
+                              f"{design.name} is built for the {design.board.name} ({design.board.key}, its "
+                              f"design.yaml's board:); deploy a design built for {host_board.name}, or name the "
+                              f"host of a {design.board.name} with board=user@host and its profile")
+
+
 def _check_rows(design: designs.Design, rows: int, per_port: bool) -> None:
     """rows: the model's size; a model whose size is a total over the ports (its Declares.per_port) needs a
     multiple of them, said here before anything is pushed."""
@@ -173,6 +192,8 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         raise ssh.DeployError(f"{design.name} is verified by {design.verify.label}; deploy streams a golden "
                               f"model's beats through the board and compares them, so it needs "
                               f"`verify: {{model: \"package.module:function\"}}` in {design.yaml_file}")
+    if settings.profile is not None:
+        _check_profile(design, settings.profile)
     commit = commit or provenance.current_commit()
     if not (archive_dir(commit, design.name, flow, reports_root) / "metrics.json").is_file():
         raise ssh.DeployError(_missing_build(design, flow, commit, reports_root))
@@ -244,8 +265,11 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
                                       f"({board_output.shown(' | '.join(proc.stderr.strip().splitlines()[-2:]))}); no result was recorded")
     # The board's result is evidence: the verdict is the host's (kabe.deploy.verdict).
     board, unreadable = verdict.parse_stdout(proc.stdout)
+    need = design.board.pynq if backend == "pynq" else None  # the simulated PL runs no pynq
     expected = verdict.Expected(model=design.verify.value, rows=checked, seed=seed,
-                                vectors_sha256=digest, commit=expect_commit, model_status=model_status)
+                                vectors_sha256=digest, commit=expect_commit, model_status=model_status,
+                                pynq_versions=need.versions if need else None,
+                                machine=(need.machine or None) if need else None)
     failures = [unreadable] if unreadable else verdict.judge(proc.returncode, board, expected)
     result = dict(board) if isinstance(board, dict) else {}
     result.update({

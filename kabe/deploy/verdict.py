@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kabe.boards import versions
+
 _SHOWN = 100  # a sha256 in full, quotes included
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -30,6 +32,10 @@ class Expected:
     vectors_sha256: str
     commit: str  # bitfile.describe_word of the archive's USR_ACCESS word, e.g. "0123456" or "0123456-dirty"
     model_status: dict[str, int] = field(default_factory=dict)  # the status outputs' values, summed over transfers
+    # the board's image, from its profile (deploy.pynq): the PYNQ versions it must run (">=4") and the
+    # machine its Python must report ("aarch64"); None: not checked (the simulated PL runs no pynq)
+    pynq_versions: str | None = None
+    machine: str | None = None
 
 
 def shown(value: Any) -> str:
@@ -88,6 +94,23 @@ def _typed(board: dict, failures: list[str]) -> dict[str, Any]:
     return out
 
 
+def _image(board: dict, expect: Expected, failures: list[str]) -> None:
+    """The PYNQ and the machine the board ran on, against its profile: a PYNQ-Z1 result from a PYNQ 4 image,
+    or a KV260 result from PYNQ 3, is not a run on the board the profile describes."""
+    if expect.pynq_versions:
+        got = board.get("pynq_version")
+        try:
+            fits = isinstance(got, str) and versions.matches(got, expect.pynq_versions)
+        except ValueError:
+            fits = False
+        if not fits:
+            failures.append(f"pynq_version: the board ran pynq {shown(got)}, its profile needs pynq {expect.pynq_versions}")
+    if expect.machine:
+        got = board.get("machine")
+        if got != expect.machine:
+            failures.append(f"machine: the board's Python runs on {shown(got)}, its profile's image is {expect.machine}")
+
+
 def judge(exit_code: int, board: Any, expect: Expected) -> list[str]:
     """Every reason the run does not pass (empty: it passed). board is the parsed JSON, any type."""
     failures: list[str] = []
@@ -115,6 +138,7 @@ def judge(exit_code: int, board: Any, expect: Expected) -> list[str]:
         failures.append(f"mismatches: the board reports {v['mismatches']} beats that differ from the model, a pass has 0")
     if v["problems"]:
         failures += [f"problem on the board: {shown(p)}" for p in v["problems"]]
+    _image(board, expect, failures)
     if v["status"] is not None:
         for name, want in sorted(expect.model_status.items()):
             got = v["status"].get(name)

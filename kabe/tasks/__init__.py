@@ -105,12 +105,15 @@ def _note_could_not_run(name: str, reason: str) -> None:
         pass
 
 
-def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True):
-    """build:<design> for every design; the flow and the commit are looked up once for all."""
+def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True,
+                board_var: str | None = None):
+    """build:<design> for every design; the flow and the commit are looked up once for all. board_var: the
+    command line's board= (the deploy host): a build that is given a board profile's name there says so."""
     flow = config.resolve_flow(flow_request)
     commit = provenance.current_commit()
     for design in (designs.scan()[0] if all_designs is None else all_designs).values():
-        yield build_task(design, design.own_flow or flow, commit, use_cache)  # an HLS kernel or link: its own
+        yield build_task(design, design.own_flow or flow, commit, use_cache,  # an HLS kernel or link: its own
+                         board_note=board_var_note(design, board_var))
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
@@ -122,9 +125,35 @@ def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) 
             "budgets": design.budgets_for(flow), "archive": commit.archive_name}
 
 
-def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use_cache: bool = True) -> dict:
+def board_var_note(design: designs.Design, board_var: str | None) -> str | None:
+    """`doit build:stage4 board=kv260`: board= is the deploy host (doit deploy), and a design's board is its
+    design.yaml's `board:`, so the build is for that board, not kv260. A board= that names another board's
+    profile gets one line saying so and which designs build for that board (None: nothing to say)."""
+    if not board_var or "@" in board_var:
+        return None
+    from kabe import boards
+
+    try:
+        named = boards.get(board_var)
+    except boards.BoardError:
+        return None  # a host name (an ssh alias), not a board
+    if named.key == design.board.key:
+        return None
+    on_it = sorted(d.name for d in designs.scan()[0].values() if d.board.key == named.key)
+    which = (f"the designs built for it: {', '.join(on_it)} (doit build:{on_it[0]})" if on_it else
+             f"no design names it yet: add `board: {named.key}` to a design.yaml")
+    return (f"kabe: board={board_var} names the deploy host (doit deploy), not the board a build is for; "
+            f"{design.name} builds for its design.yaml's board, {design.board.name} ({design.board.key}). "
+            f"{named.name}: {which}")
+
+
+def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use_cache: bool = True,
+               board_note: str | None = None) -> dict:
     def build_one():
         from kabe.build import run_outcome  # here, not at definition: defining the tasks loads no rich or flows
+
+        if board_note:  # said when the build runs, so a deploy with an ssh alias named like a board is quiet
+            print(board_note, file=sys.stderr)
 
         # the Design and the commit this task was defined with: the archive it writes is the target doit checks
         return run_outcome(design, flow, use_cache=use_cache, commit=commit)

@@ -149,11 +149,11 @@ def test_the_standin_would_catch_a_read_before_validation(projects, tmp_path):
     """The stand-in's PS7 keeps derived parameters stale until validation, so the old order (read
     straight after set_property) stops with the false error the issue describes."""
     p = projects["stage4"]
-    bd = (TCL_DIR / "kabe_bd.tcl").read_text()
-    early = bd.replace("  ::kabe_bd::request_fclk0 $ps7\n", "  ::kabe_bd::request_fclk0 $ps7\n  ::kabe_bd::check_fclk0 $ps7\n")
-    assert early != bd
-    (tmp_path / "kabe_bd_early.tcl").write_text(early)
-    tcl = p.project_tcl.read_text().replace(str(TCL_DIR / "kabe_bd.tcl"), str(tmp_path / "kabe_bd_early.tcl"))
+    ps = (TCL_DIR / "kabe_ps7.tcl").read_text()
+    early = ps.replace("  ::kabe_ps::request_clock $ps\n", "  ::kabe_ps::request_clock $ps\n  ::kabe_ps::check_clock $ps\n")
+    assert early != ps
+    (tmp_path / "kabe_ps7_early.tcl").write_text(early)
+    tcl = p.project_tcl.read_text().replace(str(TCL_DIR / "kabe_ps7.tcl"), str(tmp_path / "kabe_ps7_early.tcl"))
     (tmp_path / "project.tcl").write_text(tcl)
     r = run_tcl(f"source {{{tmp_path / 'project.tcl'}}}", p.work_root, tmp_path / "rec.txt")
     assert r.returncode == 1 and "FCLK0 achieves 50.000000 MHz" in r.stderr, r.stdout + r.stderr

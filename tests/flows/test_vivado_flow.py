@@ -31,10 +31,11 @@ STANDIN = ROOT / "tests" / "standin"
 RECORDER = STANDIN / "vivado_commands.tcl"
 FIXTURES = ROOT / "tests" / "fixtures" / "vivado"
 TCLSH = shutil.which("tclsh")
-# the Zynq-7000 (PYNQ-Z1) designs: the Versal flow has its own tests (test_vivado_versal.py)
+# the Zynq-7000 (PYNQ-Z1) designs: the Versal flow has its own tests (test_vivado_versal.py), the Zynq
+# UltraScale+ PS8 its own (test_vivado_ps8.py: kv260_ternary)
 # (an HLS design builds with flow=vitis_hls: tests/flows/test_vitis_flows.py)
 DESIGNS = sorted(p.parent.name for p in CORES.glob("*/design.yaml")
-                 if not designs.get(p.parent.name).board.is_versal and designs.get(p.parent.name).hls is None)
+                 if designs.get(p.parent.name).board.family == "zynq-7000" and designs.get(p.parent.name).hls is None)
 
 pytestmark = pytest.mark.skipif(TCLSH is None, reason="tclsh is needed to run the Tcl dry runs")
 
@@ -134,7 +135,7 @@ def test_generated_project_has_makefile_and_tcl(projects, name):
     sources = [ln for ln in tcl.splitlines() if ln.startswith("source ")]
     assert [s.split("{")[1].rstrip("}") for s in sources] == [
         str(p.settings_tcl), str(TCL_DIR / "check_vivado_version.tcl"),
-        str(TCL_DIR / "pynq_z1_ps7.tcl"), str(TCL_DIR / "kabe_bd.tcl"), str(TCL_DIR / "attach_hooks.tcl"),
+        str(TCL_DIR / "pynq_z1_ps7.tcl"), str(TCL_DIR / "kabe_ps7.tcl"), str(TCL_DIR / "kabe_bd.tcl"), str(TCL_DIR / "attach_hooks.tcl"),
         str(TCL_DIR / "apply_strategies.tcl")]
     # every HDL file of the core's synth target is read, the wrapper last
     reads = [ln for ln in tcl.splitlines() if ln.startswith("read_verilog")]

@@ -29,6 +29,7 @@ namespace eval ::standin {
   variable fclk_act ""
   variable known_runs {synth_1 impl_1}
   variable intf_nets {}
+  variable nets {}
 }
 
 proc ::standin::rec {args} {
@@ -177,6 +178,7 @@ proc get_property {args} {
   set uname [string toupper $name]
   switch -- $uname {
     CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ { return [::standin::ps7_act_fclk $obj 0 0] }
+    CONFIG.PSU__CRL_APB__PL0_REF_CTRL__ACT_FREQMHZ { return [::standin::ps8_act_pl_clk $obj 0 0] }
     PROGRESS { return [::standin::prop $obj PROGRESS "0%"] }
     NEEDS_REFRESH { return [::standin::prop $obj NEEDS_REFRESH 0] }
     PERIOD {
@@ -184,6 +186,10 @@ proc get_property {args} {
       if {[regexp {^clk_fpga_(\d)$} $obj -> n]} {
         set want [::standin::prop /ps7 CONFIG.PCW_FPGA${n}_PERIPHERAL_FREQMHZ 50]
         return [format %.3f [expr {max(1, round(1000.0 / $want))}]]
+      }
+      # a PS8 pl_clk clock (Vivado names it clk_pl_<n>): its period from the PS8's divider
+      if {[regexp {^clk_pl_(\d)$} $obj -> n]} {
+        return [format %.3f [expr {1000.0 / [::standin::ps8_act_pl_clk /ps8 $n]}]]
       }
       # a Versal clock wizard's output (AVED's usr_clk_wiz): the period of its requested frequency
       if {[regexp {^clkout(\d)_primitive$} $obj -> n]} {
@@ -238,6 +244,9 @@ proc create_bd_cell {args} {
     ip {
       set what [::standin::opt $args -vlnv]
       if {![::standin::ipdef_exists $what]} { error "STAND-IN create_bd_cell: IP $what is not in the catalog (ip_repo_paths?)" }
+      # a VLNV without its version takes the catalog's (as AMD's KV260 scripts create zynq_ultra_ps_e and
+      # xlslice); the cell, and the .hwh, carry the full VLNV
+      if {[llength [split $what :]] == 3 && [::standin::catalog_version $what] ne ""} { append what ":[::standin::catalog_version $what]" }
     }
     module {
       set what [::standin::opt $args -reference]
@@ -254,6 +263,13 @@ proc create_bd_cell {args} {
   }
   lappend ::standin::cells [list /$name $type $what]
   return /$name
+}
+# The versions Vivado 2023.2's catalog holds of the IPs kabe's Zynq scripts create without one (the .hwh
+# PYNQ reads carries the full VLNV); any other keeps the VLNV it was given (AVED's Versal cells: no .hwh).
+proc ::standin::catalog_version {vlnv} {
+  set known {xilinx.com:ip:zynq_ultra_ps_e 3.5 xilinx.com:ip:xlslice 1.0}
+  if {[dict exists $known $vlnv]} { return [dict get $known $vlnv] }
+  return ""
 }
 proc ::standin::bd_obj {args} {
   set out {}
@@ -274,6 +290,7 @@ proc create_bd_intf_port {args} { ::standin::rec create_bd_intf_port {*}$args; r
 proc create_bd_port {args} { ::standin::rec create_bd_port {*}$args; return /[lindex $args end] }
 proc connect_bd_net {args} {
   ::standin::rec connect_bd_net {*}$args
+  lappend ::standin::nets [::standin::positional $args]
   if {[llength [::standin::positional $args]] < 2} { error "STAND-IN connect_bd_net: fewer than two pins in {$args}" }
 }
 proc connect_bd_intf_net {args} {
@@ -282,6 +299,29 @@ proc connect_bd_intf_net {args} {
   if {[llength [::standin::positional $args]] != 2} { error "STAND-IN connect_bd_intf_net: needs two interfaces, got {$args}" }
 }
 proc assign_bd_address {args} { ::standin::rec assign_bd_address {*}$args }
+# The board store: the stand-in knows the board parts named in ::standin::board_parts (Vivado's Xilinx
+# Board Store holds the Kria SOMs' files: xilinx.com:kv260_som:part0:<version>)
+namespace eval ::standin { variable board_parts {xilinx.com:kv260_som:part0:1.4 xilinx.com:kv260_som:part0:1.3} }
+proc get_board_parts {args} {
+  ::standin::rec get_board_parts {*}$args
+  set out {}
+  foreach pat [::standin::positional $args] {
+    foreach b $::standin::board_parts { if {[string match $pat $b] && $b ni $out} { lappend out $b } }
+  }
+  return $out
+}
+proc apply_bd_automation {args} {
+  ::standin::rec apply_bd_automation {*}$args
+  set rule [::standin::opt $args -rule]
+  set cfg [::standin::opt $args -config]
+  set cell [lindex [::standin::positional $args] end]
+  if {$rule eq "xilinx.com:bd_rule:zynq_ultra_ps_e" && [dict exists $cfg apply_board_preset] && [dict get $cfg apply_board_preset]} {
+    set board [::standin::prop $::standin::project BOARD_PART]
+    if {$board eq ""} { error "STAND-IN apply_bd_automation: apply_board_preset with no board_part on the project" }
+    ::standin::setprop $cell BOARD_PRESET 1
+    ::standin::rec BOARD_PRESET $cell $board [::standin::prop $::standin::project BOARD_CONNECTIONS]
+  }
+}
 proc get_bd_addr_spaces {args} { ::standin::rec get_bd_addr_spaces {*}$args; return [::standin::bd_obj {*}$args] }
 proc get_bd_addr_segs {args} { ::standin::rec get_bd_addr_segs {*}$args; return [::standin::bd_obj {*}$args] }
 proc update_ip_catalog {args} { ::standin::rec update_ip_catalog {*}$args }
@@ -313,7 +353,48 @@ with zipfile.ZipFile(dest, "w") as z:
         z.write(m, m.rsplit("/", 1)[-1])
 } $dest $kind {*}$members
 }
-proc validate_bd_design {args} { ::standin::rec validate_bd_design {*}$args; ::standin::check_noc; ::standin::validate_derived }
+proc validate_bd_design {args} {
+  ::standin::rec validate_bd_design {*}$args; ::standin::check_noc; ::standin::check_ps8; ::standin::validate_derived
+}
+
+# The Zynq UltraScale+ PS8 (zynq_ultra_ps_e) rules validate_bd_design enforces here, as the IP has them
+# (its ports exist only when the property that enables them is set; PG201), so a block design that
+# uses a port it never enabled fails in the tests as it would in Vivado:
+#   * S_AXI_HP<n>_FPD (and saxihp<n>_fpd_aclk) is the PS8's S_AXI_GP<n+2>: PSU__USE__S_AXI_GP<n+2> = 1
+#   * M_AXI_HPM0_FPD / M_AXI_HPM1_FPD / M_AXI_HPM0_LPD (and their aclk) need PSU__USE__M_AXI_GP0 / 1 / 2
+#   * pl_clk<n> needs PSU__FPGA_PL<n>_ENABLE = 1; emio_ttc0_wave_o needs TTC0's wave output on EMIO
+#   * a PS8 has a DDR configuration only from a board preset (apply_bd_automation ... apply_board_preset)
+#     or PSU__DDRC__* settings: without either the board's memory is not what the PS8 would program
+proc ::standin::ps8_need {cell pin} {
+  if {[regexp {^S_AXI_HP(\d)_FPD$} $pin -> n] || [regexp {^saxihp(\d)_fpd_aclk$} $pin -> n]} {
+    return [list CONFIG.PSU__USE__S_AXI_GP[expr {$n + 2}] 1]
+  }
+  foreach {m gp} {M_AXI_HPM0_FPD 0 M_AXI_HPM1_FPD 1 M_AXI_HPM0_LPD 2 maxihpm0_fpd_aclk 0 maxihpm1_fpd_aclk 1 maxihpm0_lpd_aclk 2} {
+    if {$pin eq $m} { return [list CONFIG.PSU__USE__M_AXI_GP$gp 1] }
+  }
+  if {[regexp {^pl_clk(\d)$} $pin -> n]} { return [list CONFIG.PSU__FPGA_PL${n}_ENABLE 1] }
+  if {$pin eq "emio_ttc0_wave_o"} { return [list CONFIG.PSU__TTC0__WAVEOUT__ENABLE 1 CONFIG.PSU__TTC0__WAVEOUT__IO EMIO] }
+  return {}
+}
+proc ::standin::check_ps8 {} {
+  foreach c $::standin::cells {
+    lassign $c cell type vlnv
+    if {![string match *:zynq_ultra_ps_e* $vlnv]} { continue }
+    if {![::standin::prop $cell BOARD_PRESET 0] && ![llength [array names ::standin::props "$cell,CONFIG.PSU__DDRC__*"]]} {
+      error "STAND-IN validate_bd_design: $cell (zynq_ultra_ps_e) has no DDR configuration: no board preset applied (set the project's board_part, then apply_bd_automation -rule xilinx.com:bd_rule:zynq_ultra_ps_e -config {apply_board_preset \"1\"}) and no PSU__DDRC__* settings"
+    }
+    foreach ends [concat $::standin::intf_nets $::standin::nets] {
+      foreach e $ends {
+        if {![string match "$cell/*" $e]} { continue }
+        set pin [lindex [split $e /] end]
+        foreach {k want} [::standin::ps8_need $cell $pin] {
+          set got [::standin::prop $cell $k 0]
+          if {$got ne $want} { error "STAND-IN validate_bd_design: $e is connected, but $cell $k is '$got', not $want: the PS8 has no such port" }
+        }
+      }
+    }
+  }
+}
 
 # The NoC and SmartConnect rules validate_bd_design enforces here, as AMD's IP states them, so a block
 # design that breaks them fails in the tests as it would in Vivado:
@@ -462,6 +543,11 @@ proc ::standin::pick_fixtures {} {
     set ::standin::fixtures [file join [file dirname $::standin::fixtures] vivado_v80]
     set ::standin::fixtures_default 0
   }
+  # the KV260's K26 (and any Zynq UltraScale+ part): its reports name the PS8's clock clk_pl_0
+  if {$::standin::fixtures_default && [regexp {^xc(k26|zu)} [::standin::prop $::standin::project PART]]} {
+    set ::standin::fixtures [file join [file dirname $::standin::fixtures] vivado_kv260]
+    set ::standin::fixtures_default 0
+  }
 }
 proc ::standin::fixture_path {kind ext} {
   ::standin::pick_fixtures
@@ -557,7 +643,7 @@ proc ::standin::execute_run {run} {
   set userid [expr {[::standin::prop design BITSTREAM.CONFIG.USERID 0xFFFFFFFF]}]
   set body "STAND-IN bitstream written by tests/standin (kabe tests); not a Xilinx bitstream\n"
   append body [binary format H* ffffffffaa995566] [binary format H*I 3001a001 $word]
-  set part [string map {xc {}} [::standin::prop project PART xc7z020clg400-1]]
+  set part [string map {xc {}} [::standin::prop $::standin::project PART xc7z020clg400-1]]
   regsub {\-[0-9]+$} $part {} part
   set f [open [file join $dir $top.bit] wb]
   puts -nonewline $f [binary format SH*S 9 0ff00ff00ff00ff000 1]
@@ -642,12 +728,31 @@ proc ::standin::ps7_act_fclk {obj n {live 1}} {
   return [format %.6f [expr {1000.0 / $div}]]
 }
 
+# The PS8's achieved pl_clk<n>: the KV260 board preset's IO PLL (999.99 MHz: Kria-PYNQ's kv260 base.tcl,
+# PSU__CRL_APB__PL0_REF_CTRL__ACT_FREQMHZ 99.999001 at divisor 10) over the nearest integer divider of
+# the validated request (stale until validate_bd_design, as the PS7's), 100 MHz before any request.
+namespace eval ::standin { variable ps8_iopll 999.990010 }
+proc ::standin::ps8_act_pl_clk {obj n {live 1}} {
+  set key [expr {$live ? "CONFIG" : "VALIDATED.CONFIG"}].PSU__CRL_APB__PL${n}_REF_CTRL__FREQMHZ
+  set want [::standin::prop $obj $key 100]
+  set div [expr {max(1, round($::standin::ps8_iopll / $want))}]
+  return [format %.6f [expr {$::standin::ps8_iopll / $div}]]
+}
+
 proc ::standin::xml {s} { return [string map {& &amp; < &lt; > &gt; \" &quot;} $s] }
 
 # Cells whose AXI slave is reachable from the PS7's M_AXI_GP0 through interconnects, in order:
 # {cell slave_interface} pairs (what assign_bd_address would map).
+proc ::standin::ps_master {} {
+  foreach c $::standin::cells {
+    lassign $c obj type vlnv
+    if {[string match *:processing_system7:* $vlnv]} { return [list $obj/M_AXI_GP0 M_AXI_GP0 0x40000000] }
+    if {[string match *:zynq_ultra_ps_e* $vlnv]} { return [list $obj/M_AXI_HPM0_FPD M_AXI_HPM0_FPD 0xA0000000] }
+  }
+  return [list /ps7/M_AXI_GP0 M_AXI_GP0 0x40000000]
+}
 proc ::standin::gp0_slaves {} {
-  set frontier [list /ps7/M_AXI_GP0]
+  set frontier [list [lindex [::standin::ps_master] 0]]
   set seen {}
   set out {}
   while {[llength $frontier]} {
@@ -678,26 +783,44 @@ proc ::standin::gp0_slaves {} {
 # parser (pynqmetadata) reads it. It says STAND-IN in its first line.
 proc ::standin::write_hwh {path bd_name} {
   set slaves [::standin::gp0_slaves]
+  lassign [::standin::ps_master] -> master_pin base0
+  # the SYSTEMINFO the part says: a Zynq UltraScale+ (xck26-sfvc784-2LV-c) or the Zynq-7020
+  set part [::standin::prop $::standin::project PART xc7z020clg400-1]
+  if {[regexp {^xc(k26|zu\w+)-(\w+)-(\w+)} $part -> dev pkg sg]} {
+    set sysinfo "ARCH=\"zynquplus\" DEVICE=\"xc$dev\" NAME=\"[::standin::xml $bd_name]\" PACKAGE=\"$pkg\" SPEEDGRADE=\"-$sg\""
+  } else {
+    set sysinfo "ARCH=\"zynq\" DEVICE=\"7z020\" NAME=\"[::standin::xml $bd_name]\" PACKAGE=\"clg400\" SPEEDGRADE=\"-1\""
+  }
   set f [open $path w]
   puts $f {<?xml version="1.0" encoding="UTF-8" standalone="no" ?>}
   puts $f "<!-- STAND-IN hardware handoff written by tests/standin (kabe tests); not a Vivado .hwh. Cells, types,"
   puts $f "     parameters and the address map come from the block design the Tcl built. -->"
   puts $f "<EDKSYSTEM EDWVERSION=\"1.2\" TIMESTAMP=\"STAND-IN\" VIVADOVERSION=\"[::standin::xml $::standin::version]\">"
-  puts $f "  <SYSTEMINFO ARCH=\"zynq\" DEVICE=\"7z020\" NAME=\"[::standin::xml $bd_name]\" PACKAGE=\"clg400\" SPEEDGRADE=\"-1\"/>"
+  puts $f "  <SYSTEMINFO $sysinfo/>"
   puts $f "  <EXTERNALPORTS/>\n  <EXTERNALINTERFACES/>\n  <MODULES>"
   foreach c $::standin::cells {
     lassign $c obj type what
     set cell [string trimleft $obj /]
     set vlnv [expr {$type eq "module" ? "xilinx.com:module_ref:$what:1.0" : $what}]
     set modtype [lindex [split $vlnv :] 2]
-    set ps [expr {$modtype eq "processing_system7"}]
+    set ps [expr {$modtype in {processing_system7 zynq_ultra_ps_e}}]
     puts $f "    <MODULE FULLNAME=\"/[::standin::xml $cell]\" INSTANCE=\"[::standin::xml $cell]\" IPTYPE=\"PERIPHERAL\"[expr {$ps ? { IS_PL="FALSE"} : {}}] MODTYPE=\"[::standin::xml $modtype]\" VLNV=\"[::standin::xml $vlnv]\">"
     puts $f "      <PARAMETERS>"
     set params {}
     foreach key [lsort [array names ::standin::props "$obj,CONFIG.*"]] {
       dict set params [string range $key [string length "$obj,CONFIG."] end] $::standin::props($key)
     }
-    if {$ps} {
+    if {$modtype eq "zynq_ultra_ps_e"} {
+      for {set n 0} {$n < 4} {incr n} {
+        set act [::standin::ps8_act_pl_clk $obj $n]
+        set div [expr {round($::standin::ps8_iopll / $act)}]
+        dict set params PSU__CRL_APB__PL${n}_REF_CTRL__ACT_FREQMHZ $act
+        dict set params PSU__CRL_APB__PL${n}_REF_CTRL__DIVISOR0 [expr {$div <= 63 ? $div : 63}]
+        dict set params PSU__CRL_APB__PL${n}_REF_CTRL__DIVISOR1 [expr {$div <= 63 ? 1 : ($div + 62) / 63}]
+        if {![dict exists $params PSU__CRL_APB__PL${n}_REF_CTRL__SRCSEL]} { dict set params PSU__CRL_APB__PL${n}_REF_CTRL__SRCSEL IOPLL }
+        if {![dict exists $params PSU__FPGA_PL${n}_ENABLE]} { dict set params PSU__FPGA_PL${n}_ENABLE 0 }
+      }
+    } elseif {$ps} {
       for {set n 0} {$n < 4} {incr n} {
         set act [::standin::ps7_act_fclk $obj $n]
         set div [expr {round(1000.0 / $act)}]
@@ -711,7 +834,7 @@ proc ::standin::write_hwh {path bd_name} {
     dict for {k v} $params { puts $f "        <PARAMETER NAME=\"[::standin::xml $k]\" VALUE=\"[::standin::xml $v]\"/>" }
     puts $f "      </PARAMETERS>\n      <PORTS/>\n      <BUSINTERFACES>"
     if {$ps} {
-      puts $f "        <BUSINTERFACE BUSNAME=\"ps7_M_AXI_GP0\" NAME=\"M_AXI_GP0\" TYPE=\"MASTER\" VLNV=\"xilinx.com:interface:aximm:1.0\"/>"
+      puts $f "        <BUSINTERFACE BUSNAME=\"${cell}_$master_pin\" NAME=\"$master_pin\" TYPE=\"MASTER\" VLNV=\"xilinx.com:interface:aximm:1.0\"/>"
     }
     foreach s $slaves {
       lassign $s scell spin
@@ -725,9 +848,9 @@ proc ::standin::write_hwh {path bd_name} {
       set i 0
       foreach s $slaves {
         lassign $s scell spin
-        set base [expr {0x40000000 + $i * 0x10000}]
-        puts $f [format {        <MEMRANGE ADDRESSBLOCK="Reg" BASENAME="C_BASEADDR" BASEVALUE="0x%08X" HIGHNAME="C_HIGHADDR" HIGHVALUE="0x%08X" INSTANCE="%s" IS_DATA="TRUE" IS_INSTRUCTION="TRUE" MASTERBUSINTERFACE="M_AXI_GP0" MEMTYPE="REGISTER" SLAVEBUSINTERFACE="%s"/>} \
-          $base [expr {$base + 0xFFFF}] [::standin::xml $scell] [::standin::xml $spin]]
+        set base [expr {$base0 + $i * 0x10000}]
+        puts $f [format {        <MEMRANGE ADDRESSBLOCK="Reg" BASENAME="C_BASEADDR" BASEVALUE="0x%08X" HIGHNAME="C_HIGHADDR" HIGHVALUE="0x%08X" INSTANCE="%s" IS_DATA="TRUE" IS_INSTRUCTION="TRUE" MASTERBUSINTERFACE="%s" MEMTYPE="REGISTER" SLAVEBUSINTERFACE="%s"/>} \
+          $base [expr {$base + 0xFFFF}] [::standin::xml $scell] $master_pin [::standin::xml $spin]]
         incr i
       }
       puts $f "      </MEMORYMAP>"

@@ -20,7 +20,9 @@ from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_modul
 from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
 
 BD_NAME = "kabe_bd"
-PS7_FAMILIES = ("zynq-7000",)  # what kabe_bd.tcl can build around (the board's Tcl gives ::kabe_board::ps7_preset)
+# What kabe_bd.tcl can build around: a family's processing system as one Tcl file of ::kabe_ps::* procs,
+# sourced between the board's Tcl (its preset: ::kabe_board::ps7_preset / ps8_preset, extras) and kabe_bd.tcl.
+PS_TCL = {"zynq-7000": "kabe_ps7.tcl", "zynq-ultrascale+": "kabe_ps8.tcl"}
 BD_WRAPPER = f"{BD_NAME}_wrapper"  # the project top: Vivado's make_wrapper names it <bd>_wrapper
 # kabe's own Vivado files are package data (they ship in the wheel): a project has none of them.
 # A regular package's resources are files on disk, which is what Vivado needs.
@@ -193,12 +195,12 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     clock = _xdc_clock(design)
     _check_xdc_only_clock(design)
     is_versal = design.board.is_versal
-    if not is_versal and design.board.family not in PS7_FAMILIES:
-        # kabe_bd.tcl puts a Zynq-7000 PS7 around the engine: on another family Vivado would fail minutes in
+    if not is_versal and design.board.family not in PS_TCL:
+        # kabe_bd.tcl puts a Zynq PS7 or PS8 around the engine: on another family Vivado would fail minutes in
         raise FlowError(f"{design.board.profile_file}: board {design.board.key} is {design.board.family}, but kabe's "
-                        f"block design (kabe_bd.tcl) builds a Zynq-7000 PS7; a {design.board.family} board needs a "
-                        f"block-design template of its own, which kabe does not have yet (docs/boards.md); build "
-                        f"{design.name} on the open flow meanwhile")
+                        f"block design (kabe_bd.tcl) builds around a Zynq processing system ({', '.join(PS_TCL)}); a "
+                        f"{design.board.family} board needs a block-design template of its own, which kabe does not "
+                        f"have (docs/boards.md); build {design.name} on the open flow meanwhile")
     aved = versal.aved_dir(fs) if is_versal else None  # AMD's base design under the V80's (docs/v80.md)
     # the clock Vivado times: the PS7's FCLK0 is named as the XDC says (clk_fpga_0); on the V80 it is
     # AVED's clock wizard output, whatever the XDC calls the engine's clk port (its period is the XDC's)
@@ -231,7 +233,9 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     word = usr_access_word(commit)
     part = design.board.part  # the board is data (kabe.boards): its profile names the part and the block design
     # Versal: the board's block design is the whole of it (AVED's base, tcl/v80_aved_bd.tcl), no kabe_bd.tcl
-    tcl_ip = (design.board.block_design_tcl(),) if is_versal else (design.board.block_design_tcl(), KABE_BD_TCL)
+    tcl_ip = ((design.board.block_design_tcl(),) if is_versal else
+              (design.board.block_design_tcl(), TCL_DIR / PS_TCL[design.board.family], KABE_BD_TCL))
+    board_xdc = None if is_versal else design.board.board_constraints_xdc()  # the board's own pins (the KV260's fan)
     image_step = versal.IMAGE_STEP if is_versal else "WRITE_BITSTREAM"
     settings_file = work_root / "kabe_settings.tcl"
     hook_file = work_root / f"kabe_hooks_{image_step.lower()}_pre.tcl"
@@ -246,7 +250,9 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         "status": status,
         # the board's DMA and memory-port facts (its profile): length register bits, port width, burst
         "dma_length_width": design.board.dma_length_width, "hp_data_width": design.board.memory_ports.beat_bytes * 8,
-        "dma_burst": design.board.dma_burst,
+        "dma_burst": design.board.dma_burst, "dma_addr_width": design.board.dma_addr_width,
+        # the board's Vivado board files (a SOM and its carrier): the PS8 takes its preset from them
+        "board_part": design.board.board_part, "board_connections": design.board.board_connections,
         "hwh_dest": work_root / f"{name}.hwh",
         "cells_dest": work_root / f"{name}.cells.json",
         "report_dir": report_dir, "timing_max_paths": TIMING_MAX_PATHS,
@@ -258,7 +264,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         "xsa_dest": work_root / f"{name}.xsa",
     }
     if is_versal:  # no .hwh, no cell list, no HP port: AVED's NoC and HBM instead
-        for key in ("hp_data_width", "hwh_dest", "cells_dest"):
+        for key in ("hp_data_width", "hwh_dest", "cells_dest", "dma_addr_width", "board_part", "board_connections"):
             values.pop(key)
         values.update(versal.settings_values(design, work_root, name, aved, fs["vivado_jobs"], streams, clock.period_ns))
     settings_file.write_text(settings_tcl(values))
@@ -285,6 +291,8 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     bd_hdl = () if is_versal else BD_HDL  # USR_ACCESSE2 read-back: the Zynq block design's
     files += [{"name": str(f), "file_type": "verilogSource"} for f in bd_hdl]
     files.append({"name": str(wrapper), "file_type": "verilogSource"})
+    if board_xdc is not None:  # read into the implementation: the pins the board's block design drives
+        files.append({"name": str(board_xdc), "file_type": "xdc"})
     tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *tcl_ip, HOOK_DIR / ATTACH_TCL, HOOK_DIR / STRATEGY_TCL]
     files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
     edam = {
@@ -320,7 +328,8 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
                       hwh=work_root / f"{name}.hwh", settings_tcl=settings_file, hook_tcl=hook_file,
                       wrapper=wrapper, edam=edam, clock_name=clock_name, clock_period_ns=clock.period_ns,
                       inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *bd_hdl, *hooks, *design.vivado.files(),
-                                                  *extra_inputs, design.constraints])),
+                                                  *extra_inputs, *([board_xdc] if board_xdc else []),
+                                                  design.constraints])),
                       cells=None if is_versal else work_root / f"{name}.cells.json", part=part,
                       images={k: v for k, v in images.items()
                               if k in design.board.outputs or k in ("cells", versal.BOOT_IMAGE, versal.FLASH_IMAGE)},

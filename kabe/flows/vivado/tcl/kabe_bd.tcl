@@ -1,24 +1,29 @@
-# kabe's block design, one script for every design (the per-design facts arrive as ::kabe(...)
-# from the generated kabe_settings.tcl: port count and stream widths from design.yaml and the RTL,
-# the clock period from the XDC).
+# kabe's block design, one script for every design and every Zynq (the per-design facts arrive as
+# ::kabe(...) from the generated kabe_settings.tcl: port count and stream widths from design.yaml and the
+# RTL, the clock period from the XDC; the processing system's procs, ::kabe_ps::*, from tcl/kabe_ps7.tcl
+# (Zynq-7000) or tcl/kabe_ps8.tcl (Zynq UltraScale+), sourced before this file as the board's family says).
 #
-#   PS7 (the board's preset, from its profile's block-design Tcl; FCLK0 = 1000 / period MHz, checked after validate_bd_design)
-#    |- M_AXI_GP0 -> ctrl interconnect -> dma{p}/S_AXI_LITE, stat{p}/S_AXI (AXI GPIO, inputs),
-#                                         usr_access/S_AXI (AXI GPIO, input: the commit word)
-#    |- S_AXI_HP{p} (64-bit, AXI3) <- hp{p} interconnect <- dma{p}/M_AXI_MM2S + M_AXI_S2MM
+#   PS (PS7 or PS8, with the board's preset; its PL clock = 1000 / period MHz, checked after validate_bd_design)
+#    |- register master (PS7 M_AXI_GP0, PS8 M_AXI_HPM0_FPD) -> ctrl interconnect -> dma{p}/S_AXI_LITE,
+#    |     stat{p}/S_AXI (AXI GPIO, inputs), usr_access/S_AXI (AXI GPIO, input: the commit word)
+#    |- HP port p (PS7 S_AXI_HP{p}, 64-bit; PS8 S_AXI_HP{p}_FPD, 128-bit) <- hp{p} interconnect <- dma{p}/M_AXI_MM2S + M_AXI_S2MM
 #   dma{p} (AXI DMA, simple mode, 26-bit length) M_AXIS_MM2S -> engine/s{p}_axis
 #                                                S_AXIS_S2MM <- engine/m{p}_axis
 #   engine: module reference to the generated wrapper (kabe_engine_bd) around the design's top
 #   usr_access_src: module reference to hdl/kabe_usr_access.v (USR_ACCESSE2) -> usr_access GPIO
-#   rst: proc_sys_reset from FCLK_RESET0_N; engine rst = peripheral_reset (active high)
+#   rst: proc_sys_reset from the PS's PL reset; engine rst = peripheral_reset (active high)
+#   the board's own cells (::kabe_board::extras, e.g. the KV260 carrier's fan)
 #
 # Ends with the wrapper as a project source, generate_target, the .hwh copied to ::kabe(hwh_dest)
 # (beside the .bit edalize writes, same basename: pynq.Overlay's convention), and the names of the cells
 # the board runner looks up written to ::kabe(cells_dest) (kabe_<design>.cells.json, beside them).
 
 foreach _k {bd_name engine_module period_ns clock_name ports streams status dma_length_width
-            hp_data_width dma_burst hwh_dest cells_dest} {
+            hp_data_width dma_burst dma_addr_width hwh_dest cells_dest} {
   if {![info exists ::kabe($_k)]} { error "kabe_bd.tcl: ::kabe($_k) is not set; source kabe_settings.tcl first" }
+}
+if {![llength [info procs ::kabe_ps::create]]} {
+  error "kabe_bd.tcl: no processing system's procs (::kabe_ps::create); source tcl/kabe_ps7.tcl or tcl/kabe_ps8.tcl first"
 }
 
 namespace eval ::kabe_bd {
@@ -38,34 +43,6 @@ proc ::kabe_bd::for_runner {cell role args} {
   lappend ::kabe_bd::runner_cells [list $cell $role {*}$args]
 }
 
-# FCLK0 from the XDC's period. 7.000 ns = 1000/7 MHz: the IO PLL (1000 MHz) divided by 7, exact.
-# Requested here; the achieved frequency is read back by check_fclk0 after validate_bd_design,
-# when the PS7's derived (ACT_*) parameters are known to be up to date.
-proc ::kabe_bd::request_fclk0 {ps7} {
-  set want_mhz [expr {1000.0 / $::kabe(period_ns)}]
-  set_property -dict [list \
-    CONFIG.PCW_EN_CLK0_PORT {1} \
-    CONFIG.PCW_EN_RST0_PORT {1} \
-    CONFIG.PCW_FCLK0_PERIPHERAL_CLKSRC {IO PLL} \
-    CONFIG.PCW_FPGA0_PERIPHERAL_FREQMHZ [format %.6f $want_mhz] \
-  ] $ps7
-}
-
-proc ::kabe_bd::check_fclk0 {ps7} {
-  set want_mhz [expr {1000.0 / $::kabe(period_ns)}]
-  set act [get_property CONFIG.PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ $ps7]
-  if {![string is double -strict $act] || $act <= 0} {
-    error "kabe_bd.tcl: the PS7 reports no achieved FCLK0 frequency (PCW_ACT_FPGA0_PERIPHERAL_FREQMHZ = '$act')"
-  }
-  set act_period [expr {1000.0 / $act}]
-  if {abs($act_period - $::kabe(period_ns)) > 0.001} {
-    error [format "kabe_bd.tcl: FCLK0 achieves %s MHz = %.4f ns, but the XDC's %s is %s ns; choose a period the PS7 dividers can make (1000 MHz / integer) or change the XDC" \
-      $act $act_period $::kabe(clock_name) $::kabe(period_ns)]
-  }
-  puts "kabe: FCLK0 requested [format %.6f $want_mhz] MHz, achieved $act MHz ([format %.4f $act_period] ns, XDC $::kabe(period_ns) ns)"
-  return $act
-}
-
 proc ::kabe_bd::ip {vlnv name {config {}}} {
   set cell [create_bd_cell -type ip -vlnv $vlnv $name]
   if {[llength $config]} { set_property -dict $config $cell }
@@ -83,19 +60,9 @@ proc ::kabe_bd::build {} {
   set bd_file [create_bd_design $::kabe(bd_name)]
   current_bd_design $::kabe(bd_name)
 
-  # --- processing system
-  set ps7 [::kabe_bd::ip xilinx.com:ip:processing_system7:5.5 ps7 [::kabe_board::ps7_preset]]
-  set ps7cfg [list CONFIG.PCW_USE_M_AXI_GP0 {1} CONFIG.PCW_USE_S_AXI_HP0 {1} \
-                   CONFIG.PCW_S_AXI_HP0_DATA_WIDTH $::kabe(hp_data_width)]
-  if {$nports > 1} {
-    lappend ps7cfg CONFIG.PCW_USE_S_AXI_HP1 {1} CONFIG.PCW_S_AXI_HP1_DATA_WIDTH $::kabe(hp_data_width)
-  }
-  set_property -dict $ps7cfg $ps7
-  ::kabe_bd::request_fclk0 $ps7
-  create_bd_intf_port -mode Master -vlnv xilinx.com:interface:ddrx_rtl:1.0 DDR
-  create_bd_intf_port -mode Master -vlnv xilinx.com:display_processing_system7:fixedio_rtl:1.0 FIXED_IO
-  connect_bd_intf_net [get_bd_intf_ports DDR] [get_bd_intf_pins ps7/DDR]
-  connect_bd_intf_net [get_bd_intf_ports FIXED_IO] [get_bd_intf_pins ps7/FIXED_IO]
+  # --- processing system: the board's preset, the register master, one HP port per memory port, its PL clock
+  set ps [::kabe_ps::create $nports]
+  ::kabe_ps::extras $ps
 
   # --- reset, engine
   ::kabe_bd::ip xilinx.com:ip:proc_sys_reset:5.0 rst0
@@ -106,9 +73,9 @@ proc ::kabe_bd::build {} {
   set n_ctrl [expr {$nports + 1}]
   foreach st $::kabe(status) { if {[llength $st]} { incr n_ctrl } }
   ::kabe_bd::ip xilinx.com:ip:axi_interconnect:2.1 ctrl_ic [list CONFIG.NUM_SI {1} CONFIG.NUM_MI $n_ctrl]
-  connect_bd_intf_net [get_bd_intf_pins ps7/M_AXI_GP0] [get_bd_intf_pins ctrl_ic/S00_AXI]
+  connect_bd_intf_net [get_bd_intf_pins [::kabe_ps::ctrl_master]] [get_bd_intf_pins ctrl_ic/S00_AXI]
 
-  set clk_pins [list ps7/M_AXI_GP0_ACLK rst0/slowest_sync_clk engine/clk ctrl_ic/ACLK ctrl_ic/S00_ACLK]
+  set clk_pins [list {*}[::kabe_ps::clock_pins $nports] rst0/slowest_sync_clk engine/clk ctrl_ic/ACLK ctrl_ic/S00_ACLK]
   set aresetn_pins [list ctrl_ic/S00_ARESETN]
   set ic_resetn_pins [list ctrl_ic/ARESETN]
   set mi_next 0
@@ -129,7 +96,7 @@ proc ::kabe_bd::build {} {
       CONFIG.c_s_axis_s2mm_tdata_width $m_width \
       CONFIG.c_mm2s_burst_size $::kabe(dma_burst) \
       CONFIG.c_s2mm_burst_size $::kabe(dma_burst) \
-      CONFIG.c_addr_width {32} \
+      CONFIG.c_addr_width $::kabe(dma_addr_width) \
     ]
     # the streams: MM2S feeds the engine's input, S2MM drains its results (needs tlast)
     connect_bd_intf_net [get_bd_intf_pins $dma/M_AXIS_MM2S] [get_bd_intf_pins engine/$s_bus]
@@ -140,7 +107,7 @@ proc ::kabe_bd::build {} {
     ::kabe_bd::ip xilinx.com:ip:axi_interconnect:2.1 $hp [list CONFIG.NUM_SI {2} CONFIG.NUM_MI {1}]
     connect_bd_intf_net [get_bd_intf_pins $dma/M_AXI_MM2S] [get_bd_intf_pins $hp/S00_AXI]
     connect_bd_intf_net [get_bd_intf_pins $dma/M_AXI_S2MM] [get_bd_intf_pins $hp/S01_AXI]
-    connect_bd_intf_net [get_bd_intf_pins $hp/M00_AXI] [get_bd_intf_pins ps7/S_AXI_HP$p]
+    connect_bd_intf_net [get_bd_intf_pins $hp/M00_AXI] [get_bd_intf_pins [::kabe_ps::hp_slave $p]]
 
     # registers: DMA control, and the status outputs read over an AXI GPIO (all inputs, one
     # channel per output: the first (stat{p}_invalid) on channel 1, the second (stat{p}_overflow) on 2)
@@ -172,7 +139,7 @@ proc ::kabe_bd::build {} {
       lappend aresetn_pins ctrl_ic/${mi}_ARESETN $gpio/s_axi_aresetn
     }
 
-    lappend clk_pins ps7/S_AXI_HP${p}_ACLK $hp/ACLK $hp/S00_ACLK $hp/S01_ACLK $hp/M00_ACLK
+    lappend clk_pins $hp/ACLK $hp/S00_ACLK $hp/S01_ACLK $hp/M00_ACLK
     lappend aresetn_pins $hp/S00_ARESETN $hp/S01_ARESETN $hp/M00_ARESETN
     lappend ic_resetn_pins $hp/ARESETN
   }
@@ -190,17 +157,17 @@ proc ::kabe_bd::build {} {
   lappend clk_pins ctrl_ic/${mi}_ACLK $ua/s_axi_aclk
   lappend aresetn_pins ctrl_ic/${mi}_ARESETN $ua/s_axi_aresetn
 
-  # --- one clock (FCLK0) and its resets for everything
-  connect_bd_net [get_bd_pins ps7/FCLK_CLK0] {*}[::kabe_bd::pins {*}$clk_pins]
-  connect_bd_net [get_bd_pins ps7/FCLK_RESET0_N] [get_bd_pins rst0/ext_reset_in]
+  # --- one clock (the PS's PL clock: PS7 FCLK0, PS8 pl_clk0) and its resets for everything
+  connect_bd_net [get_bd_pins [::kabe_ps::pl_clk]] {*}[::kabe_bd::pins {*}$clk_pins]
+  connect_bd_net [get_bd_pins [::kabe_ps::pl_resetn]] [get_bd_pins rst0/ext_reset_in]
   connect_bd_net [get_bd_pins rst0/peripheral_aresetn] {*}[::kabe_bd::pins {*}$aresetn_pins]
   connect_bd_net [get_bd_pins rst0/interconnect_aresetn] {*}[::kabe_bd::pins {*}$ic_resetn_pins]
   connect_bd_net [get_bd_pins rst0/peripheral_reset] [get_bd_pins engine/rst]
 
   assign_bd_address
   validate_bd_design
-  # after validation: the PS7's derived parameters (the achieved FCLK0) are current only now
-  ::kabe_bd::check_fclk0 $ps7
+  # after validation: the PS's derived parameters (the achieved PL clock) are current only now
+  ::kabe_ps::check_clock $ps
   save_bd_design
 
   # --- the wrapper becomes the project top; outputs (and the .hwh) are generated now

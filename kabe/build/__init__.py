@@ -31,7 +31,7 @@ from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
 from kabe.paths import BUILD, REPORTS, ROOT
-from kabe.records import cache, key_change, metrics, safe_fs, tracked_outputs
+from kabe.records import cache, key_change, key_stamp, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
 class BuildError(UserError):
@@ -192,6 +192,17 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     variant = _sweep_variant()  # a malformed KABE_VARIANT is said before any tool runs
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
+    rows = sim_check and design.verify.kind != "none"
+    if use_cache:
+        # nothing changed since the last key was computed (kabe.records.key_stamp): a hit needs no FuseSoC
+        known = key_stamp.load(design, flow_name, sim_check_rows=rows)
+        if known is not None:
+            check_writable(reports_root)
+            record = _from_cache(BuildContext(design, flow_name, flow, commit, None, known, sim_check, variant,
+                                              reports_root, console, started, t0), say_miss=False)
+            if record is not None:
+                return record
+    before = key_stamp.watched(design)  # before FuseSoC reads them: an edit meanwhile makes the stamp stale
     edam = cores.resolve(design, "synth", force=not use_cache)  # once: the flow gets the resolved target
     if hasattr(flow, "check_design"):  # what the flow cannot build (a real top parameter): before the simulation
         flow.check_design(design, edam)
@@ -202,6 +213,7 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     if not sim_check and not use_cache and design.verify.kind != "none":
         cores.resolve(design, "sim", force=True)  # the key reads it
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
+    key_stamp.save(design, flow_name, key, before)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
     ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,
                        started, t0)
@@ -263,8 +275,9 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
     return files
 
 
-def _from_cache(ctx: BuildContext) -> dict | None:
-    """The record of a trusted archive built from ctx's key, re-stamped for ctx's commit; None: build."""
+def _from_cache(ctx: BuildContext, say_miss: bool = True) -> dict | None:
+    """The record of a trusted archive built from ctx's key, re-stamped for ctx's commit; None: build.
+    say_miss=False: a miss is not said (the key from the stamp: the build computes it again, and says)."""
     design, flow_name, commit, key, console = ctx.design, ctx.flow_name, ctx.commit, ctx.key, ctx.console
     # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only;
     # a candidate is reused only when it is trusted (cache.untrusted) and its raw reports say its numbers
@@ -275,6 +288,8 @@ def _from_cache(ctx: BuildContext) -> dict | None:
         console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",
                       soft_wrap=True)
     hit = found.entry
+    if hit is None and not say_miss:
+        return None
     # what the user changed since the last build, by the name they changed it under (a core parameter,
     # a file, a tool version: kabe.records.key_change), read before a hit archives a newer build
     last = cache.nearest(ctx.reports_root, design.name, flow_name)
@@ -289,7 +304,8 @@ def _from_cache(ctx: BuildContext) -> dict | None:
             console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]}{since})[/]",
                           soft_wrap=True)
             return record
-    console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}{since})[/]", soft_wrap=True)
+    if say_miss:
+        console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}{since})[/]", soft_wrap=True)
     return None
 
 

@@ -75,6 +75,8 @@ KABE_HOME = PACKAGE.parent
 class CacheKey:
     key: str  # sha256 hex of the material's canonical JSON
     material: dict
+    # each of the material's files where it was read (kabe.records.key_stamp checks them again); not hashed
+    paths: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -309,7 +311,7 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         "sim_files": sorted(set(sim_side) - set(synth_side)),
     }
     blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
-    return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob))
+    return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob), sim_side | synth_side)
 
 
 # What only the simulation check reads, left out of the synthesis half of a key (synth_material).

@@ -95,11 +95,12 @@ def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_c
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
-    from kabe.records import cache  # not kabe.build: the check must stay cheap (no rich, no flows)
+    from kabe.records import key_stamp  # not kabe.build: the check must stay cheap (no rich, no flows)
 
     # The key without the simulation check's size: that number lives in kabe/build/__init__.py, which is
-    # itself hashed into the key, so a change of it still makes the build out of date.
-    return {"flow": flow, "key": cache.key_for(design, flow, sim_check_rows=None).key,
+    # itself hashed into the key, so a change of it still makes the build out of date. From the stamp of
+    # the last key when none of its inputs changed (no FuseSoC: kabe.records.key_stamp).
+    return {"flow": flow, "key": key_stamp.key_for(design, flow, sim_check_rows=None).key,
             "budgets": design.budgets_for(flow), "archive": commit.archive_name}
 
 

@@ -408,7 +408,10 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
         "tool_seconds": result.tool_seconds,
     }
     # An input edited while the tools ran: the output belongs to neither content, so it is no cache entry.
-    if cache_key(design, flow_name, sim_check=sim_check).key == key.key:
+    # The stamp saved with the key says "unchanged" without FuseSoC; else the key is computed again.
+    rows = sim_check and design.verify.kind != "none"
+    unchanged = key_stamp.load(design, flow_name, sim_check_rows=rows)
+    if (unchanged is not None and unchanged.key == key.key) or cache_key(design, flow_name, sim_check=sim_check).key == key.key:
         record["cache_key"] = key.key
     else:
         console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")

@@ -38,8 +38,11 @@ from pathlib import Path
 from kabe.flows import registry as flow_registry
 from kabe.paths import BUILD
 
-FORMAT = 1  # bump when the stamp's shape or meaning changes: every stamp is then computed again
-_SKIP = ("__pycache__",)
+FORMAT = 2  # bump when the stamp's shape or meaning changes: every stamp is then computed again
+# what a simulation, Python or an editor leaves in an input folder: outputs, never inputs (as
+# kabe.records.cache's data files beside a model leave them out)
+_SKIP = ("__pycache__", "sim_build", "results.xml")
+_SKIP_SUFFIXES = (".pyc", ".vcd", ".fst", ".ghw", ".log")
 
 
 def _file(design_name: str, flow: str) -> Path:
@@ -55,7 +58,8 @@ def _sha(path: str | Path) -> str | None:
 
 def _listing(folder: str | Path) -> list[str] | None:
     try:
-        return sorted(n for n in os.listdir(folder) if not n.startswith(".") and n not in _SKIP)
+        return sorted(n for n in os.listdir(folder)
+                      if not n.startswith(".") and n not in _SKIP and not n.endswith(_SKIP_SUFFIXES))
     except OSError:
         return None
 
@@ -80,8 +84,15 @@ def _context(design, flow: str) -> dict:
     loaded = config.load() if keys else {}
     site = {p: os.stat(p).st_mtime_ns for p in sys.path
             if p.rstrip("/").endswith(("site-packages", "dist-packages")) and os.path.isdir(p)}
+    # the design as kabe read it (design.yaml is hashed too; a Design made another way, a test's or a
+    # variant's with another XDC, is another stamp's)
+    facts = {"yaml": str(design.yaml_file), "core_file": str(design.core_file), "core": design.core,
+             "constraints": str(design.constraints), "verify": design.verify.as_dict(),
+             "streams": design.streams.as_dict(), "ports": design.ports, "row_bytes": design.row_bytes,
+             "board": design.board.key, "part": design.board.part, "profile": str(design.board.profile_file)}
     context = {"python": sys.version, "pythonpath": os.environ.get("PYTHONPATH", ""), "site": site,
-               "tools": cache.tool_versions(flow), "settings": {k: config.value(loaded, k) for k in keys}}
+               "tools": cache.tool_versions(flow), "settings": {k: config.value(loaded, k) for k in keys},
+               "design": facts}
     return json.loads(json.dumps(context, sort_keys=True, default=str))
 
 

@@ -4,7 +4,8 @@ Up-to-date rule for a build: it reruns when its content key changes (kabe.record
 file of its FuseSoC targets, a generator, the XDC, a tool version, the flow, kabe's flow code), when
 its budgets change (re-gated from the cache), or when the archive for the current commit is missing
 (archived from the cache when the key was built before). The key is computed only for the tasks doit
-is about to run.
+is about to run, and read from its stamp (kabe.records.key_stamp) when none of the files it was computed
+from changed: a no-op runs no FuseSoC.
 """
 
 from __future__ import annotations

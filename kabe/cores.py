@@ -39,7 +39,8 @@ import yaml
 from kabe import designs, tool_group
 from kabe.core_files import (HDL_TYPES, CoreError, Declared, check_file_types, check_unique, check_used_cores,
                              core_file_problem, declarations)
-from kabe.paths import BUILD, CORES, GENERATORS, ROOT, SCRIPTS
+from kabe.core_inputs import _library_roots, _resolve_inputs, project_fusesoc_conf, resolve_inputs  # noqa: F401
+from kabe.paths import BUILD, CORES, GENERATORS, ROOT
 
 TARGETS = ("sim", "synth", "vivado")
 # The tool kabe runs for each of its targets: given to FuseSoC (`--tool`) when the target names no flow and
@@ -47,8 +48,6 @@ TARGETS = ("sim", "synth", "vivado")
 KABE_TOOLS = {"sim": "verilator", "synth": "yosys", "vivado": "vivado"}
 _KABE_TOOL_ARGS = {"yosys": ["--arch=xilinx"]}  # edalize's yosys backend needs an arch (kabe's: synth_xilinx)
 _NO_TOOL = "no flow or tool was supplied"
-# Files whose change cannot alter FuseSoC's answer (only their content, which the flows hash themselves).
-_HDL_SUFFIXES = {".v", ".sv", ".vh", ".svh", ".vhd", ".vhdl", ".xdc", ".sdc", ".mem", ".hex"}
 _STAMP = "kabe_resolve.json"
 _STAMP_FORMAT = 3  # bump when the stamp or the way kabe calls FuseSoC changes
 _LOCK = ".lock"
@@ -251,55 +250,6 @@ def work_root_for(design: str, target: str, params: Mapping[str, Any] | None = N
                   flags: Iterable[str] = (), build_root: Path = BUILD) -> Path:
     key = _override_key(params or {}, list(flags))
     return Path(build_root) / "fusesoc" / design / (f"{target}-{key}" if key else target)
-
-
-def project_fusesoc_conf() -> Path | None:
-    """The project's own FuseSoC configuration (what `fusesoc library add` writes in the project's
-    folder): its libraries are searched beside the project's cores/. The user's and the system's
-    configuration are never read, so a build means the same on every machine."""
-    conf = ROOT / "fusesoc.conf"
-    return conf if conf.is_file() else None
-
-
-def _library_roots() -> list[Path]:
-    """The library locations the project's fusesoc.conf names (relative ones from the file's folder,
-    as FuseSoC reads them)."""
-    conf = project_fusesoc_conf()
-    if conf is None:
-        return []
-    parser = configparser.ConfigParser()
-    try:
-        parser.read(conf)
-    except configparser.Error as e:
-        raise CoreError(f"{conf}: not a FuseSoC configuration ({' '.join(str(e).split())}). "
-                        f"Fix: the file `fusesoc library add` writes, [library.<name>] sections") from None
-    out = []
-    for section in parser.sections():
-        if section.startswith("library."):
-            location = parser.get(section, "location", fallback=str(Path("fusesoc_libraries") / section[8:]))
-            out.append((conf.parent / Path(location).expanduser()).resolve())
-    return out
-
-
-def _resolve_inputs(cores_root: Path) -> list[Path]:
-    """Files whose change may change FuseSoC's answer: core files and generator scripts/data, the
-    project's fusesoc.conf and the core files of the libraries it names."""
-    conf = project_fusesoc_conf()
-    out = [conf] if conf else []
-    for lib in _library_roots():
-        out += sorted(p for p in lib.rglob("*.core") if p.is_file() and ".git" not in p.parts)
-    for root in (GENERATORS, Path(cores_root), SCRIPTS):
-        if not root.is_dir():
-            continue
-        for p in sorted(root.rglob("*")):
-            if not p.is_file() or "__pycache__" in p.parts or p.name.startswith("."):
-                continue
-            if root == SCRIPTS and p.suffix != ".py":
-                continue
-            if p.suffix.lower() in _HDL_SUFFIXES:
-                continue
-            out.append(p)
-    return out
 
 
 def _inputs_hash(cores_root: Path, target: str, vlnv: str, params: Mapping[str, Any], flags) -> str:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How long `doit build:<design>` takes when there is nothing to build, and when the cache has it.
 
-    python scripts/bench_noop.py [design] [--runs N]        (default stage4, 7 runs)
+    python scripts/bench_noop.py [design] [--runs N] [--noop-only]   (default stage4, 7 runs)
 
 - no-op: `doit build:<design> flow=open` in this checkout, up to date (made so first): doit's
   start, loading the task list, and the up-to-date check (the build's content key) for one design.
@@ -9,8 +9,10 @@
   cold build, then per run a docs-only commit and `doit build:<design> flow=open`: the key, the
   lookup, the re-gate and the archive under the new commit, with no tool started.
 
-Prints every run's wall time and the median of each (the issue's bar: no-op <= 0.3 s, hit <= 1.0 s
-on a 2-core machine), the median CPU time (user + system: what the run costs, whatever else the
+- list: bare `doit list`, one run after each no-op run (interleaved: both see the same load).
+
+Prints every run's wall time and the median of each (issue 40's bar: no-op <= 0.3 s and <= 1.5x bare
+`doit list`, hit <= 0.6 s on a 2-core machine), the median CPU time (user + system: what the run costs, whatever else the
 machine is doing), and the load average, since other people share these cores.
 """
 
@@ -51,15 +53,32 @@ def _doit(cwd: Path, design: str) -> tuple[float, str]:
     return elapsed, out.stdout
 
 
-def noop(design: str, runs: int) -> list[float]:
+def _doit_list(cwd: Path) -> float:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    c0, t0 = _cpu(), time.monotonic()
+    out = subprocess.run([sys.executable, "-m", "doit", "list"], cwd=cwd, env=env, capture_output=True, text=True)
+    elapsed = time.monotonic() - t0
+    LIST_CPU.append(_cpu() - c0)
+    if out.returncode != 0:
+        raise SystemExit(f"doit list failed in {cwd}:\n{out.stdout[-2000:]}{out.stderr[-2000:]}")
+    return elapsed
+
+
+LIST_CPU: list[float] = []
+
+
+def noop(design: str, runs: int) -> tuple[list[float], list[float]]:
+    """The no-op and bare `doit list`, interleaved (one of each per round), so that both see the same load."""
     _doit(ROOT, design)  # make it up to date first (may build)
-    times = []
+    _doit_list(ROOT)
+    times, lists = [], []
     for _ in range(runs):
         t, out = _doit(ROOT, design)
         if not out.lstrip().startswith("--"):  # doit prints "-- build:x" for an up-to-date task
             raise SystemExit(f"doit build:{design} was not a no-op:\n{out[-800:]}")
         times.append(t)
-    return times
+        lists.append(_doit_list(ROOT))
+    return times, lists
 
 
 def _clone(dest: Path) -> Path:
@@ -100,14 +119,21 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("design", nargs="?", default="stage4")
     ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--noop-only", action="store_true", help="skip the cold build and the cache hits")
     args = ap.parse_args(argv)
     if args.runs < 5:
         ap.error("--runs must be at least 5 (a median of fewer says little on a shared machine)")
     print(f"load average before: {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
-    n = noop(args.design, args.runs)
-    n_cpu = CPU[-args.runs:]
+    n, lists = noop(args.design, args.runs)
+    n_cpu, l_cpu = CPU[-args.runs:], LIST_CPU[-args.runs:]
     print(f"no-op   doit build:{args.design}: wall " + " ".join(f"{t:.3f}" for t in n)
           + f"  median {statistics.median(n):.3f} s (CPU median {statistics.median(n_cpu):.3f} s)")
+    print(f"list    doit list (interleaved):  wall " + " ".join(f"{t:.3f}" for t in lists)
+          + f"  median {statistics.median(lists):.3f} s (CPU median {statistics.median(l_cpu):.3f} s)")
+    print(f"ratio   no-op / doit list: wall {statistics.median(n) / statistics.median(lists):.2f}x, "
+          f"CPU {statistics.median(n_cpu) / statistics.median(l_cpu):.2f}x (the issue's bar: <= 1.5x)")
+    if args.noop_only:
+        return 0
     cold, h = cache_hits(args.design, args.runs)
     h_cpu = CPU[-args.runs:]
     print(f"cold    doit build:{args.design} in a fresh clone: {cold:.1f} s")

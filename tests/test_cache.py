@@ -44,8 +44,20 @@ def _archive(clone: Path, sha: str, design: str = "stage2", flow: str = "open") 
 
 
 def _tool_calls(log: Path) -> list[list[str]]:
-    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-    return [c for c in calls if any(w in Path(c[0]).name for w in ("yosys", "verilator", "harness"))]
+    """The tools started (a tool kabe.tool_group starts, unwrapped from its shell), Yosys by yowasp's module too."""
+    calls = [repo_clone.program(json.loads(line)) for line in log.read_text().splitlines()] if log.exists() else []
+    return [c for c in calls if any(w in Path(c[0]).name for w in ("yosys", "verilator", "harness"))
+            or any("yowasp" in a for a in c[1:3])]
+
+
+def _simulations(log: Path) -> list[list[str]]:
+    """The compiled simulation model's runs (kabe.sim.runner starts it with --summary)."""
+    calls = [repo_clone.program(json.loads(line)) for line in log.read_text().splitlines()] if log.exists() else []
+    return [c for c in calls if "--summary" in c]
+
+
+def _yosys(calls: list[list[str]]) -> list[list[str]]:
+    return [c for c in calls if "yosys" in Path(c[0]).name or any("yowasp" in a for a in c[1:3])]
 
 
 def test_docs_only_commit_is_a_hit_that_starts_no_tool_and_archives_everything(clone, tmp_path):
@@ -202,6 +214,88 @@ def test_each_input_kind_is_a_miss(clone, kind, design, path, old, new):
         f.write_text(text)
     assert after != before, f"{kind} changed but the key did not"
     assert _key(clone, design) == before  # and back: the key is a function of the content
+
+
+HALVES_OF = ("from kabe import build, designs; from kabe.records import cache; "
+             "k = build.cache_key(designs.get({design!r}), 'open'); print(k.key, cache.synth_key(k.material))")
+
+
+def _halves(clone: Path, design: str = "stage2") -> tuple[str, str]:
+    whole, synth = repo_clone.python(clone, HALVES_OF.format(design=design)).split()
+    return whole, synth
+
+
+@pytest.mark.parametrize("kind,design,path,old,new,synthesis", [
+    # issue 44: what only the simulation check reads moves the whole key, never the synthesis half
+    ("the golden model", "stage2", "llm_accel/model/frames.py", "def probe_stimulus", "# edited\ndef probe_stimulus",
+     False),
+    ("design.yaml's verify", "stage2", "cores/stage2/design.yaml", ":probe_stimulus", ":int8_stimulus", False),
+    ("design.yaml's streams.traffic", "stage2", "cores/stage2/design.yaml", "  in: {s0_axis: 64}",
+     "  traffic: off\n  in: {s0_axis: 64}", False),
+    # what synthesis reads moves both
+    ("an RTL line", "stage2", "cores/stage2/rtl/kabe_probe.v", "endmodule", "endmodule\n// one more line", True),
+    ("a generator parameter", "stage4", "cores/stage4/stage4.core", "stages: 3", "stages: 4", True),
+    ("the XDC period", "stage2", "constraints/pynq_z1.xdc", "-period 7.000", "-period 7.500", True),
+    ("kabe's timing constants", "stage2", "kabe/timing/routing.py", "base_ps: float = 350.0", "base_ps: float = 351.0",
+     True),
+    ("design.yaml's ports", "stage2", "cores/stage2/design.yaml", "ports: 1", "ports: 2", True),
+])
+def test_the_synthesis_half_of_the_key_moves_only_with_what_synthesis_reads(clone, kind, design, path, old, new,
+                                                                           synthesis):
+    whole, synth = _halves(clone, design)
+    f = clone / path
+    text = f.read_text()
+    assert old in text, f"{path} no longer contains {old!r}: update this test"
+    f.write_text(text.replace(old, new, 1))
+    try:
+        whole_after, synth_after = _halves(clone, design)
+    finally:
+        f.write_text(text)
+    assert whole_after != whole, f"{kind} changed but the key did not"
+    assert (synth_after != synth) == synthesis, f"{kind}: synthesis half {'unchanged' if synthesis else 'moved'}"
+
+
+def test_a_testbench_only_change_runs_the_simulation_and_no_synthesis_an_rtl_change_both(clone, tmp_path):
+    """Issue 44: the golden model edited (a testbench-only change) -> the simulation check runs, Yosys does
+    not, and the archive takes the earlier build's synthesis and timing results; an RTL edit -> both run."""
+    base = repo_clone.git(clone, "rev-list", "--max-parents=0", "HEAD")
+    cold = metrics.load(_archive(clone, base) / "metrics.json")
+    model = clone / "llm_accel" / "model" / "frames.py"
+    original = model.read_text()
+    model.write_text(original + "\n# a testbench-only edit\n")
+    sha = repo_clone.commit_all(clone, "golden model edited")
+    log = tmp_path / "model.log"
+    proc = repo_clone.kabe(clone, "build", "stage2", "--flow", "open", log=log)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    calls = _tool_calls(log)
+    assert not _yosys(calls), calls  # Yosys did not run
+    assert _simulations(log), calls  # the simulation check ran
+    assert "only the simulation check runs" in proc.stdout
+    record = metrics.load(_archive(clone, sha) / "metrics.json")
+    assert record["synth_reused_from"]["commit"] == base and "reused_from" not in record
+    assert record["timing"] == cold["timing"] and record["utilization"] == cold["utilization"]
+    assert record["sim"]["passed"] and record["gate"]["passed"] and record["cache_key"] != cold["cache_key"]
+    assert cache.built_by(record) == (base, False)  # a bitstream would name the commit that built it
+    assert (set(json.loads((_archive(clone, sha) / "manifest.json").read_text())["raw_files"])
+            == set(json.loads((_archive(clone, base) / "manifest.json").read_text())["raw_files"]))
+
+    rtl = clone / "cores" / "stage2" / "rtl" / "kabe_probe.v"
+    rtl_text = rtl.read_text()
+    rtl.write_text(rtl_text + "\n// an RTL edit\n")
+    try:
+        sha = repo_clone.commit_all(clone, "RTL edited")
+        log = tmp_path / "rtl.log"
+        proc = repo_clone.kabe(clone, "build", "stage2", "--flow", "open", log=log)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        calls = _tool_calls(log)
+        assert _yosys(calls), calls  # synthesis ran
+        assert _simulations(log) and "only the simulation check runs" not in proc.stdout  # and the simulation
+        record = metrics.load(_archive(clone, sha) / "metrics.json")
+        assert "synth_reused_from" not in record and "reused_from" not in record
+    finally:
+        rtl.write_text(rtl_text)
+        model.write_text(original)
+        repo_clone.commit_all(clone, "model and RTL back")
 
 
 def test_a_tool_version_is_a_miss(clone):

@@ -31,7 +31,7 @@ from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
 from kabe.paths import BUILD, REPORTS, ROOT
-from kabe.records import cache, could_not_run, key_change, metrics, safe_fs, tracked_outputs
+from kabe.records import cache, could_not_run, key_change, key_stamp, metrics, safe_fs, tracked_outputs
 from kabe.records.archive import archive_dir, to_json
 
 class BuildError(UserError):
@@ -192,6 +192,17 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     variant = _sweep_variant()  # a malformed KABE_VARIANT is said before any tool runs
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
     _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
+    rows = sim_check and design.verify.kind != "none"
+    if use_cache:
+        # nothing changed since the last key was computed (kabe.records.key_stamp): a hit needs no FuseSoC
+        known = key_stamp.load(design, flow_name, sim_check_rows=rows)
+        if known is not None:
+            check_writable(reports_root)
+            record = _from_cache(BuildContext(design, flow_name, flow, commit, None, known, sim_check, variant,
+                                              reports_root, console, started, t0), say_miss=False)
+            if record is not None:
+                return record
+    before = key_stamp.watched(design)  # before FuseSoC reads them: an edit meanwhile makes the stamp stale
     edam = cores.resolve(design, "synth", force=not use_cache)  # once: the flow gets the resolved target
     if hasattr(flow, "check_design"):  # what the flow cannot build (a real top parameter): before the simulation
         flow.check_design(design, edam)
@@ -202,14 +213,17 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     if not sim_check and not use_cache and design.verify.kind != "none":
         cores.resolve(design, "sim", force=True)  # the key reads it
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
+    key_stamp.save(design, flow_name, key, before)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
     ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,
                        started, t0)
+    synth_hit = None
     if use_cache:
         record = _from_cache(ctx)
         if record is not None:
             return record
-    if sim_check and design.verify.kind != "none" and hasattr(flow, "elaborate"):
+        synth_hit = _synth_from_cache(ctx)  # only the simulation side changed: its check runs, no synthesis
+    if synth_hit is None and sim_check and design.verify.kind != "none" and hasattr(flow, "elaborate"):
         # the flow's tool reads and elaborates the design first (seconds): a file it cannot read is said now,
         # not after minutes of simulation
         # in a folder of its own (a second build of the design at once elaborates beside it, not in it)
@@ -224,6 +238,8 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
                       else (None, {}))
     if sim is not None and target_files:  # the files one target lists and the other not, said with the result
         sim = {**sim, "target_files": target_files}
+    if synth_hit is not None:
+        return _flow_gate_archive(ctx, sim, sim_files, synth_hit)
     safe_fs.make_dirs(ctx.workdir, BUILD)  # a symlinked build/<design> is refused, not written through
     with scratch.exclusive(ctx.workdir, say=lambda m: console.print(f"[yellow]{design.name}: {escape(m)}[/]")):
         return _flow_gate_archive(ctx, sim, sim_files)
@@ -259,8 +275,9 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
     return files
 
 
-def _from_cache(ctx: BuildContext) -> dict | None:
-    """The record of a trusted archive built from ctx's key, re-stamped for ctx's commit; None: build."""
+def _from_cache(ctx: BuildContext, say_miss: bool = True) -> dict | None:
+    """The record of a trusted archive built from ctx's key, re-stamped for ctx's commit; None: build.
+    say_miss=False: a miss is not said (the key from the stamp: the build computes it again, and says)."""
     design, flow_name, commit, key, console = ctx.design, ctx.flow_name, ctx.commit, ctx.key, ctx.console
     # the Vivado flow's bitstream carries its commit's dirty flag: a clean commit reuses clean builds only;
     # a candidate is reused only when it is trusted (cache.untrusted) and its raw reports say its numbers
@@ -271,6 +288,8 @@ def _from_cache(ctx: BuildContext) -> dict | None:
         console.print(f"[yellow]{design.name}: cache entry {escape(str(archive))} refused: {escape(why)}[/]",
                       soft_wrap=True)
     hit = found.entry
+    if hit is None and not say_miss:
+        return None
     # what the user changed since the last build, by the name they changed it under (a core parameter,
     # a file, a tool version: kabe.records.key_change), read before a hit archives a newer build
     last = cache.nearest(ctx.reports_root, design.name, flow_name)
@@ -285,8 +304,43 @@ def _from_cache(ctx: BuildContext) -> dict | None:
             console.print(f"[dim]{design.name}: cache hit, reused {hit.archive} (key {key.key[:12]}{since})[/]",
                           soft_wrap=True)
             return record
-    console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}{since})[/]", soft_wrap=True)
+    if say_miss:
+        console.print(f"[dim]{design.name}: cache miss (key {key.key[:12]}{since})[/]", soft_wrap=True)
     return None
+
+
+def _synth_from_cache(ctx: BuildContext) -> cache.Entry | None:
+    """A trusted archive whose synthesis half of the key is ctx's (kabe.records.cache.synth_key): its
+    synthesis and timing results are reused and only the simulation check runs; None: run the flow."""
+    design, flow_name, console = ctx.design, ctx.flow_name, ctx.console
+    want = cache.synth_key(ctx.key.material)
+    found = cache.find(ctx.reports_root, design.name, flow_name, want, half="synth",
+                       clean_only=flow_registry.facts(flow_name).stamps_commit and not ctx.commit.dirty,
+                       accept=lambda entry: rederive.disagreement(entry, design, flow_name))
+    for archive, why in found.refused:
+        console.print(f"[yellow]{design.name}: synthesis cache entry {escape(str(archive))} refused: {escape(why)}[/]",
+                      soft_wrap=True)
+    if found.entry is not None:
+        console.print(f"[dim]{design.name}: synthesis inputs unchanged, reusing the {flow_name} flow's results of "
+                      f"{found.entry.archive} (synthesis key {want[:12]}); only the simulation check runs[/]",
+                      soft_wrap=True)
+    return found.entry
+
+
+def _reused_flow_result(entry: cache.Entry, flow_name: str) -> FlowResult:
+    """The flow's result as an earlier build with the same synthesis inputs archived it (no tool runs)."""
+    from kabe.build.verdict import SECTIONS
+
+    old, archive = entry.record, Path(entry.archive)
+    by_sha = {provenance.sha256_file(p): p for p in archive.iterdir() if p.is_file() and p.name not in
+              ("metrics.json", "manifest.json", cache.KEY_FILE)} if old.get("artifacts") else {}
+    recorded = [Path(k) if Path(k).is_absolute() else ROOT / k for k in old.get("inputs") or {}]
+    return FlowResult(flow_name, old["part"], old.get("clock_period_ns"), old["timing"],
+                      None if (old.get("utilization") or {}).get("missing") else old["utilization"],
+                      raw_files={n: archive / n for n in entry.manifest.get("raw_files", [])},
+                      tools=dict(old.get("tools") or {}), inputs=[p for p in recorded if p.is_file()],
+                      artifacts={name: by_sha[sha] for name, sha in (old.get("artifacts") or {}).items()},
+                      tool_seconds=0.0, sections={k: old[k] for k in SECTIONS if old.get(k) is not None})
 
 
 def _check_inputs(design: designs.Design) -> None:
@@ -307,11 +361,15 @@ def _check_inputs(design: designs.Design) -> None:
         raise BuildError(str(e)) from None
 
 
-def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | None = None) -> dict:
+def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | None = None,
+                       synth_hit: cache.Entry | None = None) -> dict:
+    """synth_hit: an archive with this build's synthesis inputs, whose flow results are taken instead of
+    running the flow (_synth_from_cache)."""
     design, flow_name, commit, key, console = ctx.design, ctx.flow_name, ctx.commit, ctx.key, ctx.console
     sim_check, started, t0 = ctx.sim_check, ctx.started, ctx.t0
     try:
-        result = ctx.flow.run_build(design, ctx.edam, ctx.workdir, console=console, commit=commit)
+        result = (_reused_flow_result(synth_hit, flow_name) if synth_hit is not None else
+                  ctx.flow.run_build(design, ctx.edam, ctx.workdir, console=console, commit=commit))
     except (ReportError, ConstraintError) as e:
         # No clock constrained, or the tool ran but its report cannot be trusted: the build's verdict
         # is a failing gate, archived like any other so the history shows it.
@@ -350,7 +408,10 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
         "tool_seconds": result.tool_seconds,
     }
     # An input edited while the tools ran: the output belongs to neither content, so it is no cache entry.
-    if cache_key(design, flow_name, sim_check=sim_check).key == key.key:
+    # The stamp saved with the key says "unchanged" without FuseSoC; else the key is computed again.
+    rows = sim_check and design.verify.kind != "none"
+    unchanged = key_stamp.load(design, flow_name, sim_check_rows=rows)
+    if (unchanged is not None and unchanged.key == key.key) or cache_key(design, flow_name, sim_check=sim_check).key == key.key:
         record["cache_key"] = key.key
     else:
         console.print(f"[yellow]{design.name}: an input changed during the build; not kept as a cache entry[/]")
@@ -359,9 +420,15 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
         record["utilization"]["missing"] = True
     if ctx.variant is not None:
         record["variant"] = ctx.variant
+    if synth_hit is not None:  # the commit its bitstream was built at (cache.built_by), its synthesis key
+        origin, origin_dirty = cache.built_by(synth_hit.record)
+        record["synth_reused_from"] = {"commit": origin, "dirty": origin_dirty,
+                                       "key": cache.synth_key(key.material)}
     metrics.validate(record)
     manifest = {"commit": commit.sha, "dirty": commit.dirty, "design": design.name, "flow": flow_name,
                 "inputs": inputs, "artifacts": artifacts, "raw_files": sorted(result.raw_files)}
+    if synth_hit is not None:
+        manifest["synth_reused_from"] = record["synth_reused_from"]
     files: dict[str, str | Path] = {"metrics.json": to_json(record), "manifest.json": to_json(manifest)}
     if "cache_key" in record:
         files[cache.KEY_FILE] = to_json(key.material)

@@ -112,6 +112,11 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     if origin:  # a cache hit: no tool ran; these results are that build's, gated with today's budgets
         table.add_row("reused", f"the build of {origin['commit'][:12]}{'-dirty' if origin['dirty'] else ''} "
                                 f"(same inputs, key {origin['key'][:12]}); no tool ran")
+    elif record.get("synth_reused_from"):  # only the simulation side changed: its check ran, no synthesis
+        synth = record["synth_reused_from"]
+        table.add_row("reused", f"the {escape(str(record.get('flow')))} flow's results of {synth['commit'][:12]}"
+                                f"{'-dirty' if synth['dirty'] else ''} (same synthesis inputs, key {synth['key'][:12]}); "
+                                f"the simulation check ran")
     if g.get("unverified"):  # no simulation verdict behind the gate (verify: {none: ...})
         table.add_row("simulation check", f"[yellow]unverified: {escape(str(g['unverified']))}[/]")
     table.add_row("gate", gate_text(g, expected))

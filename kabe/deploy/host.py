@@ -127,7 +127,7 @@ def _check_provenance(src: Path, unit: str, record: dict, files: tuple[Path, ...
     """Only a bitstream built on this machine (a unit without a signature) or one a trusted key signed:
     a signed unit must verify (kabe.records.signing.verify_dir, the project's allowed signers) and list
     each deployed file with the sha256 it has now, so a manifest and metrics rewritten together cannot
-    vouch for a bitstream. The commit the board must show is the record's, or its `reused_from` — which
+    vouch for a bitstream. The commit the board must show is the record's, or its `reused_from` (`synth_reused_from`) — which
     a signed unit's signature covers (metrics.json is signed) and which must name a commit that exists."""
     check = signing.check_if_signed(src, unit)
     if check is not None:
@@ -138,7 +138,7 @@ def _check_provenance(src: Path, unit: str, record: dict, files: tuple[Path, ...
             if check.file_hashes.get(path.name) != provenance.sha256_file(path):
                 raise ssh.DeployError(f"{path}: its sha256 is not the one the signed unit lists; the archive was "
                                       f"altered, pull it again or rebuild")
-    origin = record.get("reused_from")
+    origin = record.get("reused_from") or record.get("synth_reused_from")
     if origin and not cache.commit_exists(origin["commit"], ROOT):
         raise ssh.DeployError(f"{src}: it says its bitstream was built at {origin['commit'][:12]}, a commit not in this "
                               f"repository, so nothing says what the board must run; rebuild")

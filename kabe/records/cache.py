@@ -20,6 +20,16 @@ The key (sha256 of `material`, a JSON document written beside each archive as ca
   modules, a src/ layout package on PYTHONPATH, an editable install's source), and the versions of the
   installed distributions it imports (kabe.python_imports: resolved as Python would, never imported).
 
+The key has two halves (issue 44): the synthesis half is the material without what only the simulation
+check reads (design.yaml's `verify:`, the harness's `streams.hold` and `streams.traffic`, the sim target,
+Verilator's version, the model's packages, the size of the check, and the files only the simulation side
+reads, listed in the material as `sim_files`): synth_key(material). A build whose whole key is a miss but
+whose synthesis half matches an archive re-runs the simulation check only and reuses that archive's
+synthesis and timing results (a testbench-only change runs no Yosys). Every file the synthesis side reads
+is in its half, whatever else reads it too, so a change that can alter synthesis changes that half.
+kabe's own code stays in the synthesis half entirely (the simulation harness included): over-inclusion
+costs a synthesis, never a false pass.
+
 Not in the key, on purpose: the commit (the Vivado flow stamps it into USR_ACCESS at bitstream
 time only, from a generated settings file that is no input), budgets and expect_gate (a hit is
 re-gated with today's budgets), timestamps, absolute paths (every path is relative to the repo).
@@ -51,7 +61,7 @@ from kabe.boards.profile import PROFILE_DIR
 from kabe.records import own_code, tool_reads
 from kabe.records.archive import write_json_atomic
 
-KEY_FORMAT = 2  # bump when the material's shape or meaning changes: every old entry becomes a miss
+KEY_FORMAT = 3  # bump when the material's shape or meaning changes: every old entry becomes a miss
 INDEX_NAME = ".cache-index.json"
 KEY_FILE = "cache_key.json"  # the material of the key, beside metrics.json in every archive
 _OWN_FILES = ("metrics.json", "manifest.json", KEY_FILE)  # rewritten for the new commit on a hit
@@ -65,6 +75,8 @@ KABE_HOME = PACKAGE.parent
 class CacheKey:
     key: str  # sha256 hex of the material's canonical JSON
     material: dict
+    # each of the material's files where it was read (kabe.records.key_stamp checks them again); not hashed
+    paths: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -251,18 +263,20 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
             tools: Mapping[str, str] | None = None, settings: Mapping[str, Any] | None = None,
             root: Path = ROOT) -> CacheKey:
     """The key of one build: `edams` are the design's resolved targets (kabe.cores.Edam by name)."""
+    # what the synthesis side reads (its target, the XDC, the board, the flow's tables) and what only the
+    # simulation check reads (its target, the model or testbench and their data): the key's two halves
     files: set[Path] = {Path(design.core_file), Path(design.constraints)}
+    sim_files: set[Path] = set()
     if design.board.profile_file.parent != PROFILE_DIR:  # a project's own board (kabe's are kabe_code)
         files.add(design.board.profile_file)
         if flow_registry.facts(flow).board_profile_files:  # its block-design Tcl beside it (kabe's are flow_scripts)
             files.add(design.board.block_design_tcl())
-    core_files: set[Path] = set()
-    for edam in edams.values():
-        files.update(Path(p) for p in edam.input_files)
-        files.update(edam.reachable_headers)
-        files.update(tool_reads.of_edam(edam))  # what Yosys and Verilator open that no core file lists
-        core_files.update(Path(p) for p in edam.core_files)
-    files.update(generator_scripts(sorted(core_files)))
+    for name, edam in edams.items():
+        side = sim_files if name == "sim" else files
+        side.update(Path(p) for p in edam.input_files)
+        side.update(edam.reachable_headers)
+        side.update(tool_reads.of_edam(edam))  # what Yosys and Verilator open that no core file lists
+        side.update(generator_scripts(sorted(Path(p) for p in edam.core_files)))
     # the design.yaml tables the flow declares as its inputs (the vivado flow's `vivado:`: hooks' Tcl, settings)
     tables = {t: getattr(design, t, None) for t in flow_registry.facts(flow).key_design_tables}
     tables = {t: v for t, v in tables.items() if v is not None and v.declared}
@@ -274,13 +288,15 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
                                        [root, design.directory])
         # kabe's own modules a model imports (kabe.verify) are kabe's code, keyed as such (kabe_code)
         mine = [f for f in found.files if not f.is_relative_to(PACKAGE.resolve())]
-        files.update(mine)
+        sim_files.update(mine)
         packages.update(found.distributions)
         # data beside the model, and beside each of the team's modules it imports: a helper package
         # that reads src/teamlib/table.json computes other values when the table changes
         for folder in sorted({src.parent} | {f.parent for f in mine}):
-            files.update(_data_in(folder, root))
+            sim_files.update(_data_in(folder, root))
     own = kabe_code(flow) + flow_scripts(flow)
+    synth_side = {_rel(p, root): Path(p) for p in files} | {_rel(p, KABE_HOME): p for p in own}
+    sim_side = {_rel(p, root): Path(p) for p in sim_files}
     material = {
         "format": KEY_FORMAT,
         "flow": flow,
@@ -298,11 +314,40 @@ def compute(design, flow: str, edams: Mapping[str, Any], *, sim_check_rows: int 
         # the installed distributions (numpy) the model or testbench imports, by version: not the project's
         # code, so not in "files", but a new version may compute other values (absent: none imported)
         **({"model_packages": packages} if packages else {}),
-        "files": {rel: _sha(p) for rel, p in sorted({**{_rel(p, root): Path(p) for p in files},
-                                                      **{_rel(p, KABE_HOME): p for p in own}}.items())},
+        "files": {rel: _sha(p) for rel, p in sorted((sim_side | synth_side).items())},
+        # the files only the simulation check reads: outside the synthesis half (synth_key)
+        "sim_files": sorted(set(sim_side) - set(synth_side)),
     }
     blob = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
-    return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob))
+    return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), json.loads(blob), sim_side | synth_side)
+
+
+# What only the simulation check reads, left out of the synthesis half of a key (synth_material).
+_SIM_SECTIONS = ("sim_check_rows", "model_packages", "sim_files")
+_SIM_TOOLS = ("verilator",)
+_SIM_STREAM_KEYS = ("hold", "traffic")  # the harness's held inputs and traffic: no flow reads them
+
+
+def synth_material(material: Mapping[str, Any]) -> dict:
+    """The synthesis half of a key's material: everything but what only the simulation check reads.
+    A material without `sim_files` (an older format) keeps every file: it then matches no new key."""
+    half = {k: v for k, v in material.items() if k not in _SIM_SECTIONS}
+    design = dict(half.get("design") or {})
+    design.pop("verify", None)
+    if isinstance(design.get("streams"), dict):
+        design["streams"] = {k: v for k, v in design["streams"].items() if k not in _SIM_STREAM_KEYS}
+    half["design"] = design
+    half["targets"] = {k: v for k, v in (half.get("targets") or {}).items() if k != "sim"}
+    half["tools"] = {k: v for k, v in (half.get("tools") or {}).items() if k not in _SIM_TOOLS}
+    sim_only = set(material.get("sim_files") or ())
+    half["files"] = {k: v for k, v in (half.get("files") or {}).items() if k not in sim_only}
+    half["half"] = "synth"
+    return half
+
+
+def synth_key(material: Mapping[str, Any]) -> str:
+    """The key of the synthesis half of a material (what the flow's tools read)."""
+    return key_of_material(synth_material(material))
 
 
 def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None) -> CacheKey:
@@ -446,13 +491,26 @@ def lookup(reports_root: Path, design: str, flow: str, key: str, *, clean_only: 
     return find(reports_root, design, flow, key, clean_only=clean_only, git_root=git_root).entry
 
 
+def _synth_key_of(archive: Path) -> str | None:
+    """The synthesis half of an archive's key, from its own cache_key.json (None: unreadable)."""
+    try:
+        material = json.loads((archive / KEY_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return synth_key(material) if isinstance(material, dict) else None
+
+
 def find(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bool = False,
-         accept: Callable[[Entry], str | None] | None = None, git_root: Path = ROOT) -> Lookup:
+         accept: Callable[[Entry], str | None] | None = None, git_root: Path = ROOT, half: str = "whole") -> Lookup:
     """The best intact, trusted archive of `design`/`flow` built from `key`, and the candidates refused.
+    half="synth": `key` is a synthesis half (synth_key), matched against each archive's own
+    cache_key.json, whose whole key is checked as for a whole hit (untrusted()).
     clean_only: skip archives built from a dirty tree (the Vivado flow's bitstream names its commit and
     its dirty flag). accept: the caller's last word on a candidate (the build re-derives its numbers
     from its raw reports): a reason refuses it and the next best is tried. An archive deleted or
     damaged since the index saw it is dropped from the index; the lookup goes on."""
+    if half not in ("whole", "synth"):
+        raise ValueError(f"half={half!r}: whole or synth")
     root = Path(reports_root)
     if not root.is_dir():
         return Lookup(None)
@@ -471,7 +529,7 @@ def find(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bo
             entries.pop(rel)
             changed = True
             continue
-        if k != key or not rel.endswith(f"/{design}/{flow}"):
+        if not rel.endswith(f"/{design}/{flow}") or k is None or (half == "whole" and k != key):
             continue
         archive = root / rel
         try:
@@ -482,10 +540,12 @@ def find(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bo
             entries.pop(rel)  # removed or damaged since: forget it
             changed = True
             continue
-        if record.get("cache_key") != key:  # rebuilt since (a dirty tree's archive is rewritten)
+        if record.get("cache_key") != k:  # rebuilt since (a dirty tree's archive is rewritten)
             entries[rel], changed = record.get("cache_key"), True
             continue
         if clean_only and record.get("dirty"):
+            continue
+        if half == "synth" and _synth_key_of(archive) != key:
             continue
         try:
             manifest = _complete(archive, record)
@@ -505,7 +565,7 @@ def find(reports_root: Path, design: str, flow: str, key: str, *, clean_only: bo
     for entry in sorted(found, key=lambda e: (not e.record.get("dirty"), str(e.record.get("finished", ""))),
                         reverse=True):
         rel = entry.archive.relative_to(root).as_posix()
-        why = untrusted(entry.archive, rel, entry.record, key, git_root)
+        why = untrusted(entry.archive, rel, entry.record, entry.record["cache_key"], git_root)
         if why is None and accept is not None:
             why = accept(entry)
         if why is None:
@@ -547,8 +607,9 @@ def reused_files(entry: Entry) -> dict[str, Path]:
 
 def built_by(record: Mapping[str, Any]) -> tuple[str, bool]:
     """(commit, dirty) of the build that produced a record's artifacts: the commit stamped into its
-    bitstream. A reused record names the build it reused; deploy checks USR_ACCESS against this."""
-    origin = record.get("reused_from") or {}
+    bitstream. A reused record names the build it reused (`reused_from`, or `synth_reused_from` when
+    only its simulation check ran); deploy checks USR_ACCESS against this."""
+    origin = record.get("reused_from") or record.get("synth_reused_from") or {}
     if origin:
         return origin["commit"], bool(origin.get("dirty", False))
     return record["commit"], bool(record["dirty"])

@@ -119,11 +119,57 @@ def load(path: Path) -> dict[str, Any]:
             f"not a metrics record (it has no \"schema\": \"{SCHEMA_ID}\")"
         raise MetricsError(f"{path}: {what}; give a build's reports/<commit>/<design>/<flow>/metrics.json "
                            f"(kabe gate also takes a timing report)")
-    try:
-        validate(record)
-    except MetricsError as e:
-        raise MetricsError(f"{path}: {e}") from None
+    digest = _digest(raw)
+    if digest not in _validated():  # the same bytes under the same schema validated before: the same answer
+        try:
+            validate(record)
+        except MetricsError as e:
+            raise MetricsError(f"{path}: {e}") from None
+        _remember(digest)
     return record
+
+
+# Records this checkout has validated, by sha256 of the schema and the record's bytes: the up-to-date line
+# of `doit build:<design>` re-reads its archive on every no-op, and importing the schema library alone cost
+# a third of that no-op (derived data under build/: safe to delete; only successes are kept).
+_MEMO_NAME = "validated_metrics.json"
+_MEMO_KEEP = 512
+
+
+def _digest(raw: bytes) -> str:
+    import hashlib
+
+    return hashlib.sha256(_schema_bytes() + b"\0" + raw).hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _schema_bytes() -> bytes:
+    return SCHEMA_PATH.read_bytes()
+
+
+def _memo_path() -> Path:
+    from kabe.paths import BUILD
+
+    return BUILD / "cache" / _MEMO_NAME
+
+
+def _validated() -> list[str]:
+    try:
+        seen = json.loads(_memo_path().read_text()).get("sha256", [])
+        return [d for d in seen if isinstance(d, str)] if isinstance(seen, list) else []
+    except (OSError, ValueError, AttributeError):
+        return []
+
+
+def _remember(digest: str) -> None:
+    from kabe.records.archive import write_json_atomic
+
+    seen = [d for d in _validated() if d != digest][-(_MEMO_KEEP - 1):] + [digest]
+    try:
+        write_json_atomic(_memo_path(), {"generated_by": "kabe.records.metrics (derived; safe to delete)",
+                                         "sha256": seen})
+    except OSError:  # a read-only build/: validated again next time
+        pass
 
 
 # The other JSON files an archive folder holds, told apart by the keys only they carry, so that

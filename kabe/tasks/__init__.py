@@ -4,7 +4,8 @@ Up-to-date rule for a build: it reruns when its content key changes (kabe.record
 file of its FuseSoC targets, a generator, the XDC, a tool version, the flow, kabe's flow code), when
 its budgets change (re-gated from the cache), or when the archive for the current commit is missing
 (archived from the cache when the key was built before). The key is computed only for the tasks doit
-is about to run.
+is about to run, and read from its stamp (kabe.records.key_stamp) when none of the files it was computed
+from changed: a no-op runs no FuseSoC.
 """
 
 from __future__ import annotations
@@ -117,11 +118,12 @@ def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_c
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
-    from kabe.records import cache  # not kabe.build: the check must stay cheap (no rich, no flows)
+    from kabe.records import key_stamp  # not kabe.build: the check must stay cheap (no rich, no flows)
 
     # The key without the simulation check's size: that number lives in kabe/build/__init__.py, which is
-    # itself hashed into the key, so a change of it still makes the build out of date.
-    return {"flow": flow, "key": cache.key_for(design, flow, sim_check_rows=None).key,
+    # itself hashed into the key, so a change of it still makes the build out of date. From the stamp of
+    # the last key when none of its inputs changed (no FuseSoC: kabe.records.key_stamp).
+    return {"flow": flow, "key": key_stamp.key_for(design, flow, sim_check_rows=None).key,
             "budgets": design.budgets_for(flow), "archive": commit.archive_name}
 
 

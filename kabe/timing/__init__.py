@@ -21,17 +21,32 @@ Model, sources and calibration: docs/timing_model.md.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kabe.constraints import Clock
-from kabe.timing.report import timing_record, write as write_report
-from kabe.timing.fitted import FittedModel
-from kabe.timing.routing import RoutingModel
-from kabe.timing.sta import DelayModel, NetlistError, StaResult, analyze
+if TYPE_CHECKING:
+    from kabe.constraints import Clock
+    from kabe.timing.sta import DelayModel, StaResult
+
+# Loaded when first asked for (PEP 562): the parser of kabe's timing report (kabe.parsers.kabe_timing)
+# imports kabe.timing.report alone, and a cache hit that re-reads an archived report should not pay for
+# numpy and the estimator.
+_LAZY = {"timing_record": ("kabe.timing.report", "timing_record"), "write_report": ("kabe.timing.report", "write"),
+         "FittedModel": ("kabe.timing.fitted", "FittedModel"), "RoutingModel": ("kabe.timing.routing", "RoutingModel"),
+         "DelayModel": ("kabe.timing.sta", "DelayModel"), "NetlistError": ("kabe.timing.sta", "NetlistError"),
+         "StaResult": ("kabe.timing.sta", "StaResult"), "analyze": ("kabe.timing.sta", "analyze")}
 
 __all__ = ["estimate", "analyze", "timing_record", "write_report", "RoutingModel", "FittedModel",
            "NetlistError", "StaResult"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def estimate(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel | None = None,
@@ -41,6 +56,9 @@ def estimate(netlist: dict | str | Path, clocks: list[Clock], model: DelayModel 
     report when `report` is given). With `vivado_mapping` (the default) what Yosys mapped
     differently from Vivado is timed as Vivado would map it, and the band's pessimistic end also
     covers the netlist exactly as Yosys mapped it (a second analysis)."""
+    from kabe.timing.report import timing_record, write as write_report
+    from kabe.timing.sta import analyze
+
     root = None
     if not isinstance(netlist, dict):
         root = Path(netlist).parent  # where Yosys ran: its `src` paths are relative to it

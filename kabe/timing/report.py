@@ -20,10 +20,13 @@ verdict stays with the point estimate `wns_ns` (docs/timing_model.md).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kabe import rtl_path
 from kabe.timing.clock_targets import KIND_WORD
-from kabe.timing.sta import Endpoint, StaResult
+
+if TYPE_CHECKING:  # annotations only: the report's parser (kabe.parsers.kabe_timing) loads no estimator, no numpy
+    from kabe.timing.sta import Endpoint, StaResult
 
 END_MARKER = "== End of kabe timing estimate =="
 HEADER_PREFIX = "kabe pre-route timing estimate"

@@ -564,21 +564,20 @@ def _stream_sha(reader: git_plumbing.BlobReader, entry: ap.Entry, name: str) -> 
     return h.hexdigest()
 
 
-def _read_units(entries: list[ap.Entry], bitstreams: bool, report: PullReport) -> dict[str, dict[str, ap.Entry]]:
-    """{unit: {raw file name: entry}} of the units whose every entry passed archive_paths; the others
-    (and entries outside any unit) are named in report.refused."""
+def _grouped(entries, split, report, not_unit: str) -> dict[str, dict[str, ap.Entry]]:
+    """The tree listing's files by unit (`split`: a path -> (unit, stored name) or None); a unit with a
+    refused path or a file stored twice (with and without .gz) is refused whole, named in `report`."""
     by_unit: dict[str, dict[str, ap.Entry]] = {}
     bad: dict[str, str] = {}
     for e in entries:
-        split = ap.split_unit(e.path)
-        why = ap.path_problem(e)
-        if why:
-            if split:
-                bad.setdefault(split[0], f"{ap.shown(split[1])}: {why}")
+        parts, why = split(e.path), ap.path_problem(e)
+        if why or parts is None:
+            if parts:
+                bad.setdefault(parts[0], f"{ap.shown(parts[1])}: {why}")
             else:
-                report.refused.append((ap.shown(e.path), why))
+                report.refused.append((ap.shown(e.path), why or not_unit))
             continue
-        unit, stored = split
+        unit, stored = parts
         name = stored[:-3] if stored.endswith(".gz") else stored
         if name in by_unit.get(unit, {}):
             bad.setdefault(unit, f"{ap.shown(stored)}: stored twice (with and without .gz)")
@@ -586,6 +585,13 @@ def _read_units(entries: list[ap.Entry], bitstreams: bool, report: PullReport) -
     for unit, why in sorted(bad.items()):
         by_unit.pop(unit, None)
         report.refused.append((unit, why))
+    return by_unit
+
+
+def _read_units(entries: list[ap.Entry], bitstreams: bool, report: PullReport) -> dict[str, dict[str, ap.Entry]]:
+    """{unit: {raw file name: entry}} of the units whose every entry passed archive_paths; the others
+    (and entries outside any unit) are named in report.refused."""
+    by_unit = _grouped(entries, ap.split_unit, report, "not a unit's path")
     for unit, files in list(by_unit.items()):
         why = ap.unit_size_problem(list(files.values()))
         if why:
@@ -769,24 +775,7 @@ def _pull_shared(reader: git_plumbing.BlobReader, root: Path, reports_root: Path
     build, staged whole in reports/.unverified-ip/, added to the flow's cache only when signed by an allowed
     key for this project and accepted by the flow (whole, its key its material's); else kept apart, named."""
     by_flow = {c.flow: c for c in caches}
-    units: dict[str, dict[str, ap.Entry]] = {}
-    bad: dict[str, str] = {}
-    for e in entries:
-        split, why = ap.split_shared(e.path), ap.path_problem(e)
-        if why or split is None:
-            if split:
-                bad.setdefault(split[0], f"{ap.shown(split[1])}: {why}")
-            else:
-                report.refused.append((ap.shown(e.path), why or "not a shared cache unit's path"))
-            continue
-        unit, stored = split
-        name = stored[:-3] if stored.endswith(".gz") else stored
-        if name in units.get(unit, {}):
-            bad.setdefault(unit, f"{ap.shown(stored)}: stored twice (with and without .gz)")
-        units.setdefault(unit, {})[name] = e
-    for unit, why in sorted(bad.items()):
-        units.pop(unit, None)
-        report.refused.append((unit, why))
+    units = _grouped(entries, ap.split_shared, report, "not a shared cache unit's path")
     wanted = {}
     for unit, files in units.items():
         flow, key = ap.shared_key(unit)

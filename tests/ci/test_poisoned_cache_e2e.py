@@ -157,7 +157,7 @@ def test_ci_builds_and_signs_the_first_commit(chain):
 
 
 def test_the_forged_units_are_pushed_as_an_attacker_would(chain):
-    assert "pushed 1 build(s) unsigned" in chain["push_unsigned"].stdout
+    assert "pushed 1 unit(s) unsigned" in chain["push_unsigned"].stdout
     assert "1 build(s) added" in chain["push_evil"].stdout and "unsigned" not in chain["push_evil"].stdout
 
 

@@ -192,7 +192,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
         raise ssh.DeployError(f"{design.name} is verified by {design.verify.label}; deploy streams a golden "
                               f"model's beats through the board and compares them, so it needs "
                               f"`verify: {{model: \"package.module:function\"}}` in {design.yaml_file}")
-    if settings.profile is not None:
+    if settings is not None and settings.profile is not None:  # None: a caller asking only what is refused first
         _check_profile(design, settings.profile)
     commit = commit or provenance.current_commit()
     if not (archive_dir(commit, design.name, flow, reports_root) / "metrics.json").is_file():

@@ -71,7 +71,7 @@ def test_unknown_design(copy):
     rc, out = run(copy, "doit", "build:stage9")
     assert rc == 2, out
     _no_traceback(out)
-    assert "unknown design 'stage9'" in out and "known designs: stage2, stage2_2hp, stage3" in out
+    assert "unknown design 'stage9'" in out and "known designs: kv260_ternary, stage2, stage2_2hp, stage3" in out
     rc, out = run(copy, "kabe.cli", "build", "stage9")
     assert rc == 2 and "unknown design 'stage9'" in out and "known designs:" in out, out
     _no_traceback(out)

@@ -475,7 +475,10 @@ def run_outcome(design_name: str | designs.Design, flow_request: str | None = No
 
 def _note_could_not_run(result: outcome.Outcome, commit: provenance.Commit | None) -> None:
     """The reason a build could not run, kept for the report page (kabe.records.could_not_run); a note that
-    cannot be written (reports/ read-only, the very reason it could not run) costs the verdict nothing."""
+    cannot be written (reports/ read-only, the very reason it could not run) costs the verdict nothing. A name
+    no design can have gets none, and no git runs for it (the refusal comes before any tool)."""
+    if not could_not_run.can_note(result.design, result.flow):
+        return
     try:
         commit = commit or provenance.current_commit()
         name = commit.sha + ("-dirty" if commit.dirty else "")

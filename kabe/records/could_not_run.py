@@ -39,6 +39,11 @@ def _path(reports_root: Path, design: str, flow: str) -> Path | None:
     return Path(reports_root) / FOLDER / name if _NAME.match(name) and ".." not in name else None
 
 
+def can_note(design: str, flow: str) -> bool:
+    """Whether a note can be kept for this design and flow (a name no file can carry never built anything)."""
+    return _path(Path("."), design, flow) is not None
+
+
 def note(reports_root: Path, design: str, flow: str, reason: str, commit: str = "") -> Path | None:
     """Keep why design's build with flow could not run (None: a name no file can carry, which nothing built)."""
     path = _path(reports_root, design, flow)

@@ -149,8 +149,8 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
     """
     t_start = time.monotonic()
     console = console or make_console(stderr=True)
+    d = designs.get(design)  # first: a name that is no design's is refused before any tool (git) runs
     tracked_outputs.check()  # a simulation model or FuseSoC answer committed under build/ is never reused
-    d = designs.get(design)
     if d.verify.kind == "none":
         raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")
     if d.hls is not None:  # an HLS kernel: C-simulation of its C++ against the same model (kabe.sim.csim)

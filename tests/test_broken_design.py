@@ -16,6 +16,8 @@ import repo_copy
 from kabe import designs, tasks
 from kabe.tasks.results import CouldNotRun
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 BROKEN_YAML = "core: kabe:design:broken:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: [1\n"  # an unclosed flow sequence
 TRACEBACK = "Traceback (most recent call last)"
 

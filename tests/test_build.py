@@ -18,6 +18,8 @@ from kabe import build, designs
 from kabe.build import summary
 from kabe.records import metrics
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 @pytest.fixture()
 def reports(tmp_path) -> Path:

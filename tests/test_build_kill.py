@@ -7,6 +7,7 @@ compile) kept running in build/stage2/open after doit was gone, and the rerun bu
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 import signal
@@ -16,6 +17,8 @@ import time
 from pathlib import Path
 
 import repo_copy
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 DESIGN = "stage2"
 # what must not differ between an uninterrupted build and the rerun after a kill (the rest is time)

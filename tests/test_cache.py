@@ -21,6 +21,8 @@ from records_fixtures import two_commit_repo
 from kabe import designs, provenance
 from kabe.records import cache, metrics
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 KEY_OF = "from kabe import build, designs; print(build.cache_key(designs.get({design!r}), {flow!r}).key)"
 _OWN = {"metrics.json", "manifest.json", "cache_key.json"}
 

@@ -5,6 +5,7 @@ Real Verilator and Yosys on stage4, in a copy of this checkout (tests/repo_copy.
 
 from __future__ import annotations
 
+import pytest
 import json
 import subprocess
 import sys
@@ -12,6 +13,8 @@ import sys
 import repo_copy
 from kabe.parsers import kabe_timing
 from kabe.records import metrics
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def test_two_concurrent_stage4_builds(tmp_path):

@@ -14,6 +14,8 @@ from rich.console import Console
 from kabe import core_files, core_targets, cores, designs
 from kabe.cores import CoreError
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 MODULE = """module tv #(parameter [7:0] XOR = 8'h00) (input wire clk, input wire [7:0] a, output reg [7:0] y);
   always @(posedge clk) y <= a ^ XOR;
 endmodule

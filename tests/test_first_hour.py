@@ -21,6 +21,8 @@ import pytest
 import repo_copy
 from repo_copy import archives, edited, run
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 TRACEBACK = "Traceback (most recent call last)"
 
 

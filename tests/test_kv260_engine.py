@@ -6,10 +6,13 @@ block design; the images PYNQ 4 loads). The vivado numbers are the stand-in's fi
 
 from __future__ import annotations
 
+import pytest
 import os
 from pathlib import Path
 
 from kabe import boards, build, designs
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 STANDIN = Path(__file__).resolve().parent / "standin"
 DESIGN = "kv260_ternary"

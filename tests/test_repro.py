@@ -9,6 +9,7 @@ identical, naming the generated file. Real FuseSoC, Verilator and Yosys, twice.
 
 from __future__ import annotations
 
+import pytest
 import json
 import shutil
 import subprocess
@@ -17,6 +18,8 @@ from pathlib import Path
 
 import repo_clone
 from kabe import repro
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 FIXTURE = Path(__file__).parent / "fixtures" / "repro_nondet"
 METRICS = {"commit": "a" * 40, "started": "2025-01-01T00:00:00+00:00", "finished": "2025-01-01T00:00:09+00:00",

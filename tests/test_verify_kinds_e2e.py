@@ -6,11 +6,14 @@ cocotb testbench whose JUnit is archived, one `verify: {none: reason}` that ever
 
 from __future__ import annotations
 
+import pytest
 import json
 import xml.etree.ElementTree as ET
 
 import repo_copy
 from sim import user_designs as u
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def test_model_cocotb_and_none_designs_through_kabe_ci(tmp_path):

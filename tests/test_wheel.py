@@ -48,6 +48,8 @@ MODEL = """import numpy as np
 
 from kabe.verify import Stimulus
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 def stimulus(seed, size, context):
     words = np.random.default_rng(seed).integers(0, 2**32, size=size or 20_000, dtype=np.uint64)

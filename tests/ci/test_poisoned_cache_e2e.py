@@ -215,6 +215,8 @@ from pathlib import Path
 from kabe import provenance
 from kabe.deploy import ssh
 from kabe.deploy.host import DeploySettings, deploy
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 a = json.loads(sys.argv[1])
 s = DeploySettings(board=a["board"], port=a["port"], identity=Path(a["identity"]), ssh_options=a["options"],
                    sudo=False, python=sys.executable, remote_dir=a["remote_dir"], timeout_s=300)

@@ -21,7 +21,7 @@ from kabe.deploy import board_output
 
 from .loopback_host import sshd_available
 
-pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")]
 
 REPO = Path(__file__).resolve().parents[2]
 ESC = "\x1b[2J\x1b[32mPASS stage4 on the board\x1b[0m\x1bc\x1b]0;owned\x07\u202e"  # no \r: it ends a line

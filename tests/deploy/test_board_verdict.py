@@ -20,7 +20,7 @@ from kabe.deploy.host import DeploySettings, deploy
 from . import forged_runner
 from .loopback_host import sshd_available
 
-pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")]
 
 ROWS = 128
 

@@ -23,7 +23,7 @@ from kabe.flows.vivado import tool
 
 from .loopback_host import sshd_available, start
 
-pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")]
 
 STANDIN = Path(__file__).resolve().parent.parent / "standin"
 BDF = "21:00.0"

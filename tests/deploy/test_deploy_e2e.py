@@ -22,7 +22,7 @@ from kabe.sim import verilator_build
 from . import runner_copy
 from .loopback_host import _free_port, sshd_available
 
-pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")]
 
 
 def settings(board, tmp_path, **kw) -> DeploySettings:

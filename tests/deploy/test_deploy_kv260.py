@@ -33,7 +33,7 @@ from kabe.sim import verilator_build
 
 from .loopback_host import sshd_available
 
-pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")]
 
 STANDIN = Path(__file__).resolve().parent.parent / "standin"
 PYNQ4 = STANDIN / "pynq4"

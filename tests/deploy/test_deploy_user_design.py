@@ -17,7 +17,7 @@ import pytest
 
 from .loopback_host import sshd_available
 
-pytestmark = pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not sshd_available(), reason="OpenSSH server not installed (.ci/run installs openssh-server)")]
 
 REPO = Path(__file__).resolve().parents[2]
 STANDIN = REPO / "tests" / "standin"

@@ -88,6 +88,8 @@ targets:
 BUILD_IT = """\
 import json
 from kabe import build
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 r = build.build("counter", "open", sim_check=False)
 print("RESULT " + json.dumps({"passed": r["gate"]["passed"], "failures": r["gate"]["failures"],
                               "archive": r["_archive"]}))

@@ -12,6 +12,8 @@ import pytest
 from kabe.flows import open as open_flow
 from kabe.flows.base import FlowError
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 TWO_DRIVERS = """\
 module md (input wire clk, input wire rst, input wire d, output reg q);
   reg s;

@@ -18,6 +18,8 @@ from kabe import constraints
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "yosys"
 
 

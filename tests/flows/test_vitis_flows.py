@@ -26,7 +26,7 @@ STANDIN_BIN = ROOT / "tests" / "standin" / "vitis" / "bin"
 
 from hls_needs import needs_headers  # noqa: E402 - g++ and the HLS headers
 
-pytestmark = needs_headers
+pytestmark = [pytest.mark.e2e, needs_headers]
 
 LINK_DESIGN = {
     "design.yaml": """core: kabe:design:stage3_link:0.1.0

@@ -31,9 +31,9 @@ from tests.flows.test_vivado_flow import calls
 from tests.flows.test_vivado_own_top import SCRATCH, ip_generated, standin_fixtures
 
 REF = "refs/kabe/archive"
-pytestmark = pytest.mark.skipif(shutil.which("tclsh") is None or shutil.which("make") is None
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tclsh") is None or shutil.which("make") is None
                                 or shutil.which("ssh-keygen") is None,
-                                reason="the Vivado stand-in runs in tclsh, edalize's Makefile in make; signing needs ssh-keygen")
+                                reason="the Vivado stand-in runs in tclsh, edalize's Makefile in make; signing needs ssh-keygen")]
 
 
 def keypair(where: Path, name: str) -> Path:

@@ -23,8 +23,8 @@ from tests.flows.test_vivado_flow import calls
 HERE = Path(__file__).resolve().parent
 SCRATCH = HERE / "scratch_design"
 ROOT = HERE.parent.parent
-pytestmark = pytest.mark.skipif(shutil.which("tclsh") is None or shutil.which("make") is None,
-                                reason="the Vivado stand-in runs in tclsh, edalize's Makefile in make")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(shutil.which("tclsh") is None or shutil.which("make") is None,
+                                reason="the Vivado stand-in runs in tclsh, edalize's Makefile in make")]
 
 
 def standin_fixtures(dest: Path) -> Path:

@@ -18,6 +18,8 @@ from kabe.cores import SourceFile
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 PRIM_TOP = """module prim #(parameter MODE = "PASS", parameter [7:0] KEY = 0) (input wire [7:0] a, output wire [7:0] y);
   assign y = (MODE == "XOR") ? a ^ KEY : a;
 endmodule

@@ -5,10 +5,13 @@ XDC missing, then restored, with `kabe report` after each."""
 
 from __future__ import annotations
 
+import pytest
 import json
 
 import template_project
 from kabe.records import could_not_run, report
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def test_a_note_is_kept_replaced_listed_and_cleared(tmp_path):

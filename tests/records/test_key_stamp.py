@@ -23,6 +23,8 @@ _PROBE = """
 import json
 from kabe import cores, designs
 from kabe.records import cache, key_stamp
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 runs = [0]
 real = cores._run_fusesoc
 def counted(*a, **k):

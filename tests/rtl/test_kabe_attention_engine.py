@@ -27,6 +27,8 @@ from cocotb_util import (
     stream_beats,
 )
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 RESULT_WORDS = 192
 DRAIN_CYCLES = 400  # V end -> last result word is ~230 cycles
 

@@ -12,6 +12,8 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb_util import AxisSink, AxisSource, cycles, param, reset, rtl, run_cocotb, signed, start, stream_beats
 from llm_accel.model import frames, int8
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 SOURCES = ["cores/lib/kabe_axis_fifo.v", "cores/stage3/rtl/kabe_int8_engine.v"]
 INPUTS = ["s_axis_tvalid", "s_axis_tlast", "s_axis_tdata", "m_axis_tready"]
 FIFO_DEPTH = 32  # the module's default, which these tests rely on

@@ -11,6 +11,8 @@ from cocotb.triggers import ReadOnly, RisingEdge
 from cocotb_util import AxisSink, cycles, param, reset, rtl, run_cocotb, start
 from llm_accel.model import probe
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 SOURCES = ["cores/lib/kabe_axis_fifo.v", "cores/stage2/rtl/kabe_probe.v"]
 INPUTS = ["s_axis_tvalid", "s_axis_tlast", "s_axis_tdata", "m_axis_tready"]
 

@@ -6,9 +6,12 @@ pass (top_checks.py) and checks that the two ports count invalid bytes independe
 
 from __future__ import annotations
 
+import pytest
 import random
 
 from cocotb_util import AxisSink, AxisSource, run_cocotb, signed, start, stream_beats
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 KIND, NPORTS, FIFO_DEPTH = "ternary", 2, 32
 ROW_BYTES = 32  # small rows keep the per-cycle simulation short; the engine default is 512

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 import random
 
 from cocotb_util import AxisSink, AxisSource, run_cocotb, signed, start, stream_beats
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 try:
     import cocotb

@@ -31,6 +31,8 @@ from cocotb_util import (
     stream_beats,
 )
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 ROW_BYTES = 32  # small rows keep per-cycle Python fast; the RTL default is 512
 FIFO_DEPTH = 32  # the engine's default
 TREE = {"terms": 40, "width": 9, "user_width": 2}

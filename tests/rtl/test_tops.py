@@ -14,6 +14,8 @@ import pytest
 
 from cocotb_util import run_cocotb
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 ROW_BYTES = 32  # small rows keep the per-cycle simulation short; the engines are also tested at 512
 FIFO_DEPTH = {"probe": 16, "int8": 32}
 

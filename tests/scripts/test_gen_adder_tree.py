@@ -24,6 +24,8 @@ for p in (REPO_ROOT / "scripts", REPO_ROOT / "kabe" / "generators", REPO_ROOT / 
 import fusesoc_generator  # noqa: E402
 import gen_adder_tree as gen  # noqa: E402
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 # (terms, width, stages, user_width): the engine's tree first, then corners
 BENCH = [
     (40, 9, 3, 2),

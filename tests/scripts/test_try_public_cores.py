@@ -20,6 +20,8 @@ for p in (REPO_ROOT / "scripts", REPO_ROOT / "scripts" / "public_cores"):
 import try_public_cores as zoo  # noqa: E402
 import zoo_models  # noqa: E402
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 def test_the_list_parses_and_pins_every_core_to_a_commit():
     sources, cores = zoo.load_list()

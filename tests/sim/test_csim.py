@@ -18,6 +18,8 @@ KERNEL = ROOT / "cores" / "stage3_hls" / "hls" / "stage3_hls.cpp"
 
 from hls_needs import needs_headers  # noqa: E402 - g++ and the HLS headers
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 @needs_headers
 def test_stage3_hls_matches_the_numpy_model_at_the_documents_scale(tmp_path):

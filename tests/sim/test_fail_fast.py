@@ -15,6 +15,8 @@ from kabe.core_targets import sources_of_top
 from kabe.flows import open as open_flow
 from kabe.flows.base import ToolError
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 TOP = "module top(input clk, input [7:0] a, output [7:0] y); leaf u (.clk(clk), .a(a), .y(y)); endmodule\n"
 LEAF = "module leaf(input clk, input [7:0] a, output reg [7:0] y); always @(posedge clk) y <= a + 1; endmodule\n"
 # SystemVerilog Yosys does not read (a class); Verilator would

@@ -244,6 +244,8 @@ import numpy as np
 
 from kabe.verify import Stimulus
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 def stimulus(seed, size, context):
     n = 1000 if size is None else size

@@ -20,6 +20,8 @@ from kabe.verify import Context, as_words
 from kabe.paths import CORES
 from kabe.sim import runner, verilator_build
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 # The designs the project plans, plus any other design.yaml in the tree.
 # (an HLS design's C-simulation is tests/sim/test_csim.py's)
 DESIGNS = sorted({"stage2", "stage2_2hp", "stage3", "stage3_naive", "stage4"}

@@ -67,6 +67,8 @@ import numpy as np
 
 from kabe.verify import Stimulus
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 def stimulus(seed, size, context):
     x = np.random.default_rng(seed).integers(0, 2**16, size=3000 if size is None else size, dtype=np.uint16)

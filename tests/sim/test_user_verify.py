@@ -14,6 +14,8 @@ from kabe import designs
 from kabe.errors import UserError
 from kabe.sim import cocotb_run, golden, runner
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 
 @pytest.fixture(scope="module")
 def shared(tmp_path_factory):

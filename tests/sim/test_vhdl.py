@@ -18,6 +18,8 @@ from kabe.flows import ghdl, open as open_flow
 from kabe.flows.base import FlowError
 from kabe.sim import golden, runner
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 needs_ghdl = pytest.mark.skipif(shutil.which("ghdl") is None, reason="GHDL is not installed (apt-get install ghdl)")
 
 

@@ -5,6 +5,7 @@ complete, and the Pareto plot drawn."""
 
 from __future__ import annotations
 
+import pytest
 import json
 import os
 import signal
@@ -16,6 +17,8 @@ from pathlib import Path
 import distributed
 
 from .conftest import dask_env, dask_scheduler_cmd, dask_worker_cmd, kabe_cmd, kabe_env
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def _start(cmd: list[str], env: dict, log: Path, cwd: Path) -> subprocess.Popen:

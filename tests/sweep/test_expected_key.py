@@ -4,6 +4,7 @@ kabe): with no setting it is the checkout's own key, and a setting that changes 
 
 from __future__ import annotations
 
+import pytest
 import json
 import subprocess
 import sys
@@ -11,6 +12,8 @@ import sys
 from kabe.sweep import expected, source
 
 from .conftest import kabe_env
+
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def test_the_variant_key_is_the_checkouts_key_with_the_variant_applied(repo, tmp_path):

@@ -20,6 +20,8 @@ import pytest
 from .conftest import dask_env, dask_scheduler_cmd, dask_worker_cmd, kabe_cmd, kabe_env, write_certificates
 from .forged_worker import FORGERIES
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 FORGED = Path(__file__).with_name("forged_worker.py")
 
 # what each forged variant's row must say (its first failure), by the forgery's clock_period_ns

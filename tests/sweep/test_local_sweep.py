@@ -16,6 +16,8 @@ from kabe.sweep import source, spec, unit
 
 from .conftest import kabe_cmd, kabe_env
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 SWEEP = """# three variants: two periods, and a parameter the core does not declare (a failed variant)
 flow: open
 variants:

@@ -23,7 +23,7 @@ if any(shutil.which(d) is None and not Path("/usr/sbin", d).exists() for d in DA
     WHY_NOT = "Debian's slurm-wlm and munge are not installed (.ci/run installs them)"
 elif os.geteuid() != 0:
     WHY_NOT = "a one-node Slurm cluster is started as root here (slurmd runs the jobs)"
-pytestmark = pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(WHY_NOT is not None, reason=WHY_NOT or "")]
 
 
 def _free_port() -> int:

@@ -14,6 +14,8 @@ from kabe import constraints
 from kabe.flows import open as open_flow
 from kabe.rules.gate import evaluate
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 SIM_ONLY = """\
 module t #(parameter W = 8) (input clk, input [W-1:0] a, output reg [W-1:0] y);
   initial begin

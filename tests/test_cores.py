@@ -8,11 +8,11 @@ from kabe import cores, designs
 from kabe.cores import CoreError
 from kabe.paths import CORES
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 DESIGN_YAML = "core: kabe:design:tiny:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: 1\n"
 GEN = """\
 import sys, yaml
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 cfg = yaml.safe_load(open(sys.argv[1]))
 value = cfg["parameters"]["value"]
 if value < 0:

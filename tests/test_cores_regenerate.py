@@ -14,13 +14,13 @@ import pytest
 from kabe import cores, designs
 from kabe.records import cache
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 DESIGN_YAML = "core: user:design:gn:0.1.0\nverify: {model: 'llm_accel.model.frames:probe_stimulus'}\nports: 1\nconstraints: gn.xdc\n"
 # the reproducer's generator, shortened: the top's constant is read from the file `keyfile` names,
 # relative to the calling core's folder (files_root)
 GEN = """\
 import sys, yaml, pathlib
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 cfg = yaml.safe_load(open(sys.argv[1]))
 key = int(pathlib.Path(cfg["files_root"], cfg["parameters"]["keyfile"]).read_text())
 pathlib.Path("gn_top.v").write_text("module gn_top(input wire clk, output wire [7:0] k);\\n"

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 REPO = Path(__file__).resolve().parent.parent
 GIT_ID = ["-c", "user.name=kabe test", "-c", "user.email=test@kabe.invalid", "-c", "commit.gpgsign=false"]
 
@@ -47,8 +49,6 @@ endmodule
 MODEL = """import numpy as np
 
 from kabe.verify import Stimulus
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def stimulus(seed, size, context):

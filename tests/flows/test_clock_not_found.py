@@ -14,6 +14,8 @@ from kabe import constraints
 from kabe.flows import open as open_flow
 from kabe.rules.gate import evaluate
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 COUNTER = """\
 module counter_core (input wire clk, input wire rst, output reg [15:0] q);
   always @(posedge clk) q <= rst ? 16'd0 : q + 16'd1;
@@ -88,8 +90,6 @@ targets:
 BUILD_IT = """\
 import json
 from kabe import build
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 r = build.build("counter", "open", sim_check=False)
 print("RESULT " + json.dumps({"passed": r["gate"]["passed"], "failures": r["gate"]["failures"],
                               "archive": r["_archive"]}))

@@ -17,14 +17,14 @@ import pytest
 
 import repo_clone
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 # One process: the key through the stamp, how many FuseSoC set-ups that took, then the key computed
 # afresh (FuseSoC again) to compare with.
 _PROBE = """
 import json
 from kabe import cores, designs
 from kabe.records import cache, key_stamp
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 runs = [0]
 real = cores._run_fusesoc
 def counted(*a, **k):

@@ -20,6 +20,8 @@ from kabe.sim import golden, runner, verilator_build
 
 from . import user_designs as u
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 # A register stage whose interface contract says tdata never exceeds MAXV; its assertion checks it.
 ASRT_TOP = """\
 module asrt_top #(parameter int MAXV = 100) (input logic clk, input logic rst,
@@ -68,8 +70,6 @@ TABLE = [(37 * i + 11) % 256 for i in range(256)]  # a permutation: no row reads
 ROM_MODEL = f"""\
 import numpy as np
 from kabe.verify import Stimulus
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 TABLE = np.array({TABLE}, dtype=np.uint32)
 def stimulus(seed, size, context):
     a = np.random.default_rng(seed).integers(0, 256, size=256 if size is None else size, dtype=np.uint32)

@@ -17,6 +17,8 @@ from kabe import cores, designs
 from kabe.flows import open as open_flow
 from kabe.sim import golden, runner
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 TABLE = [0x3C, 0x01, 0x22, 0x93, 0x47, 0x5A, 0x66, 0x7F, 0x80, 0x9E, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6]
 
 # m_axis = table[s_axis & 15], inverted under `ifdef EXTRA; word0 = table[0] (inverted likewise); EXTRA also
@@ -101,8 +103,6 @@ TEST = f'''\
 import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import RisingEdge, ReadOnly
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 TABLE = {TABLE}
 

@@ -15,6 +15,8 @@ from . import user_designs as u
 from kabe import designs
 from kabe.sim import golden, runner
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 # An 8-bit pass-through whose data is inverted when s_axis_tuser is 1: an input in no stream. Under
 # Verilator's random initial values (kabe's X options) an undriven tuser is 0 or 1 per seed.
 SIDEBAND_TOP = """\
@@ -243,8 +245,6 @@ SKID_MODEL = '''\
 import numpy as np
 
 from kabe.verify import Stimulus
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def stimulus(seed, size, context):

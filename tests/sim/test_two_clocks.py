@@ -14,6 +14,8 @@ import pytest
 from kabe import designs
 from kabe.sim import clocking, golden, runner
 
+pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
+
 AFIFO = """\
 module afifo #(parameter W = 16, parameter A = 4) (
   input  wire         s_clk,
@@ -66,8 +68,6 @@ MODEL = '''\
 import numpy as np
 
 from kabe.verify import Stimulus
-
-pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
 
 def stimulus(seed, size, context):

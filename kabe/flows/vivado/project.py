@@ -315,7 +315,7 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
 
     if is_versal:
         images = versal.image_paths(work_root, name)
-        extra_inputs = (*versal.inputs(aved), TCL_DIR / "versal_run.tcl")
+        extra_inputs = (*versal.inputs(aved), TCL_DIR / "versal_run.tcl", TCL_DIR / "own_versal_run.tcl")
     else:
         images = {"bit": work_root / f"{name}.bit", "hwh": work_root / f"{name}.hwh", "xsa": work_root / f"{name}.xsa",
                   "cells": work_root / f"{name}.cells.json"}

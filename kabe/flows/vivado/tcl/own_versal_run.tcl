@@ -1,5 +1,6 @@
 # impl_1 for a design's own top on a Versal part, in place of edalize's run Tcl (which launches
-# impl_1 -to_step write_bitstream, a step Versal's runs do not have): Versal's last step writes the
+# impl_1 -to_step write_bitstream, a step Versal's runs do not have; kabe's V80 shell, tcl/versal_run.tcl,
+# sources this file as its first step): Versal's last step writes the
 # programmable device image (.pdi), not a .bit. kabe's hooks run before that step (the reports, the Tcl
 # second source, the commit in USR_ACCESS), the design's own hooks where design.yaml puts them.
 #   launch_runs impl_1 -to_step write_device_image

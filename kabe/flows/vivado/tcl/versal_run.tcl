@@ -11,22 +11,9 @@
 #   python3 <aved>/fpt/fpt_pdi_gen.py --fpt <aved>/build/fpt.bin --pdi <nofpt> --output ::kabe(pdi_fpt_dest)
 #                                                     (AVED's own script, as its build_all.sh's last step:
 #                                                      the FPT at 0, the _nofpt image at 32 KiB)
-if {[get_property PROGRESS [get_runs impl_1]] ne "100%"} {
-  launch_runs impl_1 -to_step write_device_image -jobs $::kabe(jobs)
-  wait_on_run impl_1
-  puts "Device image generation completed"
-}
-if {[get_property PROGRESS [get_runs impl_1]] ne "100%"} {
-  puts "ERROR: kabe: implementation and device image generation failed (impl_1 PROGRESS [get_property PROGRESS [get_runs impl_1]])"
-  exit 1
-}
-set _pdi [file join [get_property DIRECTORY [get_runs impl_1]] [get_property top [current_fileset]].pdi]
-if {![file exists $_pdi]} {
-  puts "ERROR: kabe: impl_1 finished but wrote no $_pdi"
-  exit 1
-}
-file copy -force $_pdi $::kabe(pdi_dest)
-puts "kabe: design image $_pdi -> $::kabe(pdi_dest)"
+# impl_1 to write_device_image and the design image to ::kabe(pdi_dest): the same step as a design's own
+# top on Versal, one copy of it
+source [file join [file dirname [info script]] own_versal_run.tcl]
 
 # AVED's pdi_combine.bif, with kabe's paths: the design image as the boot image, the AMC firmware
 # (built by AVED's fw/AMC/scripts/build.sh from this build's .xsa, or AVED's own) on the RPU
@@ -51,4 +38,4 @@ if {[catch {exec python3 $::kabe(fpt_pdi_gen) --fpt $::kabe(fpt_bin) --pdi $::ka
 }
 puts $_out
 puts "kabe: flash partition table + boot image (AVED's fpt_pdi_gen.py) -> $::kabe(pdi_fpt_dest)"
-unset _pdi _bif _f _out
+unset _bif _f _out

@@ -137,10 +137,9 @@ def test_an_archived_unit_of_this_commit_built_from_other_inputs_is_not_this_com
     assert asked == ["stage2"]
 
 
-def test_a_unit_signed_for_fpga_replayed_as_fpga2s_build_fails_on_the_regression(remote, tmp_path, monkeypatch):
-    """The monorepo replay: CI signs fpga/'s build of commit H (LUT 242); the same files placed as fpga2/'s
-    build of H verified (the signature named commit/design/kind only). Now it is refused, fpga2's build
-    runs and its regression against the base is judged."""
+def _two_projects_and_a_change(remote, tmp_path):
+    """A monorepo with two kabe projects, fpga/ and fpga2/, both trusting CI's key, pushed as main (the
+    base); then a change on a feature branch (its head). Returns (ci_key, top, fpga, fpga2, base, head)."""
     ci_key = _key(tmp_path, "ci")
     top, fpga = monorepo(remote, tmp_path / "work")
     fpga2 = top / "fpga2"
@@ -158,6 +157,14 @@ def test_a_unit_signed_for_fpga_replayed_as_fpga2s_build_fails_on_the_regression
     (top / "sw" / "main.py").write_text("print(2)\n")
     git(top, "commit", "-qam", "change")
     head = git(top, "rev-parse", "HEAD")
+    return ci_key, top, fpga, fpga2, base, head
+
+
+def test_a_unit_signed_for_fpga_replayed_as_fpga2s_build_fails_on_the_regression(remote, tmp_path, monkeypatch):
+    """The monorepo replay: CI signs fpga/'s build of commit H (LUT 242); the same files placed as fpga2/'s
+    build of H verified (the signature named commit/design/kind only). Now it is refused, fpga2's build
+    runs and its regression against the base is judged."""
+    ci_key, top, fpga, fpga2, base, head = _two_projects_and_a_change(remote, tmp_path)
     unit = f"{head}/stage2/open"
     signed = write_archive(fpga / "reports", head, lut=242, wns=1.033)
     (signed / signing.SIGNATURE_FILE).write_bytes(signing.sign_unit(unit, signing.hash_dir(signed), ci_key,
@@ -189,23 +196,7 @@ def test_the_monorepo_replay_through_the_remote_is_kept_apart_by_the_pull(remote
     with plain git (the signature named commit/design/kind only, so it verified there). fpga2's pipeline
     pulls it, keeps it apart (its signature is for project folder 'fpga'), builds H itself and judges the
     regression: exit 1, named."""
-    ci_key = _key(tmp_path, "ci")
-    top, fpga = monorepo(remote, tmp_path / "work")
-    fpga2 = top / "fpga2"
-    fpga2.mkdir()
-    for project in (fpga, fpga2):
-        (project / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\n')
-        (project / ".gitignore").write_text("/build/\n/reports/\n")
-        (project / ".kabe").mkdir(exist_ok=True)
-        (project / ".kabe" / "allowed_signers").write_text(_line(ci_key))
-    git(top, "add", "-A")
-    git(top, "commit", "-qm", "two projects, CI's key")
-    git(top, "push", "-q", "origin", "main")
-    base = git(top, "rev-parse", "HEAD")
-    git(top, "checkout", "-qb", "feature")
-    (top / "sw" / "main.py").write_text("print(2)\n")
-    git(top, "commit", "-qam", "change")
-    head = git(top, "rev-parse", "HEAD")
+    ci_key, top, fpga, fpga2, base, head = _two_projects_and_a_change(remote, tmp_path)
     write_archive(fpga / "reports", head, lut=242, wns=1.033)  # CI's build of H in fpga/, pushed signed
     monkeypatch.setenv("KABE_SIGNING_KEY", str(ci_key))
     pushed = store.push("origin", root=fpga, reports_root=fpga / "reports", commits=[head])

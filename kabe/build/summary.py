@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kabe import rtl_path
+from kabe.rules import gate, outcome
 from kabe.records.band_advice import fill_note, marginal_advice
 
 
@@ -39,24 +40,26 @@ def wns_text(t: dict) -> str:
     return out
 
 
-def gate_text(g: dict, expected: str = "pass") -> str:
+def gate_text(v: gate.Verdict, expected: str = "pass") -> str:
     """The gate row: PASS, FAIL, or for a negative example (design.yaml expect_gate: fail) "FAIL (expected)"
     (its failing is the point; a pass is then the surprise, in red)."""
     if expected == "fail":
-        return "[yellow]FAIL (expected)[/] (design.yaml: expect_gate: fail)" if not g["passed"] else \
+        return f"[yellow]{outcome.NEGATIVE_EXAMPLE_FAILED}[/] (design.yaml: expect_gate: fail)" if not v.passed else \
             "[red]PASS (expected FAIL: the gate no longer catches this design's problem)[/]"
-    if g.get("status") == "not_estimated" and not g["passed"] and not g["failures"]:  # kabe.rules.gate: no number, no pass
+    if v.status == gate.NOT_ESTIMATED:  # kabe.rules.gate: no number, no pass
         return ("[yellow]timing NOT ESTIMATED[/] (neither pass nor fail; design.yaml: expect_gate: not_estimated)"
                 if expected == "not_estimated" else
                 f"[red]timing NOT ESTIMATED[/] (design.yaml expects {escape(str(expected))}: no pass without a timing number)")
-    if not g["passed"]:
+    if not v.passed:
         return "[red]FAIL[/]"
-    return "[green]PASS[/]" + (f" [yellow](unverified: {escape(str(g['unverified']))})[/]" if g.get("unverified") else "")
+    return "[green]PASS[/]" + (f" [yellow](unverified: {escape(str(v.unverified))})[/]" if v.unverified else "")
 
 
-def render(record: dict, console: Console, expected: str = "pass") -> None:
-    """expected: the design's expect_gate (design.yaml), so a negative example's FAIL reads as expected."""
-    t, u, g = record["timing"], record["utilization"], record["gate"]
+def render(record: dict, console: Console, expected: str = "pass", verdict: gate.Verdict | None = None) -> None:
+    """expected: the design's expect_gate (design.yaml), so a negative example's FAIL reads as expected.
+    verdict: the record's kabe.rules.gate.Verdict (default: the one its gate holds)."""
+    t, u = record["timing"], record["utilization"]
+    g = verdict if verdict is not None else gate.Verdict.from_dict(record["gate"])
     label = "pre-route estimate" if t.get("estimated") else "post-route (sign-off)"
     commit = record["commit"][:12] + ("-dirty" if record["dirty"] else "")
     table = Table(title=f"kabe build: {record['design']} ({record['flow']} flow, {commit})", show_header=False)
@@ -117,8 +120,8 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
         table.add_row("reused", f"the {escape(str(record.get('flow')))} flow's results of {synth['commit'][:12]}"
                                 f"{'-dirty' if synth['dirty'] else ''} (same synthesis inputs, key {synth['key'][:12]}); "
                                 f"the simulation check ran")
-    if g.get("unverified"):  # no simulation verdict behind the gate (verify: {none: ...})
-        table.add_row("simulation check", f"[yellow]unverified: {escape(str(g['unverified']))}[/]")
+    if g.unverified:  # no simulation verdict behind the gate (verify: {none: ...})
+        table.add_row("simulation check", f"[yellow]unverified: {escape(str(g.unverified))}[/]")
     table.add_row("gate", gate_text(g, expected))
     console.print(table)
     advice = marginal_advice(t, record.get("design"))
@@ -130,14 +133,14 @@ def render(record: dict, console: Console, expected: str = "pass") -> None:
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
         # in RTL terms (kabe.rtl_path): registers by RTL name and file:line; the raw names are in the report
         console.print(f"  critical path: {escape(rtl_path.line(path) or '-')}", soft_wrap=True)
-    for c in g["checks"]:
+    for c in g.checks:
         mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"
         console.print(f"  {mark} {c['name']}: expected {escape(str(c['expected']))}, got {escape(str(c['got']))}")
-    for key, reason in (g.get("waivers") or {}).items():
+    for key, reason in g.waivers.items():
         console.print(f"  [yellow]waived[/] {key}: {escape(reason)} (design.yaml waivers)")
-    for w in g.get("warnings") or []:
+    for w in g.warnings:
         console.print(f"  [yellow]warning[/] {escape(w)}")
-    for f in g["failures"]:
+    for f in g.failures:
         console.print(f"[red]✗ {escape(f)}[/]")
     if "_archive" in record:
         console.print(f"archived: {record['_archive']}")

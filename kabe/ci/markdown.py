@@ -24,7 +24,7 @@ def _metrics_of(o: DesignOutcome) -> list[tuple[str, str]]:
 
 def _flags(o: DesignOutcome, metric: str) -> str:
     flags = []
-    checks = o.verdict["checks"] if o.verdict else []
+    checks = o.verdict.checks if o.verdict else []
     if any(not c["passed"] and c["name"] == f"budget.{metric}" for c in checks):
         flags.append("**budget breached**")
     if any(not c.passed and c.name.split(".")[1] == metric for c in o.judgement.checks):

@@ -22,8 +22,7 @@ from rich.markup import escape
 from kabe.console import make_console
 from kabe import build, config, designs, flows, provenance
 from kabe.build import rederive, summary
-from kabe.rules import regressions
-from kabe.rules.verdict import DesignFacts, judge
+from kabe.rules import gate, regressions
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 from kabe.records import cache, junit, lineage, signing, store, tracked_outputs, trusted_settings
@@ -179,18 +178,20 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
         if isinstance(checked, str):
             _say(console, f"[yellow]{name}: this commit's archived build is not used ({escape(checked)}); building[/]")
         if isinstance(checked, record_load.Checked):
-            out.record, out.reused = checked.record, True
+            # judged on reading (kabe.records.load.checked: kabe.rules.verdict.judge under this checkout's facts
+            # and settings): the archived gate.passed is never what CI believes
+            out.record, out.reused, out.gate_verdict = checked.record, True, checked.verdict
             _say(console, f"[bold]{name}[/]: this commit's build is already archived ({escape(str(archived.parent))}); not rebuilt")
         else:
-            out.record = build.build(name, flow, console=console, reports_root=reports_root)
+            out.record = build.build(name, flow, console=console, reports_root=reports_root, commit=commit)
+            # a build made now was judged by the build itself (kabe.build.verdict.build_verdict, the same judge
+            # under the same facts and settings): its gate is that verdict, read back, not judged again
+            out.gate_verdict = gate.Verdict.from_dict(out.record["gate"])
     except UserError as e:
         out.error = f"{name}: the build could not run: {e}"
         return out
-    # The one verdict (kabe.rules.verdict.judge) under this checkout's facts and settings, for a build made
-    # now and for an archived one alike: the archived gate.passed is never what CI believes.
-    verdict = judge(out.record, DesignFacts.of(design, flow))
-    out.record = {**out.record, "gate": verdict.as_dict()}
-    summary.render(out.record, console, design.expect_gate)
+    out.record = {**out.record, "gate": out.gate_verdict.as_dict()}
+    summary.render(out.record, console, design.expect_gate, out.gate_verdict)
     out.base_record, notes = _base_record(base, name, flow, reports_root, root)
     if design.regressions and out.base_record is None:
         # nothing unjudged passes: the base commit is built here, or the design fails saying why
@@ -205,7 +206,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     if base and out.base_record is None and not notes and not design.regressions:
         notes.append(f"{name} ({flow}): no archived build at base {base[:12]}, so there is nothing to compare with")
     out.judgement.notes[:0] = notes
-    out.verdict = regressions.combined_verdict(out.record["gate"], out.judgement)
+    out.verdict = gate.Verdict.from_dict(regressions.combined_verdict(out.record["gate"], out.judgement))
     return out
 
 

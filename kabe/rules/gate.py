@@ -638,8 +638,42 @@ class Verdict:
             return f"timing not estimated: {self.not_estimated}"
         return "" if self.passed else "no pass (no timing number and no failure recorded)"
 
+    def as_expected(self, expect_gate: str) -> bool:
+        """Whether this verdict is what design.yaml's expect_gate (pass | fail | not_estimated) asks: a negative
+        example failing is as expected; a design expecting not_estimated may also pass (a flow that times it:
+        Vivado), never fail."""
+        if expect_gate == NOT_ESTIMATED:
+            return self.status in (NOT_ESTIMATED, PASS)
+        return self.status == expect_gate
+
+    def reason(self) -> str:
+        """The first failure, with how many more there are: the one line a verdict line or a refusal quotes."""
+        if not self.failures:
+            return ""
+        more = len(self.failures) - 1
+        return self.failures[0] + (f" (and {more} more)" if more else "")
+
     def as_dict(self) -> dict:
         return {**asdict(self), "status": self.status}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
+        """The verdict as_dict() wrote (a record's `gate`, kabe.rules.regressions.combined_verdict), for the
+        consumers that hold the dict. Never more of a pass than the dict says: `passed` counts only beside a
+        status that does not contradict it, and a status the fields do not give is a failure."""
+        status = d.get("status", PASS)
+        failures = [str(f) for f in d.get("failures") or []]
+        v = cls(d.get("passed") is True and status == PASS, failures, [dict(c) for c in d.get("checks") or []],
+                dict(d.get("waivers") or {}), list(d.get("warnings") or []), d.get("unverified"),
+                d.get("not_estimated") or ("no timing number" if status == NOT_ESTIMATED else None))
+        # words that contradict each other (`passed: true` beside another status, "fail" beside no failure and a
+        # not-estimated reason) are a fail
+        said = PASS if d.get("passed") is True else status
+        if said != status or (status != v.status and v.status != FAIL):
+            v.passed = False
+            v.failures.append(f"the verdict says passed: {str(d.get('passed')).lower()}, status {status!r}, where its "
+                              f"fields say {v.status!r}: no pass")
+        return v
 
 
 def evaluate(timing: Mapping[str, Any] | None, utilization: Mapping[str, Any] | None,

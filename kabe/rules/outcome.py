@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
-from kabe.rules.verdict import expected_outcome
+from kabe.rules import gate
 
-PASS, FAIL, COULD_NOT_RUN, INTERRUPTED = "pass", "fail", "could not run", "interrupted"
-NOT_ESTIMATED = "not_estimated"  # kabe.rules.gate.NOT_ESTIMATED: no timing number, neither pass nor fail
+PASS, FAIL, NOT_ESTIMATED = gate.PASS, gate.FAIL, gate.NOT_ESTIMATED  # NOT_ESTIMATED: no timing number, neither pass nor fail
+COULD_NOT_RUN, INTERRUPTED = "could not run", "interrupted"
 
 
 @dataclass(frozen=True)
@@ -41,43 +41,45 @@ class Outcome:
         return asdict(self)
 
 
-def from_record(record: dict, expected: str) -> Outcome:
-    """The outcome of a build that ran to its gate and was archived."""
-    design, flow, gate = record["design"], record["flow"], record["gate"]
+# What a verdict means against design.yaml's expect_gate, said here once for every consumer (the build's
+# verdict line, its summary table, `kabe ci`'s lines, Markdown and JUnit)
+NEGATIVE_EXAMPLE_FAILED = "FAIL (expected)"  # a negative example (expect_gate: fail) failing: its point
+NEGATIVE_EXAMPLE_PASSED = "the gate no longer catches this design's known problem"
+NO_TIMING_NUMBER = "a gate without a timing number is neither pass nor fail"
+
+
+def no_timing_number_is_no_pass(reason: str | None, expected: str) -> str:
+    """Why a not-estimated verdict fails a design that expects a pass (kabe ci's reason, the summary's row)."""
+    return (f"timing not estimated ({reason}), and design.yaml says expect_gate: {expected}: "
+            f"a gate without a timing number is no pass")
+
+
+def from_record(record: dict, expected: str, verdict: gate.Verdict | None = None) -> Outcome:
+    """The outcome of a build that ran to its gate and was archived. verdict: the build's own kabe.rules.gate.Verdict
+    (default: the one its record's gate holds)."""
+    design, flow = record["design"], record["flow"]
+    v = verdict if verdict is not None else gate.Verdict.from_dict(record["gate"])
     commit = record["commit"] + ("-dirty" if record["dirty"] else "")
-    failures = list(gate["failures"])
-    # a pass is `passed: true` beside a status that does not contradict it; "not estimated" needs no failure
-    if gate["passed"] is True and gate.get("status", PASS) == PASS:
-        verdict = PASS
-    elif gate.get("status") == NOT_ESTIMATED and gate["passed"] is False and not failures:
-        verdict = NOT_ESTIMATED
-    else:
-        verdict = FAIL
-    reason = failures[0] if failures else ""
-    if len(failures) > 1:
-        reason += f" (and {len(failures) - 1} more)"
+    status, reason = v.status, v.reason()
     head = f"{design} ({flow} flow, {record['commit'][:12]}{'-dirty' if record['dirty'] else ''}): gate"
-    unverified = gate.get("unverified")
-    as_expected = expected_outcome(verdict, expected)
-    if verdict == NOT_ESTIMATED:
-        said = f"{head} timing NOT ESTIMATED ({gate.get('not_estimated') or 'no timing number'})" + \
+    unverified = v.unverified
+    as_expected = v.as_expected(expected)
+    if status == NOT_ESTIMATED:
+        said = f"{head} timing NOT ESTIMATED ({v.not_estimated})" + \
             (f" (unverified: {unverified})" if unverified else "")
-        line = said if as_expected else (f"{said}, but design.yaml says expect_gate: {expected}: a gate without a "
-                                         f"timing number is neither pass nor fail (expect_gate: not_estimated)")
-    elif verdict == PASS and expected == NOT_ESTIMATED:  # a flow that times the board (Vivado): a real pass
-        line = f"{head} PASS (unverified: {unverified})" if unverified else f"{head} PASS"
-    elif verdict == expected == PASS:
+        line = said if as_expected else (f"{said}, but design.yaml says expect_gate: {expected}: {NO_TIMING_NUMBER} "
+                                         f"(expect_gate: not_estimated)")
+    elif status == PASS and expected in (PASS, NOT_ESTIMATED):  # not_estimated: a flow that times the board (Vivado)
         # no simulation verdict behind it (verify: {none: ...}): never a bare pass
         line = f"{head} PASS (unverified: {unverified})" if unverified else f"{head} PASS"
-    elif verdict == expected:
+    elif status == expected:
         line = f"{head} FAIL (expected, design.yaml: expect_gate: fail): {reason}"
-    elif verdict == PASS:
-        line = (f"{head} PASS, but design.yaml says expect_gate: fail: the gate no longer catches this "
-                f"design's known problem")
+    elif status == PASS:
+        line = f"{head} PASS, but design.yaml says expect_gate: fail: {NEGATIVE_EXAMPLE_PASSED}"
     else:
         line = f"{head} FAIL: {reason}"
     code = EXIT_PASS if as_expected else EXIT_GATE_FAILED
-    return Outcome(design, flow, code, verdict, expected, line, reason, record.get("_archive", ""), commit)
+    return Outcome(design, flow, code, status, expected, line, reason, record.get("_archive", ""), commit)
 
 
 def could_not_run(design: str, flow: str, message: str, expected: str = "-") -> Outcome:

@@ -63,14 +63,9 @@ class DesignFacts:
     def as_expected(self, verdict: gate.Verdict) -> bool:
         """The gate said what design.yaml expects: a negative example failing is as expected; a design
         expecting not_estimated may also pass (a flow that times it: Vivado), never fail."""
-        return expected_outcome(verdict.status, self.expect_gate)
+        return verdict.as_expected(self.expect_gate)
 
 
-def expected_outcome(status: str, expect_gate: str) -> bool:
-    """Whether a verdict status (pass | fail | not_estimated) is what design.yaml's expect_gate asks."""
-    if expect_gate == gate.NOT_ESTIMATED:
-        return status in (gate.NOT_ESTIMATED, gate.PASS)
-    return status == expect_gate
 
 
 def judge(record: Mapping[str, Any], facts: DesignFacts, rules: gate.TimingRules | None = None) -> gate.Verdict:

@@ -201,8 +201,8 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
         elif why is not None:
             out.error = why
             return out
-    out.judgement = regressions.judge(name, regressions.rules_from_mapping(design.regressions), out.record,
-                                      base, out.base_record)
+    out.judgement = regressions.compare(name, regressions.rules_from_mapping(design.regressions), out.record,
+                                        base, out.base_record)
     if base and out.base_record is None and not notes and not design.regressions:
         notes.append(f"{name} ({flow}): no archived build at base {base[:12]}, so there is nothing to compare with")
     out.judgement.notes[:0] = notes

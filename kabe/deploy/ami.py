@@ -74,7 +74,7 @@ def _remote_sha256(target: ssh.Target, path: str, timeout_s: float) -> str:
     return digest
 
 
-def judge(returncode: int, stdout: str, partition: int = PARTITION) -> list[str]:
+def programming_failures(returncode: int, stdout: str, partition: int = PARTITION) -> list[str]:
     """What went wrong, from ami_tool's own words (an empty list: programmed and booted into it)."""
     failures = []
     if returncode != 0:
@@ -122,7 +122,7 @@ def deploy(design: designs.Design, settings: DeploySettings, *, flow: str = "viv
     with console.status(f"[bold]{design.name}[/]: on {target.display}: ami_tool writing {image.name} to card "
                         f"{settings.bdf}'s flash (partition {PARTITION}) and hot-resetting it"):
         proc = ssh.run(target, argv, timeout_s=settings.timeout_s, check=False)
-    failures = judge(proc.returncode, proc.stdout)
+    failures = programming_failures(proc.returncode, proc.stdout)
     uuid = INCOMING_UUID.search(proc.stdout)
     result = {
         "programmer": "ami_tool", "passed": not failures, "failures": failures,

@@ -270,7 +270,7 @@ def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = Non
                                 vectors_sha256=digest, commit=expect_commit, model_status=model_status,
                                 pynq_versions=need.versions if need else None,
                                 machine=(need.machine or None) if need else None)
-    failures = [unreadable] if unreadable else verdict.judge(proc.returncode, board, expected)
+    failures = [unreadable] if unreadable else verdict.board_failures(proc.returncode, board, expected)
     result = dict(board) if isinstance(board, dict) else {}
     result.update({
         "passed": not failures, "failures": failures,

@@ -111,7 +111,7 @@ def _image(board: dict, expect: Expected, failures: list[str]) -> None:
             failures.append(f"machine: the board's Python runs on {shown(got)}, its profile's image is {expect.machine}")
 
 
-def judge(exit_code: int, board: Any, expect: Expected) -> list[str]:
+def board_failures(exit_code: int, board: Any, expect: Expected) -> list[str]:
     """Every reason the run does not pass (empty: it passed). board is the parsed JSON, any type."""
     failures: list[str] = []
     if not isinstance(board, dict):

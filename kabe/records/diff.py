@@ -16,9 +16,10 @@ from pathlib import Path
 from kabe import rtl_path
 from kabe.errors import UserError
 from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import hls_rows, revisions, history
+from kabe.records import hls_rows, revisions, history, verdict_kind
 from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.records.load import Invalid
+from kabe.rules import gate
 
 _MAX_LISTED_INVALID = 20
 
@@ -64,11 +65,12 @@ def _pass_word(entry, expected: str = "pass") -> str:
     """pass / FAIL from the recomputed verdict; a pass with no simulation verdict behind it says why;
     a gate with no timing number (kabe.rules.gate: not estimated) is neither; a negative example's failing
     gate (design.yaml expect_gate: fail) is "FAIL (expected)", as pytest says xfail."""
-    if getattr(entry.verdict, "status", None) == "not_estimated":
-        return "not estimated"
+    v = entry.verdict  # the kabe.rules.gate.Verdict recomputed from the numbers, asked
+    if v.status == gate.NOT_ESTIMATED:
+        return verdict_kind.WORDS[verdict_kind.NOT_ESTIMATED]
     if not entry.passed:
-        return "FAIL (expected)" if expected == "fail" else "FAIL"
-    why = getattr(entry.verdict, "unverified", None)
+        return verdict_kind.WORDS[verdict_kind.EXPECTED_FAIL] if expected == "fail" else verdict_kind.WORDS[verdict_kind.FAIL]
+    why = v.unverified
     return f"pass (unverified: {_md(why, 120)})" if why else "pass"
 
 

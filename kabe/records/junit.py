@@ -81,22 +81,22 @@ def gate_suite(verdict, suite: str, classname: str | None = None, timing: dict |
         message = c.get("message") or f"{c['name']}: expected {c['expected']}, got {c['got']}"
         cases.append(Case(c["name"], "passed" if c["passed"] else "failed", "" if c["passed"] else message,
                           "" if c["passed"] else f"expected: {c['expected']}\ngot: {c['got']}"))
-    unverified = getattr(verdict, "unverified", None)
+    unverified = verdict.unverified
     if unverified:  # no simulation verdict behind this gate: a skipped case saying why, never a bare pass
         cases.insert(0, Case("sim.verification", "skipped", f"unverified: {unverified}"))
-    not_estimated = getattr(verdict, "not_estimated", None)
+    not_estimated = verdict.not_estimated
     if not_estimated:  # no timing number (kabe.rules.gate): neither green nor red, named; any failure is still red
         cases.insert(0, Case("timing", "skipped", f"timing not estimated: {not_estimated}"))
     own = {c.get("message") for c in verdict.checks}
     for i, msg in enumerate((m for m in verdict.failures if m not in own), start=1):
         cases.append(Case(f"recorded.{i}", "failed", msg, msg))
-    output = [f"waived {k}: {why}" for k, why in getattr(verdict, "waivers", {}).items()]
+    output = [f"waived {k}: {why}" for k, why in verdict.waivers.items()]
     marginal = marginal_note(timing)
     if fill_note(timing):  # a WNS the high-fanout fill set is the model's cap: said, with the WNS without it
         output.insert(0, fill_note(timing))
     if marginal:
         output.insert(0, marginal)
-    output += [f"warning: {w}" for w in getattr(verdict, "warnings", [])]
+    output += [f"warning: {w}" for w in verdict.warnings]
     return Suite(suite, classname, cases, "\n".join(output))
 
 

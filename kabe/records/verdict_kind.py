@@ -7,6 +7,8 @@ says "timing NOT ESTIMATED ... neither pass nor fail", so the page never draws i
 
 from __future__ import annotations
 
+from kabe.rules import gate
+
 PASS, FAIL, EXPECTED_FAIL, NOT_ESTIMATED, UNVERIFIED = "pass", "fail", "expected fail", "not estimated", "unverified"
 KINDS = (PASS, FAIL, EXPECTED_FAIL, NOT_ESTIMATED, UNVERIFIED)
 
@@ -18,11 +20,11 @@ WORDS = {PASS: "pass", FAIL: "FAIL", EXPECTED_FAIL: "FAIL (expected)", NOT_ESTIM
 def kind(entry, expected: str = "pass") -> str:
     """The kind of a history.Entry's recomputed verdict; expected: the design's expect_gate. A negative
     example that passes is a FAIL: its gate no longer catches its known problem."""
-    verdict = entry.verdict
-    if getattr(verdict, "status", None) == "not_estimated":
+    verdict = entry.verdict  # a kabe.rules.gate.Verdict: asked, never re-derived from a dict
+    if verdict.status == gate.NOT_ESTIMATED:
         return NOT_ESTIMATED
     if expected == "fail":
         return FAIL if verdict.passed else EXPECTED_FAIL
     if not verdict.passed:
         return FAIL
-    return UNVERIFIED if getattr(verdict, "unverified", None) else PASS
+    return UNVERIFIED if verdict.unverified else PASS

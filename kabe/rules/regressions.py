@@ -9,7 +9,7 @@ Budgets are absolute (kabe.rules.gate); regressions are relative to the base com
 of the same design and flow, so an estimate is never compared with a sign-off number. Every rule
 yields a kabe.rules.gate.Check, so a regression sits in the same verdict as the gate's own checks.
 
-A base with no archived build is no baseline: judge() then returns no check and a note that says
+A base with no archived build is no baseline: compare() then returns no check and a note that says
 so. It is neither a pass nor a failure, and the caller must show the note. A value missing from
 *this* build fails its rule (it cannot be judged, and the gate never passes what it cannot judge).
 """
@@ -131,7 +131,7 @@ class Judgement:
         return all(c.passed for c in self.checks)
 
 
-def judge(design: str, rules: list[Regression], record: Mapping[str, Any], base_commit: str | None,
+def compare(design: str, rules: list[Regression], record: Mapping[str, Any], base_commit: str | None,
           base_record: Mapping[str, Any] | None) -> Judgement:
     """Every rule against the base build. No base commit or no base build: no checks, one note."""
     out = Judgement()

@@ -103,8 +103,8 @@ def archived_line(metrics_json, cores_root=None) -> str:
         expected = load.design_for(checked.record, **where).expect_gate
     except designs.DesignError as e:  # checked() judged it, so the design loads; said if it no longer does
         return f"kabe build: {path}: {e}"
-    record = {**checked.record, "gate": checked.verdict.as_dict(), "_archive": str(path.parent)}
-    return f"kabe build {outcome.from_record(record, expected).line} {ARCHIVED}"
+    record = {**checked.record, "_archive": str(path.parent)}
+    return f"kabe build {outcome.from_record(record, expected, checked.verdict).line} {ARCHIVED}"
 
 
 def verdict_table(rows: list[dict]) -> str:

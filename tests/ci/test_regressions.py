@@ -16,7 +16,7 @@ BASE = "f" * 40
 
 
 def _judge(rules: dict, now: dict, base: dict | None, base_commit: str | None = BASE):
-    return regressions.judge("stage4", regressions.rules_from_mapping(rules), now, base_commit, base)
+    return regressions.compare("stage4", regressions.rules_from_mapping(rules), now, base_commit, base)
 
 
 def test_lut_increase_beyond_the_percentage_fails_naming_design_metric_base_and_both_values():

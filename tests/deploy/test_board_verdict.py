@@ -162,20 +162,20 @@ def _honest() -> tuple[dict, verdict.Expected]:
     return b, e
 
 
-def test_judge_passes_only_the_honest_result():
+def test_board_failures_pass_only_the_honest_result():
     b, e = _honest()
-    assert verdict.judge(0, b, e) == []
-    assert verdict.judge(1, b, e) != []
+    assert verdict.board_failures(0, b, e) == []
+    assert verdict.board_failures(1, b, e) != []
     for key in b:
         broken = {k: v for k, v in b.items() if k != key}
-        assert verdict.judge(0, broken, e), f"dropping {key} must fail"
-    assert verdict.judge(0, {**b, "seconds": float("nan")}, e)
-    assert verdict.judge(0, {**b, "gb_per_s": "fast"}, e)
+        assert verdict.board_failures(0, broken, e), f"dropping {key} must fail"
+    assert verdict.board_failures(0, {**b, "seconds": float("nan")}, e)
+    assert verdict.board_failures(0, {**b, "gb_per_s": "fast"}, e)
 
 
 def test_a_long_board_value_is_cut_in_the_message():
     b, e = _honest()
-    failures = verdict.judge(0, {**b, "bit_commit": "x" * 10_000}, e)
+    failures = verdict.board_failures(0, {**b, "bit_commit": "x" * 10_000}, e)
     assert failures and all(len(f) < 300 for f in failures)
 
 

@@ -123,11 +123,11 @@ def test_ami_tool_failures_are_failures(card_host, v80_archive, tmp_path, scenar
 def test_aborting_with_exit_zero_is_not_programmed():
     """ami_tool exits 0 after 'Aborting...' (cmd_cfgmem_program.c): its output decides, not its exit."""
     out = "UUID      | 1234\r\nAre you sure you wish to proceed? [Y/n]: \r\nAborting...\r\n"
-    failures = ami.judge(0, out)
+    failures = ami.programming_failures(0, out)
     assert failures and "it aborted" in failures[0]
     ok = ("\r\nImage programming complete.\r\nOK. Image has been programmed successfully.\r\n"
           "Hot reset has been performed into partition 0.\r\n")
-    assert ami.judge(0, ok) == [] and ami.judge(0, ok.replace("partition 0", "partition 1"))
+    assert ami.programming_failures(0, ok) == [] and ami.programming_failures(0, ok.replace("partition 0", "partition 1"))
 
 
 def test_an_altered_image_is_never_pushed(card_host, v80_archive, tmp_path, scenario):

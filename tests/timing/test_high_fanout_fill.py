@@ -123,8 +123,8 @@ def _rec(wns, uncapped=None):
     (_rec(0.0), _rec(0.0, 2.0), True, None),
 ])
 def test_a_wns_regression_compares_the_wns_without_the_fill(base, head, passed, failing):
-    from kabe.rules.regressions import Regression, judge
-    j = judge("fan", [Regression("wns_ns", "max_decrease", 0.2)], head, "a" * 40, base)
+    from kabe.rules.regressions import Regression, compare
+    j = compare("fan", [Regression("wns_ns", "max_decrease", 0.2)], head, "a" * 40, base)
     assert j.passed is passed
     assert [c.name for c in j.checks if not c.passed] == ([failing] if failing else [])
     if failing and "uncapped" in failing:

@@ -660,10 +660,10 @@ class Verdict:
     def from_dict(cls, d: Mapping[str, Any]) -> "Verdict":
         """The verdict as_dict() wrote (a record's `gate`, kabe.rules.regressions.combined_verdict), for the
         consumers that hold the dict. Never more of a pass than the dict says: `passed` counts only beside a
-        status that does not contradict it, and a status the fields do not give is a failure."""
+        status that does not contradict it and no failure, and a status the fields do not give is a failure."""
         status = d.get("status", PASS)
         failures = [str(f) for f in d.get("failures") or []]
-        v = cls(d.get("passed") is True and status == PASS, failures, [dict(c) for c in d.get("checks") or []],
+        v = cls(d.get("passed") is True and status == PASS and not failures, failures, [dict(c) for c in d.get("checks") or []],
                 dict(d.get("waivers") or {}), list(d.get("warnings") or []), d.get("unverified"),
                 d.get("not_estimated") or ("no timing number" if status == NOT_ESTIMATED else None))
         # words that contradict each other (`passed: true` beside another status, "fail" beside no failure and a

@@ -45,7 +45,7 @@ def gate_text(v: gate.Verdict, expected: str = "pass") -> str:
     (its failing is the point; a pass is then the surprise, in red)."""
     if expected == "fail":
         return f"[yellow]{outcome.NEGATIVE_EXAMPLE_FAILED}[/] (design.yaml: expect_gate: fail)" if not v.passed else \
-            "[red]PASS (expected FAIL: the gate no longer catches this design's problem)[/]"
+            f"[red]PASS (expected FAIL: {outcome.NEGATIVE_EXAMPLE_PASSED})[/]"
     if v.status == gate.NOT_ESTIMATED:  # kabe.rules.gate: no number, no pass
         return ("[yellow]timing NOT ESTIMATED[/] (neither pass nor fail; design.yaml: expect_gate: not_estimated)"
                 if expected == "not_estimated" else

@@ -79,8 +79,7 @@ class DesignOutcome:
         if self.expect_gate == "fail" and self.ok:
             return list(self._own().failures)
         if self.expect_gate == "fail":
-            return [f"{self.design} is a negative example (expect_gate: fail) but its gate passed: "
-                    f"the gate no longer catches what it must"]
+            return [outcome.negative_example_passed(self.design)]
         if self.not_estimated and not self.verdict.failures:
             return [outcome.no_timing_number_is_no_pass(self.not_estimated, self.expect_gate)]
         return list(self.verdict.failures) if self.verdict else []
@@ -106,7 +105,7 @@ class DesignOutcome:
             suite.cases.append(junit.Case("sim.verification", "skipped", f"unverified: {self.unverified}"))
         if self.not_estimated:  # neither green nor red when expected; a failure when design.yaml expects a pass
             suite.cases.append(junit.Case("timing", "skipped" if self.ok else "failed",
-                                          f"timing not estimated: {self.not_estimated}",
+                                          self.verdict.why_not_passed(),
                                           "" if self.ok else "\n".join(self.reasons())))
         messages = {c.name: c.message for c in self.judgement.checks}
         for check in self.verdict.checks:

@@ -304,8 +304,7 @@ def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archi
         raise Rejected(f"rejected: metrics.json is not the record of variant {variant_id} and its settings")
     check_layout(files, record)
     if record["gate"]["passed"] is True and not verdict.passed:
-        why = verdict.failures[0] if verdict.failures else f"timing not estimated: {verdict.not_estimated}"
         raise Rejected(f"rejected: metrics.json says its gate passed, but its numbers fail it here: "
-                       f"{why[:300]}")  # the gate's own words, computed here (no timing number is no pass)
+                       f"{verdict.why_not_passed()[:300]}")  # the verdict's own words (no timing number is no pass)
     _check_key_and_reports(files, record, design, flow, cores_root, expected_key)
     return report, Accepted(files, record, verdict)

@@ -46,14 +46,10 @@ class DesignOutcome:
         return self.verdict.passed
 
     @property
-    def gate_status(self) -> str:
-        """pass | fail | not_estimated of the verdict with the regressions (kabe.rules.regressions keeps it)."""
-        return self.verdict.status if self.verdict is not None else gate.FAIL
-
-    @property
     def not_estimated(self) -> str | None:
         """Why no timing number stands behind this design's gate (kabe.rules.gate), or None."""
-        return self.verdict.not_estimated if self.gate_status == gate.NOT_ESTIMATED else None
+        ne = self.verdict is not None and self.verdict.status == gate.NOT_ESTIMATED
+        return self.verdict.not_estimated if ne else None
 
     @property
     def status(self) -> str:

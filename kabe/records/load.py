@@ -97,18 +97,14 @@ def check_flow_claims(record: dict) -> None:
                             f"{record['flow']} flow never writes")
 
 
-def regate(record: dict, design: designs.Design, rules: gate.TimingRules) -> gate.Verdict:
-    """The verdict from the record, under this checkout's facts of its design (budgets, waivers) and
-    rules: kabe.rules.verdict.judge, the one entry point every consumer calls."""
-    return verdict.judge(record, verdict.DesignFacts.of(design, record["flow"]), rules)
-
-
 def gate_record(record: dict, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> gate.Verdict:
     """The verdict on a schema-valid record wherever it lies (`kabe gate metrics.json`, a sweep
     worker's result): its flow claims checked, this checkout's design of its name, kabe.rules.verdict.judge.
     Raises RecordRefused / DesignError (exit 2) for a record it cannot judge."""
     check_flow_claims(record)
-    return regate(record, design_for(record, cores_root), rules or gate.TimingRules.from_config())
+    # under this checkout's facts of its design (budgets, waivers) and rules
+    return verdict.judge(record, verdict.DesignFacts.of(design_for(record, cores_root), record["flow"]),
+                         rules or gate.TimingRules.from_config())
 
 
 def gate_file(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> tuple[dict, gate.Verdict]:

@@ -144,7 +144,7 @@ def changes(old: Mapping[str, Any], new: Mapping[str, Any], root: Path) -> list[
 
 def named_change(old: Mapping[str, Any] | None, new: Mapping[str, Any], root: Path) -> str | None:
     """The changes in one line ("generate adder_tree: stages 3 -> 2; ..."), None when none is found."""
-    if not isinstance(old, Mapping):
+    if not isinstance(old, Mapping) or old == new:  # the same material: nothing changed (and no file read)
         return None
     found = changes(old, new, root)
     if not found:

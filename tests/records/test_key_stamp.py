@@ -115,3 +115,46 @@ def test_a_tool_version_changed_is_no_stamp_hit(clone):
     after = _probe(clone, bump)
     assert after["fusesoc"] > 0 and after["key"] == after["fresh"]
     _probe(clone)  # the real version again: a fresh stamp for the tests after this one
+
+
+def test_a_docs_only_commit_is_a_stamp_hit(clone):
+    """The bench's scenario (scripts/bench_noop.py): a commit that changes documentation only keeps the key,
+    and the stamp says so without FuseSoC."""
+    stamped = _probe(clone)
+    with open(clone / "README.md", "a") as f:
+        f.write("\nA line of documentation only.\n")
+    repo_clone.commit_all(clone, "docs only")
+    after = _probe(clone)
+    assert after["fusesoc"] == 0 and after["key"] == stamped["key"] == after["fresh"]
+
+
+# What only a stamp could miss: files no core file lists, found by reading the RTL (an `include, a
+# $readmemh table). The RTL names both first (a new key, stamped), then each is edited alone.
+_READS = ('\n`include "kabe_stamp_probe.vh"\n'
+          'module kabe_stamp_probe; reg [7:0] m [0:1]; initial $readmemh("kabe_stamp_probe.hex", m); endmodule\n')
+
+
+@pytest.mark.parametrize("name,edit", [("kabe_stamp_probe.vh", "`define KABE_STAMP_PROBE 2\n"),
+                                       ("kabe_stamp_probe.hex", "02\n03\n")])
+def test_an_included_or_readmemh_file_edited_alone_is_a_stamp_miss(clone, name, edit):
+    rtl = clone / "cores" / "stage4" / "rtl"
+    reader = rtl / "kabe_ternary_decode.v"
+    original = reader.read_bytes()
+    made = {rtl / "kabe_stamp_probe.vh": "`define KABE_STAMP_PROBE 1\n", rtl / "kabe_stamp_probe.hex": "00\n01\n"}
+    try:
+        for path, text in made.items():
+            path.write_text(text)
+        with open(reader, "a") as f:
+            f.write(_READS)
+        named = _probe(clone)  # the RTL changed: computed, and stamped with both files
+        assert named["fusesoc"] > 0 and named["key"] == named["fresh"]
+        assert _probe(clone)["fusesoc"] == 0  # the stamp holds
+        (rtl / name).write_text(edit)
+        after = _probe(clone)
+        assert after["fusesoc"] > 0, f"{name} edited but the stamp said unchanged"
+        assert after["key"] == after["fresh"] != named["key"], f"{name} is not in the key"
+    finally:
+        reader.write_bytes(original)
+        for path in made:
+            path.unlink(missing_ok=True)
+    _probe(clone)  # the clone's own files again: a fresh stamp for the tests after this one

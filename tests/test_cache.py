@@ -9,6 +9,7 @@ checked on hand-written archives: a pulled archive counts, an incomplete or repl
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
 import json
 import os
 import stat
@@ -599,7 +600,7 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
                                   remote_dir=str(tmp_path / "on-board"), timeout_s=300,
                                   allow_dirty=True)  # the later commit is a dirty tree: allowed here, on purpose
         result = deploy("stage4", settings, rows=512, backend="sim", reports_root=reports, commit=later,
-                        sim_harness=verilator_build.build("stage4").exe)
+                        sim_harness=verilator_build.build(DesignContext(designs.get("stage4"))).exe)
     finally:
         host.stop()
     assert result["passed"], result["problems"]

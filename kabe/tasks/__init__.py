@@ -177,7 +177,7 @@ def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | Non
     def sim_one():
         from kabe.sim import runner  # here, not at definition: defining the tasks loads no numpy
 
-        return runner.main(design.name, rows, seed)
+        return runner.main(design, rows, seed)
 
     if ctx is not None:
         rows = ctx * design.ports

@@ -6,6 +6,8 @@ Designs are compiled once into build/sim/<design>/<key>/ and reused (Verilator c
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import json
 
 import numpy as np
@@ -118,7 +120,7 @@ def test_small_run_matches_the_model(name):
     d = _design(name)
     kind = d.verify.value.split(":")[1].removesuffix("_stimulus")  # this project's models: frames.<kind>_stimulus
     rows = SMALL_ROWS_PER_PORT.get(kind, 300) * d.ports
-    r = runner.run_sim(name, rows, seed=7, invalid_fraction=0.01 if kind == "ternary" else None)
+    r = runner.run_sim(DesignContext(designs.get(name)), SimAsk(rows, seed=7, invalid_fraction=0.01 if kind == "ternary" else None))
     assert r["mismatches"] == 0, r["first_mismatches"]
     assert r["problems"] == [], r["problems"]
     assert r["passed"]
@@ -143,20 +145,20 @@ def test_the_model_declares_its_sizes():
 def test_rows_not_divisible_is_refused_before_anything_runs():
     d = _design("stage4")
     with pytest.raises(UserError, match="does not divide by 2"):
-        runner.run_sim(d, 1001, build_root=Path("/nonexistent/never-built"))
+        runner.run_sim(DesignContext(designs.get(d)), SimAsk(1001, build_root=Path("/nonexistent/never-built")))
 
 
 def test_second_build_is_reused():
     d = _design("stage4")
-    first = verilator_build.build(d)
-    again = verilator_build.build(d)
+    first = verilator_build.build(DesignContext(designs.get(d)))
+    again = verilator_build.build(DesignContext(designs.get(d)))
     assert not again.compiled and again.key == first.key and again.exe.exists()
 
 
 def test_broken_stage4_is_caught(monkeypatch, tmp_path):
     """The stage-4 engine with its adder-tree sum misaligned by one cycle must not pass."""
     d = _design("stage4")
-    r = runner.run_sim(d, 200, seed=3, params={"LATENCY_ADJUST": 1})
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(200, seed=3, params={"LATENCY_ADJUST": 1}))
     assert r["mismatches"] > 0 and not r["passed"]
     assert r["first_mismatches"] and r["first_mismatches"][0]["expected"] != r["first_mismatches"][0]["got"]
     # main() turns it into a non-zero exit status (archived under a temporary root here).

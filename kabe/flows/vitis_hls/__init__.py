@@ -15,10 +15,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from rich.console import Console
 
 from kabe import constraints
-from kabe.console import make_console
 from kabe.flows.base import FlowError, FlowResult, unreadable_timing
 from kabe.flows.vitis_hls import collect, scripts, tool
 from kabe.sim import csim
@@ -53,8 +51,9 @@ def job_for(design, edam, workdir: Path, kind: str) -> scripts.HlsJob:
                           output=Path(workdir).resolve() / "export" / f"{spec.top}{suffix}")
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
-    console = console or make_console(stderr=True)
+def run_build(ctx, workdir: Path) -> FlowResult:
+    """The flow interface (kabe.flows.base): the design's context (its resolved synth target), a work folder."""
+    design, edam, console = ctx.design, ctx.synth, ctx.console
     check_design(design, edam)
     t = tool.find()
     workdir = Path(workdir).resolve()

@@ -111,8 +111,8 @@ def test_a_simulation_problem_without_mismatches_fails_the_gate(reports, monkeyp
     """Every word right but the engine dropped one under overflow, or held tready low: still a failure."""
     import kabe.sim.runner as runner
 
-    def run_sim(design, rows, **kw):
-        return {"rows_checked": rows, "mismatches": 0, "first_mismatches": [], "beats_per_cycle": 1.0,
+    def run_sim(ctx, ask):
+        return {"rows_checked": ask.rows, "mismatches": 0, "first_mismatches": [], "beats_per_cycle": 1.0,
                 "problems": ["port 0: stat_overflow is set (the output FIFO dropped a result)"], "passed": False}
 
     monkeypatch.setattr(runner, "run_sim", run_sim)

@@ -136,10 +136,10 @@ def test_small_run_matches_the_model(name):
 
 def test_the_model_declares_its_sizes():
     """The sizes come from the model (kabe.verify.Declares), not from the tool."""
-    assert runner.declared_size("stage4", "full_size") == 524_278
-    assert runner.declared_size("stage4", "check_size") == 128
-    assert runner.declared_size("stage5", "full_size") == 4096  # a context of 2048 on each of 2 ports
-    assert runner.declared_size("v80_ternary", "full_size") is None  # declares none: its own size None
+    assert runner.declared_size(designs.get("stage4"), "full_size") == 524_278
+    assert runner.declared_size(designs.get("stage4"), "check_size") == 128
+    assert runner.declared_size(designs.get("stage5"), "full_size") == 4096  # a context of 2048 on each of 2 ports
+    assert runner.declared_size(designs.get("v80_ternary"), "full_size") is None  # declares none: its own size None
 
 
 def test_rows_not_divisible_is_refused_before_anything_runs():

@@ -85,7 +85,7 @@ def test_a_verilator_failure_is_a_user_error_without_traceback(tmp_path, capsys,
     msg = str(e.value)
     assert "NO_SUCH_PARAM" in msg and "%Error" in msg and "Traceback" not in msg and "build.log" in msg
     monkeypatch.setattr(verilator_build, "BUILD", tmp_path)
-    assert runner.main("stage2", 64, 1, params={"NO_SUCH_PARAM": 1}) == 2
+    assert runner.main(designs.get("stage2"), 64, 1, params={"NO_SUCH_PARAM": 1}) == 2
     out = capsys.readouterr().out
     assert "Verilator could not build stage2" in out and "Traceback" not in out
 

@@ -631,7 +631,7 @@ def held_text(held: Mapping[str, int]) -> str:
 
 
 def main(design: designs.Design, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
-         params: Mapping[str, Any] | None = None) -> int:
+         params: Mapping[str, Any] | None = None, commit: provenance.Commit | None = None) -> int:
     """The sim verb: resolve the design once (kabe.design_context), then run, archive and print one simulation;
     0 when every word matched and no problem was seen."""
     from kabe import design_context
@@ -639,7 +639,8 @@ def main(design: designs.Design, rows: int | None = None, seed: int = 1, *, cons
     console = console or make_console()
     try:
         hls = design.hls is not None  # C-simulated from its synth target; a cocotb run resolves its own
-        ctx = design_context.make(design, console=console, sim=not hls and design.verify.kind == "model", synth=hls)
+        ctx = design_context.make(design, console=console, commit=commit,
+                                  sim=not hls and design.verify.kind == "model", synth=hls)
         result = run_sim(ctx, SimAsk(rows, seed, params=dict(params or {})))
     except UserError as e:  # a design, core, model, build or testbench mistake: one line, exit 2
         console.print(f"[red]sim {design.name}: {escape(str(e))}[/]")

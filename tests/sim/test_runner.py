@@ -163,13 +163,13 @@ def test_broken_stage4_is_caught(monkeypatch, tmp_path):
     assert r["first_mismatches"] and r["first_mismatches"][0]["expected"] != r["first_mismatches"][0]["got"]
     # main() turns it into a non-zero exit status (archived under a temporary root here).
     monkeypatch.setattr(runner, "write_result", lambda result: runner.write_json_atomic(tmp_path / "r.json", result))
-    assert runner.main("stage4", 200, 3, params={"LATENCY_ADJUST": 1}) == 1
-    assert runner.main("stage4", 200, 3) == 0
+    assert runner.main(designs.get("stage4"), 200, 3, params={"LATENCY_ADJUST": 1}) == 1
+    assert runner.main(designs.get("stage4"), 200, 3) == 0
 
 
 def test_main_reports_a_bad_row_count():
     _design("stage4")
-    assert runner.main("stage4", 1001, 1) == 2
+    assert runner.main(designs.get("stage4"), 1001, 1) == 2
 
 
 def test_an_unsigned_data_path_mismatch_is_hex_at_the_ports_width():

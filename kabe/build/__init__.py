@@ -97,10 +97,10 @@ def _sim_check(ctx: BuildContext, synth_defines: dict | None = None) -> tuple[di
     rows = runner.declared_size(design, "check_size")
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
         result = runner.run_sim(below, SimAsk(rows))
-    return _synthesis_view(ctx, rows, result, synth_defines), {}
+    return _synthesis_view(below, rows, result, synth_defines), {}
 
 
-def _synthesis_view(ctx: BuildContext, rows: int | None, result: dict, synth_defines: dict | None = None) -> dict:
+def _synthesis_view(ctx: DesignContext, rows: int | None, result: dict, synth_defines: dict | None = None) -> dict:
     """Yosys and Vivado define SYNTHESIS, Verilator does not: RTL that tests the macro builds logic the
     simulation above never ran (`ifdef SYNTHESIS  y = d + 1; `else  y = d;`). Such a design is simulated
     a second time with SYNTHESIS defined, and both runs must match the model; the first keeps what only
@@ -112,7 +112,7 @@ def _synthesis_view(ctx: BuildContext, rows: int | None, result: dict, synth_def
     from kabe.sim.verilator_build import SimBuildError
 
     design, console = ctx.design, ctx.console
-    places = synthesis_macro_code(ctx.sim_edam.sources)
+    places = synthesis_macro_code(ctx.sim.sources)
     if not places:
         return result
     SYNTHESIS_DEFINE = dict(synth_defines or SYNTHESIS_DEFINE)  # noqa: N806 - the flow's (open: YOSYS too)
@@ -121,7 +121,7 @@ def _synthesis_view(ctx: BuildContext, rows: int | None, result: dict, synth_def
                   f"with SYNTHESIS defined, the logic synthesis builds", soft_wrap=True)
     try:
         with console.status(f"[bold]{design.name}[/]: simulation check with SYNTHESIS defined"):
-            second = runner.run_sim(ctx.below(), SimAsk(rows, extra_defines=SYNTHESIS_DEFINE))
+            second = runner.run_sim(ctx, SimAsk(rows, extra_defines=SYNTHESIS_DEFINE))
     except SimBuildError as e:
         # the synthesis branch instantiates what Verilator has no model of (`ifdef SYNTHESIS  BUFG ...`): that
         # logic stays unverified, as it was before this second run existed; said, recorded, not failed

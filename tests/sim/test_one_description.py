@@ -212,7 +212,7 @@ def test_logic_only_yosys_builds_is_simulated_too(project):
 
     from rich.console import Console
 
-    from kabe import build, provenance
+    from kabe import build, cores, provenance
     from kabe.flows import base
     from .test_design_files_and_checks import ASRT_TOP, write_asrt
 
@@ -223,7 +223,7 @@ def test_logic_only_yosys_builds_is_simulated_too(project):
     first = runner.run_sim(DesignContext(designs.get(d)), SimAsk(50, build_root=project / "build"))
     assert first["passed"], first["problems"]
     assert base.synthesis_defines(open_flow) == {"SYNTHESIS": 1, "YOSYS": 1}
-    r = build._synthesis_view(d, 50, first, Console(file=io.StringIO()), provenance.Commit("nogit", False),
-                              base.synthesis_defines(open_flow))
+    ctx = DesignContext(d, provenance.Commit("nogit", False), Console(file=io.StringIO()), sim=cores.resolve(d, "sim"))
+    r = build._synthesis_view(ctx, 50, first, base.synthesis_defines(open_flow))
     assert not r["passed"] and r["synthesis_view"]["mismatches"] == 50, r["synthesis_view"]
     assert r["synthesis_view"]["defines"] == {"SYNTHESIS": 1, "YOSYS": 1}

@@ -190,15 +190,15 @@ class BuildContext:
                              self.clock_error)
 
 
-def build(design_name: str | designs.Design, flow_request: str | None = None, *, console: Console | None = None,
+def build(design: designs.Design, flow_request: str | None = None, *, console: Console | None = None,
           reports_root: Path = REPORTS, sim_check: bool = True, use_cache: bool = True,
           commit: provenance.Commit | None = None) -> dict:
-    """Run one design's build; returns the metrics record (also archived). Raises BuildError.
+    """Run one design's build (the verb looked it up: a Design, never a name); returns the metrics record (also
+    archived). Raises BuildError.
     use_cache: reuse an archive built from the same content key instead of running any tool.
     commit: the caller's reading of the checkout's commit (doit reads it once for all tasks)."""
     console = console or make_console()
     tracked_outputs.check()  # a cache entry or build folder committed to git is never reused
-    design = designs.get(design_name)  # the verbs' door (doit, kabe build, kabe ci): a name is looked up here, once
     flow_name = flow_for(design, flow_request)
     flow = flows.get(flow_name)
     commit = commit or provenance.current_commit()

@@ -182,7 +182,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
             out.record, out.reused = checked.record, True
             _say(console, f"[bold]{name}[/]: this commit's build is already archived ({escape(str(archived.parent))}); not rebuilt")
         else:
-            out.record = build.build(name, flow, console=console, reports_root=reports_root)
+            out.record = build.build(design, flow, console=console, reports_root=reports_root)
     except UserError as e:
         out.error = f"{name}: the build could not run: {e}"
         return out

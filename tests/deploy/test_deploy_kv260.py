@@ -50,7 +50,7 @@ def kv260_reports(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
         mp.setenv("KABE_STANDIN_SCENARIO", "met")
-        record = build.build(DESIGN, "vivado", sim_check=False, reports_root=root)
+        record = build.build(designs.get(DESIGN), "vivado", sim_check=False, reports_root=root)
     assert record["gate"]["passed"], record["gate"]["failures"]
     return root
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How often one `doit` run looks up the same facts: design.yaml loads (per design), the commit read,
 the FuseSoC resolution per (design, target) -- sim and synth apart --, the flow made from its name,
-the XDC parse (per file) and the content key. A build context made once at the top (kabe.build.
+the XDC parse (per file), the content key and the verdict on a record (kabe.rules.verdict.judge). A build context made once at the top (kabe.build.
 BuildContext) should make each one once per design and run.
 
     python scripts/count_fact_lookups.py build:stage4 cache=off
@@ -27,6 +27,7 @@ import kabe.designs
 import kabe.flows
 import kabe.provenance
 import kabe.records.cache
+import kabe.rules.verdict
 
 
 def _design_name(value) -> str:
@@ -47,6 +48,9 @@ COUNTED = [
     (kabe.constraints, "parse_xdc", "XDC parse", lambda loc: f"({loc.get('path')})"),
     (kabe.records.cache, "key_for", "cache key", lambda loc: f"({_design_name(loc.get('design'))}, "
                                                              f"{loc.get('flow')})"),
+    # the verdict on a record (`kabe ci` judges each once; a build judges its own)
+    (kabe.rules.verdict, "judge", "verdict", lambda loc: f"({getattr(loc.get('facts'), 'name', '?')}, "
+                                                         f"{getattr(loc.get('facts'), 'flow', '?')})"),
 ]
 
 

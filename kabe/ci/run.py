@@ -23,7 +23,6 @@ from kabe.console import make_console
 from kabe import build, config, designs, flows, provenance
 from kabe.build import rederive, summary
 from kabe.rules import regressions
-from kabe.rules.verdict import DesignFacts, judge
 from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
 from kabe.paths import REPORTS, ROOT
 from kabe.records import cache, junit, lineage, signing, store, tracked_outputs, trusted_settings
@@ -179,17 +178,17 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
         if isinstance(checked, str):
             _say(console, f"[yellow]{name}: this commit's archived build is not used ({escape(checked)}); building[/]")
         if isinstance(checked, record_load.Checked):
-            out.record, out.reused = checked.record, True
+            # judged once, by kabe.records.load (kabe.rules.verdict.judge under this checkout's facts and settings)
+            out.record, out.reused = {**checked.record, "gate": checked.verdict.as_dict()}, True
             _say(console, f"[bold]{name}[/]: this commit's build is already archived ({escape(str(archived.parent))}); not rebuilt")
         else:
             out.record = build.build(design, flow, console=console, reports_root=reports_root)
     except UserError as e:
         out.error = f"{name}: the build could not run: {e}"
         return out
-    # The one verdict (kabe.rules.verdict.judge) under this checkout's facts and settings, for a build made
-    # now and for an archived one alike: the archived gate.passed is never what CI believes.
-    verdict = judge(out.record, DesignFacts.of(design, flow))
-    out.record = {**out.record, "gate": verdict.as_dict()}
+    # The one verdict (kabe.rules.verdict.judge) under this checkout's facts and settings, once per record: a
+    # build made now was judged by the build (kabe.build.verdict, this design's facts), an archived one by
+    # kabe.records.load above; the archived gate.passed is never what CI believes.
     summary.render(out.record, console, design.expect_gate)
     out.base_record, notes = _base_record(base, name, flow, reports_root, root)
     if design.regressions and out.base_record is None:

@@ -269,8 +269,9 @@ def test_a_toplevel_that_is_no_module_is_said_in_the_core_files_terms(tmp_path):
 def _synthesis_view(d: designs.Design, rows: int, first: dict) -> dict:
     from rich.console import Console
 
-    from kabe import build, provenance
-    return build._synthesis_view(d, rows, first, Console(file=io.StringIO()), provenance.Commit("nogit", False))
+    from kabe import build, cores, provenance
+    ctx = DesignContext(d, provenance.Commit("nogit", False), Console(file=io.StringIO()), sim=cores.resolve(d, "sim"))
+    return build._synthesis_view(ctx, rows, first)
 
 
 def test_logic_only_synthesis_builds_is_simulated_too(project):

@@ -5,6 +5,7 @@ the XDC parse (per file), the content key and the verdict on a record (kabe.rule
 BuildContext) should make each one once per design and run.
 
     python scripts/count_fact_lookups.py build:stage4 cache=off
+    python scripts/count_fact_lookups.py kabe ci --design stage4      (a kabe verb: argv after "kabe")
 
 Runs doit in this process under a profile hook that counts calls of the functions below by their code
 object, so a call is counted however the caller imported the function (`from kabe.constraints import
@@ -94,7 +95,7 @@ class Counter:
 
 
 def run_counted(argv: list[str]) -> tuple[int, Counter]:
-    """doit `argv` in this process, counted; (doit's exit code, the counter)."""
+    """doit `argv` (or `kabe ...`: argv[0] == "kabe") in this process, counted; (the exit code, the counter)."""
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
@@ -102,9 +103,14 @@ def run_counted(argv: list[str]) -> tuple[int, Counter]:
     threading.setprofile(counter.hook)
     sys.setprofile(counter.hook)
     try:
-        dodo = types.ModuleType("dodo")
-        dodo.__dict__.update(runpy.run_path("dodo.py"))
-        rc = DoitMain(ModuleTaskLoader(dodo)).run(argv)
+        if argv[:1] == ["kabe"]:
+            from kabe import cli
+
+            rc = cli.main(argv[1:])
+        else:
+            dodo = types.ModuleType("dodo")
+            dodo.__dict__.update(runpy.run_path("dodo.py"))
+            rc = DoitMain(ModuleTaskLoader(dodo)).run(argv)
     finally:
         sys.setprofile(None)
         threading.setprofile(None)
@@ -115,7 +121,7 @@ def main(argv: list[str]) -> int:
     allow = "--allow-repeats" in argv
     argv = [a for a in argv if a != "--allow-repeats"]
     rc, counter = run_counted(argv)
-    print(f"\ndoit {' '.join(argv)}: exit {rc}")
+    print(f"\n{'' if argv[:1] == ['kabe'] else 'doit '}{' '.join(argv)}: exit {rc}")
     print(counter.report())
     twice = counter.repeated()
     if twice:

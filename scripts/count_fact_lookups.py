@@ -51,7 +51,8 @@ COUNTED = [
                                                              f"{loc.get('flow')})"),
     # the verdict on a record (`kabe ci` judges each once; a build judges its own)
     (kabe.rules.verdict, "judge", "verdict", lambda loc: f"({getattr(loc.get('facts'), 'name', '?')}, "
-                                                         f"{getattr(loc.get('facts'), 'flow', '?')})"),
+                                                         f"{getattr(loc.get('facts'), 'flow', '?')}, record of "
+                                                         f"{str((loc.get('record') or {}).get('commit') or 'this build')[:12]})"),
 ]
 
 

@@ -155,8 +155,7 @@ def run_sim(ctx: DesignContext, ask: SimAsk = SimAsk()) -> dict:
     if d.verify.kind == "cocotb":
         from . import cocotb_run
 
-        return cocotb_run.run(d, seed=ask.seed, params=dict(ask.params), flags=ask.flags, console=ctx.console,
-                              build_root=ask.build_root)
+        return cocotb_run.run(ctx, ask)
     if ctx.commit is None:  # a build passes the one its archive is named after
         ctx = replace(ctx, commit=provenance.current_commit())
     prep = _prepare(ctx, ask)

@@ -330,7 +330,7 @@ def _prune(design_dir: Path, keep: Path, build_root: Path) -> None:
         safe_fs.remove_tree(old, build_root)
 
 
-def _sim_target(ctx: DesignContext, flags: Iterable[str], build_root: Path) -> cores.Edam:
+def sim_target(ctx: DesignContext, flags: Iterable[str], build_root: Path) -> cores.Edam:
     """The sim target the verb resolved, when it is the one asked for (no use flags, the same build root)."""
     flags = list(flags)
     if ctx.sim is not None and not flags and Path(ctx.sim.work_root) == cores.work_root_for(
@@ -352,7 +352,7 @@ def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags:
     d = ctx.design
     # Absolute: Verilator and make run in the build folder, and the harness in the FuseSoC work root.
     build_root = Path(os.path.abspath(build_root))
-    edam = _sim_target(ctx, flags, build_root)
+    edam = sim_target(ctx, flags, build_root)
     params = dict(params or {})
     if ghdl.vhdl_files(edam):  # VHDL: the harness simulates GHDL's Verilog of it, the netlist synthesis maps
         edam, params = vhdl_view(d, edam, params, build_root)

@@ -637,9 +637,8 @@ def main(design: designs.Design, rows: int | None = None, seed: int = 1, *, cons
 
     console = console or make_console()
     try:
-        hls = design.hls is not None  # C-simulated from its synth target; a cocotb run resolves its own
-        ctx = design_context.make(design, console=console, commit=commit,
-                                  sim=not hls and design.verify.kind == "model", synth=hls)
+        hls = design.hls is not None  # C-simulated from its synth target
+        ctx = design_context.make(design, console=console, commit=commit, sim=not hls, synth=hls)
         result = run_sim(ctx, SimAsk(rows, seed, params=dict(params or {})))
     except UserError as e:  # a design, core, model, build or testbench mistake: one line, exit 2
         console.print(f"[red]sim {design.name}: {escape(str(e))}[/]")

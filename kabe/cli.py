@@ -149,9 +149,17 @@ def _build(args) -> int:
 
 
 def _sim(args) -> int:
+    from kabe import designs
+    from kabe.console import make_console
     from kabe.sim import runner
 
-    return runner.main(args.design, args.rows, args.seed)
+    console = make_console()
+    try:
+        design = designs.get(args.design)  # the verb resolves the design once; the runner takes its context
+    except UserError as e:
+        console.print(f"[red]sim {escape(args.design)}: {escape(str(e))}[/]")
+        return 2
+    return runner.main(design, args.rows, args.seed, console=console)
 
 
 def _doctor(args) -> int:

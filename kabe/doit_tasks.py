@@ -12,6 +12,7 @@ project's folder, so the designs and settings read here are that project's (kabe
     doit list                                     every task, with what it does
 """
 
+import functools
 import sys
 
 from doit import doit_cmd, get_var
@@ -67,10 +68,20 @@ def _cache_var() -> bool:
     return _CACHE_WORDS[word]
 
 
+@functools.cache
+def _commit():
+    """The checkout's commit, read once for every task doit defines (a build's archive and a simulation's
+    result are named after it)."""
+    from kabe import provenance
+
+    return provenance.current_commit()
+
+
 @exit_on_user_error
 def task_build():
     """verify, synthesize, gate and archive a design (flow=open|vivado|auto; cache=off runs every tool)"""
-    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=_cache_var(), board_var=get_var("board"))
+    yield from tasks.build_tasks(get_var("flow"), DESIGNS, use_cache=_cache_var(), board_var=get_var("board"),
+                                 commit=_commit())
     yield from tasks.broken_tasks(BROKEN, "build")
 
 
@@ -78,7 +89,7 @@ def task_build():
 def task_sim():
     """bit-exact verification of a design against its golden model (rows=N or ctx=N a port, seed=S)"""
     for design in DESIGNS.values():
-        yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"))
+        yield tasks.sim_task(design, _int_var("rows"), _int_var("seed") or 1, _int_var("ctx"), commit=_commit)
     yield from tasks.broken_tasks(BROKEN, "sim")
 
 

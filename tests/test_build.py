@@ -34,7 +34,7 @@ def _only(monkeypatch, **changes):
 
 
 def test_clean_build_passes_and_archives_a_valid_record(reports):
-    record = build.build("stage2", "open", reports_root=reports)
+    record = build.build(designs.get("stage2"), "open", reports_root=reports)
     assert record["gate"]["passed"], record["gate"]["failures"]
     on_disk = metrics.load(Path(record["_archive"]) / "metrics.json")  # validates against the schema
     assert on_disk["timing"]["estimated"] is True and on_disk["clock_period_ns"] == 7.0
@@ -48,7 +48,7 @@ def test_no_clock_constraint_fails_the_gate(reports, tmp_path, monkeypatch):
     xdc = tmp_path / "no_clock.xdc"
     xdc.write_text("# a constraints file that forgot create_clock\nset_property IOSTANDARD LVCMOS33 [get_ports rst]\n")
     _only(monkeypatch, constraints=xdc)
-    record = build.build("stage2", "open", reports_root=reports, sim_check=False)
+    record = build.build(designs.get("stage2"), "open", reports_root=reports, sim_check=False)
     assert not record["gate"]["passed"]
     assert "no clock constrained" in record["gate"]["failures"][0] and str(xdc) in record["gate"]["failures"][0]
     out = io.StringIO()
@@ -65,7 +65,7 @@ def test_a_malformed_create_clock_is_bad_input_before_anything_runs(reports, tmp
     xdc.write_text(line + "\n")
     _only(monkeypatch, constraints=xdc)
     with pytest.raises(build.BuildError, match=rf"^{xdc}:1: .*{why}"):
-        build.build("stage2", "open", reports_root=reports, sim_check=False)
+        build.build(designs.get("stage2"), "open", reports_root=reports, sim_check=False)
     assert not list(Path(reports).rglob("metrics.json"))
 
 
@@ -83,7 +83,7 @@ def test_damaged_timing_report_fails_the_gate(reports, monkeypatch, damage, word
         return out
 
     monkeypatch.setattr(kabe.timing, "estimate", estimate_then_damage)
-    record = build.build("stage2", "open", reports_root=reports, sim_check=False)
+    record = build.build(designs.get("stage2"), "open", reports_root=reports, sim_check=False)
     assert not record["gate"]["passed"]
     (failure,) = record["gate"]["failures"]
     assert failure.startswith("timing gate: ") and words in failure
@@ -92,7 +92,7 @@ def test_damaged_timing_report_fails_the_gate(reports, monkeypatch, damage, word
 
 def test_budget_violation_fails_the_gate(reports, monkeypatch):
     _only(monkeypatch, budgets={"lut": {"lt": 10}, "dsp": {"eq": 0}})
-    record = build.build("stage2", "open", reports_root=reports, sim_check=False)
+    record = build.build(designs.get("stage2"), "open", reports_root=reports, sim_check=False)
     assert not record["gate"]["passed"]
     (failure,) = record["gate"]["failures"]
     assert failure.startswith("budget exceeded: lut = ") and "(must be < 10)" in failure
@@ -111,11 +111,11 @@ def test_a_simulation_problem_without_mismatches_fails_the_gate(reports, monkeyp
     """Every word right but the engine dropped one under overflow, or held tready low: still a failure."""
     import kabe.sim.runner as runner
 
-    def run_sim(design, rows, **kw):
-        return {"rows_checked": rows, "mismatches": 0, "first_mismatches": [], "beats_per_cycle": 1.0,
+    def run_sim(ctx, ask):
+        return {"rows_checked": ask.rows, "mismatches": 0, "first_mismatches": [], "beats_per_cycle": 1.0,
                 "problems": ["port 0: stat_overflow is set (the output FIFO dropped a result)"], "passed": False}
 
     monkeypatch.setattr(runner, "run_sim", run_sim)
-    record = build.build("stage2", "open", reports_root=reports)
+    record = build.build(designs.get("stage2"), "open", reports_root=reports)
     assert not record["gate"]["passed"]
     assert "stat_overflow is set" in record["gate"]["failures"][0]

@@ -9,6 +9,7 @@ checked on hand-written archives: a pulled archive counts, an incomplete or repl
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
 import json
 import os
 import stat
@@ -583,13 +584,13 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
     monkeypatch.setenv("PATH", f"{standin}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("KABE_STANDIN_SCENARIO", "met")
     reports = tmp_path / "reports"
-    first = build.build("stage4", "vivado", sim_check=False, reports_root=reports)
+    first = build.build(designs.get("stage4"), "vivado", sim_check=False, reports_root=reports)
     assert first["gate"]["passed"], first["gate"]["failures"]
 
     later = provenance.Commit("b" * 40, True)  # dirty: may reuse a dirty build, as the first may be
     monkeypatch.setattr(provenance, "current_commit", lambda *a, **kw: later)
     monkeypatch.setattr(tool, "run_make", lambda *a, **kw: pytest.fail("Vivado ran on a cache hit"))
-    second = build.build("stage4", "vivado", sim_check=False, reports_root=reports)
+    second = build.build(designs.get("stage4"), "vivado", sim_check=False, reports_root=reports)
     assert second["commit"] == later.sha and second["reused_from"]["commit"] == first["commit"]
 
     host = start(tmp_path / "board")
@@ -599,7 +600,7 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
                                   remote_dir=str(tmp_path / "on-board"), timeout_s=300,
                                   allow_dirty=True)  # the later commit is a dirty tree: allowed here, on purpose
         result = deploy("stage4", settings, rows=512, backend="sim", reports_root=reports, commit=later,
-                        sim_harness=verilator_build.build("stage4").exe)
+                        sim_harness=verilator_build.build(DesignContext(designs.get("stage4"))).exe)
     finally:
         host.stop()
     assert result["passed"], result["problems"]
@@ -627,7 +628,7 @@ def test_an_input_edited_during_the_build_leaves_no_cache_entry(tmp_path, monkey
 
     monkeypatch.setattr(open_flow, "run_build", run_then_edit)
     key_before = build.cache_key(patched, "open", sim_check=False).key
-    record = build.build("stage2", "open", sim_check=False, reports_root=tmp_path / "reports")
+    record = build.build(designs.get("stage2"), "open", sim_check=False, reports_root=tmp_path / "reports")
     assert "cache_key" not in record and not (Path(record["_archive"]) / cache.KEY_FILE).exists()
     # neither content finds it: not the one the build started from, not the one it ended with
     assert build.cache_key(patched, "open", sim_check=False).key != key_before

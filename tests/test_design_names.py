@@ -3,6 +3,7 @@ with bounded cost (issue 18). Real Verilator and FuseSoC where a tool is involve
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
 import subprocess
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def test_the_shell_name_is_refused_before_any_tool_runs(tmp_path, monkeypatch, c
     assert said.count("is not a valid design name") == 2 and "Traceback" not in said
     assert started == [] and not list(tmp_path.rglob("PWNED"))
     with pytest.raises(DesignError):
-        verilator_build.build(SHELL_NAME, build_root=tmp_path)
+        verilator_build.build(DesignContext(designs.get(SHELL_NAME)), build_root=tmp_path)
     with pytest.raises(DesignError):  # the C string literal in kabe_design.h
         verilator_build._design_header('x"; system("touch PWNED"); //')
 
@@ -66,7 +67,7 @@ def test_verilator_make_runs_without_a_shell(tmp_path):
     files cannot hold such a path, but nothing is executed and the failure is a clear SimBuildError)."""
     build_root = tmp_path / "a;id>PWNED;b"
     with pytest.raises(verilator_build.SimBuildError) as e:
-        verilator_build.build("stage2", build_root=build_root)
+        verilator_build.build(DesignContext(designs.get("stage2")), build_root=build_root)
     assert not list(tmp_path.rglob("PWNED"))
     assert "Traceback" not in str(e.value)
 
@@ -79,12 +80,12 @@ def test_make_argv_is_a_list():
 def test_a_verilator_failure_is_a_user_error_without_traceback(tmp_path, capsys, monkeypatch):
     """A parameter the top does not have: Verilator refuses it; kabe says so in one message, exit 2."""
     with pytest.raises(verilator_build.SimBuildError) as e:
-        verilator_build.build("stage2", {"NO_SUCH_PARAM": 1}, build_root=tmp_path)
+        verilator_build.build(DesignContext(designs.get("stage2")), {"NO_SUCH_PARAM": 1}, build_root=tmp_path)
     assert isinstance(e.value, UserError)
     msg = str(e.value)
     assert "NO_SUCH_PARAM" in msg and "%Error" in msg and "Traceback" not in msg and "build.log" in msg
     monkeypatch.setattr(verilator_build, "BUILD", tmp_path)
-    assert runner.main("stage2", 64, 1, params={"NO_SUCH_PARAM": 1}) == 2
+    assert runner.main(designs.get("stage2"), 64, 1, params={"NO_SUCH_PARAM": 1}) == 2
     out = capsys.readouterr().out
     assert "Verilator could not build stage2" in out and "Traceback" not in out
 

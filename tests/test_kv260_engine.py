@@ -26,7 +26,7 @@ def test_kv260_ternary_is_the_boards_and_streams_its_hp_ports():
 
 
 def test_the_open_flow_builds_it_bit_exact_on_the_k26_fabric(tmp_path):
-    rec = build.build(DESIGN, "open", reports_root=tmp_path, use_cache=False)
+    rec = build.build(designs.get(DESIGN), "open", reports_root=tmp_path, use_cache=False)
     assert rec["part"] == "xck26-sfvc784-2LV-c" and rec["utilization"].get("proxy") is None  # the part's own cells
     assert rec["utilization"]["dsp"] == 0 and 0 < rec["utilization"]["lut"] < 16500
     sim = rec["sim"]
@@ -38,7 +38,7 @@ def test_the_open_flow_builds_it_bit_exact_on_the_k26_fabric(tmp_path):
 def test_the_vivado_flow_builds_it_on_the_standin(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("KABE_STANDIN_SCENARIO", "met")
-    rec = build.build(DESIGN, "vivado", sim_check=False, reports_root=tmp_path, use_cache=False)
+    rec = build.build(designs.get(DESIGN), "vivado", sim_check=False, reports_root=tmp_path, use_cache=False)
     assert rec["gate"]["passed"], rec["gate"]["failures"]
     assert {"bit", "hwh", "xsa", "cells"} <= set(rec["artifacts"])
     assert [c["name"] for c in rec["timing"]["clocks"]] == ["clk_pl_0"] and rec["clock_period_ns"] == 7.0

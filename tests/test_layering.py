@@ -21,7 +21,8 @@ LAYERS: list[tuple[str, ...]] = [
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)
     ("kabe.records",),  # metrics schema, archive, history, diff, report page
-    ("kabe.rules", "kabe.cores", "kabe.core_inputs", "kabe.core_files", "kabe.core_targets"),  # the rules (kabe/rules/: the gate's absolute limits, the regressions against
+    ("kabe.rules", "kabe.cores", "kabe.core_inputs", "kabe.core_files", "kabe.core_targets",
+     "kabe.design_context"),  # the rules (kabe/rules/: the gate's absolute limits, the regressions against
     # a base, verdict: the one entry point every consumer gates a record with, outcome: what a verdict means
     # to whoever asked); FuseSoC resolution (cores), what kabe reads of core files itself (core_files), the
     # sim and synth targets compared (core_targets)

@@ -19,14 +19,15 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import config, core_targets, cores, designs, flows, provenance, scratch
+from kabe import config, core_targets, cores, design_context, designs, flows, provenance, scratch
+from kabe.design_context import DesignContext
 from kabe.flows import registry as flow_registry
 from kabe.rules import outcome
 from kabe.build import rederive
 from kabe.build.reuse import check_writable, reuse, write_unit
 from kabe.build.verdict import build_verdict
 from kabe.console import make_console
-from kabe.constraints import ConstraintError, NoClockError, parse_xdc
+from kabe.constraints import ConstraintError, NoClockError
 from kabe.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
@@ -76,30 +77,30 @@ def _sweep_variant() -> dict | None:
         raise BuildError("KABE_VARIANT is set but is not {\"id\": ..., \"settings\": {...}}; unset it") from None
 
 
-def _sim_check(design: designs.Design, console: Console, reports_root: Path,
-               commit: provenance.Commit, synth_defines: dict | None = None) -> tuple[dict | None, dict]:
+def _sim_check(ctx: BuildContext, synth_defines: dict | None = None) -> tuple[dict | None, dict]:
     """The design's own verification (design.yaml's `verify:`): (the sim result or None for
     `verify: {none: ...}`, files to archive with the build: a cocotb run's junit.xml)."""
     from kabe.sim import runner
+    from kabe.sim.ask import SimAsk
 
+    design, console, below = ctx.design, ctx.console, ctx.below()
     if design.verify.kind == "none":
         return None, {}
     if design.verify.kind == "cocotb":
         with console.status(f"[bold]{design.name}[/]: simulation check, cocotb {design.verify.value}"):
-            result = runner.run_sim(design, console=console)
-        runner.write_result(result, reports_root)  # reports/<commit>/<design>/sim/: result.json and junit.xml
+            result = runner.run_sim(below)
+        runner.write_result(result, ctx.reports_root)  # reports/<commit>/<design>/sim/: result.json and junit.xml
         xml_text = result.pop("junit_xml")
         return {**result, "junit": "junit.xml"}, {"junit.xml": xml_text}
     # the size the model declares for a build's check (seconds), else the size it picks (size None);
     # full-scale verification is `doit sim:<design>`
     rows = runner.declared_size(design, "check_size")
     with console.status(f"[bold]{design.name}[/]: simulation check against {design.verify.value}"):
-        result = runner.run_sim(design, rows, console=console, commit=commit)
-    return _synthesis_view(design, rows, result, console, commit, synth_defines), {}
+        result = runner.run_sim(below, SimAsk(rows))
+    return _synthesis_view(below, rows, result, synth_defines), {}
 
 
-def _synthesis_view(design: designs.Design, rows: int | None, result: dict, console: Console,
-                    commit: provenance.Commit, synth_defines: dict | None = None) -> dict:
+def _synthesis_view(ctx: DesignContext, rows: int | None, result: dict, synth_defines: dict | None = None) -> dict:
     """Yosys and Vivado define SYNTHESIS, Verilator does not: RTL that tests the macro builds logic the
     simulation above never ran (`ifdef SYNTHESIS  y = d + 1; `else  y = d;`). Such a design is simulated
     a second time with SYNTHESIS defined, and both runs must match the model; the first keeps what only
@@ -107,9 +108,11 @@ def _synthesis_view(design: designs.Design, rows: int | None, result: dict, cons
     `synthesis_view`, and its failure as a problem of the check."""
     from kabe.flows.base import SYNTHESIS_DEFINE, synthesis_macro_code
     from kabe.sim import runner
+    from kabe.sim.ask import SimAsk
     from kabe.sim.verilator_build import SimBuildError
 
-    places = synthesis_macro_code(cores.resolve(design, "sim").sources)
+    design, console = ctx.design, ctx.console
+    places = synthesis_macro_code(ctx.sim.sources)
     if not places:
         return result
     SYNTHESIS_DEFINE = dict(synth_defines or SYNTHESIS_DEFINE)  # noqa: N806 - the flow's (open: YOSYS too)
@@ -118,7 +121,7 @@ def _synthesis_view(design: designs.Design, rows: int | None, result: dict, cons
                   f"with SYNTHESIS defined, the logic synthesis builds", soft_wrap=True)
     try:
         with console.status(f"[bold]{design.name}[/]: simulation check with SYNTHESIS defined"):
-            second = runner.run_sim(design, rows, console=console, commit=commit, extra_defines=SYNTHESIS_DEFINE)
+            second = runner.run_sim(ctx, SimAsk(rows, extra_defines=SYNTHESIS_DEFINE))
     except SimBuildError as e:
         # the synthesis branch instantiates what Verilator has no model of (`ifdef SYNTHESIS  BUFG ...`): that
         # logic stays unverified, as it was before this second run existed; said, recorded, not failed
@@ -146,9 +149,11 @@ def _verification(design: designs.Design, sim_check: bool) -> dict:
     return design.verify.as_dict()
 
 
-def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None) -> cache.CacheKey:
-    """The content key of this build (kabe.records.cache): never the commit."""
-    return cache.key_for(design, flow_name, synth=edam,
+def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None,
+              sim_edam=None) -> cache.CacheKey:
+    """The content key of this build (kabe.records.cache): never the commit. edam, sim_edam: the synth and
+    sim targets when the build has resolved them (else the key resolves them)."""
+    return cache.key_for(design, flow_name, synth=edam, sim=sim_edam,
                          sim_check_rows=sim_check and design.verify.kind != "none")
 
 
@@ -170,28 +175,37 @@ class BuildContext:
     console: Console
     started: str
     t0: float
+    sim_edam: Any = None  # kabe.cores' resolved sim target (None: the design is not simulated)
+    # the XDC's clocks, parsed once (kabe.design_context.read_clocks), and why there are none
+    clocks: tuple = ()
+    clock_error: Exception | None = None
 
     @property
     def workdir(self) -> Path:
         return BUILD / self.design.name / self.flow_name
 
+    def below(self) -> DesignContext:
+        """What the layers below take (the flow, the simulation): the facts this build resolved, not a name."""
+        return DesignContext(self.design, self.commit, self.console, self.sim_edam, self.edam, self.clocks,
+                             self.clock_error)
 
-def build(design_name: str | designs.Design, flow_request: str | None = None, *, console: Console | None = None,
+
+def build(design: designs.Design, flow_request: str | None = None, *, console: Console | None = None,
           reports_root: Path = REPORTS, sim_check: bool = True, use_cache: bool = True,
           commit: provenance.Commit | None = None) -> dict:
-    """Run one design's build; returns the metrics record (also archived). Raises BuildError.
+    """Run one design's build (the verb looked it up: a Design, never a name); returns the metrics record (also
+    archived). Raises BuildError.
     use_cache: reuse an archive built from the same content key instead of running any tool.
     commit: the caller's reading of the checkout's commit (doit reads it once for all tasks)."""
     console = console or make_console()
     tracked_outputs.check()  # a cache entry or build folder committed to git is never reused
-    design = designs.get(design_name)
     flow_name = flow_for(design, flow_request)
     flow = flows.get(flow_name)
     commit = commit or provenance.current_commit()
     started, t0 = _now(), time.monotonic()
     variant = _sweep_variant()  # a malformed KABE_VARIANT is said before any tool runs
     flow.check_tools()  # a missing tool is said before minutes of other work, not after
-    _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
+    clocks, clock_error = _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     rows = sim_check and design.verify.kind != "none"
     if use_cache:
         # nothing changed since the last key was computed (kabe.records.key_stamp): a hit needs no FuseSoC
@@ -209,14 +223,14 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
     # the sim target is the verified design: the same design as the synth target, in a language the simulation
     # reads, before anything runs (cache=off reuses no FuseSoC answer either: the key and the simulation check
     # then read this one)
-    target_files = _check_sim_target(design, edam, console, force=not use_cache) if sim_check else None
-    if not sim_check and not use_cache and design.verify.kind != "none":
-        cores.resolve(design, "sim", force=True)  # the key reads it
-    key = cache_key(design, flow_name, sim_check=sim_check, edam=edam)
+    # once: the key, the check of the two targets and the simulation read this one
+    sim_edam = cores.resolve(design, "sim", force=not use_cache) if design.verify.kind != "none" else None
+    target_files = _check_sim_target(design, edam, sim_edam, console) if sim_check else None
+    key = cache_key(design, flow_name, sim_check=sim_check, edam=edam, sim_edam=sim_edam)
     key_stamp.save(design, flow_name, key, before)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
     ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,
-                       started, t0)
+                       started, t0, sim_edam, clocks, clock_error)
     synth_hit = None
     if use_cache:
         record = _from_cache(ctx)
@@ -234,8 +248,7 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
         shutil.rmtree(elab, ignore_errors=True)
     from kabe.flows.base import synthesis_defines
 
-    sim, sim_files = (_sim_check(design, console, reports_root, commit, synthesis_defines(flow)) if sim_check
-                      else (None, {}))
+    sim, sim_files = _sim_check(ctx, synthesis_defines(flow)) if sim_check else (None, {})
     if sim is not None and target_files:  # the files one target lists and the other not, said with the result
         sim = {**sim, "target_files": target_files}
     if synth_hit is not None:
@@ -245,8 +258,8 @@ def build(design_name: str | designs.Design, flow_request: str | None = None, *,
         return _flow_gate_archive(ctx, sim, sim_files)
 
 
-def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: Console, *,
-                      force: bool = False) -> dict | None:
+def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, sim_edam: cores.Edam | None,
+                      console: Console) -> dict | None:
     """The simulation check verifies the sim target and the flow builds the synth target: refuse (BuildError,
     or the CoreError of core_targets.compare_targets) when they are different designs (another toplevel, another
     parameter or define value), or when the sim target lists VHDL and GHDL is not installed (kabe.flows.ghdl turns
@@ -257,7 +270,6 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, console: C
 
     if design.verify.kind == "none":  # no sim target needed (kabe.records.cache.key_for)
         return None
-    sim_edam = cores.resolve(design, "sim", force=force)
     vhdl = open_flow.vhdl_sources(sim_edam)
     if vhdl and ghdl.command() is None:
         raise BuildError(f"{vhdl}, in target sim; kabe's simulation check (Verilator) reads Verilog and "
@@ -343,8 +355,9 @@ def _reused_flow_result(entry: cache.Entry, flow_name: str) -> FlowResult:
                       tool_seconds=0.0, sections={k: old[k] for k in SECTIONS if old.get(k) is not None})
 
 
-def _check_inputs(design: designs.Design) -> None:
-    """The files design.yaml names must exist: a missing XDC is the user's to restore, not a gate verdict."""
+def _check_inputs(design: designs.Design) -> tuple[tuple, Exception | None]:
+    """The files design.yaml names must exist: a missing XDC is the user's to restore, not a gate verdict.
+    Returns the XDC's clocks, read once here for the whole build (kabe.design_context.read_clocks)."""
     rel = design.yaml_file.relative_to(ROOT) if design.yaml_file.is_relative_to(ROOT) else design.yaml_file
     for path, what in ((design.core_file, "core file"), (design.constraints, "constraints file (`constraints:`)")):
         if not path.is_file():
@@ -353,12 +366,11 @@ def _check_inputs(design: designs.Design) -> None:
                              f"or correct {rel}")
         if not os.access(path, os.R_OK):
             raise BuildError(f"{path}: cannot be read (permissions), the {what} of {rel}; fix its permissions")
-    try:  # a malformed create_clock is the user's to fix before anything runs; no clock at all is judged
-        parse_xdc(design.constraints)
-    except NoClockError:
-        pass
-    except ConstraintError as e:
-        raise BuildError(str(e)) from None
+    clocks, why = design_context.read_clocks(design)
+    # a malformed create_clock is the user's to fix before anything runs; no clock at all is judged
+    if why is not None and not isinstance(why, NoClockError):
+        raise BuildError(str(why)) from None
+    return clocks, why
 
 
 def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | None = None,
@@ -369,7 +381,7 @@ def _flow_gate_archive(ctx: BuildContext, sim: dict | None, sim_files: dict | No
     sim_check, started, t0 = ctx.sim_check, ctx.started, ctx.t0
     try:
         result = (_reused_flow_result(synth_hit, flow_name) if synth_hit is not None else
-                  ctx.flow.run_build(design, ctx.edam, ctx.workdir, console=console, commit=commit))
+                  ctx.flow.run_build(ctx.below(), ctx.workdir))
     except (ReportError, ConstraintError) as e:
         # No clock constrained, or the tool ran but its report cannot be trusted: the build's verdict
         # is a failing gate, archived like any other so the history shows it.

@@ -96,7 +96,7 @@ def _describes_this_checkout(unit: Path, record: dict, design: str, flow: str) -
 
 
 def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str, root: Path = ROOT,
-             this_build: bool = False) -> record_load.Checked | str:
+             this_build: bool = False, facts: designs.Design | None = None) -> record_load.Checked | str:
     """This archive's record validated and re-gated (kabe.records.load, so kabe.rules.verdict.judge), or why it
     cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
     one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
@@ -107,7 +107,7 @@ def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str, root
     signed = check is not None
     if signed and not check.ok:
         return f"its signature does not verify ({check.reason})"
-    checked = record_load.checked(path, where=(commit.archive_name, design, flow))
+    checked = record_load.checked(path, where=(commit.archive_name, design, flow), design=facts)
     if isinstance(checked, record_load.Invalid):
         return checked.reason
     if this_build:
@@ -128,13 +128,13 @@ def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str, root
 
 
 def _base_record(base: str | None, design: str, flow: str, reports_root: Path,
-                 root: Path = ROOT) -> tuple[dict | None, list[str]]:
+                 root: Path = ROOT, facts: designs.Design | None = None) -> tuple[dict | None, list[str]]:
     if base is None:
         return None, []
     path = archive_dir(provenance.Commit(base, False), design, flow, reports_root) / "metrics.json"
     if not path.exists():
         return None, []
-    checked = _trusted(path, provenance.Commit(base, False), design, flow, root)
+    checked = _trusted(path, provenance.Commit(base, False), design, flow, root, facts=facts)
     if isinstance(checked, str):
         return None, [f"{design} ({flow}): the base build cannot be used ({checked}); regressions not judged"]
     return checked.record, []
@@ -173,7 +173,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
     out = DesignOutcome(name, flow, expect_gate=design.expect_gate)
     archived = archive_dir(commit, name, flow, reports_root) / "metrics.json"
     try:
-        checked = _trusted(archived, commit, name, flow, root, this_build=True) \
+        checked = _trusted(archived, commit, name, flow, root, this_build=True, facts=design) \
             if archived.exists() and not commit.dirty and not opts.rebuild else None
         if isinstance(checked, str):
             _say(console, f"[yellow]{name}: this commit's archived build is not used ({escape(checked)}); building[/]")
@@ -183,7 +183,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
             out.record, out.reused, out.gate_verdict = checked.record, True, checked.verdict
             _say(console, f"[bold]{name}[/]: this commit's build is already archived ({escape(str(archived.parent))}); not rebuilt")
         else:
-            out.record = build.build(name, flow, console=console, reports_root=reports_root, commit=commit)
+            out.record = build.build(design, flow, console=console, reports_root=reports_root, commit=commit)
             # a build made now was judged by the build itself (kabe.build.verdict.build_verdict, the same judge
             # under the same facts and settings): its gate is that verdict, read back, not judged again
             out.gate_verdict = gate.Verdict.from_dict(out.record["gate"])
@@ -192,7 +192,7 @@ def _one(name: str, flow: str, commit: provenance.Commit, base: str | None, opts
         return out
     out.record = {**out.record, "gate": out.gate_verdict.as_dict()}
     summary.render(out.record, console, design.expect_gate, out.gate_verdict)
-    out.base_record, notes = _base_record(base, name, flow, reports_root, root)
+    out.base_record, notes = _base_record(base, name, flow, reports_root, root, design)
     if design.regressions and out.base_record is None:
         # nothing unjudged passes: the base commit is built here, or the design fails saying why
         why = _unjudged(base, name, flow, root, reports_root, notes, console)

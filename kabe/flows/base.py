@@ -6,7 +6,7 @@ A flow is a module (registered in kabe.flows) with:
     ESTIMATED: bool           True when its timing is a pre-route estimate, not sign-off
     check_tools() -> None     raises FlowError with the fix when the tool is missing (called before
                               minutes of other work, not after)
-    run_build(design, edam, workdir, *, console, commit) -> FlowResult
+    run_build(ctx, workdir) -> FlowResult   (ctx: kabe.design_context.DesignContext)
                               commit: the build's one reading of the commit (kabe.provenance.Commit),
                               the one its archive is named after; a flow that stamps it (Vivado's
                               USR_ACCESS) uses this, never a second read that a commit landing
@@ -68,7 +68,9 @@ class Flow(Protocol):
 
     def check_tools(self) -> None: ...
 
-    def run_build(self, design, edam, workdir: Path, *, console: Console, commit=None) -> FlowResult: ...
+    # ctx: kabe.design_context.DesignContext, the facts the verb resolved once (design, synth target, commit,
+    # console, the XDC's clocks); a flow looks none of them up again
+    def run_build(self, ctx, workdir: Path) -> FlowResult: ...
 
 
 def refuse_core_constraints(design, edam) -> None:

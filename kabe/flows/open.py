@@ -9,7 +9,7 @@ Yosys has no Versal target, no routed Versal data exists here) it is not run, an
 says "not estimated" with no number, which the gate judges neither pass nor fail (kabe.rules.gate). The
 utilization of a fabric that is not the part's own is labelled a proxy (`utilization.proxy`).
 
-    run_build(design, edam, workdir) -> FlowResult      (kabe.flows.base)
+    run_build(ctx, workdir) -> FlowResult      (kabe.flows.base)
 
 Steps: FuseSoC resolves the design's `synth` target into an EDAM (kabe.cores); kabe writes a plain
 Yosys script (kabe.flows.yosys_script) into out_dir and runs Yosys there (relative paths only:
@@ -568,14 +568,13 @@ class OpenResult:
 
 
 def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Console | None = None,
-                       timeout_s: float = DEFAULT_TIMEOUT_S, model=None) -> OpenResult:
-    """Synthesize and estimate one design (a kabe.designs.Design; a name is looked up). `edam` is the
-    design's resolved synth target when the caller has it already (kabe.build does)."""
-    from kabe import cores, designs
+                       timeout_s: float = DEFAULT_TIMEOUT_S, model=None, clocks=None) -> OpenResult:
+    """Synthesize and estimate one design (a kabe.designs.Design). `edam` is the design's resolved synth
+    target, `clocks()` its XDC's clocks, when the caller has them already (kabe.build does, once)."""
+    from kabe import cores
 
     console = console or make_console(stderr=True)
     out_dir = Path(out_dir).resolve()
-    design = designs.get(design)
     design_name = design.name
     board = design.board
     if edam is None:
@@ -592,7 +591,7 @@ def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Conso
     # or on CI writes the same bytes (an error message still names the whole path, for the reader)
     xdc_shown = design.constraints.relative_to(ROOT) if design.constraints.is_relative_to(ROOT) else design.constraints
     clocks = [replace(c, source=_relabel(c.source, design.constraints, xdc_shown))
-              for c in xdc.clocks([design.constraints])]
+              for c in (clocks() if clocks is not None else xdc.clocks([design.constraints]))]
     note = yosys_cache.cold_start_note()
     if note:
         console.print(f"[yellow]{design_name}: {escape(note)}[/]", soft_wrap=True)
@@ -641,13 +640,11 @@ def check_tools() -> None:
     yosys_command()
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
-    """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder
-    (commit: nothing of the open flow's output carries it)."""
-    from kabe import designs
-
-    design = designs.get(design)
-    r = synth_and_estimate(design, workdir, edam=edam, console=console)
+def run_build(ctx, workdir: Path) -> FlowResult:
+    """The flow interface (kabe.flows.base): the design's context (its resolved synth target and XDC clocks),
+    a work folder (the commit: nothing of the open flow's output carries it)."""
+    design = ctx.design
+    r = synth_and_estimate(design, workdir, edam=ctx.synth, console=ctx.console, clocks=ctx.xdc_clocks)
     return FlowResult(flow=NAME, part=design.board.part, clock_period_ns=r.clock_period_ns, timing=r.timing,
                       utilization=r.utilization, raw_files=r.raw_files, tools=r.tools, inputs=r.inputs,
                       tool_seconds=r.yosys_seconds)

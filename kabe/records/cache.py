@@ -350,16 +350,16 @@ def synth_key(material: Mapping[str, Any]) -> str:
     return key_of_material(synth_material(material))
 
 
-def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None) -> CacheKey:
+def key_for(design, flow: str, *, sim_check_rows: int | None, synth=None, sim=None) -> CacheKey:
     """The key of building `design` with `flow`: resolves its targets (cheap when FuseSoC's answer is
-    still valid); `synth`: the synth target when the caller has resolved it already."""
+    still valid); `synth`, `sim`: the targets when the caller has resolved them already (a build, once)."""
     from kabe import config, cores
 
     # the sim target only for a design that is simulated: `verify: {none: ...}` needs no sim target
     # (serv's own core file has none), and asking FuseSoC for one stopped its build
     edams = {"synth": synth or cores.resolve(design, "synth")}
     if design.verify.kind != "none":
-        edams["sim"] = cores.resolve(design, "sim")
+        edams["sim"] = sim or cores.resolve(design, "sim")
     # the settings that change what Vivado produces: its jobs, and the strategies and directives a user
     # (or a sweep variant) chose; "" is Vivado's default
     keys = flow_registry.facts(flow).key_settings

@@ -97,14 +97,16 @@ def check_flow_claims(record: dict) -> None:
                             f"{record['flow']} flow never writes")
 
 
-def gate_record(record: dict, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> gate.Verdict:
+def gate_record(record: dict, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None,
+                design: designs.Design | None = None) -> gate.Verdict:
     """The verdict on a schema-valid record wherever it lies (`kabe gate metrics.json`, a sweep
     worker's result): its flow claims checked, this checkout's design of its name, kabe.rules.verdict.judge.
-    Raises RecordRefused / DesignError (exit 2) for a record it cannot judge."""
+    design: that design when the caller has loaded it already (kabe ci), used only when its name is the
+    record's. Raises RecordRefused / DesignError (exit 2) for a record it cannot judge."""
     check_flow_claims(record)
     # under this checkout's facts of its design (budgets, waivers) and rules
-    return verdict.judge(record, verdict.DesignFacts.of(design_for(record, cores_root), record["flow"]),
-                         rules or gate.TimingRules.from_config())
+    own = design if design is not None and design.name == record.get("design") else design_for(record, cores_root)
+    return verdict.judge(record, verdict.DesignFacts.of(own, record["flow"]), rules or gate.TimingRules.from_config())
 
 
 def gate_file(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> tuple[dict, gate.Verdict]:
@@ -115,7 +117,7 @@ def gate_file(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules |
 
 
 def checked(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | None = None,
-            where: tuple[str, str, str] | None = None) -> Checked | Invalid:
+            where: tuple[str, str, str] | None = None, design: designs.Design | None = None) -> Checked | Invalid:
     """Read, validate and re-gate one metrics.json. where: the (archive, design, flow) the record must
     belong to; default: the folders it lies in. Never raises for a bad record: returns Invalid."""
     path = Path(path)
@@ -123,7 +125,7 @@ def checked(path: Path, *, cores_root: Path = CORES, rules: gate.TimingRules | N
     try:
         record = metrics.load(path)
         _check_location(record, where or location(path))
-        judged = gate_record(record, cores_root=cores_root, rules=rules)
+        judged = gate_record(record, cores_root=cores_root, rules=rules, design=design)
     except (metrics.MetricsError, designs.DesignError) as e:
         return Invalid(path, _reason(str(e), path))
     except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError) as e:

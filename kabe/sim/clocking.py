@@ -85,13 +85,15 @@ def _stream_port(stream: str, clock: str) -> bool:
     return clock.split("_")[0].lower() == stream.split("_")[0].lower() or clock.lower().startswith(stream.lower() + "_")
 
 
-def resolve(design, found: Mapping[str, tuple[str, int | None]]) -> tuple[Clocking, list[str]]:
-    """The design's clocks, resets and each stream's clock (the module doc), and the problems that stop it."""
+def resolve(design, found: Mapping[str, tuple[str, int | None]],
+            xdc_clocks: list[tuple[str, float]] | None = None) -> tuple[Clocking, list[str]]:
+    """The design's clocks, resets and each stream's clock (the module doc), and the problems that stop it.
+    xdc_clocks: the XDC's port clocks as the verb read them (kabe.design_context), else read here."""
     streams = design.streams
     names = [*streams.inputs, *streams.outputs]
     problems: list[str] = []
     clocks: dict[str, float | None] = {}
-    for port, period in _xdc_clocks(design):
+    for port, period in (xdc_clocks if xdc_clocks is not None else _xdc_clocks(design)):
         if _one_bit_input(found, port) and port not in clocks:
             clocks[port] = period
     declared = dict(getattr(streams, "clocks", {}) or {})

@@ -19,15 +19,16 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from rich.console import Console
 from rich.markup import escape
 
 from kabe.errors import UserError, bounded
 from .. import cores, designs, disk_space, provenance, tool_group
-from ..paths import BUILD, ROOT
+from ..design_context import DesignContext
+from ..paths import ROOT
 from . import verilator_build
+from .ask import SimAsk
 from ..flows import ghdl, yosys_script as ys
 from .vl_output import runtime_warnings
 
@@ -79,17 +80,18 @@ def parse_junit(text: str, where: str) -> dict[str, Any]:
     return {"tests": len(cases), "failed": len(failed), "skipped": skipped, "failures": failed}
 
 
-def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = None, flags: Iterable[str] = (),
-        console: Console | None = None, build_root: Path = BUILD) -> dict:
-    """Run the design's cocotb testbench; the result has runner.run_sim's verdict keys (passed,
-    mismatches, problems, rows_checked) and the JUnit XML text under "junit_xml"."""
+def run(ctx: DesignContext, ask: SimAsk) -> dict:
+    """Run the design's cocotb testbench (ctx: its sim target, commit and console as the verb resolved them;
+    ask: the seed, parameter overrides, use flags and build root); the result has runner.run_sim's verdict keys
+    (passed, mismatches, problems, rows_checked) and the JUnit XML text under "junit_xml"."""
     t_start = time.monotonic()
+    d, console, seed, params, build_root = ctx.design, ctx.console, ask.seed, dict(ask.params), ask.build_root
     module = d.verify.value
     found = designs.verify_sources(d)
     if not found:
         raise CocotbError(f"{d.yaml_file}: verify.cocotb {module}: no {module.replace('.', '/')}.py in the design's "
                           f"folder ({d.directory}) or the project root ({ROOT}); create it or correct verify.cocotb")
-    edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
+    edam = verilator_build.sim_target(ctx, ask.flags, Path(os.path.abspath(build_root)))
     vhdl = ghdl.vhdl_files(edam)
     on_ghdl = bool(vhdl) and all(ys.language(s) == "vhdl" for s in ys.edam_sources(edam))
     if vhdl and not on_ghdl:  # mixed: Verilator on the Verilog with GHDL's netlist of the VHDL entities
@@ -100,7 +102,7 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
     values.update(params or {})
     defines = {k: v for k, v in edam.parameters.items()
                if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
-    commit = provenance.current_commit()
+    commit = ctx.commit or provenance.current_commit()
     run_root = Path(build_root) / "sim" / d.name / "cocotb"
     run_root.mkdir(parents=True, exist_ok=True)
     disk_space.check_free(f"the {d.name} cocotb run", [disk_space.tmp_place(), disk_space.build_place(run_root)])
@@ -182,7 +184,7 @@ def run(d: designs.Design, *, seed: int = 1, params: Mapping[str, Any] | None = 
         "rows": junit["tests"], "rows_checked": junit["tests"], "words_checked": 0,
         "mismatches": 0, "first_mismatches": [], "problems": problems, "passed": not problems,
         "beats": 0, "cycles": 0, "beats_per_cycle": 0.0, "seed": seed,
-        "parameters": values, "overrides": dict(params or {}), "flags": list(flags),
+        "parameters": values, "overrides": dict(params or {}), "flags": list(ask.flags),
         "seconds": round(time.monotonic() - t_start, 3), "frame_seconds": 0.0, "model_seconds": 0.0,
         "compile_seconds": 0.0, "simulate_seconds": round(seconds, 3), "compare_seconds": 0.0,
         "simulator": "cocotb", "version": _cocotb_version(on_ghdl), "junit_xml": xml_text, "warnings": warnings,

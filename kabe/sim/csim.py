@@ -30,11 +30,13 @@ import numpy as np
 from rich.console import Console
 
 from kabe import cores, designs, provenance, tool_group
+from kabe.design_context import DesignContext
 from kabe.console import make_console
 from kabe.errors import UserError
 from kabe.paths import BUILD
 from kabe.verify import declared
 from . import golden, hls_headers
+from .ask import SimAsk
 from .golden import context_for
 from .compare import compare_output
 from .csim_harness import declaration, source
@@ -166,50 +168,89 @@ def run_testbench(d: designs.Design, sources: list[Path], includes: list[Path], 
             "output_tail": tail}
 
 
-def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
-        build_root: Path = BUILD, commit: provenance.Commit | None = None,
-        sources: list[Path] | None = None, invalid_fraction: float | None = None,
-        testbench: bool = True) -> dict[str, Any]:
-    """C-simulate an HLS design against its golden model. sources: the kernel's C++ files instead of the
-    synth target's (a test's deliberately broken copy); testbench False: not the user's testbench. Raises CsimError / ModelError / CoreError when
-    the run cannot happen; a run that disagrees with the model returns with mismatches or problems."""
-
+def run(ctx: DesignContext, ask: SimAsk = SimAsk()) -> dict[str, Any]:
+    """C-simulate ctx's HLS design (kabe.design_context: its synth target, commit and console as the verb
+    resolved them) against its golden model. ask.sources: the kernel's C++ files instead of the synth
+    target's (a test's deliberately broken copy); ask.testbench False: not the user's testbench. Raises
+    CsimError / ModelError / CoreError when the run cannot happen; a run that disagrees with the model returns
+    with mismatches or problems."""
     t_start = time.monotonic()
-    console = console or make_console(stderr=True)
-    d = designs.get(design)
+    d = _check_design(ctx.design)
+    commit = ctx.commit or provenance.current_commit()
+    context = context_for(d, None, ask.invalid_fraction)
+    fn = golden.load(d)
+    declares = declared(fn)
+    rows = ask.rows if ask.rows is not None else declares.size("full_size", context)  # None: the model's own
+    t0 = time.monotonic()
+    stim = golden.stimulus(d, fn, ask.seed, rows, context)
+    stim_seconds = time.monotonic() - t0
+    exe, sources, includes, compiled, compile_seconds = _compile(ctx, ask)
+    ran = _run_kernel(d, ask, exe, stim, context)
+    ran.timing["frame_seconds"] += stim_seconds
+    problems = ran.problems
+    words_expected = sum(int(e.shape[0]) for e in ran.model.expected.values())
+    if words_expected == 0:
+        problems.append(f"the golden model {d.verify.value} expected no word: nothing was checked")
+    testbench = (run_testbench(d, sources, includes, ask.build_root, ctx.console)
+                 if d.hls.testbench and ask.testbench else None)
+    if testbench is not None and not testbench["passed"]:
+        problems.append(f"the user testbench {', '.join(testbench['files'])} failed (exit {testbench['exit']}): "
+                        f"{' / '.join(testbench['output_tail'][-2:])}")
+    timing = {"seconds": round(time.monotonic() - t_start, 3), "compile_seconds": round(compile_seconds, 3),
+              "compiled": compiled, **{k: round(v, 3) for k, v in ran.timing.items()}}
+    asked = {"rows": rows, "seed": ask.seed, "words_expected": words_expected, "build_key": exe.name}
+    return _result(d, declares, stim, ran, asked, testbench, timing, commit)
+
+
+def _check_design(d: designs.Design) -> designs.Design:
     if d.hls is None:
         raise CsimError(f"{d.name} is not an HLS design (design.yaml has no hls: section)")
     if d.verify.kind != "model":
         raise CsimError(f"{d.name}: an HLS design is verified by a golden model (verify: {{model: ...}}); "
                         f"got verify: {d.verify.kind}")
-    commit = commit or provenance.current_commit()
-    streams = d.streams
-    context = context_for(d, None, invalid_fraction)
-    fn = golden.load(d)
-    declares = declared(fn)
-    if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
-        rows = declares.size("full_size", context)
-    t0 = time.monotonic()
-    stim = golden.stimulus(d, fn, seed, rows, context)
-    stim_seconds = time.monotonic() - t0
-    edam = cores.resolve(d, "synth")
+    return d
+
+
+def _compile(ctx: DesignContext, ask: SimAsk) -> tuple[Path, list[Path], list[Path], bool, float]:
+    """The kernel's harness from the synth target the verb resolved (or ask.sources): (exe, sources, include
+    folders, compiled now, seconds)."""
+    d = ctx.design
+    edam = ctx.synth if ctx.synth is not None else cores.resolve(d, "synth")
     own_sources, includes = kernel_sources(edam)
-    sources = list(sources) if sources is not None else own_sources
+    sources = list(ask.sources) if ask.sources is not None else own_sources
     if not sources:
         raise CsimError(f"{d.name}: the synth target of {d.core_file.name} lists no C/C++ source (file_type "
                         f"cppSource); list the kernel's .cpp files there")
-    exe, compiled, compile_seconds = build(d, sources, includes, build_root)
+    exe, compiled, compile_seconds = build(d, sources, includes, ask.build_root)
     if compiled:
-        console.print(f"[dim]{d.name}[/]: C-simulation compiled in {compile_seconds:.1f} s -> {exe}")
-    run_root = Path(build_root) / "csim" / d.name / "runs"
+        ctx.console.print(f"[dim]{d.name}[/]: C-simulation compiled in {compile_seconds:.1f} s -> {exe}")
+    return exe, sources, includes, compiled, compile_seconds
+
+
+@dataclass
+class _Ran:
+    """One C-simulation run: what went in, what the model says, what differed, and its seconds."""
+
+    beats_in: dict[str, int]
+    counts: dict
+    model: "_Model"
+    mismatches: int
+    first: list[dict]
+    problems: list[str]
+    timing: dict[str, float]
+
+
+def _run_kernel(d: designs.Design, ask: SimAsk, exe: Path, stim, context) -> _Ran:
+    """Write the inputs, run the kernel beside the model, compare, in a run folder of its own."""
+    run_root = Path(ask.build_root) / "csim" / d.name / "runs"
     run_root.mkdir(parents=True, exist_ok=True)
-    workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
+    workdir = Path(tempfile.mkdtemp(prefix=f"seed{ask.seed}-", dir=run_root))
     try:
         t0 = time.monotonic()
         beats_in = _write_inputs(d, stim, workdir)
         expected_now = None if callable(stim.expected) else stim.expected
         counts = dict(stim.expected_beats or {n: golden.beat_count(d, n, a) for n, a in expected_now.items()})
-        frame_seconds = stim_seconds + time.monotonic() - t0
+        frame_seconds = time.monotonic() - t0
         cmd = [str(exe), str(workdir), *(str(v) for v in _scalar_values(d, beats_in, counts))]
         t0 = time.monotonic()
         model, model_seconds = _simulate_beside_model(d, cmd, stim, expected_now, context)
@@ -219,35 +260,36 @@ def run(design: str | designs.Design, rows: int | None = None, seed: int = 1, *,
         compare_seconds = time.monotonic() - t0
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    expected, want_status = model.expected, model.status
-    words_expected = sum(int(e.shape[0]) for e in expected.values())
-    if words_expected == 0:
-        problems.append(f"the golden model {d.verify.value} expected no word: nothing was checked")
-    testbench = run_testbench(d, sources, includes, build_root, console) if d.hls.testbench and testbench else None
-    if testbench is not None and not testbench["passed"]:
-        problems.append(f"the user testbench {', '.join(testbench['files'])} failed (exit {testbench['exit']}): "
-                        f"{' / '.join(testbench['output_tail'][-2:])}")
-    beats = sum(beats_in.values())
+    timing = {"frame_seconds": frame_seconds + model_seconds, "model_seconds": model_seconds,
+              "simulate_seconds": simulate_seconds, "compare_seconds": compare_seconds}
+    return _Ran(beats_in, counts, model, mismatches, first, problems, timing)
+
+
+def _result(d: designs.Design, declares, stim, ran: _Ran, asked: dict, testbench, timing: dict,
+            commit: provenance.Commit) -> dict[str, Any]:
+    """The run's result record, in kabe.sim.runner.run_sim's shape (its `simulator` is "csim")."""
+    rows, words_expected = asked["rows"], asked["words_expected"]
+    beats = sum(ran.beats_in.values())
     hdr_from, hdr = hls_headers.find()
     return {
-        "design": d.name, "kind": declares.label, "verification": d.verify.as_dict(), "streams": streams.as_dict(),
-        "ports": d.ports, "rows": rows if rows is not None else words_expected,
+        "design": d.name, "kind": declares.label, "verification": d.verify.as_dict(),
+        "streams": d.streams.as_dict(), "ports": d.ports, "rows": rows if rows is not None else words_expected,
         "rows_per_port": rows // d.ports if rows is not None and declares.per_port else None,
         "row_bytes": d.row_bytes,
         "rows_checked": stim.checked if stim.checked is not None else words_expected,
-        "words_checked": words_expected, "mismatches": mismatches, "first_mismatches": first,
-        "problems": problems, "warnings": [], "passed": mismatches == 0 and not problems,
+        "words_checked": words_expected, "mismatches": ran.mismatches, "first_mismatches": ran.first,
+        "problems": ran.problems, "warnings": [], "passed": ran.mismatches == 0 and not ran.problems,
         "beats": beats, "beats_per_cycle": None,  # C-simulation is untimed: no cycles
-        "cycles": None, "total_cycles": None, "per_port": [], "status": {}, "expected_status": want_status,
-        "seed": seed, "seconds": round(time.monotonic() - t_start, 3),
-        "frame_seconds": round(frame_seconds + model_seconds, 3), "model_seconds": round(model_seconds, 3),
-        "compile_seconds": round(compile_seconds, 3), "compiled": compiled,
-        "simulate_seconds": round(simulate_seconds, 3), "compare_seconds": round(compare_seconds, 3),
+        "cycles": None, "total_cycles": None, "per_port": [], "status": {}, "expected_status": ran.model.status,
+        "seed": asked["seed"], "seconds": timing["seconds"],
+        "frame_seconds": timing["frame_seconds"], "model_seconds": timing["model_seconds"],
+        "compile_seconds": timing["compile_seconds"], "compiled": timing["compiled"],
+        "simulate_seconds": timing["simulate_seconds"], "compare_seconds": timing["compare_seconds"],
         "simulator": "csim", "version": f"g++ with the HLS headers of {hdr_from} ({hdr})",
         "hls_top": d.hls.top, "scalars": dict(zip([a.name for a in d.hls.args if a.kind == "scalar"],
-                                                   _scalar_values(d, beats_in, counts))),
+                                                   _scalar_values(d, ran.beats_in, ran.counts))),
         "tlast_checked": False,  # an hls::stream of values carries no TLAST
-        "testbench": testbench, "build_key": exe.name, "commit": commit.sha, "dirty": commit.dirty,
+        "testbench": testbench, "build_key": asked["build_key"], "commit": commit.sha, "dirty": commit.dirty,
     }
 
 

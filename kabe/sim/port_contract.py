@@ -195,15 +195,15 @@ def held_inputs(found: Mapping[str, tuple[str, int | None]], want: Mapping[str, 
             if direction == "input" and name not in want and bits is not None}
 
 
-def check_ports(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str]
-                ) -> tuple[str | None, list[str], dict[str, int], dict[str, tuple[str, str, int]], Clocking]:
+def check_ports(design, toplevel: str, verilator_argv: Sequence[str], env: Mapping[str, str],
+                xdc_clocks: list[tuple[str, float]] | None = None) -> tuple[str | None, list[str], dict[str, int], dict[str, tuple[str, str, int]], Clocking]:
     """(violation()'s line or None, unchecked() outputs, held_inputs(), sidebands(), the clocks and resets the
     harness drives: kabe.sim.clocking); a streams.hold entry that names no input of the top is a violation (a
     typo would otherwise hold nothing)."""
     found = read_ports(verilator_argv, toplevel, env)
     if found is None:
         return None, [], {}, {}, Clocking({"clk": None}, {"rst": 1})
-    clocks, clock_problems = clocking.resolve(design, found)
+    clocks, clock_problems = clocking.resolve(design, found, xdc_clocks)
     want = expected_ports(design.streams, clocks)
     hold = dict(getattr(design.streams, "hold", {}) or {})
     bad = problems(found, want) + clock_problems

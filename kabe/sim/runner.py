@@ -23,9 +23,9 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 from rich.console import Console
@@ -35,12 +35,14 @@ from rich.errors import LiveError
 from kabe.console import make_console
 from kabe.errors import UserError
 from .. import designs, disk_space, provenance, tool_group
+from ..design_context import DesignContext
 from ..records import tracked_outputs
 from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
 from ..verify import Context, declared, words_per_beat
-from ..paths import BUILD, REPORTS
+from ..paths import REPORTS
 from . import golden, verilator_build
+from .ask import SimAsk
 from .vl_output import design_stop, runtime_warnings  # noqa: F401 - runner's names too
 from .golden import context_for
 from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
@@ -85,10 +87,9 @@ def _stopped_summary(streams: designs.Streams, beats_in: Mapping[str, int], expe
     }
 
 
-def declared_size(design: str | designs.Design, which: str) -> int | None:
+def declared_size(d: designs.Design, which: str) -> int | None:
     """The size the design's model declares for a build's check ("check_size") or a run at full scale
     ("full_size"); None: the model's own default (size None), or a design not verified by a model."""
-    d = designs.get(design)
     if d.verify.kind != "model":
         return None
     return declared(golden.load(d)).size(which, context_for(d))
@@ -132,80 +133,97 @@ def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list
                             f"though it ends at 0 as the model expects: it went up during the run")
 
 
-def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1, row_bytes: int | None = None, *,
-            params: Mapping[str, Any] | None = None, flags: Iterable[str] = (),
-            invalid_fraction: float | None = None, console: Console | None = None,
-            build_root: Path = BUILD, keep_files: bool = False, commit: provenance.Commit | None = None,
-            extra_defines: Mapping[str, Any] | None = None) -> dict:
-    """Simulate the design against its verification and return the result (also see write_result / main).
+def run_sim(ctx: DesignContext, ask: SimAsk = SimAsk()) -> dict:
+    """Simulate the design of ctx (kabe.design_context: its resolved sim target, XDC clocks, commit, console)
+    against its verification and return the result (also see write_result / main).
 
     A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
-    output stream compared; a cocotb testbench runs in cocotb's own runner (kabe.sim.cocotb_run).
-    rows: the model's size (None: the full scale its model declares, else size None, the model's choice).
-    params override core parameters (e.g. a deliberately broken variant); flags are FuseSoC use flags;
-    extra_defines are Verilog defines on top of the sim target's (kabe.build: SYNTHESIS).
+    output stream compared; a cocotb testbench runs in cocotb's own runner (kabe.sim.cocotb_run); an HLS
+    kernel is C-simulated (kabe.sim.csim). ask (kabe.sim.ask.SimAsk): the size, seed and overrides.
     Raises SimError / SimBuildError / CoreError / DesignError / ModelError when the run cannot happen;
     a run that happens but disagrees with the model returns normally with mismatches > 0 or problems.
     """
     t_start = time.monotonic()
-    console = console or make_console(stderr=True)
-    d = designs.get(design)  # first: a name that is no design's is refused before any tool (git) runs
+    d = ctx.design
     tracked_outputs.check()  # a simulation model or FuseSoC answer committed under build/ is never reused
     if d.verify.kind == "none":
         raise SimError(f"{d.name} is not simulated (design.yaml: verify: none: {d.verify.value})")
     if d.hls is not None:  # an HLS kernel: C-simulation of its C++ against the same model (kabe.sim.csim)
         from . import csim
 
-        return csim.run(d, rows, seed, console=console, build_root=build_root, commit=commit,
-                        invalid_fraction=invalid_fraction)
+        return csim.run(ctx, ask)
     if d.verify.kind == "cocotb":
         from . import cocotb_run
 
-        return cocotb_run.run(d, seed=seed, params=params, flags=flags, console=console, build_root=build_root)
-    row_bytes = d.row_bytes if row_bytes is None else int(row_bytes)
-    params = dict(params or {})
-    commit = commit or provenance.current_commit()  # a build passes the one its archive is named after
-    context = context_for(d, row_bytes, invalid_fraction)
+        return cocotb_run.run(ctx, ask)
+    if ctx.commit is None:  # a build passes the one its archive is named after
+        ctx = replace(ctx, commit=provenance.current_commit())
+    prep = _prepare(ctx, ask)
+    sb, held = _compile(ctx, ask, prep.stim)
+    ran, timing = _run_harness(ctx, ask, prep, sb, held)
+    timing = {"seconds": round(time.monotonic() - t_start, 3), **timing}
+    return _result(d, prep.declares, prep.stim, sb, ran, prep.ask, timing, ctx.commit)
+
+
+@dataclass
+class _Prepared:
+    """The model's side before anything compiles: its context, what it declares, its stimulus."""
+
+    context: Context
+    declares: Any
+    stim: Any
+    seconds: float
+    ask: dict  # what the run asked for, as the result records it
+
+
+def _prepare(ctx: DesignContext, ask: SimAsk) -> _Prepared:
+    """The model first: a size it refuses is said before minutes of compiling."""
+    d = ctx.design
+    row_bytes = d.row_bytes if ask.row_bytes is None else int(ask.row_bytes)
+    context = context_for(d, row_bytes, ask.invalid_fraction)
     fn = golden.load(d)
     declares = declared(fn)
+    rows = ask.rows
     if rows is None:  # the model's full scale, when it declares one (else size None: its own choice)
         rows = declares.size("full_size", context)
     t0 = time.monotonic()
-    # the model first: a size it refuses is said before minutes of compiling
-    with _stage(console, f"[bold]{d.name}[/]: building the streams ({d.verify.value})"):
-        stim = golden.stimulus(d, fn, seed, rows, context)
-    stim_seconds = time.monotonic() - t0
-    sb, held = _compile(d, params, flags, build_root, extra_defines, stim, console)
-    traffic = traffic_for(d, stim.stall_free)
+    with _stage(ctx.console, f"[bold]{d.name}[/]: building the streams ({d.verify.value})"):
+        stim = golden.stimulus(d, fn, ask.seed, rows, context)
+    recorded = {"rows": rows, "row_bytes": row_bytes, "seed": ask.seed, "params": dict(ask.params),
+                "flags": list(ask.flags), "invalid_fraction": ask.invalid_fraction}
+    return _Prepared(context, declares, stim, time.monotonic() - t0, recorded)
 
+
+def _run_harness(ctx: DesignContext, ask: SimAsk, prep: _Prepared, sb, held: dict) -> tuple[_Ran, dict]:
+    """Write the streams, simulate, read and compare, in a run folder of its own; (what ran, its seconds)."""
+    d, console, stim = ctx.design, ctx.console, prep.stim
+    traffic = traffic_for(d, stim.stall_free)
     # Absolute: the harness runs in the FuseSoC work root (below), not here.
-    run_root = Path(os.path.abspath(build_root)) / "sim" / d.name / "runs"
+    run_root = Path(os.path.abspath(ask.build_root)) / "sim" / d.name / "runs"
     run_root.mkdir(parents=True, exist_ok=True)
     places = [disk_space.build_place(run_root)]
     disk_space.check_free(f"the {d.name} simulation", places)  # its streams and outputs go to run_root
-    workdir = Path(tempfile.mkdtemp(prefix=f"seed{seed}-", dir=run_root))
+    workdir = Path(tempfile.mkdtemp(prefix=f"seed{ask.seed}-", dir=run_root))
     try:
         frames = _write_streams(d, stim, sb, workdir, places, console)
-        frames.seconds += stim_seconds
+        frames.seconds += prep.seconds
         console.print(f"[dim]{d.name}[/]: streams written in {frames.seconds:.1f} s "
                       f"({frames.beats_in:,} beats on the longest input)")
-        run = _simulate(d, sb, frames, traffic, seed, workdir, lambda: _expected(d, stim, frames, context), console)
+        run = _simulate(d, sb, frames, traffic, ask.seed, workdir,
+                        lambda: _expected(d, stim, frames, prep.context), console)
         outcome = _outcome(d, run, frames, workdir, places, console)
         t0 = time.monotonic()
         with _stage(console, f"[bold]{d.name}[/]: comparing against the golden model"):
             first, mismatches = _compare(d, outcome, run, frames, workdir, stim.stall_free)
         compare_seconds = time.monotonic() - t0
     finally:
-        if not keep_files:
+        if not ask.keep_files:
             shutil.rmtree(workdir, ignore_errors=True)
-    timing = {"seconds": round(time.monotonic() - t_start, 3), "frame_seconds": round(frames.seconds + run.model_seconds, 3),
+    timing = {"frame_seconds": round(frames.seconds + run.model_seconds, 3),
               "model_seconds": round(run.model_seconds, 3), "compile_seconds": round(sb.compile_seconds, 3),
               "compiled": sb.compiled, "simulate_seconds": round(run.simulate_seconds, 3),
               "sim_seconds": round(outcome.summary["sim_seconds"], 3), "compare_seconds": round(compare_seconds, 3)}
-    ask = {"rows": rows, "row_bytes": row_bytes, "seed": seed, "params": params, "flags": list(flags),
-           "invalid_fraction": invalid_fraction}
-    ran = _Ran(held, traffic, frames, run, outcome, first, mismatches)
-    return _result(d, declares, stim, sb, ran, ask, timing, commit)
+    return _Ran(held, traffic, frames, run, outcome, first, mismatches), timing
 
 
 @dataclass
@@ -257,11 +275,12 @@ class _Outcome:
     problems: list[str]
 
 
-def _compile(d: designs.Design, params: dict, flags, build_root: Path, extra_defines, stim,
-             console: Console) -> tuple[Any, dict]:
+def _compile(ctx: DesignContext, ask: SimAsk, stim) -> tuple[Any, dict]:
     """The Verilator model (built or reused), saying what is not checked and which inputs are held."""
+    d, console = ctx.design, ctx.console
     with _stage(console, f"[bold]{d.name}[/]: resolving and compiling (Verilator)"):
-        sb = verilator_build.build(d, params, flags=flags, build_root=build_root, extra_defines=extra_defines)
+        sb = verilator_build.build(ctx, dict(ask.params), flags=ask.flags, build_root=ask.build_root,
+                                   extra_defines=ask.extra_defines)
     if sb.compiled:
         console.print(f"[dim]{d.name}[/]: compiled in {sb.compile_seconds:.1f} s -> {sb.exe}")
     if sb.not_checked:  # not a failure (a debug port may be meant), but nothing verifies them: said every run
@@ -610,14 +629,19 @@ def held_text(held: Mapping[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in held.items())
 
 
-def main(design: str, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
-         params: Mapping[str, Any] | None = None) -> int:
-    """Run, archive and print one simulation; 0 when every word matched and no problem was seen."""
+def main(design: designs.Design, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
+         params: Mapping[str, Any] | None = None, commit: provenance.Commit | None = None) -> int:
+    """The sim verb: resolve the design once (kabe.design_context), then run, archive and print one simulation;
+    0 when every word matched and no problem was seen."""
+    from kabe import design_context
+
     console = console or make_console()
     try:
-        result = run_sim(design, rows, seed=seed, console=console, params=params)
+        hls = design.hls is not None  # C-simulated from its synth target
+        ctx = design_context.make(design, console=console, commit=commit, sim=not hls, synth=hls)
+        result = run_sim(ctx, SimAsk(rows, seed, params=dict(params or {})))
     except UserError as e:  # a design, core, model, build or testbench mistake: one line, exit 2
-        console.print(f"[red]sim {design}: {escape(str(e))}[/]")
+        console.print(f"[red]sim {design.name}: {escape(str(e))}[/]")
         return 2
     path = write_result(result)
     console.print(describe(result))
@@ -627,7 +651,7 @@ def main(design: str, rows: int | None = None, seed: int = 1, *, console: Consol
         console.print(f"  [red]{p}[/]")
     console.print(f"[dim]result: {path}[/]")
     if not result["passed"]:
-        console.print(f"[red]sim {design}: {result['mismatches']:,} of {result.get('words_checked', 0):,} beat(s) "
+        console.print(f"[red]sim {design.name}: {result['mismatches']:,} of {result.get('words_checked', 0):,} beat(s) "
                       f"differ and {len(result['problems'])} problem(s) against the golden model[/]")
         return 1
     return 0

@@ -25,6 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from kabe.errors import UserError
 from .. import cores, designs, disk_space, tool_group
+from ..design_context import DesignContext
 from . import clocking, port_contract
 from .clocking import Clocking
 from ..flows import ghdl
@@ -329,19 +330,29 @@ def _prune(design_dir: Path, keep: Path, build_root: Path) -> None:
         safe_fs.remove_tree(old, build_root)
 
 
-def build(design: str | designs.Design, params: Mapping[str, Any] | None = None, *, flags: Iterable[str] = (),
+def sim_target(ctx: DesignContext, flags: Iterable[str], build_root: Path) -> cores.Edam:
+    """The sim target the verb resolved, when it is the one asked for (no use flags, the same build root)."""
+    flags = list(flags)
+    if ctx.sim is not None and not flags and Path(ctx.sim.work_root) == cores.work_root_for(
+            ctx.design.name, "sim", {}, [], build_root).resolve():
+        return ctx.sim
+    return cores.resolve(ctx.design, "sim", flags=flags, build_root=build_root)
+
+
+def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags: Iterable[str] = (),
           jobs: int = 2, build_root: Path = BUILD, log=None, extra_defines: Mapping[str, Any] | None = None) -> SimBuild:
-    """Compile (or reuse) the harness for design. params override the core's parameters (-G);
+    """Compile (or reuse) the harness for ctx's design (kabe.design_context: its sim target and XDC clocks as
+    the verb resolved them, unless flags or another build root ask for another setup); params override the core's parameters (-G);
     flags are FuseSoC use flags for the sim target; extra_defines are set on top of the target's
     (`SYNTHESIS`: the logic synthesis builds, kabe.build's second simulation). log(str) receives
     progress lines.
 
     Raises cores.CoreError if the core does not resolve, SimBuildError if Verilator fails.
     """
-    d = designs.get(design)
+    d = ctx.design
     # Absolute: Verilator and make run in the build folder, and the harness in the FuseSoC work root.
     build_root = Path(os.path.abspath(build_root))
-    edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
+    edam = sim_target(ctx, flags, build_root)
     params = dict(params or {})
     if ghdl.vhdl_files(edam):  # VHDL: the harness simulates GHDL's Verilog of it, the netlist synthesis maps
         edam, params = vhdl_view(d, edam, params, build_root)
@@ -355,7 +366,8 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     defines.update(extra_defines or {})
     core_options = [str(o) for o in edam.tool_options.get("verilator_options", [])]
     # the XDC's port clocks set the harness's clock periods (kabe.sim.clocking): another period, another model
-    xdc_clocks = [f"clock {port} {period!r}" for port, period in clocking._xdc_clocks(d)]
+    port_clocks = ctx.port_clocks()
+    xdc_clocks = [f"clock {port} {period!r}" for port, period in port_clocks]
     key = _key(edam, d.streams, values, defines, [*X_OPTIONS, *core_options, *xdc_clocks])
     design_dir = Path(build_root) / "sim" / d.name
     out = design_dir / key[:16]
@@ -378,7 +390,8 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     ]
     # A top off the contract is one line now, not a C++ error from the harness after the compile.
     broken, not_checked, held, sidebands, clocks = port_contract.check_ports(d, edam.toplevel, [str(vroot / "bin" / "verilator"),
-                                                                             *front_end], _env())
+                                                                             *front_end], _env(),
+                                                                             port_clocks)
     if broken:
         raise PortContractError(broken)
     common["not_checked"] = tuple(not_checked)

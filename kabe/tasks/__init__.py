@@ -107,11 +107,11 @@ def _note_could_not_run(name: str, reason: str) -> None:
 
 
 def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_cache: bool = True,
-                board_var: str | None = None):
+                board_var: str | None = None, commit: provenance.Commit | None = None):
     """build:<design> for every design; the flow and the commit are looked up once for all. board_var: the
     command line's board= (the deploy host): a build that is given a board profile's name there says so."""
     flow = config.resolve_flow(flow_request)
-    commit = provenance.current_commit()
+    commit = commit or provenance.current_commit()
     for design in (designs.scan()[0] if all_designs is None else all_designs).values():
         yield build_task(design, design.own_flow or flow, commit, use_cache,  # an HLS kernel or link: its own
                          board_note=board_var_note(design, board_var))
@@ -171,13 +171,15 @@ def build_task(design: designs.Design, flow: str, commit: provenance.Commit, use
     }
 
 
-def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None) -> dict:
+def sim_task(design: designs.Design, rows: int | None, seed: int, ctx: int | None = None, *,
+             commit=None) -> dict:
     """rows: the model's size, total over the ports; ctx: a size per port (a context length, say), the same on
-    every port (what a size counts is the model's: kabe.verify.Declares.size_name)."""
+    every port (what a size counts is the model's: kabe.verify.Declares.size_name). commit(): the commit doit
+    read once for all its tasks."""
     def sim_one():
         from kabe.sim import runner  # here, not at definition: defining the tasks loads no numpy
 
-        return runner.main(design.name, rows, seed)
+        return runner.main(design, rows, seed, commit=commit() if commit else None)
 
     if ctx is not None:
         rows = ctx * design.ports

@@ -56,7 +56,7 @@ def _ci_for_a_change(repo: Path, monkeypatch, base_ref: str = "main") -> list[st
     monkeypatch.setenv("GITHUB_BASE_REF", base_ref)
 
     def no_tools_here(name, *a, **kw):  # was a build asked for (the archived one not believed)?
-        raise build.BuildError(f"{name}: asked to build")
+        raise build.BuildError(f"{name.name}: asked to build")
 
     monkeypatch.setattr(build, "build", no_tools_here)
     out = io.StringIO()

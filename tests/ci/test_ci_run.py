@@ -110,7 +110,7 @@ def test_an_archived_build_of_this_commit_that_no_longer_verifies_is_rebuilt_not
     d = write_archive(repo / "reports", head, lut=232, wns=2.0)
     (d / signing.SIGNATURE_FILE).write_text("not a signature\n")
     def no_tools_here(name, *a, **kw):  # the real build is test_poisoned_cache_e2e's; here: was it asked for?
-        raise build.BuildError(f"{name}: asked to build")
+        raise build.BuildError(f"{name.name}: asked to build")
 
     monkeypatch.setattr(build, "build", no_tools_here)
     code, lines, _ = _ci(repo, "stage2")
@@ -138,7 +138,7 @@ def test_a_signed_archive_of_this_commit_must_say_what_its_raw_reports_say(branc
     assert signing.verify_dir(d, unit).ok
 
     def no_tools_here(name, *a, **kw):
-        raise build.BuildError(f"{name}: asked to build")
+        raise build.BuildError(f"{name.name}: asked to build")
 
     monkeypatch.setattr(build, "build", no_tools_here)
     code, lines, _ = _ci(repo, "stage2")

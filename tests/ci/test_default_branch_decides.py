@@ -35,9 +35,13 @@ def _line(key: Path) -> str:
 
 def _honest_pr_build(monkeypatch, asked: list):
     """build.build as a STAND-IN: the record the pull request's real build gives (tests/ci/test_change_attacks_e2e)."""
-    def honest(name, flow=None, *, console=None, reports_root=None, **kw):
-        asked.append(name)
-        return {**record("0" * 40, name, lut=299, wns=0.158), "cache_key": checkout_test_key().key}
+    def honest(design, flow=None, *, console=None, reports_root=None, **kw):
+        from kabe.rules.verdict import DesignFacts, judge
+
+        asked.append(design.name)
+        rec = {**record("0" * 40, design.name, lut=299, wns=0.158), "cache_key": checkout_test_key().key}
+        # judged as the real build judges its record: once, under the facts of the design kabe ci gave it
+        return {**rec, "gate": judge(rec, DesignFacts.of(design, flow)).as_dict()}
 
     monkeypatch.setattr(build, "build", honest)
 

@@ -21,6 +21,8 @@ for what cannot run here). Clones of this project play each role:
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe import designs
 import json
 import os
 import shutil
@@ -262,7 +264,7 @@ def vivado(chain, board):
     v["q"] = git(dev, "rev-parse", "HEAD")
     v["log"] = tmp / "dev-commands.log"
     v["hit"] = kabe(dev, "build", "stage4", "--flow", "vivado", forbid_tools=True, log=v["log"], **standin)
-    v["harness"] = verilator_build.build("stage4").exe  # the board's PL (STAND-IN): the design's Verilator model
+    v["harness"] = verilator_build.build(DesignContext(designs.get("stage4"))).exe  # the board's PL (STAND-IN): the design's Verilator model
     v["deploy_q"] = _deploy(dev, board, v["harness"])
 
     pulled = dev / "reports" / v["main"] / "stage4" / "vivado"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build
+from kabe import build, designs
 
 from .loopback_host import sshd_available, start
 
@@ -32,6 +32,6 @@ def reports(tmp_path_factory):
         mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
         mp.setenv("KABE_STANDIN_SCENARIO", "met")
         for design in ("stage3", "stage4"):
-            record = build.build(design, "vivado", sim_check=False, reports_root=root)
+            record = build.build(designs.get(design), "vivado", sim_check=False, reports_root=root)
             assert record["gate"]["passed"], record["gate"]["failures"]
     return root

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, provenance
+from kabe import build, designs, provenance
 from kabe.deploy import ami, cli, ssh
 from kabe.deploy.host import DeploySettings
 from kabe.flows.vivado import tool
@@ -64,7 +64,7 @@ def v80_archive(tmp_path_factory):
                    lambda overrides=None: real({**(overrides or {}), "vivado_aved_dir": str(STANDIN / "aved")}))
         # one reading of the commit for the build and every deploy (other edits to the tree would move a dirty one)
         commit = provenance.current_commit()
-        record = build.build(design, "vivado", sim_check=False, reports_root=root, use_cache=False, commit=commit)
+        record = build.build(designs.get(design), "vivado", sim_check=False, reports_root=root, use_cache=False, commit=commit)
     assert record["gate"]["passed"], record["gate"]["failures"]
     return design, root, Path(record["_archive"]), commit
 

@@ -5,6 +5,8 @@ code a user runs: OpenSSH client, push, board runner, numpy check, atomic archiv
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe import designs
 import json
 import shutil
 import subprocess
@@ -30,7 +32,7 @@ def settings(board, tmp_path, **kw) -> DeploySettings:
 
 
 def harness(design: str, **params) -> Path:
-    return verilator_build.build(design, params or None).exe
+    return verilator_build.build(DesignContext(designs.get(design)), params or None).exe
 
 
 def board_archive(reports: Path, design: str) -> Path:

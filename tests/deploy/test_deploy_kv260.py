@@ -19,6 +19,8 @@ kabe doctor --deploy accepts PYNQ 4 for the KV260 and refuses it for the PYNQ-Z1
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe import designs
 import json
 import os
 import sys
@@ -48,14 +50,14 @@ def kv260_reports(tmp_path_factory):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
         mp.setenv("KABE_STANDIN_SCENARIO", "met")
-        record = build.build(DESIGN, "vivado", sim_check=False, reports_root=root)
+        record = build.build(designs.get(DESIGN), "vivado", sim_check=False, reports_root=root)
     assert record["gate"]["passed"], record["gate"]["failures"]
     return root
 
 
 @pytest.fixture(scope="module")
 def harness():
-    return verilator_build.build(DESIGN, None).exe
+    return verilator_build.build(DesignContext(designs.get(DESIGN)), None).exe
 
 
 def board_python(folder: Path, harness: Path, *, pynq: str = "4.0.0", machine: str = "aarch64",
@@ -100,7 +102,7 @@ def test_deploy_through_pynq_4_checks_every_row(board, kv260_reports, harness, t
 
 def test_a_broken_pl_is_reported_from_the_rows(board, kv260_reports, harness, tmp_path):
     """The adder tree one stage off: the board's rows differ from the model and the host says how many."""
-    broken = verilator_build.build(DESIGN, {"LATENCY_ADJUST": 1}).exe
+    broken = verilator_build.build(DesignContext(designs.get(DESIGN)), {"LATENCY_ADJUST": 1}).exe
     result = _deploy(board, tmp_path, kv260_reports, board_python(tmp_path / "bin", harness, pl_harness=broken),
                      rows=4 * 256)
     assert not result["passed"] and result["mismatches"] > 0 and result["first_mismatches"]

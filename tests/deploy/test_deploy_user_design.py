@@ -60,12 +60,14 @@ def stimulus(seed, size, context):
 
 DEPLOY = '''import json, sys
 from pathlib import Path
+from kabe import designs
 from kabe.deploy.host import DeploySettings, deploy
+from kabe.design_context import DesignContext
 from kabe.sim import verilator_build
 a = json.loads(sys.argv[1])
 s = DeploySettings(board=a["board"], port=a["port"], identity=Path(a["identity"]), ssh_options=a["options"],
                    sudo=False, python=sys.executable, remote_dir=a["remote_dir"], timeout_s=600, transfer_mb=1)
-harness = Path(a["harness"]) if a["harness"] else verilator_build.build("counter").exe
+harness = Path(a["harness"]) if a["harness"] else verilator_build.build(DesignContext(designs.get("counter"))).exe
 r = deploy("counter", s, backend="sim", sim_harness=harness)
 print(json.dumps({k: r.get(k) for k in ("passed", "failures", "rows_checked", "mismatches", "first_mismatches",
                                          "model", "seconds", "expected", "_archive", "backend")}))
@@ -135,7 +137,8 @@ def test_a_design_made_from_scratch_deploys_with_its_own_model(board, tmp_path):
     _run(["git", "clone", "-q", str(project), str(broken)], tmp_path)
     top = broken / "cores" / "counter" / "rtl" / "counter_top.v"
     top.write_text(top.read_text().replace("m_axis_tdata <= sum + s_axis_tdata;", "m_axis_tdata <= sum + s_axis_tdata + 32'd1;"))
-    exe = _run([sys.executable, "-c", "from kabe.sim import verilator_build; print(verilator_build.build('counter').exe)"],
+    exe = _run([sys.executable, "-c", "from kabe import designs; from kabe.design_context import DesignContext; from kabe.sim import verilator_build; "
+                "print(verilator_build.build(DesignContext(designs.get('counter'))).exe)"],
                broken).stdout.strip().splitlines()[-1]
     bad = _deploy(project, board, tmp_path, harness=exe)
     assert not bad["passed"] and bad["mismatches"] == 3, bad  # one sum per transfer, each one off

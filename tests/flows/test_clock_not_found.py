@@ -89,8 +89,8 @@ targets:
 
 BUILD_IT = """\
 import json
-from kabe import build
-r = build.build("counter", "open", sim_check=False)
+from kabe import build, designs
+r = build.build(designs.get("counter"), "open", sim_check=False)
 print("RESULT " + json.dumps({"passed": r["gate"]["passed"], "failures": r["gate"]["failures"],
                               "archive": r["_archive"]}))
 """

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import constraints
+from kabe import constraints, designs
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
 
@@ -77,7 +77,7 @@ DOCUMENT_WNS_NS = {"stage3_naive": -0.502, "stage3": 0.062}  # design/STAGES.md,
 @pytest.mark.parametrize("design, fails", [("stage3_naive", True), ("stage3", False)])
 def test_stage3_calibration(design, fails, tmp_path):
     # the calibration designs are part of the repository: one that does not load fails here
-    r = open_flow.synth_and_estimate(design, tmp_path / design)
+    r = open_flow.synth_and_estimate(designs.get(design), tmp_path / design)
     timing, util, raw, tools = r.timing, r.utilization, r.raw_files, r.tools
     period = constraints.clocks()[0].period_ns
     assert timing["clocks"][0]["period_ns"] == period

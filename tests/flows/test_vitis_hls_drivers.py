@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kabe.design_context import DesignContext
 from kabe import cores, designs
 from kabe.flows import vitis_hls
 from kabe.flows.vitis_hls import scripts
@@ -28,7 +29,7 @@ def test_each_driver_synthesizes_and_exports(tmp_path, monkeypatch, bindir, kind
         (path / "vivado_hls").symlink_to(STANDIN / "vitis_standin.py")
     monkeypatch.setenv("PATH", f"{path}{os.pathsep}{os.environ['PATH']}")
     d = designs.get("stage3_hls")
-    result = vitis_hls.run_build(d, cores.resolve(d, "synth"), tmp_path / "work")
+    result = vitis_hls.run_build(DesignContext(d, synth=cores.resolve(d, "synth")), tmp_path / "work")
     assert result.tools["hls_driver"] == kind
     hls = result.sections["hls"]
     assert hls["top"] == "stage3_hls" and hls["target_clock_ns"] == 7.0 and result.timing["estimated"] is True
@@ -76,14 +77,14 @@ def test_an_estimate_over_budget_and_a_failed_cosim_fail_the_gate(tmp_path, monk
     d = designs.get("stage3_hls")
     d = dataclasses.replace(d, hls=dataclasses.replace(d.hls, cosim=True))
     edam = cores.resolve(d, "synth")
-    met = vitis_hls.run_build(d, edam, tmp_path / "met")
+    met = vitis_hls.run_build(DesignContext(d, synth=edam), tmp_path / "met")
     v = _judge(d, met)
     assert v.passed, v.failures
     assert met.sections["hls"]["cosim"]["passed"] is True and f"{d.hls.top}_cosim.rpt" in met.raw_files
     # 5.2 ns + the default uncertainty (27 % of 7 ns = 1.89) is over 7 ns; the Verilog co-simulation fails
     monkeypatch.setenv("KABE_STANDIN_HLS_ESTIMATE_NS", "5.2")
     monkeypatch.setenv("KABE_STANDIN_COSIM", "Fail")
-    v = _judge(d, vitis_hls.run_build(d, edam, tmp_path / "failed"))
+    v = _judge(d, vitis_hls.run_build(DesignContext(d, synth=edam), tmp_path / "failed"))
     assert not v.passed
     said = " ".join(v.failures)
     assert "HLS estimated clock 5.2 ns + uncertainty 1.89 ns = 7.090 ns is over the target 7 ns" in said
@@ -94,7 +95,7 @@ def test_a_loop_that_misses_its_target_ii_fails_the_gate(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", f"{STANDIN / 'bin'}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("KABE_STANDIN_HLS_II_MISS", "mac")  # the MAC loop scheduled at II 2 against its II=1
     d = designs.get("stage3_hls")
-    result = vitis_hls.run_build(d, cores.resolve(d, "synth"), tmp_path / "w")
+    result = vitis_hls.run_build(DesignContext(d, synth=cores.resolve(d, "synth")), tmp_path / "w")
     assert result.timing["hls_log"]["last_run"]["ii_violations"][0]["loop"] == "mac"
     v = _judge(d, result)
     assert not v.passed

@@ -358,7 +358,7 @@ def test_engine_port_reader(tmp_path):
 def _build(tmp_path, scenario: str, monkeypatch) -> dict:
     monkeypatch.setenv("KABE_STANDIN_SCENARIO", scenario)
     monkeypatch.setenv("KABE_STANDIN_RECORD", str(tmp_path / f"record-{scenario}.txt"))
-    return build.build("stage4", "vivado", sim_check=False, reports_root=tmp_path / "reports")
+    return build.build(designs.get("stage4"), "vivado", sim_check=False, reports_root=tmp_path / "reports")
 
 
 def test_stage4_builds_and_archives_with_the_standin(standin_path, tmp_path, monkeypatch):
@@ -484,7 +484,7 @@ def test_no_vivado_on_path_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     assert shutil.which("vivado") is None
     with pytest.raises(FlowError) as e:
-        build.build("stage4", "vivado", sim_check=False, reports_root=tmp_path / "reports")
+        build.build(designs.get("stage4"), "vivado", sim_check=False, reports_root=tmp_path / "reports")
     msg = str(e.value)
     assert "vivado` is not on PATH" in msg and "settings64.sh" in msg and "flow=open" in msg
     assert not (tmp_path / "reports").exists()

@@ -74,7 +74,7 @@ def _build(tmp_path, monkeypatch, fixtures: Path | None = None, scenario: str = 
     monkeypatch.setenv("KABE_STANDIN_SCENARIO", scenario)
     if fixtures is not None:
         monkeypatch.setenv("KABE_STANDIN_FIXTURES", str(fixtures))
-    return build.build("stage4", "vivado", sim_check=False, reports_root=tmp_path / "reports")
+    return build.build(designs.get("stage4"), "vivado", sim_check=False, reports_root=tmp_path / "reports")
 
 
 def test_a_build_whose_sources_agree_passes_and_archives_both(standin_path, tmp_path, monkeypatch):

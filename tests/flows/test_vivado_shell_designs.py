@@ -37,7 +37,7 @@ def test_a_pynq_design_builds_in_kabes_shell_on_the_standin(name, tmp_path, monk
     monkeypatch.setenv("PATH", f"{STANDIN}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("KABE_STANDIN_SCENARIO", "met")
     monkeypatch.setenv("KABE_STANDIN_RECORD", str(tmp_path / "record.txt"))
-    record = build.build(name, "vivado", sim_check=False, reports_root=tmp_path / "reports")
+    record = build.build(designs.get(name), "vivado", sim_check=False, reports_root=tmp_path / "reports")
     dest = Path(record["_archive"])
     recs = calls(tmp_path / "record.txt")
     # kabe's block design: the PS7, one DMA per port, the engine as a module reference to kabe's wrapper

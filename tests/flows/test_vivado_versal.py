@@ -189,7 +189,7 @@ def standin_v80(monkeypatch):
 def _build(design, tmp_path: Path, scenario: str, monkeypatch) -> dict:
     monkeypatch.setenv("KABE_STANDIN_SCENARIO", scenario)
     monkeypatch.setenv("KABE_STANDIN_RECORD", str(tmp_path / f"record-{scenario}.txt"))
-    return build.build(design, "vivado", sim_check=False, reports_root=tmp_path / "reports", use_cache=False)
+    return build.build(designs.get(design), "vivado", sim_check=False, reports_root=tmp_path / "reports", use_cache=False)
 
 
 def test_v80_builds_and_archives_pdi_xsa_reports_and_gate(v80_design, standin_v80, tmp_path, monkeypatch):

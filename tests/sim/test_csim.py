@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 from kabe import designs
+from kabe.design_context import DesignContext
 from kabe.sim import csim, hls_headers, runner
+from kabe.sim.ask import SimAsk
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL = ROOT / "cores" / "stage3_hls" / "hls" / "stage3_hls.cpp"
@@ -24,12 +26,16 @@ pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier l
 @needs_headers
 def test_stage3_hls_matches_the_numpy_model_at_the_documents_scale(tmp_path):
     """131,070 rows (2 ports x 65,535, the lab report's check), every result word bit-exact."""
-    r = csim.run("stage3_hls", None, seed=3, build_root=tmp_path)
+    r = csim.run(_ctx(), SimAsk(None, seed=3, build_root=tmp_path))
     print(runner.describe(r))
     assert r["rows_checked"] == 131_070 and r["words_checked"] == 131_070
     assert r["mismatches"] == 0 and r["problems"] == [] and r["passed"] is True
     assert r["scalars"] == {"rows": 65_535}  # hls.args: rows = the results the model expects per port
     assert r["testbench"]["passed"] is True  # the design's own C++ testbench ran too
+
+
+def _ctx() -> DesignContext:
+    return DesignContext(designs.get("stage3_hls"))
 
 
 def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
@@ -44,7 +50,7 @@ def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
 def test_a_kernel_broken_on_purpose_fails(tmp_path):
     """The accumulator is not cleared after a row (every row but the first adds the row before it)."""
     broken = _broken_copy(tmp_path, "            acc = 0;\n", "            acc = total;\n")
-    r = csim.run("stage3_hls", 256, build_root=tmp_path / "b", sources=[broken], testbench=False)
+    r = csim.run(_ctx(), SimAsk(256, build_root=tmp_path / "b", sources=(broken,), testbench=False))
     assert r["passed"] is False
     assert r["mismatches"] > 200  # all but the first row of each port
     assert r["first_mismatches"][0]["port"] == "m0_axis" and r["first_mismatches"][0]["beat"] == 1
@@ -53,7 +59,7 @@ def test_a_kernel_broken_on_purpose_fails(tmp_path):
 @needs_headers
 def test_a_kernel_that_reads_more_than_it_is_given_is_a_problem(tmp_path):
     broken = _broken_copy(tmp_path, "(ap_uint<40>)rows * ROW_BEATS", "(ap_uint<40>)(rows + 1) * ROW_BEATS")
-    r = csim.run("stage3_hls", 64, build_root=tmp_path / "b", sources=[broken], testbench=False)
+    r = csim.run(_ctx(), SimAsk(64, build_root=tmp_path / "b", sources=(broken,), testbench=False))
     assert not r["passed"]
     assert any("read an empty stream" in p for p in r["problems"])
     assert any("extra result beat" in p for p in r["problems"])
@@ -62,7 +68,7 @@ def test_a_kernel_that_reads_more_than_it_is_given_is_a_problem(tmp_path):
 @needs_headers
 def test_a_kernel_that_leaves_beats_unread_is_a_problem(tmp_path):
     broken = _broken_copy(tmp_path, "(ap_uint<40>)rows * ROW_BEATS", "(ap_uint<40>)(rows - 1) * ROW_BEATS")
-    r = csim.run("stage3_hls", 64, build_root=tmp_path / "b", sources=[broken], testbench=False)
+    r = csim.run(_ctx(), SimAsk(64, build_root=tmp_path / "b", sources=(broken,), testbench=False))
     assert not r["passed"]
     assert any("left 64 of" in p for p in r["problems"]), r["problems"]
 
@@ -72,7 +78,7 @@ def test_a_top_that_does_not_match_hls_args_is_one_line(tmp_path):
     broken = _broken_copy(tmp_path, "hls::stream<result_t>& m1_axis, ap_uint<32> rows) {",
                           "hls::stream<result_t>& m1_axis, ap_uint<16> rows) {")
     with pytest.raises(csim.CsimError) as e:
-        csim.run("stage3_hls", 64, build_root=tmp_path / "b", sources=[broken], testbench=False)
+        csim.run(_ctx(), SimAsk(64, build_root=tmp_path / "b", sources=(broken,), testbench=False))
     msg = str(e.value)
     assert "define no `stage3_hls(" in msg and "hls.args" in msg and "\n" not in msg
 

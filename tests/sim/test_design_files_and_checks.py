@@ -6,6 +6,8 @@ Real FuseSoC and real Verilator (one small compile per design); the designs live
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import io
 import sys
 import textwrap
@@ -152,11 +154,11 @@ def write_rom(project: Path) -> designs.Design:
 def test_a_failed_assertion_fails_the_verification_in_one_line_naming_it(project):
     d = write_asrt(project)
     build = project / "build"
-    ok = runner.run_sim(d, 50, build_root=build)  # beats 0..49: the contract holds, the assertion stays quiet
+    ok = runner.run_sim(DesignContext(designs.get(d)), SimAsk(50, build_root=build))  # beats 0..49: the contract holds, the assertion stays quiet
     assert ok["passed"], (ok["problems"], ok["first_mismatches"])
     assert ok["warnings"] == []
 
-    r = runner.run_sim(d, 200, build_root=build)  # beat 101 breaks it (same model, no second compile)
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(200, build_root=build))  # beat 101 breaks it (same model, no second compile)
     assert not r["compiled"]
     assert not r["passed"] and r["mismatches"] == 0 and r["rows_checked"] == 0 and r["words_checked"] == 0
     assert len(r["problems"]) == 1, r["problems"]
@@ -193,7 +195,7 @@ def test_runtime_warnings_are_read_and_capped():
 # ---- B: copyto files are where the simulation runs; its warnings are said -------------------------
 
 def test_readmemh_of_a_copyto_file_reads_the_table(project):
-    r = runner.run_sim(write_rom(project), 256, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(write_rom(project))), SimAsk(256, build_root=project / "build"))
     assert r["passed"], (r["problems"], r["first_mismatches"])
     assert r["mismatches"] == 0 and r["warnings"] == []
 
@@ -205,7 +207,7 @@ def test_a_readmemh_file_the_core_does_not_list_is_said(project):
     core = project / "cores" / "rom" / "rom.core"
     core.write_text(core.read_text().replace("filesets: [rtl, data]", "filesets: [rtl]"))
     d = designs.load(d.yaml_file)
-    r = runner.run_sim(d, 256, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(256, build_root=project / "build"))
     assert not r["passed"] and r["mismatches"] > 200
     assert r["warnings"] == ["%Warning: table.hex:0: $readmem file not found"], r["warnings"]
     assert "Verilator warned during the run: %Warning: table.hex:0: $readmem file not found" in r["problems"]
@@ -215,7 +217,7 @@ def test_the_harness_paths_hold_with_a_relative_build_root(project, monkeypatch)
     """The harness runs in the work root: the streams, outputs and summary it is given are absolute."""
     d = write_rom(project)
     monkeypatch.chdir(project)
-    r = runner.run_sim(d, 64, build_root=Path("build"))
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(64, build_root=Path("build")))
     assert r["passed"], (r["problems"], r["first_mismatches"])
 
 
@@ -225,7 +227,7 @@ def test_a_build_folder_with_a_space_is_refused_before_verilator_runs(tmp_path):
     d = designs.load(u.write_width(tmp_path / "project"))
     build = tmp_path / "my build" / "build"
     with pytest.raises(verilator_build.SimBuildError) as caught:
-        verilator_build.build(d, build_root=build)
+        verilator_build.build(DesignContext(designs.get(d)), build_root=build)
     message = str(caught.value)
     assert isinstance(caught.value, UserError) and "\n" not in message
     assert f"'{tmp_path / 'my build'}'" in message and "path has a space" in message, message
@@ -256,7 +258,7 @@ def test_a_toplevel_that_is_no_module_is_said_in_the_core_files_terms(tmp_path):
     core.write_text(core.read_text().replace("toplevel: width_top", "toplevel: width_tp"))
     d = designs.load(y)
     with pytest.raises(verilator_build.SimBuildError) as caught:
-        verilator_build.build(d, build_root=tmp_path / "project" / "build")
+        verilator_build.build(DesignContext(designs.get(d)), build_root=tmp_path / "project" / "build")
     message = str(caught.value)
     assert "\n" not in message and message.startswith(f"{core}: the sim target's toplevel 'width_tp'"), message
     assert "(modules there: width_top)" in message and "Fix: set the target's `toplevel:`" in message
@@ -267,8 +269,9 @@ def test_a_toplevel_that_is_no_module_is_said_in_the_core_files_terms(tmp_path):
 def _synthesis_view(d: designs.Design, rows: int, first: dict) -> dict:
     from rich.console import Console
 
-    from kabe import build, provenance
-    return build._synthesis_view(d, rows, first, Console(file=io.StringIO()), provenance.Commit("nogit", False))
+    from kabe import build, cores, provenance
+    ctx = DesignContext(d, provenance.Commit("nogit", False), Console(file=io.StringIO()), sim=cores.resolve(d, "sim"))
+    return build._synthesis_view(ctx, rows, first)
 
 
 def test_logic_only_synthesis_builds_is_simulated_too(project):
@@ -279,7 +282,7 @@ def test_logic_only_synthesis_builds_is_simulated_too(project):
     top.write_text(ASRT_TOP.replace("m_axis_tdata <= s_axis_tdata;",
                                     "\n`ifdef SYNTHESIS\n      m_axis_tdata <= s_axis_tdata + 8'd1;\n`else\n"
                                     "      m_axis_tdata <= s_axis_tdata;\n`endif\n"))
-    first = runner.run_sim(d, 50, build_root=project / "build")
+    first = runner.run_sim(DesignContext(designs.get(d)), SimAsk(50, build_root=project / "build"))
     assert first["passed"], first["problems"]  # as Verilator reads it: the model's values
     r = _synthesis_view(d, 50, first)
     assert not r["passed"] and r["synthesis_view"]["mismatches"] == 50, r["synthesis_view"]
@@ -289,7 +292,7 @@ def test_logic_only_synthesis_builds_is_simulated_too(project):
 
 def test_an_assertion_under_ifndef_synthesis_passes_both_runs(project):
     d = write_asrt(project)  # `ifndef SYNTHESIS around its assertion only: the same logic either way
-    first = runner.run_sim(d, 50, build_root=project / "build")
+    first = runner.run_sim(DesignContext(designs.get(d)), SimAsk(50, build_root=project / "build"))
     r = _synthesis_view(d, 50, first)
     assert r["passed"] and r["synthesis_view"]["passed"] and r["synthesis_view"]["mismatches"] == 0
     assert r["synthesis_view"]["places"] == [f"{d.yaml_file.parent / 'asrt_top.sv'}:6"]
@@ -303,6 +306,6 @@ def test_a_synthesis_branch_verilator_cannot_compile_is_said_and_not_failed(proj
     top = d.yaml_file.parent / "asrt_top.sv"
     top.write_text(ASRT_TOP.replace("  assign s_axis_tready", "`ifdef SYNTHESIS\n  NOSUCHPRIM u_p (.I(clk));\n`endif\n"
                                                           "  assign s_axis_tready", 1))
-    first = runner.run_sim(d, 50, build_root=project / "build")
+    first = runner.run_sim(DesignContext(designs.get(d)), SimAsk(50, build_root=project / "build"))
     r = _synthesis_view(d, 50, first)
     assert r["passed"] and "NOSUCHPRIM" in r["synthesis_view"]["not_compiled"], r["synthesis_view"]

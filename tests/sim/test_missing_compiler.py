@@ -4,6 +4,7 @@ Real Verilator and real make, on a PATH that has everything of this machine but 
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
 import os
 import re
 import shutil
@@ -45,7 +46,7 @@ def no_compiler(tmp_path, monkeypatch):
 def test_a_missing_compiler_names_the_package_in_one_line(tmp_path, no_compiler):
     design = designs.load(u.write_width(tmp_path / "project"))
     with pytest.raises(verilator_build.SimBuildError) as caught:
-        verilator_build.build(design, build_root=tmp_path / "build")
+        verilator_build.build(DesignContext(designs.get(design)), build_root=tmp_path / "build")
     message = str(caught.value)
     assert "\n" not in message
     assert "needs a C++ compiler and found none (make: c++: No such file or directory)" in message, message

@@ -5,6 +5,8 @@ define undefined (as edalize leaves it), the string as a string, the table read.
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import json
 import textwrap
 import uuid
@@ -156,7 +158,7 @@ def test_kabe_harness_sees_the_design_as_edalize_describes_it(project):
     model = f"romq_model_{uuid.uuid4().hex[:8]}"
     (project / f"{model}.py").write_text(MODEL)
     d = _write(project, "romq", f'{{model: "{model}:stimulus"}}')
-    r = runner.run_sim(d, 300, seed=2, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(300, seed=2, build_root=project / "build"))
     assert r["passed"], (r["problems"], r["first_mismatches"], r["warnings"])
     assert r["status"] == {"word0": TABLE[0]} and not r["warnings"]
     assert r["not_checked"] == []  # no extra_flag: EXTRA undefined
@@ -166,7 +168,7 @@ def test_cocotb_sees_the_same_design(project):
     """Before: -GMEMFILE=table.hex unquoted (Verilator: a decimal constant), and table.hex not where it ran."""
     c = _write(project, "romq_cocotb", '{cocotb: "test_romq"}')
     (project / "cores" / "romq_cocotb" / "test_romq.py").write_text(TEST)
-    r = runner.run_sim(c, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(c)), SimAsk(build_root=project / "build"))
     assert r["passed"] and r["tests"] == 1, (r["problems"], r.get("warnings"))
 
 
@@ -210,7 +212,7 @@ def test_logic_only_yosys_builds_is_simulated_too(project):
 
     from rich.console import Console
 
-    from kabe import build, provenance
+    from kabe import build, cores, provenance
     from kabe.flows import base
     from .test_design_files_and_checks import ASRT_TOP, write_asrt
 
@@ -218,10 +220,10 @@ def test_logic_only_yosys_builds_is_simulated_too(project):
     (d.yaml_file.parent / "asrt_top.sv").write_text(ASRT_TOP.replace(
         "m_axis_tdata <= s_axis_tdata;",
         "\n`ifdef YOSYS\n      m_axis_tdata <= s_axis_tdata + 8'd1;\n`else\n      m_axis_tdata <= s_axis_tdata;\n`endif\n"))
-    first = runner.run_sim(d, 50, build_root=project / "build")
+    first = runner.run_sim(DesignContext(designs.get(d)), SimAsk(50, build_root=project / "build"))
     assert first["passed"], first["problems"]
     assert base.synthesis_defines(open_flow) == {"SYNTHESIS": 1, "YOSYS": 1}
-    r = build._synthesis_view(d, 50, first, Console(file=io.StringIO()), provenance.Commit("nogit", False),
-                              base.synthesis_defines(open_flow))
+    ctx = DesignContext(d, provenance.Commit("nogit", False), Console(file=io.StringIO()), sim=cores.resolve(d, "sim"))
+    r = build._synthesis_view(ctx, 50, first, base.synthesis_defines(open_flow))
     assert not r["passed"] and r["synthesis_view"]["mismatches"] == 50, r["synthesis_view"]
     assert r["synthesis_view"]["defines"] == {"SYNTHESIS": 1, "YOSYS": 1}

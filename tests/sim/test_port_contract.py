@@ -6,6 +6,7 @@ and a project made from kabe's templates (tests/template_project.py), never in c
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
 import textwrap
 import types
 from pathlib import Path
@@ -139,7 +140,7 @@ def test_the_build_refuses_before_verilating(tmp_path, monkeypatch):
     ran = []
     monkeypatch.setattr(verilator_build, "_run", lambda argv, cwd: ran.append(argv))
     with pytest.raises(verilator_build.PortContractError) as e:
-        verilator_build.build(d, build_root=tmp_path / "build")
+        verilator_build.build(DesignContext(designs.get(d)), build_root=tmp_path / "build")
     assert isinstance(e.value, UserError) and isinstance(e.value, verilator_build.SimBuildError)
     msg = str(e.value)
     assert msg == ('top noport_top of design noport breaks the port contract (docs/streams.md, "Top-level ports"; '

@@ -5,6 +5,8 @@ Verilator; the designs live in temporary projects."""
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import textwrap
 import uuid
 from pathlib import Path
@@ -85,7 +87,7 @@ def test_inputs_in_no_stream_are_held_at_0_and_the_verdict_does_not_depend_on_th
     """20 seeds, one verdict: s_axis_tuser and mode are held at 0, named in the result and its line. Before
     the fix they were Verilator's random initial value, and the verdict flipped with the seed."""
     d = _design(project, "sideband", SIDEBAND_TOP, "sideband_top")
-    results = [runner.run_sim(d, 64, seed=s, build_root=project / "build") for s in range(1, 21)]
+    results = [runner.run_sim(DesignContext(designs.get(d)), SimAsk(64, seed=s, build_root=project / "build")) for s in range(1, 21)]
     verdicts = [(r["passed"], r["mismatches"]) for r in results]
     assert verdicts == [(True, 0)] * 20, verdicts
     assert results[0]["held"] == {"s_axis_tuser": 0, "mode": 0}
@@ -94,11 +96,11 @@ def test_inputs_in_no_stream_are_held_at_0_and_the_verdict_does_not_depend_on_th
 
 def test_a_held_value_design_yaml_declares_is_the_one_driven(project):
     d = _design(project, "sideband_hold", SIDEBAND_TOP, "sideband_top", "  hold: {mode: 5}\n", mode=5)
-    r = runner.run_sim(d, 64, seed=3, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(64, seed=3, build_root=project / "build"))
     assert r["passed"], (r["problems"], r["first_mismatches"])
     assert r["held"] == {"s_axis_tuser": 0, "mode": 5}
     wrong = _design(project, "sideband_hold2", SIDEBAND_TOP, "sideband_top", "  hold: {mode: 5}\n", mode=4)
-    assert not runner.run_sim(wrong, 64, seed=3, build_root=project / "build")["passed"]
+    assert not runner.run_sim(DesignContext(designs.get(wrong)), SimAsk(64, seed=3, build_root=project / "build"))["passed"]
 
 
 def test_a_hold_entry_that_names_no_input_is_refused(project):
@@ -106,7 +108,7 @@ def test_a_hold_entry_that_names_no_input_is_refused(project):
 
     d = _design(project, "sideband_typo", SIDEBAND_TOP, "sideband_top", "  hold: {mdoe: 5}\n")
     with pytest.raises(PortContractError, match="streams.hold names mdoe"):
-        runner.run_sim(d, 8, build_root=project / "build")
+        runner.run_sim(DesignContext(designs.get(d)), SimAsk(8, build_root=project / "build"))
 
 
 # A 4-deep FIFO. READY_EXPR decides s_axis_tready (right: not full), OVERFLOW_EXPR the overflow status
@@ -154,7 +156,7 @@ def _fifo(ready: str = "!full", overflow: str = "push && full && !pop") -> str:
 
 def test_a_fifo_is_filled_by_backpressure_and_passes(project):
     d = _design(project, "fifo", _fifo(), "fifo_top", "  status: {overflow: 1}\n", status='{"overflow": 0}')
-    r = runner.run_sim(d, 2000, seed=4, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(2000, seed=4, build_root=project / "build"))
     assert r["passed"], (r["problems"], r["first_mismatches"])
     assert r["traffic"] == runner.DEFAULT_TRAFFIC
     assert r["stall_cycles"]["m_axis"] > 100 and r["gap_cycles"]["s_axis"] > 100  # both reached the design
@@ -167,10 +169,10 @@ def test_a_fifo_that_ignores_full_passes_without_backpressure_and_fails_with_it(
     broken = _fifo(ready="1'b1")
     off = _design(project, "fifo_off", broken, "fifo_top", "  status: {overflow: 1}\n  traffic: off\n",
                   status='{"overflow": 0}')
-    r = runner.run_sim(off, 2000, seed=4, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(off)), SimAsk(2000, seed=4, build_root=project / "build"))
     assert r["passed"] and r["traffic"] is None and r["beats_per_cycle"] == 1.0, r["problems"]
     on = _design(project, "fifo_on", broken, "fifo_top", "  status: {overflow: 1}\n", status='{"overflow": 0}')
-    r = runner.run_sim(on, 2000, seed=4, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(on)), SimAsk(2000, seed=4, build_root=project / "build"))
     assert not r["passed"] and r["mismatches"] > 0
 
 
@@ -178,7 +180,7 @@ def test_a_status_pulse_the_end_of_the_run_does_not_see_is_caught(project):
     """overflow high while the FIFO is full (data right, 0 again at the end): watched every cycle, it fails."""
     d = _design(project, "fifo_pulse", _fifo(overflow="full"), "fifo_top", "  status: {overflow: 1}\n",
                 status='{"overflow": 0}')
-    r = runner.run_sim(d, 2000, seed=4, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(2000, seed=4, build_root=project / "build"))
     assert r["mismatches"] == 0 and r["status"] == {"overflow": 0}
     assert not r["passed"]
     assert any(p.startswith("overflow was 1 on some cycle (first at cycle") for p in r["problems"]), r["problems"]
@@ -270,7 +272,7 @@ def _skid(project: Path, name: str, capture: str = "s_word", offset: int = 0, ex
 
 def test_a_model_drives_and_checks_sideband_signals_through_a_skid_buffer(project):
     d = _skid(project, "skid")
-    r = runner.run_sim(d, 3000, seed=6, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(3000, seed=6, build_root=project / "build"))
     assert r["passed"], (r["problems"], r["first_mismatches"])
     assert r["held"] == {} and r["not_checked"] == []  # every sideband driven and compared
     assert r["sideband"] == ["m_axis_tdest", "m_axis_tid", "m_axis_tkeep", "m_axis_tuser",
@@ -279,15 +281,14 @@ def test_a_model_drives_and_checks_sideband_signals_through_a_skid_buffer(projec
 
 
 def test_a_wrong_sideband_value_fails(project):
-    r = runner.run_sim(_skid(project, "skid_user", offset=1), 500, seed=6, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(_skid(project, "skid_user", offset=1))), SimAsk(500, seed=6, build_root=project / "build"))
     assert not r["passed"] and r["mismatches"] == 500
     assert {m["port"] for m in r["first_mismatches"]} == {"m_axis_tuser"}
 
 
 def test_a_skid_buffer_that_drops_its_skid_beat_passes_without_backpressure_and_fails_with_it(project):
     broken = "skid_word"  # the skid register keeps its old beat: the stalled input beat is lost
-    r = runner.run_sim(_skid(project, "skid_off", broken, extra="  traffic: off\n"), 2000, seed=6,
-                       build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(_skid(project, "skid_off", broken, extra="  traffic: off\n"))), SimAsk(2000, seed=6, build_root=project / "build"))
     assert r["passed"] and r["traffic"] is None, r["problems"]
-    r = runner.run_sim(_skid(project, "skid_on", broken), 2000, seed=6, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(_skid(project, "skid_on", broken))), SimAsk(2000, seed=6, build_root=project / "build"))
     assert not r["passed"] and r["mismatches"] > 0

@@ -6,6 +6,8 @@ Designs are compiled once into build/sim/<design>/<key>/ and reused (Verilator c
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import json
 
 import numpy as np
@@ -118,7 +120,7 @@ def test_small_run_matches_the_model(name):
     d = _design(name)
     kind = d.verify.value.split(":")[1].removesuffix("_stimulus")  # this project's models: frames.<kind>_stimulus
     rows = SMALL_ROWS_PER_PORT.get(kind, 300) * d.ports
-    r = runner.run_sim(name, rows, seed=7, invalid_fraction=0.01 if kind == "ternary" else None)
+    r = runner.run_sim(DesignContext(designs.get(name)), SimAsk(rows, seed=7, invalid_fraction=0.01 if kind == "ternary" else None))
     assert r["mismatches"] == 0, r["first_mismatches"]
     assert r["problems"] == [], r["problems"]
     assert r["passed"]
@@ -134,40 +136,40 @@ def test_small_run_matches_the_model(name):
 
 def test_the_model_declares_its_sizes():
     """The sizes come from the model (kabe.verify.Declares), not from the tool."""
-    assert runner.declared_size("stage4", "full_size") == 524_278
-    assert runner.declared_size("stage4", "check_size") == 128
-    assert runner.declared_size("stage5", "full_size") == 4096  # a context of 2048 on each of 2 ports
-    assert runner.declared_size("v80_ternary", "full_size") is None  # declares none: its own size None
+    assert runner.declared_size(designs.get("stage4"), "full_size") == 524_278
+    assert runner.declared_size(designs.get("stage4"), "check_size") == 128
+    assert runner.declared_size(designs.get("stage5"), "full_size") == 4096  # a context of 2048 on each of 2 ports
+    assert runner.declared_size(designs.get("v80_ternary"), "full_size") is None  # declares none: its own size None
 
 
 def test_rows_not_divisible_is_refused_before_anything_runs():
     d = _design("stage4")
     with pytest.raises(UserError, match="does not divide by 2"):
-        runner.run_sim(d, 1001, build_root=Path("/nonexistent/never-built"))
+        runner.run_sim(DesignContext(designs.get(d)), SimAsk(1001, build_root=Path("/nonexistent/never-built")))
 
 
 def test_second_build_is_reused():
     d = _design("stage4")
-    first = verilator_build.build(d)
-    again = verilator_build.build(d)
+    first = verilator_build.build(DesignContext(designs.get(d)))
+    again = verilator_build.build(DesignContext(designs.get(d)))
     assert not again.compiled and again.key == first.key and again.exe.exists()
 
 
 def test_broken_stage4_is_caught(monkeypatch, tmp_path):
     """The stage-4 engine with its adder-tree sum misaligned by one cycle must not pass."""
     d = _design("stage4")
-    r = runner.run_sim(d, 200, seed=3, params={"LATENCY_ADJUST": 1})
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(200, seed=3, params={"LATENCY_ADJUST": 1}))
     assert r["mismatches"] > 0 and not r["passed"]
     assert r["first_mismatches"] and r["first_mismatches"][0]["expected"] != r["first_mismatches"][0]["got"]
     # main() turns it into a non-zero exit status (archived under a temporary root here).
     monkeypatch.setattr(runner, "write_result", lambda result: runner.write_json_atomic(tmp_path / "r.json", result))
-    assert runner.main("stage4", 200, 3, params={"LATENCY_ADJUST": 1}) == 1
-    assert runner.main("stage4", 200, 3) == 0
+    assert runner.main(designs.get("stage4"), 200, 3, params={"LATENCY_ADJUST": 1}) == 1
+    assert runner.main(designs.get("stage4"), 200, 3) == 0
 
 
 def test_main_reports_a_bad_row_count():
     _design("stage4")
-    assert runner.main("stage4", 1001, 1) == 2
+    assert runner.main(designs.get("stage4"), 1001, 1) == 2
 
 
 def test_an_unsigned_data_path_mismatch_is_hex_at_the_ports_width():

@@ -5,6 +5,8 @@ each reset at its own level, and checked against a model (every beat out as it w
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import json
 import textwrap
 from pathlib import Path
@@ -128,7 +130,7 @@ def _summary(project: Path, name: str) -> dict:
 
 def test_an_async_fifo_runs_on_both_clocks_at_their_periods_and_matches_its_model(project):
     d = _write(project, "afifo2", "afifo_model_a", "  traffic: off\n")
-    r = runner.run_sim(d, 4000, seed=2, build_root=project / "build", keep_files=True)
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(4000, seed=2, build_root=project / "build", keep_files=True))
     assert r["passed"] and r["words_checked"] == 4000, (r["problems"], r["first_mismatches"])
     assert r["clocking"] == {"clocks": {"s_clk": 10.0, "m_clk": 7.0}, "resets": {"s_rst_n": "low", "m_rst": "high"},
                              "stream_clock": {"s_axis": "s_clk", "m_axis": "m_clk"}}
@@ -145,7 +147,7 @@ def test_with_backpressure_and_gaps_the_fifo_still_matches(project):
     """The output drains at half of m_clk's cycles (0.07 beats/ns), the input offers one per s_clk cycle (0.1):
     the FIFO fills, its full path (tready low) is used, and every beat still comes out right."""
     d = _write(project, "afifo3", "afifo_model_b", "  traffic: {valid: 1.0, ready: 0.5}\n")
-    r = runner.run_sim(d, 4000, seed=5, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(4000, seed=5, build_root=project / "build"))
     assert r["passed"] and r["traffic"] == {"valid": 1.0, "ready": 0.5}, r["problems"]
     assert r["stall_cycles"]["m_axis"] > 0 and r["per_port"][0]["tready_low_cycles"] > 0  # it filled up
 
@@ -154,7 +156,7 @@ def test_streams_on_the_wrong_clocks_fail(project):
     """The same FIFO with design.yaml saying each stream runs on the other clock: beats are offered on one
     clock and taken on the other, and the model catches it (the clocks the harness drives matter)."""
     d = _write(project, "afifo4", "afifo_model_c", "  traffic: off\n  clocks: {s_axis: m_clk, m_axis: s_clk}\n")
-    r = runner.run_sim(d, 2000, seed=2, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(2000, seed=2, build_root=project / "build"))
     assert not r["passed"] and (r["mismatches"] or r["problems"])
 
 

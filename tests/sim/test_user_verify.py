@@ -4,6 +4,8 @@ in cocotb's own runner. Real Verilator and real cocotb; the designs live in temp
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import uuid
 from pathlib import Path
 
@@ -41,7 +43,7 @@ def _width(project: Path, top: str = u.WIDTH_TOP, model: str = u.WIDTH_MODEL) ->
 
 def test_a_user_model_checks_100k_wide_beats_bit_exact(project):
     d = _width(project)
-    r = runner.run_sim(d, None, seed=5, build_root=project / "build")  # size None: the model's 100,000
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(None, seed=5, build_root=project / "build"))  # size None: the model's 100,000
     assert r["passed"], (r["problems"], r["first_mismatches"])
     assert r["mismatches"] == 0 and r["problems"] == []
     assert r["words_checked"] == 100_000 + 400_000  # 128-bit m_axis beats + 32-bit m_narrow_axis beats
@@ -57,7 +59,7 @@ def test_a_broken_user_design_fails_on_the_beats_it_gets_wrong(tmp_path, monkeyp
     monkeypatch.syspath_prepend(str(tmp_path))
     top = u.WIDTH_TOP.replace("m_axis_tdata <= {s_axis_tdata, acc};", "m_axis_tdata <= {acc, s_axis_tdata};")
     d = _width(tmp_path, top)
-    r = runner.run_sim(d, 1000, seed=2, build_root=tmp_path / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(1000, seed=2, build_root=tmp_path / "build"))
     assert not r["passed"] and r["mismatches"] == 1000
     assert {m["port"] for m in r["first_mismatches"]} == {"m_axis"}
     first = r["first_mismatches"][0]
@@ -66,7 +68,7 @@ def test_a_broken_user_design_fails_on_the_beats_it_gets_wrong(tmp_path, monkeyp
 
 def test_a_wrong_status_prediction_fails(project):
     model = u.WIDTH_MODEL.replace('status={"beats_seen": 4 * n}', 'status={"beats_seen": 4 * n + 1}')
-    r = runner.run_sim(_width(project, model=model), 200, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(_width(project, model=model))), SimAsk(200, build_root=project / "build"))
     assert not r["passed"] and r["mismatches"] == 0
     assert r["problems"] == ["beats_seen = 800 at the end of the run, the model expects 801"]
 
@@ -74,7 +76,7 @@ def test_a_wrong_status_prediction_fails(project):
 def test_a_model_that_expects_no_word_checks_nothing_and_fails(project):
     """Empty stimulus and expected arrays: nothing compared is no pass (as a cocotb run with no test)."""
     d = _width(project)
-    r = runner.run_sim(d, 0, build_root=project / "build")  # size 0: the model's arrays are all empty
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(0, build_root=project / "build"))  # size 0: the model's arrays are all empty
     assert r["words_checked"] == 0 and r["mismatches"] == 0
     assert not r["passed"] and r["problems"] == [
         f"the golden model {d.verify.value} expected no word on m_axis, m_narrow_axis: nothing was checked (its "
@@ -108,14 +110,14 @@ def test_a_model_that_expects_no_word_checks_nothing_and_fails(project):
 def test_a_model_mistake_is_one_line_naming_the_model(project, change, message):
     d = _width(project, model=u.WIDTH_MODEL.replace(*change))
     with pytest.raises(UserError, match=message) as e:
-        runner.run_sim(d, 16, build_root=project / "build")
+        runner.run_sim(DesignContext(designs.get(d)), SimAsk(16, build_root=project / "build"))
     assert d.verify.value in str(e.value) and "\n" not in str(e.value)
 
 
 def test_a_model_that_cannot_be_imported_says_where_it_looked(tmp_path):
     d = designs.load(u.write_width(tmp_path, yaml_text=u.WIDTH_YAML.replace("width_model:", "no_such_model:")))
     with pytest.raises(golden.ModelError, match=r"cannot import no_such_model \(ModuleNotFoundError.*project root"):
-        runner.run_sim(d, 16, build_root=tmp_path / "build")
+        runner.run_sim(DesignContext(designs.get(d)), SimAsk(16, build_root=tmp_path / "build"))
     assert not (tmp_path / "build" / "sim" / "width").exists()  # said before any Verilator build
 
 
@@ -123,7 +125,7 @@ def test_a_model_that_cannot_be_imported_says_where_it_looked(tmp_path):
 
 def test_a_cocotb_testbench_is_the_verdict_and_its_junit_is_archived(tmp_path):
     d = designs.load(u.write_acc(tmp_path))
-    r = runner.run_sim(d, build_root=tmp_path / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(build_root=tmp_path / "build"))
     assert r["passed"] and r["tests"] == 2 and r["failed"] == 0 and r["problems"] == [], r["problems"]
     assert r["simulator"] == "cocotb" and r["verification"] == {"kind": "cocotb", "cocotb": "test_acc"}
     path = runner.write_result(r, tmp_path / "reports")
@@ -136,7 +138,7 @@ def test_a_cocotb_testbench_is_the_verdict_and_its_junit_is_archived(tmp_path):
 def test_a_failing_cocotb_test_fails_the_design(tmp_path):
     broken = u.ACC_TEST.replace("total = (total + b) & 0xFFFF", "total = (total + b + 1) & 0xFFFF")
     d = designs.load(u.write_acc(tmp_path, broken))
-    r = runner.run_sim(d, build_root=tmp_path / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(build_root=tmp_path / "build"))
     assert not r["passed"] and r["tests"] == 2 and r["failed"] == 1
     assert len(r["problems"]) == 1 and r["problems"][0].startswith("cocotb test 'sums_bytes' failed: ("), r
     assert "assert" in r["problems"][0]  # cocotb's own assertion message, carried from the JUnit
@@ -157,13 +159,13 @@ def test_a_testbench_module_that_is_not_there_is_one_line(tmp_path):
     y = u.write_acc(tmp_path)
     (y.parent / "test_acc.py").unlink()
     with pytest.raises(cocotb_run.CocotbError, match=r"verify.cocotb test_acc: no test_acc.py in the design's folder"):
-        runner.run_sim(designs.load(y), build_root=tmp_path / "build")
+        runner.run_sim(DesignContext(designs.get(designs.load(y))), SimAsk(build_root=tmp_path / "build"))
 
 
 def test_a_none_design_is_not_simulated(tmp_path):
     d = designs.load(u.write_counter(tmp_path))
     with pytest.raises(runner.SimError, match=f"counter is not simulated .*verify: none: {u.NONE_REASON}"):
-        runner.run_sim(d)
+        runner.run_sim(DesignContext(designs.get(d)))
 
 
 def test_a_design_with_a_model_of_its_own_goes_on_to_deploy(tmp_path):
@@ -196,9 +198,9 @@ def test_x_reaching_an_output_is_a_random_value_that_the_seed_reproduces(tmp_pat
                                   'expected={"m_axis": np.where(np.arange(16) == 0, 0, words.view(np.uint8).reshape(n, 16)).astype(np.uint8),')
     assert model != u.WIDTH_MODEL and top != u.WIDTH_TOP
     d = _width(tmp_path, top, model)
-    first = runner.run_sim(d, 64, seed=4, build_root=tmp_path / "build")
+    first = runner.run_sim(DesignContext(designs.get(d)), SimAsk(64, seed=4, build_root=tmp_path / "build"))
     assert not first["passed"] and first["mismatches"] > 0 and first["x_seed"] == verilator_build.x_seed(4)
-    again = runner.run_sim(d, 64, seed=4, build_root=tmp_path / "build")
+    again = runner.run_sim(DesignContext(designs.get(d)), SimAsk(64, seed=4, build_root=tmp_path / "build"))
     assert again["first_mismatches"] == first["first_mismatches"]  # the same X values: the run reproduces
     assert {"--x-assign", "--x-initial"} <= set(verilator_build.X_OPTIONS) and "fast" not in verilator_build.X_OPTIONS
     build_log = next((tmp_path / "build" / "sim" / "width").glob("*/build.log")).read_text()

@@ -7,6 +7,8 @@ build/sim/v80_ternary/ (reused afterwards) and streams a few hundred rows per ch
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import numpy as np
 import pytest
 
@@ -73,7 +75,7 @@ def test_the_design_declares_the_v80_and_wide_streams():
 def test_the_design_is_bit_exact_in_verilator_at_one_beat_per_clock():
     d = designs.get("v80_ternary")
     rows = ROWS_PER_PORT * d.ports
-    r = runner.run_sim(d, rows, seed=9, invalid_fraction=0.01)
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(rows, seed=9, invalid_fraction=0.01))
     assert r["mismatches"] == 0, r["first_mismatches"]
     assert r["problems"] == [] and r["passed"]
     assert r["rows_checked"] == rows == r["words_checked"]

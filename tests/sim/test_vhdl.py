@@ -6,6 +6,8 @@ entity is simulated and synthesized. Without GHDL the refusal of before stays (i
 
 from __future__ import annotations
 
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 import json
 import shutil
 
@@ -33,11 +35,11 @@ def project(tmp_path, monkeypatch):
 @needs_ghdl
 def test_a_vhdl_top_in_two_libraries_matches_its_model_and_a_wrong_generic_fails(project):
     d = designs.load(v.write_vadd(project, "vadd", k=5, model_module="vadd_model_k5"))
-    r = runner.run_sim(d, 3000, seed=3, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(3000, seed=3, build_root=project / "build"))
     assert r["passed"], (r["problems"], r["first_mismatches"])
     assert r["words_checked"] == 3000 and r["mismatches"] == 0
     # the design is what GHDL built from the VHDL with the core's generic: K=7 is another design, and fails
-    r = runner.run_sim(d, 3000, seed=3, params={"K": 7}, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(3000, seed=3, params={"K": 7}, build_root=project / "build"))
     assert not r["passed"] and r["mismatches"] > 2900
     generated = list((project / "build" / "sim" / "vadd").glob("ghdl-*/" + ghdl.GENERATED))
     assert generated and "module vadd_top" in generated[0].read_text()
@@ -46,7 +48,7 @@ def test_a_vhdl_top_in_two_libraries_matches_its_model_and_a_wrong_generic_fails
 @needs_ghdl
 def test_a_verilog_top_instantiating_a_vhdl_entity_simulates_and_synthesizes(project):
     d = designs.load(v.write_mix(project, "mix", model_module="mix_model_k3"))
-    r = runner.run_sim(d, 2000, seed=4, build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(2000, seed=4, build_root=project / "build"))
     assert r["passed"] and r["words_checked"] == 2000, (r["problems"], r["first_mismatches"])
     from kabe import cores
 
@@ -60,12 +62,10 @@ def test_a_verilog_top_instantiating_a_vhdl_entity_simulates_and_synthesizes(pro
 
 @needs_ghdl
 def test_a_cocotb_testbench_runs_on_ghdl_and_a_wrong_counter_fails(project):
-    r = runner.run_sim(designs.load(v.write_vcount(project, "vcount", step=1, test_module="test_vcount_a")),
-                       build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(designs.load(v.write_vcount(project, "vcount", step=1, test_module="test_vcount_a")))), SimAsk(build_root=project / "build"))
     assert r["passed"] and r["tests"] == 1 and r["failed"] == 0, r["problems"]
     assert "GHDL" in r["version"]
-    r = runner.run_sim(designs.load(v.write_vcount(project, "vcount2", step=2, test_module="test_vcount_b")),
-                       build_root=project / "build")
+    r = runner.run_sim(DesignContext(designs.get(designs.load(v.write_vcount(project, "vcount2", step=2, test_module="test_vcount_b")))), SimAsk(build_root=project / "build"))
     assert not r["passed"] and r["failed"] == 1
 
 

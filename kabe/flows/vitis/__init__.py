@@ -21,10 +21,7 @@ import shutil
 import time
 from pathlib import Path
 
-from rich.console import Console
 
-from kabe import constraints
-from kabe.console import make_console
 from kabe.flows.base import FlowError, FlowResult, ToolError, unreadable_timing
 from kabe.flows.vitis_hls import tool as hls_tool
 from kabe.parsers import ReportError
@@ -144,15 +141,16 @@ def derive(raw: dict[str, Path], xclbin: Path, asked_mhz: float,
     return timing, utilization, sections
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
-    console = console or make_console(stderr=True)
+def run_build(ctx, workdir: Path) -> FlowResult:
+    """The flow interface (kabe.flows.base): the design's context (its synth target, XDC clocks), a work folder."""
+    design, edam, console = ctx.design, ctx.synth, ctx.console
     check_design(design, edam)
     spec = design.vitis
     xos = kernel_files(design)
     workdir = Path(workdir).resolve()
     shutil.rmtree(workdir / "_x", ignore_errors=True)  # never read a previous link's logs
     workdir.mkdir(parents=True, exist_ok=True)
-    clock = constraints.parse_xdc(design.constraints)[0]
+    clock = ctx.xdc_clocks()[0]
     asked_mhz = round(1000.0 / clock.period_ns, 6)
     xclbin = workdir / f"{design.name}.xclbin"
     xclbin.unlink(missing_ok=True)

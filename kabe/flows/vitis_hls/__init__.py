@@ -15,10 +15,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from rich.console import Console
 
 from kabe import constraints
-from kabe.console import make_console
 from kabe.flows.base import FlowError, FlowResult, unreadable_timing
 from kabe.flows.vitis_hls import collect, scripts, tool
 from kabe.sim import csim
@@ -42,10 +40,11 @@ def check_design(design, edam) -> None:
                         f"list the kernel's .cpp files there")
 
 
-def job_for(design, edam, workdir: Path, kind: str) -> scripts.HlsJob:
+def job_for(design, edam, workdir: Path, kind: str, clock: constraints.Clock | None = None) -> scripts.HlsJob:
+    """clock: the XDC's first clock as the verb read it (kabe.design_context), else read here."""
     spec = design.hls
     sources, includes = csim.kernel_sources(edam)
-    clock = constraints.parse_xdc(design.constraints)[0]
+    clock = clock or constraints.parse_xdc(design.constraints)[0]
     suffix = ".xo" if spec.export == "xo" else ".zip"
     return scripts.HlsJob(part=design.board.part, clock_ns=clock.period_ns, top=spec.top, sources=tuple(sources),
                           includes=tuple(includes), testbench=spec.testbench, export=spec.export, cosim=spec.cosim,
@@ -53,8 +52,9 @@ def job_for(design, edam, workdir: Path, kind: str) -> scripts.HlsJob:
                           output=Path(workdir).resolve() / "export" / f"{spec.top}{suffix}")
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
-    console = console or make_console(stderr=True)
+def run_build(ctx, workdir: Path) -> FlowResult:
+    """The flow interface (kabe.flows.base): the design's context (its resolved synth target), a work folder."""
+    design, edam, console = ctx.design, ctx.synth, ctx.console
     check_design(design, edam)
     t = tool.find()
     workdir = Path(workdir).resolve()
@@ -62,7 +62,7 @@ def run_build(design, edam, workdir: Path, *, console: Console | None = None, co
         shutil.rmtree(workdir / old, ignore_errors=True)
     (workdir / "logs").mkdir(parents=True)
     (workdir / "export").mkdir()
-    job = job_for(design, edam, workdir, t.kind)
+    job = job_for(design, edam, workdir, t.kind, ctx.xdc_clocks()[0])
     logs: dict[str, Path] = {}
     seconds = 0.0
     if t.kind == "config":

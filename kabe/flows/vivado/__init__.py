@@ -64,9 +64,10 @@ def check_design(design, edam) -> None:
         own_top.classify(edam, design, found.group(1))
 
 
-def run_build(design, edam, workdir: Path, *, console: Console | None = None, commit=None) -> FlowResult:
-    """The flow interface (kabe.flows.base): one design, its resolved synth target, a work folder."""
-    console = console or Console()
+def run_build(ctx, workdir: Path) -> FlowResult:
+    """The flow interface (kabe.flows.base): the design's context (its resolved synth target, the commit its
+    bitstream carries, the console), a work folder."""
+    design, edam, console, commit = ctx.design, ctx.synth, ctx.console, ctx.commit
     fs = tool.with_design_settings(tool.settings(), design)
     version = tool.vivado_version(tool.find_vivado())
     if design.vivado.top != "own":

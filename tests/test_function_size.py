@@ -22,12 +22,6 @@ KNOWN_OVER = {
     "flows/vivado/project.py:generate_project": "156 lines: the Vivado project Tcl, one section per shape; being extended (issue 41)",
     "sim/verilator_build.py:build": "127 lines: the Verilator command and its cache, one sequence",
     "sim/csim.py:run": "9 parameters: the design's settings one by one until the context exists",
-    "deploy/host.py:deploy": "11 parameters: the deploy verb's options, to become one typed settings object",
-    "sweep/run.py:run_sweep": "10 parameters: the sweep verb's options, to become one typed settings object",
-    "flows/vivado/ip_cache.py:prepare": "9 parameters: the IP build's inputs, to come from the context",
-    "sweep/worker.py:_build": "11 parameters: one variant's settings, sent to a worker process as arguments",
-    "sweep/worker.py:build_variant": "10 parameters: one variant's settings, sent to a worker process as arguments",
-    "sweep/unit.py:accept": "9 parameters: what a sweep result must match, to come from the context",
 }
 
 

@@ -19,7 +19,6 @@ MAX_PARAMS = 8
 # most parameter lists; these wait for it rather than being split into helpers that pass the same eight).
 KNOWN_OVER = {
     "sim/runner.py:run_sim": "12 parameters: takes the design's settings one by one until the context exists",
-    "flows/vivado/project.py:generate_project": "156 lines: the Vivado project Tcl, one section per shape; being extended (issue 41)",
     "sim/verilator_build.py:build": "127 lines: the Verilator command and its cache, one sequence",
     "sim/csim.py:run": "9 parameters: the design's settings one by one until the context exists",
 }

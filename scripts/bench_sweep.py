@@ -23,15 +23,15 @@ from rich.console import Console  # noqa: E402
 
 from kabe import designs, provenance  # noqa: E402
 from kabe.paths import ROOT  # noqa: E402
-from kabe.sweep import run, source, spec, worker  # noqa: E402
+from kabe.sweep import run, source, spec, unit, worker  # noqa: E402
 
 
 def serial(design, variants, shipped) -> float:
     t0 = time.monotonic()
     for v in variants:
-        tar, report = worker.build_variant(shipped.identity(), shipped.archive, design.name,
-                                           run._rel(design.core_file), run._rel(design.constraints), "open", v.id,
-                                           v.settings)
+        job = unit.Job(shipped.identity(), design.name, run._rel(design.core_file), run._rel(design.constraints),
+                       "open", v.id, v.settings)
+        tar, report = worker.build_variant(job, shipped.archive)
         assert tar, f"variant {v.id} produced no archive: {json.loads(report)['log_tail'][-3:]}"
     return time.monotonic() - t0
 
@@ -48,7 +48,8 @@ def main() -> int:
     t_serial = serial(design, variants, shipped)
     with tempfile.TemporaryDirectory() as reports:
         t0 = time.monotonic()
-        summary = run.run_sweep("stage4", "open", workers=2, reports_root=Path(reports), console=Console(quiet=True))
+        summary = run.run_sweep("stage4", run.SweepOptions(flow="open", workers=2, reports_root=Path(reports)),
+                                console=Console(quiet=True))
         t_dask = time.monotonic() - t0
         overheads = []
         for v in summary["variants"]:

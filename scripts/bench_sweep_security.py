@@ -78,7 +78,8 @@ def main() -> int:
 
         t_safe, t_default = timed(lambda: carry(safe), n), timed(lambda: carry(default), n)
     value = _answer(tar)
-    keys = dict(identity=IDENT, variant_id=VID, settings=SETTINGS, archive_name="a" * 40, design="stage2", flow="open")
+    keys = dict(job=unit.Job(IDENT, "stage2", "cores/stage2.core", "constraints/stage2.xdc", "open", VID, SETTINGS),
+                archive_name="a" * 40)
     assert unit.accept(value, **keys)[1] is not None
     t_check = timed(lambda: unit.accept(value, **keys), n)
     print(f"sweep security costs, median of {n}, {os.cpu_count()} cores")

@@ -574,7 +574,7 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
     from deploy.loopback_host import sshd_available, start
     from kabe import build
     from kabe.deploy import bitfile
-    from kabe.deploy.host import DeploySettings, deploy
+    from kabe.deploy.host import DeployRun, DeploySettings, deploy
     from kabe.flows.vivado import tool
     from kabe.sim import verilator_build
 
@@ -599,8 +599,8 @@ def test_a_reused_vivado_bitstream_deploys_against_the_commit_that_built_it(tmp_
                                   ssh_options=host.target_options(), sudo=False, python=sys.executable,
                                   remote_dir=str(tmp_path / "on-board"), timeout_s=300,
                                   allow_dirty=True)  # the later commit is a dirty tree: allowed here, on purpose
-        result = deploy("stage4", settings, rows=512, backend="sim", reports_root=reports, commit=later,
-                        sim_harness=verilator_build.build(DesignContext(designs.get("stage4"))).exe)
+        result = deploy("stage4", settings, DeployRun(rows=512, backend="sim", reports_root=reports, commit=later,
+                                                      sim_harness=verilator_build.build(DesignContext(designs.get("stage4"))).exe))
     finally:
         host.stop()
     assert result["passed"], result["problems"]

@@ -18,14 +18,7 @@ MAX_PARAMS = 8
 # "module:function" -> why it is still over (issue 40 item 1: one context below the verbs removes
 # most parameter lists; these wait for it rather than being split into helpers that pass the same eight).
 KNOWN_OVER = {
-    "flows/vivado/project.py:generate_project": "156 lines: the Vivado project Tcl, one section per shape; being extended (issue 41)",
     "sim/verilator_build.py:build": "127 lines: the Verilator command and its cache, one sequence",
-    "deploy/host.py:deploy": "11 parameters: the deploy verb's options, to become one typed settings object",
-    "sweep/run.py:run_sweep": "10 parameters: the sweep verb's options, to become one typed settings object",
-    "flows/vivado/ip_cache.py:prepare": "9 parameters: the IP build's inputs, to come from the context",
-    "sweep/worker.py:_build": "11 parameters: one variant's settings, sent to a worker process as arguments",
-    "sweep/worker.py:build_variant": "10 parameters: one variant's settings, sent to a worker process as arguments",
-    "sweep/unit.py:accept": "9 parameters: what a sweep result must match, to come from the context",
 }
 
 

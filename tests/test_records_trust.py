@@ -13,7 +13,7 @@ import pytest
 from kabe import cli, flows, provenance
 from kabe.rules import gate
 from kabe.deploy import ssh
-from kabe.deploy.host import DeploySettings, _archived_build, deploy
+from kabe.deploy.host import DeployRun, DeploySettings, _archived_build, deploy
 from kabe.paths import CORES
 from kabe.records import diff, history, report
 from kabe.records import load as record_load
@@ -112,8 +112,8 @@ def test_deploy_refuses_a_forged_pass(tmp_path):
     reports, sha = tmp_path / "reports", "ab" * 20
     _vivado_archive(reports, sha, wns=-5.0, passed=True)
     with pytest.raises(ssh.DeployError, match=r"did not pass its gate \(timing gate: setup slack WNS -5.000"):
-        deploy("stage4", DeploySettings(board="nobody@203.0.113.1"), reports_root=reports,
-               commit=provenance.Commit(sha, False))
+        deploy("stage4", DeploySettings(board="nobody@203.0.113.1"), DeployRun(reports_root=reports,
+                                                                               commit=provenance.Commit(sha, False)))
 
 
 def test_deploy_takes_the_honest_archive(tmp_path):
@@ -132,8 +132,8 @@ def test_deploy_refuses_an_invalid_record(tmp_path):
     rec["timing"]["estimated"] = True  # a vivado record claiming an estimate would skip the hold checks
     path.write_text(json.dumps(rec))
     with pytest.raises(ssh.DeployError, match="estimated: true, which the vivado flow never writes"):
-        deploy("stage4", DeploySettings(board="nobody@203.0.113.1"), reports_root=reports,
-               commit=provenance.Commit(sha, False))
+        deploy("stage4", DeploySettings(board="nobody@203.0.113.1"), DeployRun(reports_root=reports,
+                                                                               commit=provenance.Commit(sha, False)))
 
 
 # --- malformed archives ----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from kabe.console import make_console
 from .. import config, designs
 from ..records import metrics
 from . import ami, board_output, ssh, verdict
-from .host import DeploySettings, deploy
+from .host import DeployRun, DeploySettings, deploy
 
 
 _LINE = 1000  # one line of kabe's own words, with what it quotes from the board
@@ -47,7 +47,8 @@ def main(design: str, board: str | None, rows: int | None, seed: int, console: C
         if designs.get(design).board.program == "ami_tool":  # the V80: programmed by ami_tool (kabe.deploy.ami)
             result = ami.deploy(designs.get(design), settings_from_config(board), console=console, **deploy_kw)
         else:
-            result = deploy(design, settings_from_config(board), rows=rows, seed=seed, console=console, **deploy_kw)
+            result = deploy(design, settings_from_config(board), DeployRun(rows=rows, seed=seed, **deploy_kw),
+                            console=console)
     except (ssh.DeployError, designs.DesignError, metrics.MetricsError, config.ConfigError) as e:
         # the message may quote the board (its stderr, a value it sent): Text, never markup, and escaped
         console.print(Text(f"kabe deploy {design}: {board_output.shown(e, _LINE)}", style="red"))

@@ -178,11 +178,24 @@ def _check_rows(design: designs.Design, rows: int, per_port: bool) -> None:
         raise ssh.DeployError(f"rows={rows} must be {what}")
 
 
-def deploy(design_name: str, settings: DeploySettings, *, rows: int | None = None, seed: int = 1,
-           backend: str = "pynq", sim_harness: Path | None = None, sim_pl_usr_access: int | None = None,
-           flow: str = "vivado",
-           reports_root: Path = REPORTS, commit: provenance.Commit | None = None,
+@dataclass(frozen=True)
+class DeployRun:
+    """One deploy's options (the verb's, beside the board's DeploySettings): what is run and from which archive."""
+
+    rows: int | None = None  # the model's size; None: its declared full size
+    seed: int = 1  # the test vectors are drawn from it, on the host and again on the board
+    backend: str = "pynq"  # "sim": the board runner streams through a simulated PL (tests, the loopback board)
+    sim_harness: Path | None = None  # the Verilator harness the "sim" backend runs
+    sim_pl_usr_access: int | None = None  # tests: the simulated PL runs a bitstream other than the pushed one
+    flow: str = "vivado"  # whose archive is deployed (only the vivado flow makes a bitstream)
+    reports_root: Path = REPORTS
+    commit: provenance.Commit | None = None  # None: the checkout's commit
+
+
+def deploy(design_name: str, settings: DeploySettings, run: DeployRun = DeployRun(), *,
            console: Console | None = None) -> dict:
+    rows, seed, backend, flow = run.rows, run.seed, run.backend, run.flow
+    sim_harness, sim_pl_usr_access, reports_root, commit = run.sim_harness, run.sim_pl_usr_access, run.reports_root, run.commit
     tracked_outputs.check()  # a bitstream committed under reports/ is not a build of this machine's or a signed one
     design = designs.get(design_name)
     if design.board.program != "pynq":  # the V80: ami_tool writes the image to the card's flash (kabe.deploy.ami)

@@ -58,27 +58,39 @@ def _live_table(order: list[spec.Variant], state: dict[str, str], started: dict[
     return t
 
 
-def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: Path | None = None,
-              overrides: list[str] = (), scheduler: str | None = None, workers: int | None = None,
-              console: Console | None = None, reports_root: Path = REPORTS, retries: int = 1,
-              insecure_scheduler: bool = False) -> dict:
+@dataclass(frozen=True)
+class SweepOptions:
+    """The sweep verb's options (`kabe sweep`, `doit sweep:<design>`), one typed object below the verb."""
+
+    flow: str | None = None  # None: the sweep file's flow, else the project's
+    sweep_file: Path | None = None  # None: the design's own sweep.yaml
+    overrides: tuple[str, ...] = ()  # name=v1,v2 from the command line, over the sweep file's axes
+    scheduler: str | None = None  # a Dask scheduler's address, or a [tool.kabe.sweep] cluster; None: local
+    workers: int | None = None
+    reports_root: Path = REPORTS
+    retries: int = 1  # Dask's retries of a task whose worker died
+    insecure_scheduler: bool = False  # a scheduler reached without TLS (kabe.sweep.cluster says the risk)
+
+
+def run_sweep(design_name: str, options: SweepOptions = SweepOptions(), *, console: Console | None = None) -> dict:
     """Run the sweep; returns sweep.json's content. Raises UserError (bad sweep, dirty tree,
     unreachable scheduler) and KeyboardInterrupt (after stopping every build)."""
     from distributed import Event, wait
 
     console = console or make_console()
     design = designs.get(design_name)
-    sw = spec.load(design, sweep_file, list(overrides))
-    flow = config.resolve_flow(flow_request or sw.flow)
+    sw = spec.load(design, options.sweep_file, list(options.overrides))
+    flow = config.resolve_flow(options.flow or sw.flow)
     commit = provenance.current_commit()
     if commit.dirty or commit.sha == "nogit":
         raise SweepError("a sweep builds a commit, and this tree has uncommitted changes (or is not a git "
                          "checkout); commit them first, so every variant's archive names what it was built from")
     shipped = source.pack(ROOT, commit.sha)
     core_rel, xdc_rel = _rel(design.core_file), _rel(design.constraints)
-    out_dir = sweep_dir(commit, design.name, flow, reports_root)
-    conn = cluster.connect(flow, scheduler, workers, config.load().get("sweep") or {},
-                           insecure_scheduler=insecure_scheduler)
+    out_dir = sweep_dir(commit, design.name, flow, options.reports_root)
+    into = _Into(shipped, out_dir, commit, design.name, flow, core_rel, xdc_rel)
+    conn = cluster.connect(flow, options.scheduler, options.workers, config.load().get("sweep") or {},
+                           insecure_scheduler=options.insecure_scheduler)
     for warning in conn.warnings:
         console.print(f"[bold red]{escape(warning)}[/]")
     console.print(f"[bold]{design.name}[/]: {len(sw.variants)} variants from {escape(sw.source)}, {flow} flow, "
@@ -96,9 +108,8 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
         futures = {}
         for v in sw.variants:
             key = f"kabe-build-{design.name}-{flow}-{v.id}-{shipped.tree[:10]}"
-            futures[key] = client.submit(worker.build_variant, shipped.identity(), archive, design.name, core_rel,
-                                         xdc_rel, flow, v.id, v.settings, cancel_event=cancel, key=key,
-                                         resources=cluster.task_resources(flow), retries=retries, pure=False)
+            futures[key] = client.submit(worker.build_variant, into.job(v), archive, cancel_event=cancel, key=key,
+                                         resources=cluster.task_resources(flow), retries=options.retries, pure=False)
             by_key[key] = v
         pending = set(futures.values())
         # this checkout's key of each variant, made here while the workers build (seconds each, one at a
@@ -124,7 +135,7 @@ def run_sweep(design_name: str, flow_request: str | None = None, *, sweep_file: 
                     started.setdefault(v.id, t0)
                     finished[v.id] = time.monotonic()
                     held_by = sorted(holders.get(fut.key) or ())
-                    rows[v.id] = _collect(fut, v, _Into(shipped, out_dir, commit, design.name, flow),
+                    rows[v.id] = _collect(fut, v, into,
                                           expected_keys[v.id], held_by[0] if held_by else None)
                     state[v.id] = "done" if rows[v.id]["status"] == "passed" else "failed"
                 live.update(_live_table(list(sw.variants), state, started, finished))
@@ -193,6 +204,13 @@ class _Into:
     commit: provenance.Commit
     design: str
     flow: str
+    core_file: str  # the design's core file and constraints, as paths in the shipped tree
+    xdc_file: str
+
+    def job(self, v: spec.Variant) -> unit.Job:
+        """What the worker is asked to build for variant v, and what its answer is held against."""
+        return unit.Job(self.shipped.identity(), self.design, self.core_file, self.xdc_file, self.flow, v.id,
+                        v.settings)
 
 
 def _collect(fut, v: spec.Variant, into: _Into, expected_key: "_KeyOf", worker_address: str | None) -> dict:
@@ -208,8 +226,7 @@ def _collect(fut, v: spec.Variant, into: _Into, expected_key: "_KeyOf", worker_a
         return results.row(v, worker=worker_address, rejected=True,
                            error=f"rejected: the worker's result is not data kabe reads ({type(e).__name__}: {why})")
     try:
-        report, accepted = unit.accept(value, identity=into.shipped.identity(), variant_id=v.id, settings=v.settings,
-                                       archive_name=into.commit.archive_name, design=into.design, flow=into.flow,
+        report, accepted = unit.accept(value, into.job(v), archive_name=into.commit.archive_name,
                                        expected_key=expected_key)
     except unit.Rejected as e:
         return results.row(v, worker=worker_address, rejected=True, error=str(e))
@@ -236,9 +253,10 @@ def main(design: str, flow: str | None = None, overrides: list[str] = (), schedu
             return EXIT_COULD_NOT_RUN
         return EXIT_PASS
     try:
-        summary = run_sweep(design, flow, sweep_file=Path(sweep_file) if sweep_file else None, overrides=overrides,
-                            scheduler=scheduler, workers=workers, console=console,
-                            insecure_scheduler=insecure_scheduler)
+        options = SweepOptions(flow=flow, sweep_file=Path(sweep_file) if sweep_file else None,
+                               overrides=tuple(overrides), scheduler=scheduler, workers=workers,
+                               insecure_scheduler=insecure_scheduler)
+        summary = run_sweep(design, options, console=console)
     except UserError as e:
         console.print(f"[red]kabe sweep {escape(design)}: {escape(str(e))}[/]")
         return EXIT_COULD_NOT_RUN

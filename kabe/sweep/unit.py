@@ -58,6 +58,21 @@ _OWN = ("metrics.json", "manifest.json")
 _KEY_FILE = "cache_key.json"
 
 
+@dataclass(frozen=True)
+class Job:
+    """One variant's build as the client asks for it: the tree it must be built from (identity), the design
+    and its files (paths in that tree), the flow, the variant and its settings. The worker builds it; the
+    client holds the worker's answer against the same Job (accept), so the two cannot disagree on a field."""
+
+    identity: dict
+    design: str
+    core_file: str
+    xdc_file: str
+    flow: str
+    variant_id: str
+    settings: dict
+
+
 class Rejected(Exception):
     """A worker's result kabe refuses; str() is the one-line reason."""
 
@@ -273,13 +288,14 @@ def _check_key_and_reports(files: dict[str, bytes], record: dict, design: str, f
                        + (f" ({bounded(what, 200)})" if what else "") + ": it was built from other inputs")
 
 
-def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archive_name: str, design: str,
-           flow: str, expected_key: Callable[[], CacheKey | str], cores_root: Path = CORES,
-           rules: gate.TimingRules | None = None) -> tuple[dict, Accepted | None]:
+def accept(value: Any, job: Job, *, archive_name: str, expected_key: Callable[[], CacheKey | str],
+           cores_root: Path = CORES, rules: gate.TimingRules | None = None) -> tuple[dict, Accepted | None]:
     """(report, Accepted) for a unit that passed every check; (report, None) when the worker built no
-    unit (the report's rc and log tail say why). Rejected otherwise. expected_key: returns this checkout's
-    key for the variant (kabe.sweep.expected.variant_key) or why it is unknown; called only for a unit that
-    reaches the key check (computing it takes seconds); required, never guessed."""
+    unit (the report's rc and log tail say why). Rejected otherwise. job: what was asked of the worker.
+    expected_key: returns this checkout's key for the variant (kabe.sweep.expected.variant_key) or why it
+    is unknown; called only for a unit that reaches the key check (computing it takes seconds); required,
+    never guessed."""
+    identity, variant_id, design, flow = job.identity, job.variant_id, job.design, job.flow
     unit, report = split(value)
     if report["identity"] != identity:
         raise Rejected(f"rejected: built from tree {bounded(report['identity'].get('tree'), 14)}, "
@@ -300,7 +316,7 @@ def accept(value: Any, *, identity: dict, variant_id: str, settings: dict, archi
     if isinstance(checked, load.Invalid):
         raise Rejected(f"rejected: metrics.json: {checked.reason}")
     record, verdict = checked.record, checked.verdict
-    if record.get("variant") != {"id": variant_id, "settings": settings}:
+    if record.get("variant") != {"id": variant_id, "settings": job.settings}:
         raise Rejected(f"rejected: metrics.json is not the record of variant {variant_id} and its settings")
     check_layout(files, record)
     if record["gate"]["passed"] is True and not verdict.passed:

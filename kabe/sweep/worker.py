@@ -48,32 +48,32 @@ def _stop(proc: subprocess.Popen) -> None:
     tool_group.stop(proc)  # the whole group: SIGTERM, then SIGKILL after tool_group.GRACE_S
 
 
-def build_variant(identity: dict, archive: bytes, design: str, core_file: str, xdc_file: str, flow: str,
-                  variant_id: str, settings: dict, *, cancel_event: str | None = None,
+def build_variant(job: unit.Job, archive: bytes, *, cancel_event: str | None = None,
                   timeout_s: float = 6 * 3600) -> tuple[bytes, str]:
-    """Build one variant; returns (unit, report): the archive folder as a tar (b"" when the build wrote
-    none) and a JSON report {identity, variant_id, rc, log_tail, seconds}. A tool or input failure is
-    a result (rc 2, no unit), not an exception: the sweep records it as a failed variant."""
+    """Build one variant (job: the tree's identity, the design and its files, the flow, the variant);
+    archive: the shipped tree. Returns (unit, report): the archive folder as a tar (b"" when the build
+    wrote none) and a JSON report {identity, variant_id, rc, log_tail, seconds}. A tool or input failure
+    is a result (rc 2, no unit), not an exception: the sweep records it as a failed variant."""
     t0 = time.monotonic()
     try:
-        return _build(identity, archive, design, core_file, xdc_file, flow, variant_id, settings, cancel_event,
-                      timeout_s, t0)
+        return _build(job, archive, cancel_event, timeout_s, t0)
     except Cancelled:
         raise
     except Exception as e:  # noqa: BLE001 - said as data: an exception would travel as a pickle
-        return unit.answer(b"", identity, variant_id, 2, [f"{type(e).__name__}: {e}"], time.monotonic() - t0)
+        return unit.answer(b"", job.identity, job.variant_id, 2, [f"{type(e).__name__}: {e}"], time.monotonic() - t0)
 
 
-def _build(identity: dict, archive: bytes, design: str, core_file: str, xdc_file: str, flow: str,
-           variant_id: str, settings: dict, cancel_event: str | None, timeout_s: float,
+def _build(job: unit.Job, archive: bytes, cancel_event: str | None, timeout_s: float,
            t0: float) -> tuple[bytes, str]:
+    design, flow, variant_id, settings = job.design, job.flow, job.variant_id, job.settings
+    identity = job.identity
     # never build another commit's tree, whatever is in the cache: the copy is checked file by file
     work = source.verified_copy(identity, archive, source.cache_root() / "scratch")
     held = source.read_marker(work)
     try:
         tail: deque[str] = deque(maxlen=40)
         try:
-            variant.apply(work, core_file, xdc_file, settings)
+            variant.apply(work, job.core_file, job.xdc_file, settings)
         except Exception as e:  # a setting the design cannot take: a failed variant
             return unit.answer(b"", held, variant_id, 2, [str(e)], time.monotonic() - t0)
         env = {**os.environ, "PYTHONPATH": str(work), "KABE_PROJECT": str(work), "COLUMNS": "200",  # work is the project

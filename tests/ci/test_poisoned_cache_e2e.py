@@ -218,13 +218,13 @@ import json, sys
 from pathlib import Path
 from kabe import provenance
 from kabe.deploy import ssh
-from kabe.deploy.host import DeploySettings, deploy
+from kabe.deploy.host import DeployRun, DeploySettings, deploy
 a = json.loads(sys.argv[1])
 s = DeploySettings(board=a["board"], port=a["port"], identity=Path(a["identity"]), ssh_options=a["options"],
                    sudo=False, python=sys.executable, remote_dir=a["remote_dir"], timeout_s=300)
 commit = provenance.Commit(a["commit"], False) if a["commit"] else None
 try:
-    r = deploy("stage4", s, rows=512, backend="sim", sim_harness=Path(a["harness"]), commit=commit)
+    r = deploy("stage4", s, DeployRun(rows=512, backend="sim", sim_harness=Path(a["harness"]), commit=commit))
 except ssh.DeployError as e:
     print(json.dumps({"refused": str(e)}))
 else:

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from kabe import designs, provenance
 from kabe.deploy import bitfile, cli as deploy_cli, host, ssh, verdict
-from kabe.deploy.host import DeploySettings, deploy
+from kabe.deploy.host import DeployRun, DeploySettings, deploy
 
 from . import forged_runner
 from .loopback_host import sshd_available
@@ -46,7 +46,7 @@ def forge(tmp_path, monkeypatch, reports):
 
 
 def run(board, reports, tmp_path) -> dict:
-    return deploy("stage4", settings(board, tmp_path), rows=ROWS, backend="sim", reports_root=reports)
+    return deploy("stage4", settings(board, tmp_path), DeployRun(rows=ROWS, backend="sim", reports_root=reports))
 
 
 def archived(reports: Path) -> dict:
@@ -189,7 +189,7 @@ def test_no_vivado_build_names_the_vivado_command(board, tmp_path):
     (empty / commit.archive_name / "stage4" / "open").mkdir(parents=True)
     (empty / commit.archive_name / "stage4" / "open" / "metrics.json").write_text("{}")
     with pytest.raises(ssh.DeployError) as e:
-        deploy("stage4", settings(board, tmp_path), rows=ROWS, reports_root=empty)
+        deploy("stage4", settings(board, tmp_path), DeployRun(rows=ROWS, reports_root=empty))
     msg = str(e.value)
     assert "`doit build:stage4 flow=vivado`" in msg and "holds only the open-flow build" in msg, msg
 
@@ -206,7 +206,7 @@ def test_unreachable_board_names_the_setting(board, tmp_path):
 
 def test_rows_that_do_not_split_over_the_ports_are_refused_before_pushing(board, reports, tmp_path):
     with pytest.raises(ssh.DeployError, match="rows=127 must be a positive multiple of stage4's 2 port"):
-        deploy("stage4", settings(board, tmp_path), rows=127, backend="sim", reports_root=reports)
+        deploy("stage4", settings(board, tmp_path), DeployRun(rows=127, backend="sim", reports_root=reports))
     assert not (tmp_path / "on-board").exists()
 
 

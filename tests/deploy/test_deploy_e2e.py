@@ -18,7 +18,7 @@ import pytest
 
 from kabe import provenance
 from kabe.deploy import bitfile, ssh
-from kabe.deploy.host import DeploySettings, deploy
+from kabe.deploy.host import DeployRun, DeploySettings, deploy
 from kabe.sim import verilator_build
 
 from . import runner_copy
@@ -43,8 +43,8 @@ def board_archive(reports: Path, design: str) -> Path:
 def test_deploy_checks_every_row_and_archives(board, reports, tmp_path, design, rows):
     """The document's full scale: every row it checked on the board, checked here. Each port's frame
     (134 MB for stage 4) goes as 32 MB DMA transfers with x at each head, as on the board."""
-    result = deploy(design, settings(board, tmp_path), backend="sim", sim_harness=harness(design),
-                    reports_root=reports)
+    result = deploy(design, settings(board, tmp_path), DeployRun(backend="sim", sim_harness=harness(design),
+                                                                 reports_root=reports))
     assert result["rows_checked"] == rows and result["mismatches"] == 0, result["first_mismatches"]
     status = result["status"]
     assert result["passed"] and result["problems"] == [] and status["stat0_overflow"] == status["stat1_overflow"] == 0
@@ -61,8 +61,9 @@ def test_deploy_checks_every_row_and_archives(board, reports, tmp_path, design, 
 
 def test_a_broken_pl_is_reported_not_hidden(board, reports, tmp_path):
     """The adder tree one stage off (the document's bug): deploy says how many rows are wrong."""
-    result = deploy("stage4", settings(board, tmp_path), rows=2 * 256, backend="sim",
-                    sim_harness=harness("stage4", LATENCY_ADJUST=1), reports_root=reports)
+    result = deploy("stage4", settings(board, tmp_path), DeployRun(rows=2 * 256, backend="sim",
+                                                                   sim_harness=harness("stage4", LATENCY_ADJUST=1),
+                                                                   reports_root=reports))
     assert result["mismatches"] > 0 and result["first_mismatches"] and not result["passed"]
 
 
@@ -76,7 +77,7 @@ def clean_board_archive(reports):
 def test_unreachable_board(board, reports, tmp_path, clean_board_archive):
     s = settings(board, tmp_path, port=_free_port())
     with pytest.raises(ssh.HostUnreachable, match="cannot reach the board"):
-        deploy("stage4", s, rows=16, backend="sim", sim_harness=harness("stage4"), reports_root=reports)
+        deploy("stage4", s, DeployRun(rows=16, backend="sim", sim_harness=harness("stage4"), reports_root=reports))
     assert not board_archive(reports, "stage4").exists()
 
 
@@ -84,8 +85,9 @@ def test_authentication_failure(board, reports, tmp_path, clean_board_archive):
     stranger = tmp_path / "stranger"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(stranger)], check=True)
     with pytest.raises(ssh.AuthenticationFailed, match="authentication failed"):
-        deploy("stage4", settings(board, tmp_path, identity=stranger), rows=16, backend="sim",
-               sim_harness=harness("stage4"), reports_root=reports)
+        deploy("stage4", settings(board, tmp_path, identity=stranger), DeployRun(rows=16, backend="sim",
+                                                                                 sim_harness=harness("stage4"),
+                                                                                 reports_root=reports))
     assert not board_archive(reports, "stage4").exists()
 
 
@@ -94,14 +96,15 @@ def test_unknown_host_key(board, reports, tmp_path, clean_board_archive):
     empty.write_text("")
     opts = {**board.target_options(), "UserKnownHostsFile": str(empty)}
     with pytest.raises(ssh.UnknownHostKey, match="host key is unknown"):
-        deploy("stage4", settings(board, tmp_path, ssh_options=opts), rows=16, backend="sim",
-               sim_harness=harness("stage4"), reports_root=reports)
+        deploy("stage4", settings(board, tmp_path, ssh_options=opts), DeployRun(rows=16, backend="sim",
+                                                                                sim_harness=harness("stage4"),
+                                                                                reports_root=reports))
     assert not board_archive(reports, "stage4").exists()
 
 
 def test_pynq_missing_on_the_board(board, reports, tmp_path, clean_board_archive):
     with pytest.raises(ssh.DeployError, match="pynq is not installed on the board"):
-        deploy("stage4", settings(board, tmp_path), rows=16, backend="pynq", reports_root=reports)
+        deploy("stage4", settings(board, tmp_path), DeployRun(rows=16, backend="pynq", reports_root=reports))
     assert not board_archive(reports, "stage4").exists()
 
 
@@ -133,16 +136,16 @@ def test_commit_mismatch_is_refused(board, reports, tmp_path, clean_board_archiv
 
     _tamper(reports, "stage4", other_commit)
     with pytest.raises(ssh.DeployError, match="carries commit .* but the archive it came from is"):
-        deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
-               reports_root=reports)
+        deploy("stage4", settings(board, tmp_path), DeployRun(rows=16, backend="sim", sim_harness=harness("stage4"),
+                                                              reports_root=reports))
     assert not board_archive(reports, "stage4").exists()
 
 
 def test_part_mismatch_is_refused(board, reports, tmp_path, clean_board_archive, restore_stage4_archive):
     _tamper(reports, "stage4", lambda data: data.replace(b"7z020clg400", b"7a035cpg236", 1))
     with pytest.raises(ssh.DeployError, match="built for part 7a035cpg236"):
-        deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
-               reports_root=reports)
+        deploy("stage4", settings(board, tmp_path), DeployRun(rows=16, backend="sim", sim_harness=harness("stage4"),
+                                                              reports_root=reports))
     assert not board_archive(reports, "stage4").exists()
 
 
@@ -154,7 +157,8 @@ def test_runner_killed_mid_run_leaves_no_result(board, reports, tmp_path, clean_
 
     def run():
         try:
-            deploy("stage4", s, rows=2 * 60_000, backend="sim", sim_harness=harness("stage4"), reports_root=reports)
+            deploy("stage4", s, DeployRun(rows=2 * 60_000, backend="sim", sim_harness=harness("stage4"),
+                                          reports_root=reports))
         except BaseException as e:  # noqa: BLE001 - handed to the test thread
             errors.append(e)
 
@@ -190,8 +194,8 @@ def _archive_word() -> int:
 def test_a_pl_running_another_commit_is_refused_showing_both(board, reports, tmp_path, clean_board_archive):
     other = _archive_word() ^ 0x0000_0001  # another commit's digits, same dirtiness
     with pytest.raises(ssh.DeployError) as e:
-        deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
-               sim_pl_usr_access=other, reports_root=reports)
+        deploy("stage4", settings(board, tmp_path), DeployRun(rows=16, backend="sim", sim_harness=harness("stage4"),
+                                                              sim_pl_usr_access=other, reports_root=reports))
     msg = str(e.value)
     assert f"the running PL reports commit {bitfile.describe_word(other)} (USR_ACCESS 0x{other:08X})" in msg, msg
     assert f"but the archive is {bitfile.describe_word(_archive_word())} (0x{_archive_word():08X})" in msg, msg
@@ -199,8 +203,10 @@ def test_a_pl_running_another_commit_is_refused_showing_both(board, reports, tmp
 
 
 def test_the_pl_running_the_archives_commit_verifies(board, reports, tmp_path, clean_board_archive):
-    result = deploy("stage4", settings(board, tmp_path), rows=16, backend="sim", sim_harness=harness("stage4"),
-                    sim_pl_usr_access=_archive_word(), reports_root=reports)
+    result = deploy("stage4", settings(board, tmp_path), DeployRun(rows=16, backend="sim",
+                                                                   sim_harness=harness("stage4"),
+                                                                   sim_pl_usr_access=_archive_word(),
+                                                                   reports_root=reports))
     assert result["passed"], result["failures"]
     assert result["pl_commit"] == bitfile.describe_word(_archive_word())
 
@@ -215,8 +221,10 @@ def test_a_dirty_archive_is_refused_before_anything_is_pushed(board, reports, tm
     record["dirty"] = True
     (dst / "metrics.json").write_text(json.dumps(record))
     with pytest.raises(ssh.DeployError, match="uncommitted changes.*allow_dirty = true"):
-        deploy("stage4", settings(board, tmp_path, allow_dirty=False), rows=16, backend="sim",
-               sim_harness=harness("stage4"), reports_root=tmp_path / "reports", commit=dirty)
+        deploy("stage4", settings(board, tmp_path, allow_dirty=False), DeployRun(rows=16, backend="sim",
+                                                                                 sim_harness=harness("stage4"),
+                                                                                 reports_root=tmp_path / "reports",
+                                                                                 commit=dirty))
     assert not (tmp_path / "on-board").exists()
 
 

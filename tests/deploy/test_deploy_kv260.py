@@ -30,7 +30,7 @@ import pytest
 
 from kabe import build, provenance
 from kabe.deploy import board_software
-from kabe.deploy.host import deploy
+from kabe.deploy.host import DeployRun, deploy
 from kabe.sim import verilator_build
 
 from .loopback_host import sshd_available
@@ -75,7 +75,7 @@ def board_python(folder: Path, harness: Path, *, pynq: str = "4.0.0", machine: s
 
 def _deploy(board, tmp_path, reports, python: Path, rows: int = ROWS):
     s = board.deploy_settings(tmp_path, python=str(python), transfer_mb=1, profile="kv260")
-    return deploy(DESIGN, s, rows=rows, backend="pynq", reports_root=reports)
+    return deploy(DESIGN, s, DeployRun(rows=rows, backend="pynq", reports_root=reports))
 
 
 def test_the_archive_holds_what_pynq_4_loads(kv260_reports):
@@ -140,7 +140,8 @@ def test_the_hosts_profile_is_a_setting_deploy_takes_and_holds_against_the_desig
     assert s.profile == "pynq-z1"
     with pytest.raises(ssh.DeployError, match=r"the board is a PYNQ-Z1 .*profile = 'pynq-z1'.*kv260_ternary is built for the "
                                               r"Kria KV260"):
-        deploy(DESIGN, s, rows=4 * 256, backend="pynq", reports_root=kv260_reports)
+        deploy(DESIGN, s, DeployRun(rows=4 * 256, backend="pynq", reports_root=kv260_reports))
     assert not (tmp_path / "on-board").exists()
     with pytest.raises(ssh.DeployError, match=r"\[tool.kabe.board\] profile: unknown board 'kv999'"):
-        deploy(DESIGN, cli.DeploySettings(board="xilinx@pynq", profile="kv999"), rows=1024, reports_root=kv260_reports)
+        deploy(DESIGN, cli.DeploySettings(board="xilinx@pynq", profile="kv999"), DeployRun(rows=1024,
+                                                                                           reports_root=kv260_reports))

@@ -61,14 +61,14 @@ def stimulus(seed, size, context):
 DEPLOY = '''import json, sys
 from pathlib import Path
 from kabe import designs
-from kabe.deploy.host import DeploySettings, deploy
+from kabe.deploy.host import DeployRun, DeploySettings, deploy
 from kabe.design_context import DesignContext
 from kabe.sim import verilator_build
 a = json.loads(sys.argv[1])
 s = DeploySettings(board=a["board"], port=a["port"], identity=Path(a["identity"]), ssh_options=a["options"],
                    sudo=False, python=sys.executable, remote_dir=a["remote_dir"], timeout_s=600, transfer_mb=1)
 harness = Path(a["harness"]) if a["harness"] else verilator_build.build(DesignContext(designs.get("counter"))).exe
-r = deploy("counter", s, backend="sim", sim_harness=harness)
+r = deploy("counter", s, DeployRun(backend="sim", sim_harness=harness))
 print(json.dumps({k: r.get(k) for k in ("passed", "failures", "rows_checked", "mismatches", "first_mismatches",
                                          "model", "seconds", "expected", "_archive", "backend")}))
 '''

@@ -286,9 +286,9 @@ def test_an_xci_from_another_vivado_is_upgraded_only_when_design_yaml_says_so(tm
         out.append(p.stdout)
         _ok(p)
 
-    kw = dict(part="xc7a35tcpg236-3", vivado_line="STAND-IN for Vivado v2024.1", vivado_short="2024.1",
-              work_root=tmp_path, generate=gen, upgrade=upgrade, store=ip_cache.Store(tmp_path / "cache"),
-              say=lambda m: None)
+    kw = dict(target=ip_cache.IpTarget(part="xc7a35tcpg236-3", vivado_line="STAND-IN for Vivado v2024.1",
+                                       vivado_short="2024.1", work_root=tmp_path, upgrade=upgrade),
+              generate=gen, store=ip_cache.Store(tmp_path / "cache"), say=lambda m: None)
     if not upgrade:
         with pytest.raises(ip_source.IpError, match=r"made with Vivado 2023.2.*runs Vivado 2024.1.*upgrade.*pin"):
             ip_cache.prepare([spec], **kw)

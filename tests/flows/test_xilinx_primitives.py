@@ -10,6 +10,8 @@ import json
 import subprocess
 from types import SimpleNamespace
 
+import pytest
+
 from kabe.constraints import parse_xdc_text
 from kabe.cores import SourceFile
 from kabe.flows import open as open_flow
@@ -44,6 +46,7 @@ def test_the_script_reads_the_xilinx_library_before_the_hierarchy_check(tmp_path
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+@pytest.mark.e2e  # the open flow's real Yosys synthesis: end to end, out of the fast tier (-m 'not e2e')
 def test_primitives_are_kept_and_timed_or_listed_untimed(tmp_path):
     synth = open_flow.synthesize(_edam(tmp_path), tmp_path / "out")
     netlist = json.loads(synth.netlist.read_text())

@@ -34,12 +34,14 @@ def black_box_utilization(tmp_path_factory):
     return yosys_stat.parse_utilization(d / "stat.txt")
 
 
+@pytest.mark.e2e  # the stat of a real Yosys synthesis (black_box_utilization): out of the fast tier
 def test_a_black_box_is_listed_as_uncounted_and_io_and_clock_buffers_are_not(black_box_utilization):
     u = black_box_utilization
     assert u["uncounted"] == {"vendor_fifo": 1}  # not IBUF/OBUF/BUFG: those hold no LUT, FF or RAM
     assert u["ff"] == 8 and u["carry4"] == 2
 
 
+@pytest.mark.e2e  # the stat of a real Yosys synthesis (black_box_utilization): out of the fast tier
 def test_an_upper_bound_budget_cannot_pass_on_an_undercount(black_box_utilization):
     v = evaluate(TIMING_MET, black_box_utilization, budgets_from_mapping({"lut": {"lt": 1000}}))
     assert v.status == "fail"
@@ -49,17 +51,20 @@ def test_an_upper_bound_budget_cannot_pass_on_an_undercount(black_box_utilizatio
 
 
 @pytest.mark.parametrize("op", ["eq", "le"])
+@pytest.mark.e2e  # the stat of a real Yosys synthesis (black_box_utilization): out of the fast tier
 def test_every_upper_bound_is_refused_alike(black_box_utilization, op):
     v = evaluate(TIMING_MET, black_box_utilization, budgets_from_mapping({"dsp": {op: 0}}))
     assert v.status == "fail" and "cannot be checked" in v.failures[0]
 
 
+@pytest.mark.e2e  # the stat of a real Yosys synthesis (black_box_utilization): out of the fast tier
 def test_a_lower_bound_and_a_violated_budget_are_judged_as_before(black_box_utilization):
     assert evaluate(TIMING_MET, black_box_utilization, budgets_from_mapping({"ff": {"ge": 8}})).status == "pass"
     v = evaluate(TIMING_MET, black_box_utilization, budgets_from_mapping({"ff": {"lt": 4}}))
     assert v.failures == ["budget exceeded: ff = 8 (must be < 4)"]  # over already: the count says so
 
 
+@pytest.mark.e2e  # the stat of a real Yosys synthesis (black_box_utilization): out of the fast tier
 def test_the_waiver_lets_it_pass_and_is_reported(black_box_utilization):
     why = "vendor_fifo is a hard FIFO18E1 in the Vivado build"
     v = evaluate(TIMING_MET, black_box_utilization, budgets_from_mapping({"lut": {"lt": 1000}}),
@@ -86,6 +91,7 @@ def test_a_budget_on_a_value_that_is_no_number_is_uncheckable_not_a_crash():
         assert v.failures == [f"budget {metric} < 5 cannot be checked: the reports give no number for '{metric}'"]
 
 
+@pytest.mark.e2e  # the stat of a real Yosys synthesis (black_box_utilization): out of the fast tier
 def test_metrics_json_takes_the_uncounted_table_and_refuses_a_malformed_one(black_box_utilization):
     rec = record("a" * 40)
     rec["utilization"] = {**rec["utilization"], "uncounted": black_box_utilization["uncounted"]}

@@ -176,11 +176,11 @@ def test_a_design_with_a_model_of_its_own_goes_on_to_deploy(tmp_path):
 
     d = designs.load(u.write_width(tmp_path))
     with pytest.raises(ssh.DeployError, match=r"no vivado-flow build of width is archived"):
-        host.deploy(d, settings=None, rows=8, reports_root=tmp_path / "reports")
+        host.deploy(d, None, host.DeployRun(rows=8, reports_root=tmp_path / "reports"))
     y = d.yaml_file
     y.write_text(y.read_text().replace('verify: {model: "width_model:stimulus"}', 'verify: {none: "a test of the refusal"}'))
     with pytest.raises(ssh.DeployError, match=r"width is verified by unverified: a test of the refusal; deploy streams"):
-        host.deploy(designs.load(y), settings=None, rows=8, reports_root=tmp_path / "reports")
+        host.deploy(designs.load(y), None, host.DeployRun(rows=8, reports_root=tmp_path / "reports"))
 
 
 # ---- X: never a fixed value a model can match by luck ------------------------------------------

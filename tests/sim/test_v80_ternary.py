@@ -72,6 +72,7 @@ def test_the_design_declares_the_v80_and_wide_streams():
     assert d.constraints.name == "v80.xdc" and d.budgets["dsp"] == {"eq": 0}
 
 
+@pytest.mark.e2e  # a Verilator build of the design, frames streamed through it: out of the fast tier
 def test_the_design_is_bit_exact_in_verilator_at_one_beat_per_clock():
     d = designs.get("v80_ternary")
     rows = ROWS_PER_PORT * d.ports

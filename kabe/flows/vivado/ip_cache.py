@@ -182,14 +182,27 @@ def settings_tcl(part: str, ips: list[tuple[IpSpec, Path, bool]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def prepare(specs: list[IpSpec], *, part: str, vivado_line: str, vivado_short: str, work_root: Path,
-            generate: Callable[[Path], None], upgrade: bool = False, store: Store | None = None,
+@dataclass(frozen=True)
+class IpTarget:
+    """What one build's IPs are made for and where they go: the part and the running Vivado (both in each
+    IP's key), the build folder, and whether design.yaml allows upgrading an .xci from another Vivado."""
+
+    part: str
+    vivado_line: str  # the running Vivado's full version line: part of the key
+    vivado_short: str  # its release ("2023.2"): an .xci made with another is refused unless upgrade
+    work_root: Path
+    upgrade: bool = False  # design.yaml vivado.ip_upgrade
+
+
+def prepare(specs: list[IpSpec], target: IpTarget, *, generate: Callable[[Path], None], store: Store | None = None,
             say: Callable[[str], None] = print) -> list[Unit]:
     """Every IP of the build from the cache, generating the misses in one Vivado batch run
     (`generate(script)` runs tcl/ip_generate.tcl with the settings written beside it), then copied into
-    work_root/ip/<name>/ for the project to read."""
+    target.work_root/ip/<name>/ for the project to read."""
     from kabe.flows.vivado.project import TCL_DIR
 
+    part, vivado_line, vivado_short = target.part, target.vivado_line, target.vivado_short
+    work_root, upgrade = target.work_root, target.upgrade
     store = store or Store(default_root())
     seen: dict[str, IpSpec] = {}
     for s in specs:

@@ -143,8 +143,8 @@ def generate(design, work_root: Path, *, edam, flow_settings: dict[str, Any], co
             p.chmod(p.stat().st_mode | 0o200)
         bd_copies.append(dest / bd.name)
     part = design.board.part
-    units = ip_cache.prepare(parts["ip"], part=part, vivado_line=version.line, vivado_short=version.short,
-                             work_root=work_root, generate=run_ip_batch, upgrade=design.vivado.ip_upgrade, say=say)
+    target = ip_cache.IpTarget(part, version.line, version.short, work_root, upgrade=design.vivado.ip_upgrade)
+    units = ip_cache.prepare(parts["ip"], target, generate=run_ip_batch, say=say)
     (work_root / "ip_cache.json").write_text(json.dumps(
         [{"name": u.spec.name, "vlnv": u.spec.vlnv, "source": str(u.spec.source), "kind": u.spec.kind,
           "key": u.key, "hit": u.hit} for u in units], indent=1) + "\n")

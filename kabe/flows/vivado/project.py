@@ -173,27 +173,21 @@ def _check_xdc_only_clock(design) -> None:
                          f"into the block design (kabe/flows/vivado/tcl/kabe_bd.tcl) or teach kabe.flows.vivado to scope them")
 
 
-def generate_project(design, work_root: Path, *, edam=None, commit: provenance.Commit | None = None,
-                     flow_settings: dict[str, Any] | None = None) -> Project:
-    """Write the wrapper, settings and hooks, and let edalize generate the Makefile + project Tcl.
-    Runs no Vivado. Raises FlowError (or kabe.cores.CoreError) with the fix."""
-    from edalize.flows.vivado import Vivado as EdalizeVivado
+@dataclass(frozen=True)
+class _Shape:
+    """What differs between the two project shapes: a Zynq's (kabe's block design around a PS7/PS8, a
+    bitstream and .xsa) and a Versal's (AVED's base design, a device image)."""
 
-    fs = flow_settings or settings()
-    commit = commit or provenance.current_commit()
-    # A fresh project every build (no stale report can be collected), replaced only inside build/:
-    # a symlink at or above work_root is refused, never resolved, followed or deleted through.
-    confine_root = safe_fs.default_root(work_root, else_parent=True)  # a path the caller chose, usually build/
-    work_root = safe_fs.confined(work_root, confine_root)
-    safe_fs.remove_tree(work_root, confine_root)
-    safe_fs.make_dirs(work_root, confine_root)
-    report_dir = work_root / "reports"
-    report_dir.mkdir()
+    is_versal: bool
+    aved: Path | None  # AMD's base design under the V80's (docs/v80.md)
+    clock_name: str  # the clock Vivado times
+    bd_name: str
+    bd_wrapper: str
+    image_step: str  # the run step that writes the image, whose pre-hook kabe owns
+    bd_hdl: tuple[Path, ...]  # HDL of kabe's own block design (USR_ACCESSE2 read-back): the Zynq's only
 
-    edam_in = edam if edam is not None else cores.resolve(design, "synth")
-    refuse_core_constraints(design, edam_in)  # the flow owns constraints: a core's own XDC would be dropped
-    clock = _xdc_clock(design)
-    _check_xdc_only_clock(design)
+
+def _shape(design, fs: dict[str, Any], clock) -> _Shape:
     is_versal = design.board.is_versal
     if not is_versal and design.board.family not in PS_TCL:
         # kabe_bd.tcl puts a Zynq PS7 or PS8 around the engine: on another family Vivado would fail minutes in
@@ -201,11 +195,30 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
                         f"block design (kabe_bd.tcl) builds around a Zynq processing system ({', '.join(PS_TCL)}); a "
                         f"{design.board.family} board needs a block-design template of its own, which kabe does not "
                         f"have (docs/boards.md); build {design.name} on the open flow meanwhile")
-    aved = versal.aved_dir(fs) if is_versal else None  # AMD's base design under the V80's (docs/v80.md)
+    aved = versal.aved_dir(fs) if is_versal else None
     # the clock Vivado times: the PS7's FCLK0 is named as the XDC says (clk_fpga_0); on the V80 it is
     # AVED's clock wizard output, whatever the XDC calls the engine's clk port (its period is the XDC's)
     clock_name = versal.CLOCK_NAME if is_versal else clock.name
     bd_name, bd_wrapper = (versal.BD_NAME, versal.BD_WRAPPER) if is_versal else (BD_NAME, BD_WRAPPER)
+    return _Shape(is_versal, aved, clock_name, bd_name, bd_wrapper,
+                  versal.IMAGE_STEP if is_versal else "WRITE_BITSTREAM", () if is_versal else BD_HDL)
+
+
+def _fresh_work_root(work_root: Path) -> tuple[Path, Path]:
+    """(work_root, its reports/): a fresh project every build (no stale report can be collected), replaced only
+    inside build/: a symlink at or above work_root is refused, never resolved, followed or deleted through."""
+    confine_root = safe_fs.default_root(work_root, else_parent=True)  # a path the caller chose, usually build/
+    work_root = safe_fs.confined(work_root, confine_root)
+    safe_fs.remove_tree(work_root, confine_root)
+    safe_fs.make_dirs(work_root, confine_root)
+    report_dir = work_root / "reports"
+    report_dir.mkdir()
+    return work_root, report_dir
+
+
+def _write_wrapper(design, edam_in, work_root: Path):
+    """The engine's wrapper (work_root/<ENGINE_WRAPPER>.v) from its toplevel's ports; returns (its path, the
+    toplevel's name, its AXI-Stream interface)."""
     top = edam_in.toplevel
     top_file = next((f for f in edam_in.sources if defines_module(Path(f), top)), None)
     if top_file is None:
@@ -213,12 +226,15 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     vlogparams = {k: v for k, v in edam_in.parameters.items()
                   if (edam_in.parameter_specs.get(k) or {}).get("paramtype") == "vlogparam" and v is not None}
     iface = classify(engine_ports(top_file, top, vlogparams), design.ports, f"{top_file}")
-
-    name = f"kabe_{design.name}"
     wrapper = work_root / f"{ENGINE_WRAPPER}.v"
     wrapper.write_text(wrapper_verilog(iface, top, vlogparams, str(Path(top_file).relative_to(ROOT))
                                        if Path(top_file).is_relative_to(ROOT) else str(top_file)))
+    return wrapper, top, iface
 
+
+def _streams_and_status(design, iface) -> tuple[list[tuple], list[tuple]]:
+    """Per port: (s-bus name, its tdata width, m-bus name, its tdata width); and the name width [name width]
+    of the status outputs read back over AXI GPIO."""
     streams = []
     for p in range(design.ports):
         s, m = iface.stream("s", p), iface.stream("m", p)
@@ -227,6 +243,82 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     for p in range(design.ports):
         outs = iface.status.get(p, [])
         status.append(tuple(x for o in outs for x in (o.name, o.width)))
+    return streams, status
+
+
+def _write_hooks(design, shape: _Shape, settings_file: Path, hook_file: Path, work_root: Path) -> tuple[tuple, Path]:
+    """The image step's pre-hook dispatcher and (Zynq) the .xsa export edalize runs after the bitstream;
+    returns (the hook files it sources, the export script)."""
+    if shape.is_versal and design.vivado.hooks.get("write_bitstream"):
+        raise FlowError(f"{design.yaml_file}: vivado.hooks.write_bitstream: a Versal build writes a device image, "
+                        f"not a bitstream; hook route_design post instead")
+    hooks = (*own_image_pre_hook(design), *hook_files(design, shape.aved))
+    hook_file.write_text(hook_dispatcher(settings_file, hooks, shape.image_step))
+    # Zynq: the .xsa with the bitstream, once edalize's bitstream step is done (its own Vivado process)
+    export_xsa = work_root / "kabe_export_xsa.tcl"
+    if not shape.is_versal:
+        export_xsa.write_text(f"# Generated by kabe.flows.vivado.project: edalize's post_build hook.\n"
+                              f"source {{{settings_file}}}\nsource {{{HOOK_DIR / EXPORT_XSA_TCL}}}\n")
+    return hooks, export_xsa
+
+
+def _edam_files(edam_in, shape: _Shape, wrapper: Path, board_xdc: Path | None, tcl_files: list[Path]) -> list[dict]:
+    """The project's files for edalize: the core's HDL and memory files, kabe's block-design HDL, the wrapper,
+    the board's own constraints, then kabe's Tcl."""
+    files: list[dict] = []
+    for f in edam_in.files:
+        ftype = f.file_type
+        if ftype.split("-")[0] not in cores.HDL_TYPES and ftype != "mem":
+            continue  # XDC/SDC from the core: the flow owns constraints; user files: not Vivado's
+        entry = {"name": str(f.path), "file_type": ftype}
+        if f.is_include_file:
+            entry.update(is_include_file=True, include_path=str(Path(f.path).parent))
+        files.append(entry)
+    files += [{"name": str(f), "file_type": "verilogSource"} for f in shape.bd_hdl]
+    files.append({"name": str(wrapper), "file_type": "verilogSource"})
+    if board_xdc is not None:  # read into the implementation: the pins the board's block design drives
+        files.append({"name": str(board_xdc), "file_type": "xdc"})
+    files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
+    return files
+
+
+def _images(design, shape: _Shape, work_root: Path, name: str) -> tuple[dict[str, Path], tuple[Path, ...]]:
+    """(the images the flow writes by kind, the flow's own inputs besides the project's); a board profile asking
+    for an image the flow does not write is refused."""
+    if shape.is_versal:
+        images = versal.image_paths(work_root, name)
+        extra_inputs = (*versal.inputs(shape.aved), TCL_DIR / "versal_run.tcl", TCL_DIR / "own_versal_run.tcl")
+    else:
+        images = {"bit": work_root / f"{name}.bit", "hwh": work_root / f"{name}.hwh", "xsa": work_root / f"{name}.xsa",
+                  "cells": work_root / f"{name}.cells.json"}
+        extra_inputs = (HOOK_DIR / EXPORT_XSA_TCL,)
+    missing = [o for o in design.board.outputs if o not in images]
+    if missing:
+        raise FlowError(f"{design.board.profile_file}: vivado.outputs names {', '.join(missing)}, which kabe's "
+                        f"{design.board.family} flow does not write (it writes {', '.join(images)})")
+    return images, extra_inputs
+
+
+def generate_project(design, work_root: Path, *, edam=None, commit: provenance.Commit | None = None,
+                     flow_settings: dict[str, Any] | None = None) -> Project:
+    """Write the wrapper, settings and hooks, and let edalize generate the Makefile + project Tcl.
+    Runs no Vivado. Raises FlowError (or kabe.cores.CoreError) with the fix."""
+    from edalize.flows.vivado import Vivado as EdalizeVivado
+
+    fs = flow_settings or settings()
+    commit = commit or provenance.current_commit()
+    work_root, report_dir = _fresh_work_root(work_root)
+
+    edam_in = edam if edam is not None else cores.resolve(design, "synth")
+    refuse_core_constraints(design, edam_in)  # the flow owns constraints: a core's own XDC would be dropped
+    clock = _xdc_clock(design)
+    _check_xdc_only_clock(design)
+    shape = _shape(design, fs, clock)
+    is_versal, bd_wrapper = shape.is_versal, shape.bd_wrapper
+
+    name = f"kabe_{design.name}"
+    wrapper, top, iface = _write_wrapper(design, edam_in, work_root)
+    streams, status = _streams_and_status(design, iface)
     if not is_versal and (design.board.dma_length_width is None or design.board.dma_burst is None):
         raise FlowError(f"{design.board.profile_file}: board {design.board.key} names no `dma: {{length_width: N, "
                         f"burst: N}}`, the AXI DMA facts kabe's block design needs; add them (docs/boards.md)")
@@ -236,14 +328,13 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     tcl_ip = ((design.board.block_design_tcl(),) if is_versal else
               (design.board.block_design_tcl(), TCL_DIR / PS_TCL[design.board.family], KABE_BD_TCL))
     board_xdc = None if is_versal else design.board.board_constraints_xdc()  # the board's own pins (the KV260's fan)
-    image_step = versal.IMAGE_STEP if is_versal else "WRITE_BITSTREAM"
     settings_file = work_root / "kabe_settings.tcl"
-    hook_file = work_root / f"kabe_hooks_{image_step.lower()}_pre.tcl"
+    hook_file = work_root / f"kabe_hooks_{shape.image_step.lower()}_pre.tcl"
     values = {
-        "design": design.name, "project": name, "part": part, "bd_name": bd_name, "bd_wrapper": bd_wrapper,
+        "design": design.name, "project": name, "part": part, "bd_name": shape.bd_name, "bd_wrapper": bd_wrapper,
         "family": design.board.family,
         "engine_module": ENGINE_WRAPPER, "engine_top": top,
-        "clock_name": clock_name, "period_ns": f"{clock.period_ns:.3f}", "ports": design.ports,
+        "clock_name": shape.clock_name, "period_ns": f"{clock.period_ns:.3f}", "ports": design.ports,
         # per port: s-bus name, its tdata width, m-bus name, its tdata width
         "streams": streams,
         # per port: name width [name width] of the status outputs read back over AXI GPIO
@@ -259,46 +350,23 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
         "commit": commit.sha, "dirty": int(commit.dirty), "usr_access": f"0x{word:08X}",
         "vivado_version": fs["vivado_version"], "vivado_version_mismatch": fs["vivado_version_mismatch"],
         **{key: fs.get(f"vivado_{key}", "") for key in STRATEGY_KEYS},
-        "image_step": image_step, "hook_image_pre": hook_file,
+        "image_step": shape.image_step, "hook_image_pre": hook_file,
         "design_hooks": design_hooks(design),  # design.yaml's vivado.hooks (tcl/attach_hooks.tcl)
         "xsa_dest": work_root / f"{name}.xsa",
     }
     if is_versal:  # no .hwh, no cell list, no HP port: AVED's NoC and HBM instead
         for key in ("hp_data_width", "hwh_dest", "cells_dest", "dma_addr_width", "board_part", "board_connections"):
             values.pop(key)
-        values.update(versal.settings_values(design, work_root, name, aved, fs["vivado_jobs"], streams, clock.period_ns))
+        values.update(versal.settings_values(design, work_root, name, shape.aved, fs["vivado_jobs"], streams,
+                                             clock.period_ns))
     settings_file.write_text(settings_tcl(values))
-    if is_versal and design.vivado.hooks.get("write_bitstream"):
-        raise FlowError(f"{design.yaml_file}: vivado.hooks.write_bitstream: a Versal build writes a device image, "
-                        f"not a bitstream; hook route_design post instead")
-    hooks = (*own_image_pre_hook(design), *hook_files(design, aved))
-    hook_file.write_text(hook_dispatcher(settings_file, hooks, image_step))
-    # Zynq: the .xsa with the bitstream, once edalize's bitstream step is done (its own Vivado process)
-    export_xsa = work_root / "kabe_export_xsa.tcl"
-    if not is_versal:
-        export_xsa.write_text(f"# Generated by kabe.flows.vivado.project: edalize's post_build hook.\n"
-                              f"source {{{settings_file}}}\nsource {{{HOOK_DIR / EXPORT_XSA_TCL}}}\n")
+    hooks, export_xsa = _write_hooks(design, shape, settings_file, hook_file, work_root)
 
-    files: list[dict] = []
-    for f in edam_in.files:
-        ftype = f.file_type
-        if ftype.split("-")[0] not in cores.HDL_TYPES and ftype != "mem":
-            continue  # XDC/SDC from the core: the flow owns constraints; user files: not Vivado's
-        entry = {"name": str(f.path), "file_type": ftype}
-        if f.is_include_file:
-            entry.update(is_include_file=True, include_path=str(Path(f.path).parent))
-        files.append(entry)
-    bd_hdl = () if is_versal else BD_HDL  # USR_ACCESSE2 read-back: the Zynq block design's
-    files += [{"name": str(f), "file_type": "verilogSource"} for f in bd_hdl]
-    files.append({"name": str(wrapper), "file_type": "verilogSource"})
-    if board_xdc is not None:  # read into the implementation: the pins the board's block design drives
-        files.append({"name": str(board_xdc), "file_type": "xdc"})
     tcl_files = [settings_file, *(HOOK_DIR / t for t in CREATION_TCL), *tcl_ip, HOOK_DIR / ATTACH_TCL, HOOK_DIR / STRATEGY_TCL]
-    files += [{"name": str(t), "file_type": "tclSource"} for t in tcl_files]
     edam = {
         "name": name,
         "toplevel": bd_wrapper,
-        "files": files,
+        "files": _edam_files(edam_in, shape, wrapper, board_xdc, tcl_files),
         "parameters": {},  # the engine's parameters are baked into the wrapper instance
         "flow_options": {"part": part, "jobs": fs["vivado_jobs"]},
     }
@@ -313,23 +381,13 @@ def generate_project(design, work_root: Path, *, edam=None, commit: provenance.C
     if is_versal:
         versal.write_run_tcl(work_root / f"{name}_run.tcl", settings_file, TCL_DIR)
 
-    if is_versal:
-        images = versal.image_paths(work_root, name)
-        extra_inputs = (*versal.inputs(aved), TCL_DIR / "versal_run.tcl", TCL_DIR / "own_versal_run.tcl")
-    else:
-        images = {"bit": work_root / f"{name}.bit", "hwh": work_root / f"{name}.hwh", "xsa": work_root / f"{name}.xsa",
-                  "cells": work_root / f"{name}.cells.json"}
-        extra_inputs = (HOOK_DIR / EXPORT_XSA_TCL,)
-    missing = [o for o in design.board.outputs if o not in images]
-    if missing:
-        raise FlowError(f"{design.board.profile_file}: vivado.outputs names {', '.join(missing)}, which kabe's "
-                        f"{design.board.family} flow does not write (it writes {', '.join(images)})")
+    images, extra_inputs = _images(design, shape, work_root, name)
     project = Project(name=name, work_root=work_root, report_dir=report_dir, bit=work_root / f"{name}.bit",
                       hwh=work_root / f"{name}.hwh", settings_tcl=settings_file, hook_tcl=hook_file,
-                      wrapper=wrapper, edam=edam, clock_name=clock_name, clock_period_ns=clock.period_ns,
-                      inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *bd_hdl, *hooks, *design.vivado.files(),
-                                                  *extra_inputs, *([board_xdc] if board_xdc else []),
-                                                  design.constraints])),
+                      wrapper=wrapper, edam=edam, clock_name=shape.clock_name, clock_period_ns=clock.period_ns,
+                      inputs=tuple(dict.fromkeys([*edam_in.input_files, *tcl_files[1:], *shape.bd_hdl, *hooks,
+                                                  *design.vivado.files(), *extra_inputs,
+                                                  *([board_xdc] if board_xdc else []), design.constraints])),
                       cells=None if is_versal else work_root / f"{name}.cells.json", part=part,
                       images={k: v for k, v in images.items()
                               if k in design.board.outputs or k in ("cells", versal.BOOT_IMAGE, versal.FLASH_IMAGE)},

@@ -20,7 +20,6 @@ MAX_PARAMS = 8
 KNOWN_OVER = {
     "sim/runner.py:run_sim": "12 parameters: takes the design's settings one by one until the context exists",
     "flows/vivado/project.py:generate_project": "156 lines: the Vivado project Tcl, one section per shape; being extended (issue 41)",
-    "sim/verilator_build.py:build": "127 lines: the Verilator command and its cache, one sequence",
     "sim/csim.py:run": "9 parameters: the design's settings one by one until the context exists",
     "deploy/host.py:deploy": "11 parameters: the deploy verb's options, to become one typed settings object",
     "sweep/run.py:run_sweep": "10 parameters: the sweep verb's options, to become one typed settings object",

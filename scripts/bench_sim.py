@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         status |= 0 if r["passed"] else 1
         console.print(f"{name}: whole {r['seconds'] - r['compile_seconds']:.2f} s (compile "
                       f"{r['compile_seconds']:.1f} s not counted), simulate {r['simulate_seconds']:.2f} s "
-                      f"(harness loop {r['sim_seconds']:.2f} s), frames {r['frame_seconds']:.2f} s "
+                      f"(harness loop {r['sim_seconds']:.2f} s, of which {r.get('stream_wait_seconds', 0.0):.2f} s "
+                      f"waiting for streamed input), frames {r['frame_seconds']:.2f} s "
                       f"(of which {r['model_seconds']:.2f} s during the simulation), whole / simulate "
                       f"{(r['seconds'] - r['compile_seconds']) / max(r['simulate_seconds'], 1e-9):.3f}, "
                       f"load {os.getloadavg()[0]:.2f}")

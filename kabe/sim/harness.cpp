@@ -130,6 +130,7 @@ struct In {
     int fd = -1;
     size_t base = 0, have = 0;
     std::vector<uint64_t> buf;
+    double wait_seconds = 0;  // in read(): waiting for kabe's writer (the simulation starved of input)
     int64_t first_accept = -1, last_accept = -1;
     uint64_t tready_low = 0;  // cycles with tvalid high and tready low
     bool offered = false;  // tvalid is high with beat pos: held until taken
@@ -257,6 +258,7 @@ void refill(In& p) {
     const size_t want = std::min(p.buf.size() / w, p.nbeats - p.pos) * w * 8;
     auto* dst = reinterpret_cast<char*>(p.buf.data());
     size_t got = 0;
+    const auto t0 = std::chrono::steady_clock::now();
     while (got < want) {
         const ssize_t n = ::read(p.fd, dst + got, want - got);
         if (n < 0 && errno == EINTR) continue;
@@ -267,6 +269,7 @@ void refill(In& p) {
         got += static_cast<size_t>(n);
     }
     p.have = want / (8 * w);
+    p.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // Beat pos of input p (a stream's next beats read when pos leaves the buffer).
@@ -592,10 +595,10 @@ int main(int argc, char** argv) {
         std::fprintf(s, "    {\"name\": \"%s\", \"input\": \"%s\", \"beats_in\": %zu, \"beats_accepted\": %zu, ",
                      p.name, json_escape(p.path).c_str(), p.nbeats, p.pos);
         std::fprintf(s, "\"cycles\": %lld, \"tready_low_cycles\": %llu, \"gap_cycles\": %llu, \"first_accept_cycle\": %lld, "
-                        "\"last_accept_cycle\": %lld}%s\n", cycles, static_cast<unsigned long long>(p.tready_low),
+                        "\"last_accept_cycle\": %lld, \"stream_wait_seconds\": %.6f}%s\n", cycles, static_cast<unsigned long long>(p.tready_low),
                      static_cast<unsigned long long>(p.gap_cycles),
                      static_cast<long long>(p.first_accept), static_cast<long long>(p.last_accept),
-                     i + 1 < nin ? "," : "");
+                     p.wait_seconds, i + 1 < nin ? "," : "");
         if (p.fd >= 0) ::close(p.fd);
         else if (p.beats) ::munmap(const_cast<uint64_t*>(p.beats), p.map_bytes);
     }

@@ -1,9 +1,9 @@
 """The inputs a model gives piece by piece (kabe.verify.Chunks), written to the harness while it simulates.
 
 Each such input is a FIFO in the run's folder that the harness reads as it needs beats (harness.cpp's
---in-stream); one thread per FIFO asks the model for the next part, checks it as golden.words checks a
-whole array, and writes it. The pipe holds a few parts at most, so the model's work runs on the other core
-beside the simulation instead of before it, and no input is ever whole in memory or on disk.
+--in-stream). Per FIFO, one thread asks the model for the next parts (a few ahead), checks each as
+golden.words checks a whole array, and another writes them: the model's work runs on the other core beside
+the simulation instead of before it, and no input is ever whole in memory or on disk.
 
 A model that fails (or gives another count of beats than it said) closes its FIFO early: the harness stops
 at the end of what it got (exit 2), and the run says the model's error, not the harness's.
@@ -14,15 +14,20 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import queue
 import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from .. import designs
 from . import golden
 
 _PIPE_BYTES = 1 << 20  # the pipe's buffer (Linux's 64 KiB default costs a context switch every 64 KiB)
+_AHEAD = 3  # parts computed ahead of the one being written (a few MiB each)
+_END = object()  # the producer's last item: every part was put
 
 
 class StreamFeed:
@@ -66,40 +71,70 @@ class StreamFeed:
             return fd
 
     def _run(self, running: Callable[[], bool]) -> None:
+        """Write the parts a second thread computes (_AHEAD of them at most): the model works on the next
+        parts while this one waits for the harness to read, so the simulation is not kept waiting."""
+        ready: queue.Queue = queue.Queue(maxsize=_AHEAD)
+        stop = threading.Event()
+        producer = threading.Thread(target=self._produce, args=(ready, stop), name=f"kabe-parts-{self.name}",
+                                    daemon=True)
+        producer.start()
         fd = None
         try:
             fd = self._open(running)
-            if fd is not None:
-                self._write_parts(fd)
+            while fd is not None:
+                item = ready.get()
+                if item is _END:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                view = memoryview(item).cast("B")
+                while view:
+                    view = view[os.write(fd, view):]
         except BrokenPipeError:  # the harness stopped reading (the design's own stop, a cycle limit): its verdict
             pass
         except BaseException as e:  # noqa: BLE001 - said by join_all() on the run's thread
             self.error = e
         finally:
+            stop.set()
             if fd is not None:
-                os.close(fd)
+                os.close(fd)  # before waiting for the producer: the harness sees the end of a failed stream now
+            producer.join()
 
-    def _write_parts(self, fd: int) -> None:
+    def _produce(self, ready: queue.Queue, stop: threading.Event) -> None:
+        """The model's parts as uint64 words, checked, put on `ready`; then _END, or the error that stopped it."""
         where = f"the golden model {self.d.verify.value} of {self.d.name}"
         sent = 0
-        parts = _parts(where, self.name, self.chunks)
-        while True:
-            t0 = time.monotonic()  # the model's time (writing is mostly waiting for the harness: not counted)
-            part = next(parts, None)
-            if part is None:
-                break
-            words = golden.words(self.d, self.name, part, self.bits)
-            self.seconds += time.monotonic() - t0
-            sent += int(words.shape[0])
-            if sent > self.chunks.beats:
-                raise golden.ModelError(f"{where}: the parts of {self.name} hold more than the {self.chunks.beats} "
-                                        f"beats its Chunks says")
-            view = memoryview(words.astype("<u8", copy=False).reshape(-1)).cast("B")
-            while view:
-                view = view[os.write(fd, view):]
-        if sent != self.chunks.beats:
-            raise golden.ModelError(f"{where}: the parts of {self.name} hold {sent} beats, its Chunks says "
-                                    f"{self.chunks.beats}")
+        try:
+            parts = _parts(where, self.name, self.chunks)
+            while not stop.is_set():
+                t0 = time.monotonic()  # the model's time (the writer's is mostly waiting for the harness)
+                part = next(parts, None)
+                if part is None:
+                    break
+                words = golden.words(self.d, self.name, part, self.bits)
+                sent += int(words.shape[0])
+                if sent > self.chunks.beats:
+                    raise golden.ModelError(f"{where}: the parts of {self.name} hold more than the "
+                                            f"{self.chunks.beats} beats its Chunks says")
+                words = np.ascontiguousarray(words.reshape(-1), dtype="<u8")
+                self.seconds += time.monotonic() - t0
+                _put(ready, words, stop)
+            if sent != self.chunks.beats and not stop.is_set():
+                raise golden.ModelError(f"{where}: the parts of {self.name} hold {sent} beats, its Chunks says "
+                                        f"{self.chunks.beats}")
+            _put(ready, _END, stop)
+        except BaseException as e:  # noqa: BLE001 - handed to the writer, which says it
+            _put(ready, e, stop)
+
+
+def _put(ready: queue.Queue, item: Any, stop: threading.Event) -> None:
+    """item on the queue, unless the writer stopped (then nobody takes it: dropped)."""
+    while not stop.is_set():
+        try:
+            ready.put(item, timeout=0.05)
+            return
+        except queue.Full:
+            continue
 
 
 def _parts(where: str, name: str, chunks: Any):

@@ -60,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
                       f"(harness loop {r['sim_seconds']:.2f} s, of which {r.get('stream_wait_seconds', 0.0):.2f} s "
                       f"waiting for streamed input), frames {r['frame_seconds']:.2f} s "
                       f"(of which {r['model_seconds']:.2f} s during the simulation), whole / simulate "
-                      f"{(r['seconds'] - r['compile_seconds']) / max(r['simulate_seconds'], 1e-9):.3f}, "
+                      f"{(r['seconds'] - r['compile_seconds']) / max(r['simulate_seconds'], 1e-9):.3f}; "
+                      f"of the whole, {r.get('resolve_seconds', 0.0):.2f} s resolving the sim target (FuseSoC) and its key "
+                      f"(without it: {(r['seconds'] - r['compile_seconds'] - r.get('resolve_seconds', 0.0)) / max(r['simulate_seconds'], 1e-9):.3f}), "
                       f"load {os.getloadavg()[0]:.2f}")
         sim = max(r["simulate_seconds"], 1e-9)
         whole = r["seconds"] - r["compile_seconds"]  # a harness built this run: its compile is not the check's

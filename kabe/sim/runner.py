@@ -201,7 +201,7 @@ def run_sim(design: str | designs.Design, rows: int | None = None, seed: int = 1
             shutil.rmtree(workdir, ignore_errors=True)
     timing = {"seconds": round(time.monotonic() - t_start, 3), "frame_seconds": round(frames.seconds + run.model_seconds, 3),
               "model_seconds": round(run.model_seconds, 3), "compile_seconds": round(sb.compile_seconds, 3),
-              "compiled": sb.compiled, "simulate_seconds": round(run.simulate_seconds, 3),
+              "compiled": sb.compiled, "resolve_seconds": round(sb.resolve_seconds, 3), "simulate_seconds": round(run.simulate_seconds, 3),
               "sim_seconds": round(outcome.summary["sim_seconds"], 3), "compare_seconds": round(compare_seconds, 3),
               # the harness's time in read() waiting for a streamed input (its model slower than the simulation)
               "stream_wait_seconds": round(sum(i.get("stream_wait_seconds", 0.0) for i in outcome.summary["inputs"]), 3)}

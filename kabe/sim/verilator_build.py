@@ -78,6 +78,7 @@ class SimBuild:
     verilator_version: str = ""
     compiled: bool = False  # True when this call ran the compiler
     compile_seconds: float = 0.0
+    resolve_seconds: float = 0.0  # FuseSoC resolving the sim target (a project generator reruns it) and the key
     edam: cores.Edam | None = field(default=None, hash=False, compare=False)
     # the top's outputs in no stream or status of design.yaml: nothing compares them (port_contract.unchecked)
     not_checked: tuple[str, ...] = ()
@@ -341,6 +342,7 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     d = designs.get(design)
     # Absolute: Verilator and make run in the build folder, and the harness in the FuseSoC work root.
     build_root = Path(os.path.abspath(build_root))
+    t_resolve = time.monotonic()
     edam = cores.resolve(d, "sim", flags=flags, build_root=build_root)
     params = dict(params or {})
     if ghdl.vhdl_files(edam):  # VHDL: the harness simulates GHDL's Verilog of it, the netlist synthesis maps
@@ -355,7 +357,8 @@ def build(design: str | designs.Design, params: Mapping[str, Any] | None = None,
     exe = out / "harness"
     stamp = out / "stamp.json"
     common = dict(design=d.name, exe=exe, directory=out, key=key, toplevel=edam.toplevel, nports=d.ports,
-                  parameters=values, verilator_version=verilator_version(), edam=edam)
+                  parameters=values, verilator_version=verilator_version(), edam=edam,
+                  resolve_seconds=time.monotonic() - t_resolve)
     if exe.exists() and stamp.exists():
         return SimBuild(**common, not_checked=_stamped_not_checked(stamp), held=_stamped_held(stamp),
                         sidebands=_stamped_sidebands(stamp), clocking=_stamped_clocking(stamp))

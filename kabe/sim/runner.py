@@ -342,13 +342,14 @@ def _simulate(d: designs.Design, sb, frames: _Frames, traffic: dict | None, seed
         with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd=cwd) as sim_proc:
             try:
+                output = stream_feed.Output(sim_proc) if frames.feeds else None  # read while the feeds wait
                 for feed in frames.feeds:
                     feed.start(lambda: sim_proc.poll() is None)
                 stream_feed.join_all(frames.feeds)  # first: the model's answer is complete once its parts are
                 t1 = time.monotonic()
                 expected, signed, want_status = model()
                 model_seconds = time.monotonic() - t1 + sum(f.seconds for f in frames.feeds)
-                out, err = sim_proc.communicate()
+                out, err = output.wait() if output else sim_proc.communicate()
             except BaseException:  # Ctrl-C too: the simulation's own session never sees the terminal's
                 tool_group.stop(sim_proc)
                 raise

@@ -154,6 +154,30 @@ def _parts(where: str, name: str, chunks: Any):
         yield part
 
 
+class Output:
+    """The harness's stdout and stderr, read on a thread from its start: while the run's thread waits for the
+    feeds (join_all), a design printing more than a pipe holds would otherwise stop on its write, stop reading
+    its inputs, and the feeds would wait for it for ever."""
+
+    def __init__(self, proc):
+        self._out: tuple[str, str] = ("", "")
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._read, args=(proc,), name="kabe-harness-output", daemon=True)
+        self._thread.start()
+
+    def _read(self, proc) -> None:
+        try:
+            self._out = proc.communicate()
+        except BaseException as e:  # noqa: BLE001 - raised on the run's thread, in wait()
+            self._error = e
+
+    def wait(self) -> tuple[str, str]:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._out
+
+
 def join_all(feeds: list[StreamFeed]) -> None:
     """Wait for every feed; the first model error is raised here (one line, as golden's are)."""
     for f in feeds:

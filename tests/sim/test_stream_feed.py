@@ -115,3 +115,50 @@ def test_a_model_miscounting_its_beats_is_said(monkeypatch):
     monkeypatch.setattr(frames, "_ternary_chunks", one_more)
     with pytest.raises(golden.ModelError, match=r"the parts of s[01]_axis hold \d+ beats, its Chunks says \d+"):
         runner.run_sim(d, 2 * 100, seed=5)
+
+
+# A user's model giving its inputs as Chunks (a 32-bit and a 128-bit stream, parts of odd sizes), on the
+# width design of tests/sim/user_designs.py printing a line for every beat: megabytes on the
+# harness's stdout while the feeds wait for it to read (a pipe holds 64 KiB: read on its own thread).
+CHUNKED_WIDTH_MODEL = '''\
+import numpy as np
+
+from kabe.verify import Chunks, Stimulus
+
+
+def stimulus(seed, size, context):
+    n = 150_000 if size is None else size  # 4.8 MB of input: more than the FIFOs hold
+    rng = np.random.default_rng(seed)
+    words = rng.integers(0, 2**32, size=4 * n, dtype=np.uint32)
+    wide = rng.integers(0, 256, size=(n, 16), dtype=np.uint8)
+
+    def parts(a, k):
+        return lambda: (a[i:i + k] for i in range(0, len(a), k))
+
+    return Stimulus(
+        inputs={"s_axis": Chunks(4 * n, parts(words, 3001)), "s_wide_axis": Chunks(n, parts(wide, 701))},
+        expected={"m_axis": words.view(np.uint8).reshape(n, 16), "m_narrow_axis": wide.reshape(-1).view("<u4")},
+        status={"beats_seen": 4 * n},
+    )
+'''
+
+
+@pytest_e2e
+def test_a_user_models_chunks_stream_while_the_design_prints_much(tmp_path, monkeypatch):
+    import threading
+
+    from . import user_designs as u
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(golden, "ROOT", tmp_path)
+    top = u.WIDTH_TOP.replace("endmodule", '  always @(posedge clk) if (s_axis_tvalid) $display("beat %h", s_axis_tdata);\n'
+                                           "endmodule")
+    d = designs.load(u.write_width(tmp_path, top, CHUNKED_WIDTH_MODEL))
+    done: dict = {}
+    t = threading.Thread(target=lambda: done.update(r=runner.run_sim(d, None, seed=4, build_root=tmp_path / "build")))
+    t.start()
+    t.join(timeout=240)
+    assert not t.is_alive(), "the run hung: the harness's output was not read while the feeds waited"
+    r = done["r"]
+    assert r["passed"], (r["problems"], r["first_mismatches"])
+    assert r["words_checked"] == 150_000 + 600_000 and r["beats"] == 750_000

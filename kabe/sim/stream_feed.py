@@ -31,7 +31,7 @@ _END = object()  # the producer's last item: every part was put
 
 
 class StreamFeed:
-    """One input stream: its FIFO, and the thread that writes the model's parts to it."""
+    """One input stream: its FIFO, a thread computing the model's parts and one writing them to it."""
 
     def __init__(self, d: designs.Design, name: str, bits: int, chunks: Any, path: Path):
         self.d, self.name, self.bits, self.chunks, self.path = d, name, bits, chunks, path

@@ -39,6 +39,23 @@ class Context:
 
 
 @dataclass(frozen=True)
+class Chunks:
+    """An input's beats given piece by piece, for a stream too long to build before the simulation starts:
+    `beats` in all, `parts()` yields arrays of them in order (each a beat array as Stimulus describes).
+    kabe's simulation writes each part to the harness while it runs, so building the input costs no wall
+    time beside the simulation; the model's expected and status functions are called after the last part
+    (a model computes its answer part by part as it yields them). Anything else reads it whole:
+    np.asarray(chunks) is all the parts, concatenated."""
+
+    beats: int
+    parts: Callable[[], Any]  # () -> an iterable of beat arrays
+
+    def __array__(self, dtype=None, copy=None):
+        whole = np.concatenate([np.asarray(part) for part in self.parts()])
+        return whole if dtype is None else whole.astype(dtype)
+
+
+@dataclass(frozen=True)
 class Stimulus:
     """One run: the beats offered on every input port (tlast on each port's last beat), the beats
     every output port must produce (tlast exactly on the last), and optionally the final value of
@@ -49,7 +66,7 @@ class Stimulus:
     tdata[8i+7:8i] (any width, 8 to 512 bits). A value of a b-bit port lies in -2**(b-1) .. 2**b - 1,
     whatever the array's dtype (numpy's default int64 holding 0..255 fits 8 bits)."""
 
-    inputs: Mapping[str, Beats]
+    inputs: Mapping[str, Beats | Chunks]  # a long input as Chunks: built while the simulation runs
     expected: Later
     status: Later = field(default_factory=dict)
     expected_beats: Mapping[str, int] | None = None  # needed when expected is a function: beats per output

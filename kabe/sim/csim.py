@@ -31,9 +31,7 @@ from rich.console import Console
 
 from kabe import cores, designs, provenance, tool_group
 from kabe.design_context import DesignContext
-from kabe.console import make_console
 from kabe.errors import UserError
-from kabe.paths import BUILD
 from kabe.verify import declared
 from . import golden, hls_headers
 from .ask import SimAsk

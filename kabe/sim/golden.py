@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 
 from kabe.errors import UserError
-from kabe.verify import Context, Stimulus, StimulusError, as_words, resolve
+from kabe.verify import Chunks, Context, Stimulus, StimulusError, as_words, resolve
 from .. import designs
 from ..paths import ROOT
 
@@ -25,6 +25,11 @@ def _line(e: BaseException, limit: int) -> str:
     """An exception's text on one line, bounded (a model's message is the user's, shown as written)."""
     text = " ".join(str(e).split())
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def line(e: BaseException) -> str:
+    """An exception raised by a model, on one bounded line (for the messages other modules write)."""
+    return _line(e, 300)
 
 
 def load(d: designs.Design) -> Callable[..., Any]:
@@ -58,6 +63,11 @@ def stimulus(d: designs.Design, fn: Callable[..., Any], seed: int, size: int | N
     if set(stim.inputs) != set(context.inputs):
         raise ModelError(f"{where} gives beats for {sorted(stim.inputs)}; design.yaml's streams.in declares "
                          f"{sorted(context.inputs)}: give one array per input stream")
+    for name, beats in stim.inputs.items():
+        if isinstance(beats, Chunks) and (isinstance(beats.beats, bool) or not isinstance(beats.beats, (int, np.integer))
+                                          or beats.beats < 0 or not callable(beats.parts)):
+            raise ModelError(f"{where}: Chunks of {name} needs beats, a count >= 0 (got {beats.beats!r}), and parts, "
+                             f"a function yielding beat arrays")
     if not callable(stim.expected):
         check_outputs(d, stim.expected, context)
         for name in context.outputs:

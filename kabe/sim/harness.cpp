@@ -37,6 +37,8 @@
 //           [--valid-duty D] [--ready-duty D] [--traffic-seed S]
 //           [--side-in PORT FILE ...] [--side-out PORT FILE ...]
 //           --in IN.bin ...                   (once per input stream, in design.yaml's order)
+//           --in-stream FIFO BEATS ...        (instead of --in: BEATS beats read as the run needs them,
+//                                              from a FIFO kabe writes while the simulation runs)
 //           --out OUT.bin EXPECTED_BEATS ...  (once per output stream, in design.yaml's order)
 //   --port IN.bin EXPECTED OUT.bin is `--in IN.bin --out OUT.bin EXPECTED` (kabe's paired HP ports).
 // --usr-access: the simulated PL's USR_ACCESS register (on the board: USR_ACCESSE2, the configured
@@ -53,6 +55,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -117,10 +121,16 @@ struct In {
     int clock = 0;  // index into clocks
     Sig tdata, tvalid, tready, tlast;
     std::string path;
-    const uint64_t* beats = nullptr;  // mmap'ed input, words() uint64 per beat
+    const uint64_t* beats = nullptr;  // mmap'ed input, words() uint64 per beat (a stream: its buffer)
     size_t nbeats = 0;
     size_t map_bytes = 0;
     size_t pos = 0;  // next beat to offer
+    // A stream (--in-stream: a FIFO kabe writes while the run goes on): beats base .. base + have of it
+    // are in buf; the next ones are read when the run needs them, so the run never waits for the whole input.
+    int fd = -1;
+    size_t base = 0, have = 0;
+    std::vector<uint64_t> buf;
+    double wait_seconds = 0;  // in read(): waiting for kabe's writer (the simulation starved of input)
     int64_t first_accept = -1, last_accept = -1;
     uint64_t tready_low = 0;  // cycles with tvalid high and tready low
     bool offered = false;  // tvalid is high with beat pos: held until taken
@@ -231,6 +241,43 @@ void map_input(In& p) {
     ::close(fd);
 }
 
+// A stream's input: open it (a FIFO blocks until kabe's writer opens it), nbeats as the command line said.
+void open_stream(In& p, size_t beats) {
+    p.fd = ::open(p.path.c_str(), O_RDONLY);
+    if (p.fd < 0) die("cannot open input stream %s", p.path.c_str());
+    p.nbeats = beats;
+    p.buf.resize(size_t{1} << 16);  // 512 KiB: a few hundred microseconds of simulation per read
+    p.beats = p.buf.data();
+}
+
+// The stream's beats from pos on into buf (whole beats; blocks until kabe's writer has written them).
+// A stream that ends before its beat count is an error: the writer failed (kabe says why).
+void refill(In& p) {
+    const size_t w = p.tdata.words();
+    p.base = p.pos;
+    const size_t want = std::min(p.buf.size() / w, p.nbeats - p.pos) * w * 8;
+    auto* dst = reinterpret_cast<char*>(p.buf.data());
+    size_t got = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    while (got < want) {
+        const ssize_t n = ::read(p.fd, dst + got, want - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            die("input stream %s", (p.path + " ended after " + std::to_string(p.base + got / (8 * w)) + " of its " +
+                                    std::to_string(p.nbeats) + " beats (" +
+                                    (n < 0 ? std::strerror(errno) : "its writer closed it") + ")").c_str());
+        got += static_cast<size_t>(n);
+    }
+    p.have = want / (8 * w);
+    p.wait_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Beat pos of input p (a stream's next beats read when pos leaves the buffer).
+inline const uint64_t* beat_at(In& p) {
+    if (p.fd >= 0 && p.pos - p.base >= p.have) refill(p);
+    return p.beats + (p.pos - p.base) * p.tdata.words();
+}
+
 void write_words(const Out& p) {
     FILE* f = std::fopen(p.path.c_str(), "wb");
     if (!f) die("cannot write %s", p.path.c_str());
@@ -263,6 +310,7 @@ int main(int argc, char** argv) {
     double valid_duty = 1.0, ready_duty = 1.0;
     uint64_t traffic_seed = 1;
     std::vector<std::string> in_paths;
+    std::vector<long long> in_beats;  // -1: a file (its size says); else a stream of this many beats
     std::vector<std::pair<std::string, uint64_t>> out_args;
     std::vector<std::pair<std::string, std::string>> side_args;  // port, file
     std::vector<const char*> plusargs{argv[0]};  // +verilator+... (X values: rand reset, seed) for Verilator
@@ -291,7 +339,12 @@ int main(int argc, char** argv) {
             std::string port = argv[++i];
             side_args.emplace_back(port, argv[++i]);
         }
-        else if (a == "--in") { need(1); in_paths.push_back(argv[++i]); }
+        else if (a == "--in") { need(1); in_paths.push_back(argv[++i]); in_beats.push_back(-1); }
+        else if (a == "--in-stream") {
+            need(2);
+            in_paths.push_back(argv[++i]);
+            in_beats.push_back(static_cast<long long>(std::strtoull(argv[++i], nullptr, 10)));
+        }
         else if (a == "--out") {
             need(2);
             std::string path = argv[++i];
@@ -300,6 +353,7 @@ int main(int argc, char** argv) {
         else if (a == "--port") {
             need(3);
             in_paths.push_back(argv[++i]);
+            in_beats.push_back(-1);
             const uint64_t expected = std::strtoull(argv[++i], nullptr, 10);
             out_args.emplace_back(argv[++i], expected);
         } else die("unknown argument %s", a.c_str());
@@ -354,7 +408,8 @@ int main(int argc, char** argv) {
         die("this design has %s output stream(s); pass one --out per stream", std::to_string(outs.size()).c_str());
     for (size_t k = 0; k < ins.size(); ++k) {
         ins[k].path = in_paths[k];
-        map_input(ins[k]);
+        if (in_beats[k] < 0) map_input(ins[k]);
+        else open_stream(ins[k], static_cast<size_t>(in_beats[k]));
     }
     for (size_t k = 0; k < outs.size(); ++k) {
         outs[k].path = out_args[k].first;
@@ -416,8 +471,9 @@ int main(int argc, char** argv) {
             if (p.clock != k) continue;
             if (p.pos < p.nbeats && !p.offered) p.offered = !gaps || rng.chance(valid_threshold);
             if (p.offered) {
-                if (p.tdata.wide) p.tdata.set_words(p.beats + p.pos * p.tdata.words());
-                else p.tdata.set(p.beats[p.pos]);
+                const uint64_t* b = beat_at(p);
+                if (p.tdata.wide) p.tdata.set_words(b);
+                else p.tdata.set(*b);
                 p.tvalid.set(1);
                 p.tlast.set(p.pos + 1 == p.nbeats);
                 for (Side* sd : in_sides[i]) sd->sig.set(p.pos < sd->nvalues ? sd->values[p.pos] : 0);
@@ -539,11 +595,12 @@ int main(int argc, char** argv) {
         std::fprintf(s, "    {\"name\": \"%s\", \"input\": \"%s\", \"beats_in\": %zu, \"beats_accepted\": %zu, ",
                      p.name, json_escape(p.path).c_str(), p.nbeats, p.pos);
         std::fprintf(s, "\"cycles\": %lld, \"tready_low_cycles\": %llu, \"gap_cycles\": %llu, \"first_accept_cycle\": %lld, "
-                        "\"last_accept_cycle\": %lld}%s\n", cycles, static_cast<unsigned long long>(p.tready_low),
+                        "\"last_accept_cycle\": %lld, \"stream_wait_seconds\": %.6f}%s\n", cycles, static_cast<unsigned long long>(p.tready_low),
                      static_cast<unsigned long long>(p.gap_cycles),
                      static_cast<long long>(p.first_accept), static_cast<long long>(p.last_accept),
-                     i + 1 < nin ? "," : "");
-        if (p.beats) ::munmap(const_cast<uint64_t*>(p.beats), p.map_bytes);
+                     p.wait_seconds, i + 1 < nin ? "," : "");
+        if (p.fd >= 0) ::close(p.fd);
+        else if (p.beats) ::munmap(const_cast<uint64_t*>(p.beats), p.map_bytes);
     }
     std::fprintf(s, "  ],\n  \"outputs\": [\n");
     for (int i = 0; i < nout; ++i) {

@@ -39,10 +39,11 @@ from ..design_context import DesignContext
 from ..records import tracked_outputs
 from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
 from ..cores import CoreError
-from ..verify import Context, declared, words_per_beat
+from ..verify import Chunks, Context, declared, words_per_beat
 from ..paths import REPORTS
-from . import golden, verilator_build
+from . import golden, stream_feed, verilator_build
 from .ask import SimAsk
+from .stream_feed import StreamFeed
 from .vl_output import design_stop, runtime_warnings  # noqa: F401 - runner's names too
 from .golden import context_for
 from .compare import MAX_SHOWN_MISMATCHES, compare_output  # noqa: F401 - the harness result's words against the model's
@@ -221,8 +222,10 @@ def _run_harness(ctx: DesignContext, ask: SimAsk, prep: _Prepared, sb, held: dic
             shutil.rmtree(workdir, ignore_errors=True)
     timing = {"frame_seconds": round(frames.seconds + run.model_seconds, 3),
               "model_seconds": round(run.model_seconds, 3), "compile_seconds": round(sb.compile_seconds, 3),
-              "compiled": sb.compiled, "simulate_seconds": round(run.simulate_seconds, 3),
-              "sim_seconds": round(outcome.summary["sim_seconds"], 3), "compare_seconds": round(compare_seconds, 3)}
+              "compiled": sb.compiled, "resolve_seconds": round(sb.resolve_seconds, 3), "simulate_seconds": round(run.simulate_seconds, 3),
+              "sim_seconds": round(outcome.summary["sim_seconds"], 3), "compare_seconds": round(compare_seconds, 3),
+              # the harness's time in read() waiting for a streamed input (its model slower than the simulation)
+              "stream_wait_seconds": round(sum(i.get("stream_wait_seconds", 0.0) for i in outcome.summary["inputs"]), 3)}
     return _Ran(held, traffic, frames, run, outcome, first, mismatches), timing
 
 
@@ -237,6 +240,7 @@ class _Frames:
     side_expected: dict[str, np.ndarray]  # the model's words per output sideband port
     expected_now: dict | None  # the expected outputs when the model gave them at once, else None (later)
     seconds: float
+    feeds: list  # the inputs the model gives as Chunks, written while the harness runs (kabe.sim.stream_feed)
 
 
 @dataclass
@@ -306,7 +310,13 @@ def _write_streams(d: designs.Design, stim, sb, workdir: Path, places: list, con
         argv: list[str] = []
         beats_in = 0
         beats_of: dict[str, int] = {}
+        feeds: list[StreamFeed] = []
         for name, bits in d.streams.inputs.items():
+            if isinstance(stim.inputs[name], Chunks):  # built and written while the harness runs
+                feeds.append(StreamFeed(d, name, bits, stim.inputs[name], workdir / f"in.{name}.fifo"))
+                beats_in = max(beats_in, beats_of.setdefault(name, int(stim.inputs[name].beats)))
+                argv += ["--in-stream", str(feeds[-1].path), str(beats_of[name])]
+                continue
             words = golden.words(d, name, stim.inputs[name], bits)
             in_path = workdir / f"in.{name}.bin"
             try:
@@ -325,7 +335,7 @@ def _write_streams(d: designs.Design, stim, sb, workdir: Path, places: list, con
         for name in d.streams.outputs:
             argv += ["--out", str(workdir / f"out.{name}.bin"), str(int(counts[name]))]
         side_expected = _sideband_args(d, stim, sb, beats_of, counts, workdir, argv)
-    return _Frames(argv, beats_in, beats_of, counts, side_expected, expected_now, time.monotonic() - t0)
+    return _Frames(argv, beats_in, beats_of, counts, side_expected, expected_now, time.monotonic() - t0, feeds)
 
 
 def _simulate(d: designs.Design, sb, frames: _Frames, traffic: dict | None, seed: int, workdir: Path,
@@ -351,10 +361,14 @@ def _simulate(d: designs.Design, sb, frames: _Frames, traffic: dict | None, seed
         with tool_group.popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               cwd=cwd) as sim_proc:
             try:
+                output = stream_feed.Output(sim_proc) if frames.feeds else None  # read while the feeds wait
+                for feed in frames.feeds:
+                    feed.start(lambda: sim_proc.poll() is None)
+                stream_feed.join_all(frames.feeds)  # first: the model's answer is complete once its parts are
                 t1 = time.monotonic()
                 expected, signed, want_status = model()
-                model_seconds = time.monotonic() - t1
-                out, err = sim_proc.communicate()
+                model_seconds = time.monotonic() - t1 + sum(f.seconds for f in frames.feeds)
+                out, err = output.wait() if output else sim_proc.communicate()
             except BaseException:  # Ctrl-C too: the simulation's own session never sees the terminal's
                 tool_group.stop(sim_proc)
                 raise

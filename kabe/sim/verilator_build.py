@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping
 from kabe.errors import UserError
 from .. import cores, designs, disk_space, tool_group
 from ..design_context import DesignContext
-from . import clocking, port_contract
+from . import port_contract
 from .clocking import Clocking
 from ..flows import ghdl
 from ..paths import BUILD
@@ -79,6 +79,7 @@ class SimBuild:
     verilator_version: str = ""
     compiled: bool = False  # True when this call ran the compiler
     compile_seconds: float = 0.0
+    resolve_seconds: float = 0.0  # FuseSoC resolving the sim target (a project generator reruns it) and the key
     edam: cores.Edam | None = field(default=None, hash=False, compare=False)
     # the top's outputs in no stream or status of design.yaml: nothing compares them (port_contract.unchecked)
     not_checked: tuple[str, ...] = ()
@@ -352,18 +353,12 @@ def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags:
     d = ctx.design
     # Absolute: Verilator and make run in the build folder, and the harness in the FuseSoC work root.
     build_root = Path(os.path.abspath(build_root))
+    t_resolve = time.monotonic()
     edam = sim_target(ctx, flags, build_root)
     params = dict(params or {})
     if ghdl.vhdl_files(edam):  # VHDL: the harness simulates GHDL's Verilog of it, the netlist synthesis maps
         edam, params = vhdl_view(d, edam, params, build_root)
-    values = {k: v for k, v in edam.parameters.items()
-              if edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") == "vlogparam" and v is not None}
-    # Overrides may name any parameter of the top module, declared in the core or not (a test-only
-    # knob such as LATENCY_ADJUST need not be); Verilator rejects a name the top does not have.
-    values.update(params)
-    defines = {k: v for k, v in edam.parameters.items()
-               if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
-    defines.update(extra_defines or {})
+    values, defines = _values_and_defines(edam, params, extra_defines)
     core_options = [str(o) for o in edam.tool_options.get("verilator_options", [])]
     # the XDC's port clocks set the harness's clock periods (kabe.sim.clocking): another period, another model
     port_clocks = ctx.port_clocks()
@@ -374,7 +369,8 @@ def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags:
     exe = out / "harness"
     stamp = out / "stamp.json"
     common = dict(design=d.name, exe=exe, directory=out, key=key, toplevel=edam.toplevel, nports=d.ports,
-                  parameters=values, verilator_version=verilator_version(), edam=edam)
+                  parameters=values, verilator_version=verilator_version(), edam=edam,
+                  resolve_seconds=time.monotonic() - t_resolve)
     if exe.exists() and stamp.exists():
         return SimBuild(**common, not_checked=_stamped_not_checked(stamp), held=_stamped_held(stamp),
                         sidebands=_stamped_sidebands(stamp), clocking=_stamped_clocking(stamp))
@@ -441,25 +437,7 @@ def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags:
         seconds = time.monotonic() - t0
         (out / "build.log").write_text(log_text)
         if proc.returncode != 0 or not exe.exists():
-            no_compiler = missing_compiler(proc.stderr + "\n" + proc.stdout)
-            if no_compiler:
-                raise SimBuildError(f"Verilator's build of {d.name} needs a C++ compiler and found none ({no_compiler}): "
-                                    f"{COMPILER_FIX}; `kabe doctor` checks it (full log: {out / 'build.log'})")
-            full = disk_space.full_message(f"Verilator's compile of {d.name}", proc.stderr + "\n" + proc.stdout, places)
-            if full:
-                raise SimBuildError(f"{full} (full log: {out / 'build.log'})")
-            # Verilator's own first errors name the file and line; the count line after them adds nothing.
-            errs = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines()
-                    if ("%Error" in ln or "error:" in ln) and "Exiting due to" not in ln]
-            shown = "\n  ".join(errs[:3]) + (f"\n  (and {len(errs) - 3} more)" if len(errs) > 3 else "") \
-                or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
-            if any("--top-module" in e and "not found" in e for e in errs):  # said in the core file's terms
-                raise SimBuildError(_top_not_found(d, edam, out))
-            fixes = _vendor_fixes(errs)
-            if fixes:  # an XPM macro or a primitive: kabe's words, not only "Cannot find file containing module"
-                raise SimBuildError(f"Verilator could not build {d.name}: {shown}. Fix: {fixes} (full log: "
-                                    f"{out / 'build.log'})")
-            raise SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
+            raise _build_failure(d, edam, out, proc, places)
         # what Verilator read that the key does not hash (an `include through a macro): no model, no verdict
         missed = tool_reads.unkeyed(tool_reads.dependency_file(out / "obj" / "Vtop__ver.d"),
                                     _hdl_files(edam) + [HARNESS], [vroot, out, Path(sys.prefix)])
@@ -475,6 +453,45 @@ def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags:
                                      "clocking": clocks.as_dict()}) + "\n")
     _prune(design_dir, out, build_root)
     return SimBuild(**{**common, "compiled": True, "compile_seconds": seconds})
+
+
+def _values_and_defines(edam: cores.Edam, params: Mapping[str, Any],
+                        extra_defines: Mapping[str, Any] | None) -> tuple[dict, dict]:
+    """The top's parameter values (-G) and Verilog defines (+define+) the build uses."""
+    values = {k: v for k, v in edam.parameters.items()
+              if edam.parameter_specs.get(k, {}).get("paramtype", "vlogparam") == "vlogparam" and v is not None}
+    # Overrides may name any parameter of the top module, declared in the core or not (a test-only
+    # knob such as LATENCY_ADJUST need not be); Verilator rejects a name the top does not have.
+    values.update(params)
+    defines = {k: v for k, v in edam.parameters.items()
+               if edam.parameter_specs.get(k, {}).get("paramtype") == "vlogdefine" and v is not None}
+    defines.update(extra_defines or {})
+    return values, defines
+
+
+def _build_failure(d: designs.Design, edam: cores.Edam, out: Path, proc: subprocess.CompletedProcess,
+                   places: list) -> SimBuildError:
+    """Verilator's or make's failure as one error: a missing compiler, a full disk, the top not found,
+    a vendor module, else Verilator's first errors (each with the full log's path)."""
+    no_compiler = missing_compiler(proc.stderr + "\n" + proc.stdout)
+    if no_compiler:
+        return SimBuildError(f"Verilator's build of {d.name} needs a C++ compiler and found none ({no_compiler}): "
+                             f"{COMPILER_FIX}; `kabe doctor` checks it (full log: {out / 'build.log'})")
+    full = disk_space.full_message(f"Verilator's compile of {d.name}", proc.stderr + "\n" + proc.stdout, places)
+    if full:
+        return SimBuildError(f"{full} (full log: {out / 'build.log'})")
+    # Verilator's own first errors name the file and line; the count line after them adds nothing.
+    errs = [ln.strip() for ln in (proc.stderr + proc.stdout).splitlines()
+            if ("%Error" in ln or "error:" in ln) and "Exiting due to" not in ln]
+    shown = "\n  ".join(errs[:3]) + (f"\n  (and {len(errs) - 3} more)" if len(errs) > 3 else "") \
+        or "\n  ".join((proc.stderr or proc.stdout).strip().splitlines()[-8:])
+    if any("--top-module" in e and "not found" in e for e in errs):  # said in the core file's terms
+        return SimBuildError(_top_not_found(d, edam, out))
+    fixes = _vendor_fixes(errs)
+    if fixes:  # an XPM macro or a primitive: kabe's words, not only "Cannot find file containing module"
+        return SimBuildError(f"Verilator could not build {d.name}: {shown}. Fix: {fixes} (full log: "
+                             f"{out / 'build.log'})")
+    return SimBuildError(f"Verilator could not build {d.name}: {shown} (full log: {out / 'build.log'})")
 
 
 def vhdl_view(d: designs.Design, edam: cores.Edam, params: dict, build_root: Path) -> tuple[cores.Edam, dict]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import attention, int8, probe, ternary
 from .frame import BEAT_BYTES, Frame
-from kabe.verify import Stimulus, declare
+from kabe.verify import Chunks, Stimulus, declare
 
 DEFAULT_ROW_BYTES = 512
 DEFAULT_ROWS_PER_PORT = 65_535
@@ -47,6 +47,18 @@ def _ternary_deferred(rng: np.random.Generator, rows: int, row_bytes: int, inval
     _check_row_bytes(row_bytes)
     if x is None:
         x = rng.integers(-128, 128, size=row_bytes * ternary.WEIGHTS_PER_BYTE, dtype=np.int8)
+    w = _ternary_rows(rng, rows, row_bytes, invalid_fraction)
+    stream = np.concatenate([x.view(np.uint8), w.ravel()])
+
+    def finish() -> Frame:
+        expected, invalid = ternary.matvec_hw(x, w)
+        return Frame(stream, expected, rows, invalid)
+
+    return stream, finish
+
+
+def _ternary_rows(rng: np.random.Generator, rows: int, row_bytes: int, invalid_fraction: float) -> np.ndarray:
+    """rows packed rows of valid bytes, some invalid (243..255) when invalid_fraction > 0."""
     w = rng.integers(0, ternary.VALID_BYTES, size=(rows, row_bytes), dtype=np.uint8)
     if invalid_fraction > 0:
         # Each byte invalid with probability invalid_fraction, independently: the same law as a
@@ -55,13 +67,47 @@ def _ternary_deferred(rng: np.random.Generator, rows: int, row_bytes: int, inval
         count = int(rng.binomial(w.size, invalid_fraction))
         where = rng.choice(w.size, size=count, replace=False)
         w.reshape(-1)[where] = rng.integers(ternary.VALID_BYTES, 256, size=count, dtype=np.uint8)
-    stream = np.concatenate([x.view(np.uint8), w.ravel()])
+    return w
 
-    def finish() -> Frame:
-        expected, invalid = ternary.matvec_hw(x, w)
-        return Frame(stream, expected, rows, invalid)
 
-    return stream, finish
+class TernaryParts:
+    """One port's ternary frame (x, then rows) built part by part for kabe's simulation to stream
+    (kabe.verify.Chunks): each part of rows drawn from its own generator (seed, port, 1, part), so any
+    part is the same whoever asks for it first, and its results computed as it is drawn. result()
+    gives the whole frame's (expected, invalid), computing the parts nobody drew yet."""
+
+    PART_ROWS = 8192  # 4 MiB of 512 B rows: a part's model work runs beside ~0.1 s of simulation
+
+    def __init__(self, seed: int, port: int, rows: int, row_bytes: int, invalid_fraction: float):
+        _check_row_bytes(row_bytes)
+        self.seed, self.port, self.rows, self.row_bytes, self.fraction = seed, port, rows, row_bytes, invalid_fraction
+        self.x = np.random.default_rng([seed, port]).integers(
+            -128, 128, size=row_bytes * ternary.WEIGHTS_PER_BYTE, dtype=np.int8)
+        self._done: dict[int, tuple[np.ndarray, int]] = {}  # part -> (results, invalid bytes)
+
+    @property
+    def stream_bytes(self) -> int:
+        return self.x.size + self.rows * self.row_bytes
+
+    def _part(self, c: int) -> np.ndarray:
+        n = min(self.PART_ROWS, self.rows - c * self.PART_ROWS)
+        w = _ternary_rows(np.random.default_rng([self.seed, self.port, 1, c]), n, self.row_bytes, self.fraction)
+        self._done[c] = ternary.matvec_hw(self.x, w)
+        return w
+
+    def parts(self):
+        """The frame's bytes: x, then each part's rows."""
+        yield self.x.view(np.uint8)
+        for c in range(-(-self.rows // self.PART_ROWS)):
+            yield self._part(c).ravel()
+
+    def result(self) -> tuple[np.ndarray, int]:
+        n = -(-self.rows // self.PART_ROWS)
+        for c in range(n):
+            if c not in self._done:
+                self._part(c)
+        return (np.concatenate([self._done[c][0] for c in range(n)]) if n else np.zeros(0, dtype=np.int64),
+                sum(self._done[c][1] for c in range(n)))
 
 
 def probe_frame(rng: np.random.Generator, rows: int, row_bytes: int = DEFAULT_ROW_BYTES) -> Frame:
@@ -176,6 +222,24 @@ def _beats(stream: np.ndarray, name: str, bits: int, row_bytes: int) -> np.ndarr
     return stream.reshape(-1, beat)
 
 
+def _ternary_chunks(seed: int, port: int, rows: int, row_bytes: int, fraction: float, name: str, bits: int):
+    """One port's ternary frame as kabe.verify.Chunks (its beats part by part), and finish() -> its Frame
+    (the results of every part, drawn or not)."""
+    frame = TernaryParts(seed, port, rows, row_bytes, fraction)
+    beat = 8 if bits == 64 else bits // 8
+    _beats(np.zeros(row_bytes, dtype=np.uint8), name, bits, row_bytes)  # a row_bytes the port cannot take: now
+
+    def parts():
+        for part in frame.parts():
+            yield _beats(part, name, bits, row_bytes)
+
+    def finish() -> Frame:
+        expected, invalid = frame.result()
+        return Frame(np.zeros(0, dtype=np.uint8), expected, rows, invalid)  # the stream went part by part
+
+    return Chunks(frame.stream_bytes // beat, parts), finish
+
+
 def kabe_stimulus(kind: str, seed: int, size, context, *, rows_per_port_default: int | None = None,
                   lane: str = "HP port") -> Stimulus:
     """kabe's frames of `kind` on the design's ports, input p paired with output p and stat{p}_*; size
@@ -192,6 +256,12 @@ def kabe_stimulus(kind: str, seed: int, size, context, *, rows_per_port_default:
     fraction = (DEFAULT_INVALID_FRACTION if kind == "ternary" else 0.0) if fraction is None else float(fraction)
     inputs, finishers, counts = {}, [], {}
     for p in range(ports):
+        if kind == "ternary":  # the seed-scale frame (256 MiB a port): streamed to the simulation as it is drawn
+            inputs[ins[p]], finish = _ternary_chunks(seed, p, per_port, row_bytes, fraction, ins[p],
+                                                     context.inputs[ins[p]])
+            finishers.append(finish)
+            counts[outs[p]] = per_port  # one result word per row
+            continue
         stream, n_expected, finish = build_deferred(kind, np.random.default_rng([seed, p]), per_port, row_bytes,
                                                     fraction)
         inputs[ins[p]] = _beats(stream, ins[p], context.inputs[ins[p]], row_bytes)

@@ -31,10 +31,11 @@ def test_the_model_is_stage4s_frames_on_wider_beats():
     wide = v80_ternary.stimulus(5, 40, _context(2, fraction=0.01))
     narrow = frames.ternary_stimulus(5, 40, _context(2, bits=64, fraction=0.01))
     for p in range(2):
-        beats = wide.inputs[f"s{p}_axis"]
+        beats = np.asarray(wide.inputs[f"s{p}_axis"])  # kabe.verify.Chunks, read whole
+        assert wide.inputs[f"s{p}_axis"].beats == 80 + 20 * 16
         assert beats.dtype == np.uint8 and beats.shape == (80 + 20 * 16, 32)
-        assert np.array_equal(beats.reshape(-1).view("<u8"), narrow.inputs[f"s{p}_axis"])
-        assert np.array_equal(as_words("s", beats, 256).reshape(-1), narrow.inputs[f"s{p}_axis"])
+        assert np.array_equal(beats.reshape(-1).view("<u8"), np.asarray(narrow.inputs[f"s{p}_axis"]))
+        assert np.array_equal(as_words("s", beats, 256).reshape(-1), np.asarray(narrow.inputs[f"s{p}_axis"]))
     assert wide.expected_beats == {"m0_axis": 20, "m1_axis": 20} and wide.stall_free
     exp_w, exp_n = resolve(wide.expected), resolve(narrow.expected)
     assert all(np.array_equal(exp_w[k], exp_n[k]) and exp_w[k].dtype == np.int32 for k in exp_n)
@@ -45,7 +46,7 @@ def test_the_model_is_stage4s_frames_on_wider_beats():
 def test_the_expected_words_are_the_ternary_model_by_hand():
     """One channel, checked against llm_accel.model.ternary directly (x, rows and invalid bytes from the stream)."""
     stim = v80_ternary.stimulus(11, 30, _context(1, fraction=0.02))
-    stream = stim.inputs["s0_axis"].reshape(-1)
+    stream = np.asarray(stim.inputs["s0_axis"]).reshape(-1)
     x = stream[:5 * 512].view(np.int8)
     rows = stream[5 * 512:].reshape(30, 512)
     want, invalid = ternary.matvec_hw(x, rows)

@@ -38,9 +38,13 @@ DOC_PL_ATTENTION_MS = {512: 2.94}
 
 def measure(context: int, seed: int = 1) -> dict:
     """Simulate one frame of `context` rows on each port; the harness result dict."""
+    from kabe import design_context, designs
+    from kabe.console import make_console
+    from kabe.sim.ask import SimAsk
     from kabe.sim.runner import run_sim
 
-    return run_sim("stage5", rows=PORTS * context, seed=seed)
+    ctx = design_context.make(designs.get("stage5"), console=make_console())
+    return run_sim(ctx, SimAsk(PORTS * context, seed=seed))
 
 
 def project(context: int, beats_per_cycle: float, frame_cycles: float) -> dict:

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from kabe import designs
+from kabe.design_context import DesignContext
+from kabe.sim.ask import SimAsk
 from kabe.paths import CORES
 from kabe.sim import golden, runner
 from kabe.verify import Chunks, Context, Stimulus
@@ -64,7 +66,7 @@ def _stage4() -> designs.Design:
 def test_a_streamed_run_is_bit_exact_and_a_broken_model_fails(monkeypatch):
     d = _stage4()
     monkeypatch.setattr(frames.TernaryParts, "PART_ROWS", 64)  # several parts through the FIFO
-    r = runner.run_sim(d, 2 * 300, seed=5, invalid_fraction=0.01)
+    r = runner.run_sim(DesignContext(d), SimAsk(2 * 300, seed=5, invalid_fraction=0.01))
     assert r["passed"] and r["mismatches"] == 0 and r["words_checked"] == 600 and r["stat_invalid"] > 0
     assert r["beats_per_cycle"] == 1.0
 
@@ -81,7 +83,7 @@ def test_a_streamed_run_is_bit_exact_and_a_broken_model_fails(monkeypatch):
         return out, invalid
 
     monkeypatch.setattr(ternary, "matvec_hw", off_by_one)
-    r = runner.run_sim(d, 2 * 300, seed=5, invalid_fraction=0.01)
+    r = runner.run_sim(DesignContext(d), SimAsk(2 * 300, seed=5, invalid_fraction=0.01))
     assert not r["passed"] and r["mismatches"] == 2
     assert sorted((m["port"], m["beat"]) for m in r["first_mismatches"]) == [("m0_axis", 138), ("m1_axis", 138)]
 
@@ -100,7 +102,7 @@ def test_a_model_failing_half_way_is_its_error_not_the_harness(monkeypatch):
 
     monkeypatch.setattr(frames, "_ternary_rows", fails_on_the_third)
     with pytest.raises(golden.ModelError, match=r"its parts of s[01]_axis raised RuntimeError: disk of weights unreadable"):
-        runner.run_sim(d, 2 * 300, seed=5)
+        runner.run_sim(DesignContext(d), SimAsk(2 * 300, seed=5))
 
 
 @pytest_e2e
@@ -114,7 +116,7 @@ def test_a_model_miscounting_its_beats_is_said(monkeypatch):
 
     monkeypatch.setattr(frames, "_ternary_chunks", one_more)
     with pytest.raises(golden.ModelError, match=r"the parts of s[01]_axis hold \d+ beats, its Chunks says \d+"):
-        runner.run_sim(d, 2 * 100, seed=5)
+        runner.run_sim(DesignContext(d), SimAsk(2 * 100, seed=5))
 
 
 # A user's model giving its inputs as Chunks (a 32-bit and a 128-bit stream, parts of odd sizes), on the
@@ -155,7 +157,7 @@ def test_a_user_models_chunks_stream_while_the_design_prints_much(tmp_path, monk
                                            "endmodule")
     d = designs.load(u.write_width(tmp_path, top, CHUNKED_WIDTH_MODEL))
     done: dict = {}
-    t = threading.Thread(target=lambda: done.update(r=runner.run_sim(d, None, seed=4, build_root=tmp_path / "build")))
+    t = threading.Thread(target=lambda: done.update(r=runner.run_sim(DesignContext(d), SimAsk(None, seed=4, build_root=tmp_path / "build"))))
     t.start()
     t.join(timeout=240)
     assert not t.is_alive(), "the run hung: the harness's output was not read while the feeds waited"

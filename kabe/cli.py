@@ -30,10 +30,11 @@ from pathlib import Path
 
 from rich.markup import escape
 
-from kabe import config, paths
+from kabe.project import config
+from kabe.base import paths
 from kabe.rules import gate
-from kabe.console import make_console
-from kabe.errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
+from kabe.base.console import make_console
+from kabe.base.errors import EXIT_BROKEN_PIPE, EXIT_COULD_NOT_RUN, EXIT_INTERRUPTED, UserError, bug_message
 from kabe.parsers import ReportError
 
 _TIMING_KINDS = ("vivado_timing_summary", "kabe_timing")
@@ -149,8 +150,8 @@ def _build(args) -> int:
 
 
 def _sim(args) -> int:
-    from kabe import designs
-    from kabe.console import make_console
+    from kabe.project import designs
+    from kabe.base.console import make_console
     from kabe.sim import runner
 
     console = make_console()
@@ -163,7 +164,7 @@ def _sim(args) -> int:
 
 
 def _doctor(args) -> int:
-    from kabe.doctor import main as doctor
+    from kabe.setup.doctor import main as doctor
 
     return doctor(args.flow, args.board, args.deploy)
 
@@ -198,7 +199,7 @@ def _list_designs(designs) -> int:
 
 
 def _ci(args) -> int:
-    from kabe import designs
+    from kabe.project import designs
     from kabe.ci import CiOptions, run
 
     if args.list_designs:  # for a CI matrix: the designs come from cores/, not from the workflow file
@@ -212,7 +213,7 @@ def _ci(args) -> int:
 
 def _archive(args) -> int:
     from kabe import flows
-    from kabe.records import store, store_size
+    from kabe.store import store, store_size
 
     if args.action == "du":
         print(store_size.du(args.remote), end="")
@@ -230,19 +231,19 @@ def _archive(args) -> int:
 
 
 def _report(args) -> int:
-    from kabe.records.report import build_report  # here: it loads matplotlib, which no other verb needs
+    from kabe.page.report import build_report  # here: it loads matplotlib, which no other verb needs
 
     if args.site is None:
         print(f"wrote {build_report()}")
         return 0
-    from kabe.records.site import build_site
+    from kabe.page.site import build_site
 
     print(build_site(Path(args.site)).line())
     return 0
 
 
 def _init(args) -> int:
-    from kabe.project_init import init
+    from kabe.setup.project_init import init
 
     for line in init():
         print(line)
@@ -250,7 +251,7 @@ def _init(args) -> int:
 
 
 def _new(args) -> int:
-    from kabe.project_init import new
+    from kabe.setup.project_init import new
 
     for line in new(args.design):
         print(line)

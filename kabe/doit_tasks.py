@@ -1,6 +1,6 @@
 """kabe's doit tasks, for any project: a project's dodo.py is the one line `from kabe.doit_tasks import *`
 (`kabe init` writes it; kabe's own dodo.py is the same line). doit imports the dodo.py from the
-project's folder, so the designs and settings read here are that project's (kabe.paths).
+project's folder, so the designs and settings read here are that project's (kabe.base.paths).
 
     doit build:<design> [flow=open|vivado|auto]   verify, synthesize, gate, archive (cache=off: run every tool)
     doit build  (or just `doit`; `-n 2` in parallel) every design; a table of every verdict at the end
@@ -17,7 +17,8 @@ import sys
 
 from doit import doit_cmd, get_var
 
-from kabe import config, tasks
+from kabe.project import config
+from kabe import tasks
 from kabe.tasks import group_exit
 from kabe.tasks.results import exit_on_user_error, install_interrupt_hook, refuse_unknown_designs
 from kabe.tasks.verdict_reporter import VerdictReporter
@@ -72,7 +73,7 @@ def _cache_var() -> bool:
 def _commit():
     """The checkout's commit, read once for every task doit defines (a build's archive and a simulation's
     result are named after it)."""
-    from kabe import provenance
+    from kabe.base import provenance
 
     return provenance.current_commit()
 

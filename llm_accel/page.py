@@ -1,5 +1,5 @@
 """This project's study on kabe's report page: the bandwidth wall, the token budget and the V80
-what-if, named in pyproject.toml's `[tool.kabe] page_sections` (kabe.records.page_hooks calls them)."""
+what-if, named in pyproject.toml's `[tool.kabe] page_sections` (kabe.page.page_hooks calls them)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kabe.records import store  # noqa: E402
+from kabe.store import store  # noqa: E402
 
 REF = "refs/kabe/archive"
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@kabe", "GIT_COMMITTER_NAME": "b",

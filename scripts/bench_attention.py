@@ -38,8 +38,8 @@ DOC_PL_ATTENTION_MS = {512: 2.94}
 
 def measure(context: int, seed: int = 1) -> dict:
     """Simulate one frame of `context` rows on each port; the harness result dict."""
-    from kabe import design_context, designs
-    from kabe.console import make_console
+    from kabe.project import design_context, designs
+    from kabe.base.console import make_console
     from kabe.sim.ask import SimAsk
     from kabe.sim.runner import run_sim
 

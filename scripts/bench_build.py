@@ -24,7 +24,8 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from kabe import build, designs  # noqa: E402
+from kabe import build  # noqa: E402
+from kabe.project import designs
 
 
 def cold(design: str, reports: Path) -> dict:

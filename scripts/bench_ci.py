@@ -72,7 +72,7 @@ def kabe_ci(repo: Path, designs: list[str], built: bool = True) -> dict:
 
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
-    from kabe import designs as kabe_designs
+    from kabe.project import designs as kabe_designs
 
     names = argv or list(kabe_designs.all_designs())
     with tempfile.TemporaryDirectory(prefix="kabe-bench-ci-") as tmp_name:

@@ -27,8 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from kabe import designs  # noqa: E402
-from kabe import design_context  # noqa: E402
+from kabe.project import designs  # noqa: E402
+from kabe.project import design_context  # noqa: E402
 from kabe.sim import runner  # noqa: E402
 from kabe.sim.ask import SimAsk  # noqa: E402
 

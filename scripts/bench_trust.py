@@ -4,7 +4,7 @@
     python scripts/bench_trust.py [--archives N]
 
 1. The YAML alias bomb in a design.yaml (the ~500-byte "billion laughs", 9 levels of 9 aliases):
-   seconds until kabe.designs refuses it, as `doit list` reads every design (acceptance: < 1 s).
+   seconds until kabe.project.designs refuses it, as `doit list` reads every design (acceptance: < 1 s).
    For scale, what the same file costs the way design.yaml was read before (yaml.safe_load, then
    the error message's repr of the value), at 5-7 levels, where it still finishes.
 2. Reading archives as untrusted input (kabe.records.history.scan: strict JSON, the schema, the
@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import yaml  # noqa: E402
 
-from kabe import designs  # noqa: E402
+from kabe.project import designs  # noqa: E402
 from kabe.records import history  # noqa: E402
 from records_fixtures import make_cores, record, write_archive  # noqa: E402
 

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from kabe.records import history, signing, store  # noqa: E402
+from kabe.records import history  # noqa: E402
+from kabe.store import signing, store
 from records_fixtures import make_cores, record  # noqa: E402
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@kabe", "GIT_COMMITTER_NAME": "b",

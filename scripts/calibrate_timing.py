@@ -245,7 +245,7 @@ def plot(outcomes, path: Path) -> None:
 
 
 def coverage_setting() -> float:
-    from kabe import config
+    from kabe.project import config
     return float(config.value(config.load(), "timing_band_coverage"))
 
 

@@ -18,10 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kabe import designs, provenance  # noqa: E402
-from kabe.flows import registry  # noqa: E402
+from kabe.project import designs  # noqa: E402
+from kabe.base import provenance
+from kabe.project import flows as registry  # noqa: E402
 from kabe.records import metrics  # noqa: E402
-from kabe.records.archive import archive_dir  # noqa: E402
+from kabe.store.archive import archive_dir  # noqa: E402
 
 
 def verdict(design: designs.Design, commit: provenance.Commit) -> str:

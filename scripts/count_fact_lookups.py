@@ -8,7 +8,7 @@ BuildContext) should make each one once per design and run.
     python scripts/count_fact_lookups.py kabe ci --design stage4      (a kabe verb: argv after "kabe")
 
 Runs doit in this process under a profile hook that counts calls of the functions below by their code
-object, so a call is counted however the caller imported the function (`from kabe.constraints import
+object, so a call is counted however the caller imported the function (`from kabe.project.constraints import
 parse_xdc` included), then prints the counts and where each call came from. Exit 1 when a fact was
 looked up more than once (--allow-repeats: print only), else doit's exit code.
 """
@@ -22,12 +22,12 @@ import threading
 import types
 from pathlib import Path
 
-import kabe.constraints
-import kabe.cores
-import kabe.designs
+import kabe.project.constraints
+import kabe.project.cores
+import kabe.project.designs
 import kabe.flows
-import kabe.provenance
-import kabe.records.cache
+import kabe.base.provenance
+import kabe.cache.cache
 import kabe.rules.verdict
 
 
@@ -42,12 +42,12 @@ def _resolve_label(loc: dict) -> str:
 
 # (module, function, fact name, label from the call's arguments): one line per fact and label
 COUNTED = [
-    (kabe.designs, "load", "design.yaml load", lambda loc: f"({loc.get('yaml_file')})"),
-    (kabe.provenance, "current_commit", "commit read", lambda loc: ""),
-    (kabe.cores, "resolve", "FuseSoC resolution", _resolve_label),
+    (kabe.project.designs, "load", "design.yaml load", lambda loc: f"({loc.get('yaml_file')})"),
+    (kabe.base.provenance, "current_commit", "commit read", lambda loc: ""),
+    (kabe.project.cores, "resolve", "FuseSoC resolution", _resolve_label),
     (kabe.flows, "get", "flow resolution", lambda loc: f"({loc.get('name')})"),
-    (kabe.constraints, "parse_xdc", "XDC parse", lambda loc: f"({loc.get('path')})"),
-    (kabe.records.cache, "key_for", "cache key", lambda loc: f"({_design_name(loc.get('design'))}, "
+    (kabe.project.constraints, "parse_xdc", "XDC parse", lambda loc: f"({loc.get('path')})"),
+    (kabe.cache.cache, "key_for", "cache key", lambda loc: f"({_design_name(loc.get('design'))}, "
                                                              f"{loc.get('flow')})"),
     # the verdict on a record (`kabe ci` judges each once; a build judges its own)
     (kabe.rules.verdict, "judge", "verdict", lambda loc: f"({getattr(loc.get('facts'), 'name', '?')}, "

@@ -1,8 +1,8 @@
-"""Write kabe/records/fonts/kabe-cjk-quotes.ttf: the glyphs of every CJK character in kabe's text
+"""Write kabe/page/fonts/kabe-cjk-quotes.ttf: the glyphs of every CJK character in kabe's text
 (the V80 what-if and the V80 board profile quote their Japanese source), cut from Droid Sans Fallback (Apache-2.0; Debian's
 fonts-droid-fallback), so the report page draws those quotes on a machine with no CJK font at all.
 
-Run it again when kabe gains a Japanese character (tests/test_report_fonts.py names the missing
+Run it again when kabe gains a Japanese character (tests/page/test_report_fonts.py names the missing
 ones); it prints the characters and the file size:
 
     apt-get install fonts-droid-fallback   # the source font, only needed to run this script
@@ -20,7 +20,7 @@ from fontTools.ttLib import TTFont
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kabe.records.report import _CJK_RUN, CJK_FONT  # noqa: E402
+from kabe.page.report import _CJK_RUN, CJK_FONT  # noqa: E402
 
 SOURCE = Path("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf")
 

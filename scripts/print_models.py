@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kabe import designs  # noqa: E402
+from kabe.project import designs  # noqa: E402
 from llm_accel import figures  # noqa: E402
 from llm_accel.perf import token_budget, wall, whatif_v80  # noqa: E402
 

@@ -13,7 +13,7 @@ import pytest
 
 ALLOWLIST = Path(__file__).with_name("skip_allowlist.txt")
 # The suite is this checkout's, whatever the shell says: a KABE_PROJECT left set would make every kabe the
-# tests start in a throwaway copy or clone work on that project instead (kabe.paths), the real one included.
+# tests start in a throwaway copy or clone work on that project instead (kabe.base.paths), the real one included.
 os.environ.pop("KABE_PROJECT", None)
 
 

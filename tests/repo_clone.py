@@ -29,7 +29,7 @@ def _logged(self, args, *a, **kw):
     cmd = [str(x) for x in (args if isinstance(args, (list, tuple)) else [args])]
     with open(log_path, "a") as f:
         f.write(json.dumps(cmd) + "\n")
-    # kabe.tool_group starts a tool as `/bin/sh -c <guard> kabe-tool <tool> ...`: judge the tool, not the shell
+    # kabe.base.tool_group starts a tool as `/bin/sh -c <guard> kabe-tool <tool> ...`: judge the tool, not the shell
     prog = cmd[4:] if len(cmd) > 4 and cmd[3] == "kabe-tool" else cmd
     exe = prog[0].rsplit("/", 1)[-1]  # the program, not its arguments (paths may contain any word)
     if forbid and (any(w in exe for w in ("yosys", "verilator", "harness")) or any("yowasp" in c for c in prog[1:3])):
@@ -42,7 +42,7 @@ sys.exit(cli.main(argv))
 
 
 def program(cmd: list[str]) -> list[str]:
-    """A logged command as the tool it starts: kabe.tool_group wraps a tool in `/bin/sh -c <guard> kabe-tool`."""
+    """A logged command as the tool it starts: kabe.base.tool_group wraps a tool in `/bin/sh -c <guard> kabe-tool`."""
     return cmd[4:] if len(cmd) > 4 and cmd[3] == "kabe-tool" else cmd
 
 

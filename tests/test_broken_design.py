@@ -13,7 +13,8 @@ import shutil
 import pytest
 
 import repo_copy
-from kabe import designs, tasks
+from kabe.project import designs
+from kabe import tasks
 from kabe.tasks.results import CouldNotRun
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')

@@ -2,7 +2,7 @@
 and the rerun's metrics are those of an uninterrupted build (issue 22). Real doit, FuseSoC,
 Verilator and Yosys on stage2 (the smallest design), in a copy of this checkout (tests/repo_copy.py).
 
-Before kabe.tool_group, Yosys (and make/cc1plus when the kill came during the simulation model's
+Before kabe.base.tool_group, Yosys (and make/cc1plus when the kill came during the simulation model's
 compile) kept running in build/stage2/open after doit was gone, and the rerun built beside them."""
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ def test_kabe_report_on_a_read_only_reports_folder_is_one_line_exit_2(tmp_path, 
         out, code = r.stderr, r.returncode
     else:  # no mount namespace here: the same error raised where kabe writes
         from kabe import cli
-        from kabe.records import archive
+        from kabe.store import archive
 
         def read_only(*a, dir=None, **kw):
             raise OSError(errno.EROFS, "Read-only file system", f"{dir}/.site.tmp-1-x")

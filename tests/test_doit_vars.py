@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 
 
 def _doit(*args: str) -> subprocess.CompletedProcess:

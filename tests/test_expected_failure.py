@@ -12,7 +12,7 @@ from rich.console import Console
 
 from kabe.rules import outcome
 from kabe.build import summary
-from kabe.records import report
+from kabe.page import report
 from records_fixtures import record, write_archive
 
 NAIVE_YAML = """\

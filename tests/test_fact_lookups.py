@@ -1,5 +1,5 @@
 """One build looks each fact up once (issue 40 item 1): the verb resolves the design's targets, reads the XDC,
-the commit and makes the flow once, and the layers below take the context (kabe.design_context), never a
+the commit and makes the flow once, and the layers below take the context (kabe.project.design_context), never a
 name. The counting is scripts/count_fact_lookups.py's, in this process."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, constraints, designs, design_context
+from kabe import build
+from kabe.project import constraints, designs, design_context
 from kabe.flows import open as open_flow
 from kabe.flows.base import FlowResult
 

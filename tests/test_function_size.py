@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from kabe.paths import PACKAGE
+from kabe.base.paths import PACKAGE
 
 MAX_LINES = 120
 MAX_PARAMS = 8

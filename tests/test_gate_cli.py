@@ -45,7 +45,7 @@ def test_report_metrics_and_junit_agree(name, tmp_path, capsys):
     assert ("gate: PASS" if expected.passed else "gate: FAIL") in err_report
 
     # the metrics.json is stage4's: its budgets are checked too (and hold), after the same timing checks
-    from kabe import designs
+    from kabe.project import designs
 
     with_budgets = gate.evaluate(parse_file(report), {"lut": 1, "ff": 1, "dsp": 0, "bram36_equiv": 0},
                                  gate.budgets_from_mapping(designs.get("stage4").budgets_for("vivado")))

@@ -10,7 +10,8 @@ import pytest
 import os
 from pathlib import Path
 
-from kabe import boards, build, designs
+from kabe import boards, build
+from kabe.project import designs
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 

@@ -14,27 +14,21 @@ import pytest
 LAYERS: list[tuple[str, ...]] = [
     ("kabe.__main__",),  # `python -m kabe`: runs kabe.cli
     ("kabe.cli",),  # verbs
-    ("kabe.doit_tasks", "kabe.tasks", "kabe.sweep", "kabe.ci"),  # what runs where (kabe/tasks/: the doit tasks, their results and verdict lines; Dask; kabe ci)
-    ("kabe.build", "kabe.deploy", "kabe.repro", "kabe.doctor", "kabe.project_init"),  # the pipeline (kabe/build/:
-    # the build, its cache reuse and re-derivation, its verdict and summary); deploy: host side of the board run
+    ("kabe.doit_tasks", "kabe.tasks", "kabe.sweep", "kabe.ci"),  # what runs where (kabe/tasks/: the doit tasks,
+    # their results and verdict lines; Dask; kabe ci)
+    ("kabe.build", "kabe.deploy", "kabe.setup"),  # the pipeline (kabe/build/: the build, its cache reuse and
+    # re-derivation, its verdict and summary, repro); deploy: host side of the board run; setup: init, doctor
     ("kabe.flows", "kabe.sim"),  # one module per flow; the Verilator harness
     ("kabe.parsers",),  # report readers
     ("kabe.timing",),  # the open flow's estimator (its report format is read by kabe.parsers.kabe_timing)
-    ("kabe.records",),  # metrics schema, archive, history, diff, report page
-    ("kabe.rules", "kabe.cores", "kabe.core_inputs", "kabe.core_files", "kabe.core_targets",
-     "kabe.design_context"),  # the rules (kabe/rules/: the gate's absolute limits, the regressions against
-    # a base, verdict: the one entry point every consumer gates a record with, outcome: what a verdict means
-    # to whoever asked); FuseSoC resolution (cores), what kabe reads of core files itself (core_files), the
-    # sim and synth targets compared (core_targets)
-    ("kabe.designs", "kabe.constraints", "kabe.hls_spec"),  # design facts; the XDC; design.yaml's hls:/vitis:
-    ("kabe.config", "kabe.provenance", "kabe.boards", "kabe.paths", "kabe.errors", "kabe.console", "kabe.scratch",
-     "kabe.regular_file",  # a file from outside read only when regular, up to a cap (reports, metrics records)
-     "kabe.flows.registry",  # the flows as data: what other layers ask about a flow, without importing it
-     "kabe.tool_group", "kabe.disk_space", "kabe.deploy.bitfile", "kabe.deploy.ssh_policy",
-     "kabe.rtl_path", "kabe.python_imports", "kabe.json_keys"),  # foundation (rtl_path: a critical path record as one line in RTL terms)
-    # (tool_group: tools die with their build; disk_space: a full TMPDIR named before and after a tool;
-    # bitfile: the USR_ACCESS encoding, shared with the board; ssh_policy: the ssh options settings may
-    # name, checked by kabe.config too)
+    ("kabe.page",),  # the report page
+    ("kabe.cache", "kabe.store", "kabe.records"),  # the build cache; the shared archive; reading and writing records
+    ("kabe.rules",),  # the gate's absolute limits, the regressions against a base, verdict: the one entry point
+    # every consumer gates a record with, outcome: what a verdict means to whoever asked
+    ("kabe.project",),  # the project's facts: its settings, designs, the XDC, hls:/vitis:, FuseSoC resolution,
+    # the flows as data
+    ("kabe.base", "kabe.boards"),  # foundation (kabe/base/: console, errors, paths, git, the board's
+    # bitfile encoding, the ssh options settings may name); the board profiles
     ("kabe.verify",),  # the golden-model API for users: numpy only, imports nothing of kabe
 ]
 # Runs on the board alone, beside bitfile, pl_names, board_frames and the project's model: it may import no kabe
@@ -50,7 +44,7 @@ def graph():
 def _layer_of(module: str) -> int | None:
     best, depth = None, -1
     for i, layer in enumerate(LAYERS):
-        for prefix in layer:  # the most specific prefix wins (kabe.deploy.bitfile over kabe.deploy)
+        for prefix in layer:  # the most specific prefix wins (kabe.base.bitfile over kabe.deploy)
             if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > depth:
                 best, depth = i, len(prefix)
     return best

@@ -17,7 +17,8 @@ from records_fixtures import make_cores, record, write_archive
 from kabe import cli
 from kabe.rules import gate
 from kabe.build import summary
-from kabe.records import band_advice, junit, report
+from kabe.records import band_advice, junit
+from kabe.page import report
 
 BAND = {"quantiles": [0.1, 0.9], "wns_ns": [-2.318, 1.691], "marginal": True, "note": "marginal: run Vivado"}
 SURE = {"quantiles": [0.1, 0.9], "wns_ns": [0.2, 1.1], "marginal": False}

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 
 KABE = Path(__file__).resolve().parent.parent / "kabe"
-PIPELINE = ("build/__init__.py", "build/rederive.py", "build/reuse.py", "build/verdict.py", "constraints.py",
-            "designs.py", "flows/base.py", "flows/open.py", "flows/yosys_script.py", "flows/registry.py",
+PIPELINE = ("build/__init__.py", "build/rederive.py", "build/reuse.py", "build/verdict.py", "project/constraints.py",
+            "project/designs.py", "flows/base.py", "flows/open.py", "flows/yosys_script.py", "project/flows.py",
             "flows/vivado/project.py", "flows/vivado/collect.py", "rules/gate.py", "rules/verdict.py",
-            "rules/outcome.py", "build/summary.py", "tasks/__init__.py", "doctor.py", "sim/runner.py",
-            "records/cache.py", "ci/run.py", "ci/design_result.py", "rules/regressions.py")
+            "rules/outcome.py", "build/summary.py", "tasks/__init__.py", "setup/doctor.py", "sim/runner.py",
+            "cache/cache.py", "ci/run.py", "ci/design_result.py", "rules/regressions.py")
 # a board's name, its part, the PYNQ-Z1's lane: what a profile says and the pipeline must not
 BOARD_WORDS = re.compile(r"PYNQ|pynq_z1|xc7z0\d\d|xcv80|HP port|HBM NMU|ALVEO_V80", re.I)
 

@@ -28,7 +28,7 @@ CORE = textwrap.dedent("""\
         flow_options: {tool: yosys, arch: xilinx, output_format: json, yosys_synth_options: [-family, xc7]}
     """)
 RTL = "module blinky (input wire clk, output reg led); always @(posedge clk) led <= !led; endmodule\n"
-KEY = ("import json; from kabe import designs; from kabe.records import cache; "
+KEY = ("import json; from kabe.project import designs; from kabe.cache import cache; "
        "k = cache.key_for(designs.get('blinky'), 'open', sim_check_rows=None); "
        "print(json.dumps(sorted(k.material['targets'])))")
 

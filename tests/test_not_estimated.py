@@ -18,10 +18,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import boards, designs
+from kabe import boards
+from kabe.project import designs
 from kabe.rules import gate, outcome, verdict
 from kabe.boards import profile as board_profile
-from kabe.constraints import Clock
+from kabe.project.constraints import Clock
 from kabe.flows import open as open_flow, yosys_script
 from kabe.parsers import yosys_stat
 from kabe.records import junit, metrics
@@ -241,13 +242,14 @@ def test_every_consumer_sees_not_estimated_and_none_a_pass(tmp_path, monkeypatch
 
     from rich.console import Console
 
-    from kabe import cli, provenance
+    from kabe import cli
+    from kabe.base import provenance
     from kabe.build import verdict as build_verdict
     from kabe.ci import CiOptions
     from kabe.ci.run import _one
     from kabe.deploy import ssh
     from kabe.deploy.host import _archived_build
-    from kabe.paths import CORES
+    from kabe.base.paths import CORES
     from kabe.records import history, load as record_load
     from records_fixtures import as_this_checkouts_build, two_commit_repo, write_archive
     from test_one_verdict import _record
@@ -294,7 +296,7 @@ def test_kabe_diff_says_not_estimated():
 
 
 def test_the_page_shows_not_estimated_as_neither_pass_nor_fail():
-    from kabe.records import report
+    from kabe.page import report
 
     entry = SimpleNamespace(verdict=judged(v80_timing()), passed=False)
     assert entry.verdict.status == "not_estimated"

@@ -21,14 +21,16 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from rich.console import Console
 
-from kabe import cli, designs, provenance
+from kabe import cli
+from kabe.project import designs
+from kabe.base import provenance
 from kabe.build import verdict as build_verdict
 from kabe.rules import gate, verdict
 from kabe.ci import CiOptions
 from kabe.ci.run import _one
 from kabe.deploy import ssh
 from kabe.deploy.host import _archived_build
-from kabe.paths import CORES
+from kabe.base.paths import CORES
 from kabe.records import history
 from kabe.records import load as record_load
 

@@ -1,6 +1,6 @@
-"""The project is found from the working directory (kabe.paths), and `kabe init` / `kabe new` write a
+"""The project is found from the working directory (kabe.base.paths), and `kabe init` / `kabe new` write a
 project's skeleton without ever overwriting a file. Each case runs kabe in a fresh process with its
-own working directory, as a user's shell would (kabe.paths resolves the project once, at import)."""
+own working directory, as a user's shell would (kabe.base.paths resolves the project once, at import)."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kabe import config, paths
+from kabe.project import config
+from kabe.base import paths
 
 REPO = Path(__file__).resolve().parent.parent
-_SHOW = "import json, kabe.paths as p; print(json.dumps([str(p.ROOT), p.FOUND, str(p.CORES), str(p.REPORTS), str(p.BUILD)]))"
+_SHOW = "import json, kabe.base.paths as p; print(json.dumps([str(p.ROOT), p.FOUND, str(p.CORES), str(p.REPORTS), str(p.BUILD)]))"
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -60,7 +61,7 @@ def test_a_broken_pyproject_with_a_tool_kabe_table_is_still_the_project_and_its_
     (tmp_path / "p" / "cores").mkdir(parents=True)
     (tmp_path / "p" / "pyproject.toml").write_text('[tool.kabe]\nflow = "open\n')  # unterminated string
     assert _where(tmp_path / "p" / "cores")[:2] == [str(tmp_path / "p"), True]
-    r = subprocess.run([sys.executable, "-c", "from kabe import config; config.resolve_flow(None)"], cwd=tmp_path / "p",
+    r = subprocess.run([sys.executable, "-c", "from kabe.project import config; config.resolve_flow(None)"], cwd=tmp_path / "p",
                        env=_env(), capture_output=True, text=True)
     assert r.returncode != 0 and f"{tmp_path / 'p' / 'pyproject.toml'}: not valid TOML" in r.stderr
 
@@ -107,7 +108,7 @@ def test_init_writes_the_skeleton_and_new_a_design_neither_overwrites(tmp_path):
     assert text.startswith('[project]\nname = "mine"\nversion = "1"\n') and paths._tool_kabe(repo / "pyproject.toml") == {
         "flow": "auto", "default_board": "pynq-z1"}  # the board of a design.yaml that names none: the project's
     assert (repo / "dodo.py").read_text().startswith("from kabe.doit_tasks import *")
-    from kabe.project_init import GITIGNORE_LINES
+    from kabe.setup.project_init import GITIGNORE_LINES
 
     assert (repo / ".gitignore").read_text().splitlines() == ["*.o", "/build/", *[x for x in GITIGNORE_LINES if x != "/build/"]]
     for ci in (".github/workflows/kabe.yml", ".gitlab-ci.yml"):
@@ -208,7 +209,7 @@ def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_pa
     """llm_accel/perf is this repository's research: a project that does not name page_sections gets a
     page of its builds only; this repository's pyproject.toml names its three sections, and a user's
     project adds its own the same way."""
-    from kabe.records import report
+    from kabe.page import report
 
     repo = _git_repo(tmp_path / "mine")
     (repo / "pyproject.toml").write_text('[tool.kabe]\nflow = "open"\n')
@@ -228,7 +229,7 @@ def test_a_users_report_page_has_none_of_kabes_study_and_kabes_own_has_it(tmp_pa
     page = report.build_report(repo / "reports", repo, repo / "cores").read_text()
     assert "<h2>Latency of mine</h2><table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table>" in page
     assert "Alveo V80 what-if" not in page
-    from kabe.records import page_hooks
+    from kabe.page import page_hooks
     with pytest.raises(page_hooks.PageSectionError, match="mypage has no function nothing"):
         report.build_report(repo / "reports", repo, repo / "cores", sections=["mypage:nothing"])
     with pytest.raises(config.ConfigError, match="page_sections"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from kabe import doit_tasks
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 
 README = (ROOT / "README.md").read_text()
 MAIN = "python3 -m venv .venv && . .venv/bin/activate && pip install -e . && doit build:stage4"

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from kabe import cli, flows, provenance
+from kabe import cli, flows
+from kabe.base import provenance
 from kabe.rules import gate
 from kabe.deploy import ssh
 from kabe.deploy.host import DeployRun, DeploySettings, _archived_build, deploy
-from kabe.paths import CORES
-from kabe.records import diff, history, report
+from kabe.base.paths import CORES
+from kabe.records import diff, history
+from kabe.page import report
 from kabe.records import load as record_load
 
 from records_fixtures import make_cores, record, two_commit_repo, write_archive
@@ -119,7 +121,7 @@ def test_deploy_refuses_a_forged_pass(tmp_path):
 def test_deploy_takes_the_honest_archive(tmp_path):
     reports, sha = tmp_path / "reports", "ab" * 20
     _vivado_archive(reports, sha, wns=0.25, passed=True)
-    from kabe import designs
+    from kabe.project import designs
 
     record_, _, bit, _ = _archived_build(designs.get("stage4"), "vivado", provenance.Commit(sha, False), reports)
     assert record_["timing"]["wns_ns"] == 0.25 and bit.name == "kabe_stage4.bit"

@@ -73,10 +73,10 @@ set_property -dict [list CONFIG.PSU__USE__S_AXI_GP2 {1}] [get_bd_cells zynq_ultr
 FACTS = r"""
 import json, os, re, sys
 from pathlib import Path
-from kabe import cores, designs
+from kabe.project import cores, designs
 from kabe.flows import yosys_script
 from kabe.flows.vivado.project import generate_project
-from kabe.records import cache
+from kabe.cache import cache
 
 d = designs.get("kv_probe")
 edam = cores.resolve(d, "synth")
@@ -199,8 +199,8 @@ def test_a_third_board_is_a_profile_and_its_template(tmp_path):
 
     # a cache hit on this archive would re-derive its numbers from its own reports (kabe.build.rederive):
     # the not-estimated timing from the XDC and the profile, the utilization from yosys_stat.txt
-    rederive = ("import json, sys; from pathlib import Path; from kabe import designs; from kabe.build import rederive as build_rederive; "
-                "from kabe.records import cache; a = Path(sys.argv[1]); "
+    rederive = ("import json, sys; from pathlib import Path; from kabe.project import designs; from kabe.build import rederive as build_rederive; "
+                "from kabe.cache import cache; a = Path(sys.argv[1]); "
                 "e = cache.Entry(a, json.loads((a / 'metrics.json').read_text()), {}); "
                 "print(build_rederive.disagreement(e, designs.get('kv_probe'), 'open'))")
     assert _ok(_run([sys.executable, "-c", rederive, archive], root)).strip() == "None"

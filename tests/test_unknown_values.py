@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from kabe import boards, config, designs, flows
+from kabe import boards, flows
+from kabe.project import config, designs
 from kabe.rules import gate, regressions
-from kabe.deploy.ssh_policy import ALLOWED, option_problem
+from kabe.base.ssh_policy import ALLOWED, option_problem
 from kabe.parsers.detect import detect_report
 from kabe.parsers.report_file import from_text
 from kabe.records import junit

@@ -9,7 +9,7 @@ from kabe.boards import get
 
 ALVEO_V80 = get("v80")
 from llm_accel.perf import v80_engine
-from kabe.records import page_hooks, report
+from kabe.page import page_hooks, report
 from llm_accel import page
 
 

@@ -75,7 +75,7 @@ def test_config_from_metrics_takes_the_builds_clock():
     assert cfg.beats_per_cycle == pytest.approx(0.45)
     assert bound(cfg).bound_gbps == pytest.approx(0.9) and bound(cfg).limiter == "lane"
 
-    class D:  # duck-typed like kabe.designs.Design
+    class D:  # duck-typed like kabe.project.designs.Design
         kind, ports, name = "int8", 1, "stage3"
     assert config_from_metrics({"clock_period_ns": 7.0}, D()).ports == 1
     with pytest.raises(ValueError, match="clock_period_ns"):

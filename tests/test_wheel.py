@@ -79,7 +79,7 @@ targets:
     flow: generic
     flow_options: {tool: yosys, arch: xilinx, output_format: json}
 """
-RESOLVE_WRAPPED = ("from kabe import cores; e = cores.resolve('wrapped', 'synth'); "
+RESOLVE_WRAPPED = ("from kabe.project import cores; e = cores.resolve('wrapped', 'synth'); "
                    "print(*[f.path for f in e.files if f.generated], sep='\\n')")
 
 

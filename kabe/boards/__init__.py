@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kabe import paths
+from kabe.base import paths
 from kabe.boards.profile import (BoardError, Board, Figure, MemoryPorts, PROFILE_DIR, load_profile,
                                  profile_files)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from kabe.boards import versions as versions_mod
-from kabe.errors import UserError, bounded
-from kabe.paths import PACKAGE
+from kabe.base.errors import UserError, bounded
+from kabe.base.paths import PACKAGE
 
 PROFILE_DIR = PACKAGE / "boards" / "profiles"  # kabe's own boards (package data)
 KABE_TCL_DIR = PACKAGE / "flows" / "vivado" / "tcl"  # kabe's own block-design Tcl (package data)

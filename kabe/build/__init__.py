@@ -19,21 +19,25 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import config, core_targets, cores, design_context, designs, flows, provenance, scratch
-from kabe.design_context import DesignContext
-from kabe.flows import registry as flow_registry
+from kabe.project import config, core_targets, cores, design_context, designs
+from kabe import flows
+from kabe.base import provenance, scratch
+from kabe.project.design_context import DesignContext
+from kabe.project import flows as flow_registry
 from kabe.rules import outcome
 from kabe.build import rederive
 from kabe.build.reuse import check_writable, reuse, write_unit
 from kabe.build.verdict import build_verdict
-from kabe.console import make_console
-from kabe.constraints import ConstraintError, NoClockError
-from kabe.errors import UserError, bug_message
+from kabe.base.console import make_console
+from kabe.project.constraints import ConstraintError, NoClockError
+from kabe.base.errors import UserError, bug_message
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.parsers import ReportError
-from kabe.paths import BUILD, REPORTS, ROOT
-from kabe.records import cache, could_not_run, key_change, key_stamp, metrics, safe_fs, tracked_outputs
-from kabe.records.archive import archive_dir, to_json
+from kabe.base.paths import BUILD, REPORTS, ROOT
+from kabe.cache import cache, key_change, key_stamp, tracked_outputs
+from kabe.records import could_not_run, metrics
+from kabe.store import safe_fs
+from kabe.store.archive import archive_dir, to_json
 
 class BuildError(UserError):
     """The build could not run: one sentence, nothing archived."""
@@ -151,7 +155,7 @@ def _verification(design: designs.Design, sim_check: bool) -> dict:
 
 def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True, edam=None,
               sim_edam=None) -> cache.CacheKey:
-    """The content key of this build (kabe.records.cache): never the commit. edam, sim_edam: the synth and
+    """The content key of this build (kabe.cache.cache): never the commit. edam, sim_edam: the synth and
     sim targets when the build has resolved them (else the key resolves them)."""
     return cache.key_for(design, flow_name, synth=edam, sim=sim_edam,
                          sim_check_rows=sim_check and design.verify.kind != "none")
@@ -167,7 +171,7 @@ class BuildContext:
     flow_name: str
     flow: Any
     commit: provenance.Commit
-    edam: Any  # kabe.cores' resolved synth target
+    edam: Any  # kabe.project.cores' resolved synth target
     key: cache.CacheKey
     sim_check: bool
     variant: dict | None  # a sweep worker's variant (read before any tool runs)
@@ -175,8 +179,8 @@ class BuildContext:
     console: Console
     started: str
     t0: float
-    sim_edam: Any = None  # kabe.cores' resolved sim target (None: the design is not simulated)
-    # the XDC's clocks, parsed once (kabe.design_context.read_clocks), and why there are none
+    sim_edam: Any = None  # kabe.project.cores' resolved sim target (None: the design is not simulated)
+    # the XDC's clocks, parsed once (kabe.project.design_context.read_clocks), and why there are none
     clocks: tuple = ()
     clock_error: Exception | None = None
 
@@ -208,7 +212,7 @@ def build(design: designs.Design, flow_request: str | None = None, *, console: C
     clocks, clock_error = _check_inputs(design)  # likewise a missing XDC: before the simulation check, not after it
     rows = sim_check and design.verify.kind != "none"
     if use_cache:
-        # nothing changed since the last key was computed (kabe.records.key_stamp): a hit needs no FuseSoC
+        # nothing changed since the last key was computed (kabe.cache.key_stamp): a hit needs no FuseSoC
         known = key_stamp.load(design, flow_name, sim_check_rows=rows)
         if known is not None:
             check_writable(reports_root)
@@ -268,7 +272,7 @@ def _check_sim_target(design: designs.Design, synth_edam: cores.Edam, sim_edam: 
     `sim.target_files`; None when both list the same files, or the design is not simulated."""
     from kabe.flows import ghdl, open as open_flow
 
-    if design.verify.kind == "none":  # no sim target needed (kabe.records.cache.key_for)
+    if design.verify.kind == "none":  # no sim target needed (kabe.cache.cache.key_for)
         return None
     vhdl = open_flow.vhdl_sources(sim_edam)
     if vhdl and ghdl.command() is None:
@@ -303,7 +307,7 @@ def _from_cache(ctx: BuildContext, say_miss: bool = True) -> dict | None:
     if hit is None and not say_miss:
         return None
     # what the user changed since the last build, by the name they changed it under (a core parameter,
-    # a file, a tool version: kabe.records.key_change), read before a hit archives a newer build
+    # a file, a tool version: kabe.cache.key_change), read before a hit archives a newer build
     last = cache.nearest(ctx.reports_root, design.name, flow_name)
     why = (key_change.named_change(last, key.material, ROOT) or cache.difference(last, key.material)) if last else None
     since = f"; since the last build, {escape(why)}" if why else ""
@@ -322,7 +326,7 @@ def _from_cache(ctx: BuildContext, say_miss: bool = True) -> dict | None:
 
 
 def _synth_from_cache(ctx: BuildContext) -> cache.Entry | None:
-    """A trusted archive whose synthesis half of the key is ctx's (kabe.records.cache.synth_key): its
+    """A trusted archive whose synthesis half of the key is ctx's (kabe.cache.cache.synth_key): its
     synthesis and timing results are reused and only the simulation check runs; None: run the flow."""
     design, flow_name, console = ctx.design, ctx.flow_name, ctx.console
     want = cache.synth_key(ctx.key.material)
@@ -357,7 +361,7 @@ def _reused_flow_result(entry: cache.Entry, flow_name: str) -> FlowResult:
 
 def _check_inputs(design: designs.Design) -> tuple[tuple, Exception | None]:
     """The files design.yaml names must exist: a missing XDC is the user's to restore, not a gate verdict.
-    Returns the XDC's clocks, read once here for the whole build (kabe.design_context.read_clocks)."""
+    Returns the XDC's clocks, read once here for the whole build (kabe.project.design_context.read_clocks)."""
     rel = design.yaml_file.relative_to(ROOT) if design.yaml_file.is_relative_to(ROOT) else design.yaml_file
     for path, what in ((design.core_file, "core file"), (design.constraints, "constraints file (`constraints:`)")):
         if not path.is_file():
@@ -504,5 +508,5 @@ def _note_could_not_run(result: outcome.Outcome, commit: provenance.Commit | Non
 
 def run(design_name: str, flow_request: str | None = None, console: Console | None = None, *,
         use_cache: bool = True) -> int:
-    """Build and return the exit code (kabe.errors): 0 when the gate said what design.yaml expects."""
+    """Build and return the exit code (kabe.base.errors): 0 when the gate said what design.yaml expects."""
     return run_outcome(design_name, flow_request, console, use_cache=use_cache).code

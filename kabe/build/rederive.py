@@ -18,10 +18,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from kabe import constraints, designs
-from kabe.errors import bounded
+from kabe.project import constraints, designs
+from kabe.base.errors import bounded
 from kabe.parsers import ReportError
-from kabe.records import cache
+from kabe.cache import cache
 
 _SHOWN = 60
 

@@ -1,4 +1,4 @@
-"""A cache hit (kabe.records.cache): no tool runs. The earlier build's results are re-gated with
+"""A cache hit (kabe.cache.cache): no tool runs. The earlier build's results are re-gated with
 today's facts (kabe.rules.verdict) and archived under this commit, naming the build that ran the tools
 (`reused_from`). Also the archive writing both a hit and a fresh build share: reports/ checked
 writable before any tool runs, and an OSError while archiving said in one line (path, errno)."""
@@ -12,12 +12,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from kabe import designs, provenance
+from kabe.project import designs
+from kabe.base import provenance
 from kabe.build.verdict import SECTIONS, build_verdict
-from kabe.errors import UserError
-from kabe.paths import ROOT
-from kabe.records import cache, metrics
-from kabe.records.archive import archive_dir, to_json, write_atomic
+from kabe.base.errors import UserError
+from kabe.base.paths import ROOT
+from kabe.cache import cache
+from kabe.records import metrics
+from kabe.store.archive import archive_dir, to_json, write_atomic
 
 
 def _now() -> str:
@@ -66,7 +68,7 @@ def write_unit(dest: Path, files, reports_root: Path, key: str | None) -> Path:
     try:
         written = write_atomic(dest, files, root=reports_root)
         cache.remember(reports_root, written, key)
-    except UserError:  # already one sentence (kabe.records.safe_fs refuses an unsafe path)
+    except UserError:  # already one sentence (kabe.store.safe_fs refuses an unsafe path)
         raise
     except OSError as e:
         raise ArchiveWriteError(f"{_os_error_line(e, dest)}; free space or fix the permissions of "

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from kabe import rtl_path
+from kabe.base import rtl_path
 from kabe.rules import gate, outcome
 from kabe.records.band_advice import fill_note, marginal_advice
 
@@ -131,7 +131,7 @@ def render(record: dict, console: Console, expected: str = "pass", verdict: gate
     if note:  # a WNS of 0 the high-fanout fill set is the model's cap: said, with the WNS without it
         console.print(f"  [yellow]{escape(note)}[/]", soft_wrap=True)
     if path:  # outside the table: a netlist name is never cut or wrapped inside a cell
-        # in RTL terms (kabe.rtl_path): registers by RTL name and file:line; the raw names are in the report
+        # in RTL terms (kabe.base.rtl_path): registers by RTL name and file:line; the raw names are in the report
         console.print(f"  critical path: {escape(rtl_path.line(path) or '-')}", soft_wrap=True)
     for c in g.checks:
         mark = "[green]pass[/]" if c["passed"] else "[red]FAIL[/]"

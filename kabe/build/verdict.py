@@ -5,7 +5,7 @@ and for a cache hit (re-gated with today's facts), so both are judged as every r
 
 from __future__ import annotations
 
-from kabe import designs
+from kabe.project import designs
 from kabe.rules import gate, verdict
 
 

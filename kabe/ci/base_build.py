@@ -21,10 +21,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import provenance
+from kabe.base import provenance
 from kabe.records import lineage
 from kabe.records import load as record_load
-from kabe.records.archive import archive_dir
+from kabe.store.archive import archive_dir
 
 BUILD_TIMEOUT_S = 6 * 3600  # a Vivado build of the base takes what a build takes
 _CI_VARS_KEPT_OUT = ("KABE_SIGNING_KEY", "KABE_ARCHIVE_TOKEN", "KABE_VARIANT")
@@ -32,7 +32,7 @@ _CI_VARS_KEPT_OUT = ("KABE_SIGNING_KEY", "KABE_ARCHIVE_TOKEN", "KABE_VARIANT")
 
 def design_at(root: Path, commit: str, design: str) -> bool:
     """Does the design exist at `commit` (its design.yaml, where this checkout has it)? Read from git."""
-    from kabe import designs
+    from kabe.project import designs
 
     try:
         yaml_file = designs.get(design).yaml_file

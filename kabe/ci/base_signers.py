@@ -1,11 +1,11 @@
 """What a pipeline for a change trusts: the default branch's settings and signers, never the change's.
 
 A pulled unit is believed when a key in the project's allowed-signers file signed it
-(kabe.records.signing); the archive is the ref [tool.kabe] archive_ref names; the base is found on
+(kabe.store.signing); the archive is the ref [tool.kabe] archive_ref names; the base is found on
 [tool.kabe] default_branch. A pull request's checkout is the change itself, so a change that adds a
 key to .kabe/allowed_signers, points archive_ref at an empty ref or names its own default branch
 would choose what its own pipeline trusts and compares against. kabe ci for a change therefore reads
-every such setting (kabe.records.trusted_settings.TRUST_KEYS) from the default branch's commit, and
+every such setting (kabe.store.trusted_settings.TRUST_KEYS) from the default branch's commit, and
 the signers from the default branch's file, or from the target branch's when the default branch's
 settings name it in `trusted_branches` (a protected release branch); the change's edits take effect
 once it is merged. Each line printed says where each came from.
@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kabe import config
-from kabe.records import lineage, signing, trusted_settings
-from kabe.records.archive import write_text_atomic
+from kabe.project import config
+from kabe.records import lineage
+from kabe.store import signing, trusted_settings
+from kabe.store.archive import write_text_atomic
 
 
 def change_pipeline(root: Path | None = None, remote: str = "origin") -> bool:

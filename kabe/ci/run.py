@@ -19,15 +19,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from kabe.console import make_console
-from kabe import build, config, designs, flows, provenance
+from kabe.base.console import make_console
+from kabe import build, flows
+from kabe.project import config, designs
+from kabe.base import provenance
 from kabe.build import rederive, summary
 from kabe.rules import gate, regressions
-from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
-from kabe.paths import REPORTS, ROOT
-from kabe.records import cache, junit, lineage, signing, store, tracked_outputs, trusted_settings
+from kabe.base.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_PASS, UserError
+from kabe.base.paths import REPORTS, ROOT
+from kabe.cache import cache, tracked_outputs
+from kabe.records import junit, lineage
+from kabe.store import signing, store, trusted_settings
 from kabe.records import load as record_load
-from kabe.records.archive import archive_dir, write_text_atomic
+from kabe.store.archive import archive_dir, write_text_atomic
 
 from . import base_build, base_signers, markdown
 from kabe.ci.design_result import DesignOutcome
@@ -99,7 +103,7 @@ def _trusted(path: Path, commit: provenance.Commit, design: str, flow: str, root
              this_build: bool = False, facts: designs.Design | None = None) -> record_load.Checked | str:
     """This archive's record validated and re-gated (kabe.records.load, so kabe.rules.verdict.judge), or why it
     cannot be used: a unit in reports/ is built here (no signature) or pulled and signed, and a signed
-    one must still verify (kabe.records.signing) — an edit since the pull makes it untrusted — and say
+    one must still verify (kabe.store.signing) — an edit since the pull makes it untrusted — and say
     the numbers its raw reports give (kabe.build.rederive), as a cache hit must. this_build: the unit is
     to stand for this commit's build, so its cache_key.json must be this checkout's key."""
     unit = path.parent

@@ -21,10 +21,11 @@ import re
 
 from rich.console import Console
 
-from kabe.console import make_console
-from .. import designs, provenance
+from kabe.base.console import make_console
+from kabe.project import designs
+from kabe.base import provenance
 from ..records import load as record_load
-from ..records.archive import archive_dir
+from kabe.store.archive import archive_dir
 from . import board_output, ssh
 from .host import DeploySettings, _check_provenance, _manifest_artifacts, archive_board_result
 
@@ -91,7 +92,7 @@ def programming_failures(returncode: int, stdout: str, partition: int = PARTITIO
 
 def deploy(design: designs.Design, settings: DeploySettings, *, flow: str = "vivado", reports_root=None,
            commit: provenance.Commit | None = None, console: Console | None = None) -> dict:
-    from ..paths import REPORTS
+    from kabe.base.paths import REPORTS
 
     reports_root = REPORTS if reports_root is None else reports_root
     if not settings.bdf:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe import boards, config
+from kabe import boards
+from kabe.project import config
 from kabe.boards import versions
-from kabe.errors import UserError
+from kabe.base.errors import UserError
 from . import ssh
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from kabe.console import make_console
-from .. import config, designs
+from kabe.base.console import make_console
+from kabe.project import config, designs
 from ..records import metrics
 from . import ami, board_output, ssh, verdict
 from .host import DeployRun, DeploySettings, deploy

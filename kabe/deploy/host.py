@@ -17,18 +17,22 @@ from pathlib import Path
 
 from rich.console import Console
 
-from kabe.console import make_console
-from kabe.errors import UserError
-from .. import designs, provenance
-from ..records import cache, metrics, signing, tracked_outputs
+from kabe.base.console import make_console
+from kabe.base.errors import UserError
+from kabe.project import designs
+from kabe.base import provenance
+from kabe.cache import cache, tracked_outputs
+from ..records import metrics
+from kabe.store import signing
 from ..records import load as record_load
-from ..records.archive import archive_dir, to_json, write_atomic
-from ..paths import REPORTS, ROOT
+from kabe.store.archive import archive_dir, to_json, write_atomic
+from kabe.base.paths import REPORTS, ROOT
 from ..verify import declared
-from . import bitfile, board_frames, board_output, model_push, pl_names, ssh, ssh_policy, verdict
+from kabe.base import bitfile, ssh_policy
+from . import board_frames, board_output, model_push, pl_names, ssh, verdict
 
 RUNNER = Path(__file__).with_name("board_runner.py")
-BITFILE = Path(__file__).with_name("bitfile.py")
+BITFILE = Path(__file__).parent.parent / "base" / "bitfile.py"
 PL_NAMES = Path(__file__).with_name("pl_names.py")
 BOARD_FRAMES = Path(__file__).with_name("board_frames.py")
 
@@ -125,7 +129,7 @@ def _archived_build(design: designs.Design, flow: str, commit: provenance.Commit
 
 def _check_provenance(src: Path, unit: str, record: dict, files: tuple[Path, ...]) -> None:
     """Only a bitstream built on this machine (a unit without a signature) or one a trusted key signed:
-    a signed unit must verify (kabe.records.signing.verify_dir, the project's allowed signers) and list
+    a signed unit must verify (kabe.store.signing.verify_dir, the project's allowed signers) and list
     each deployed file with the sha256 it has now, so a manifest and metrics rewritten together cannot
     vouch for a bitstream. The commit the board must show is the record's, or its `reused_from` (`synth_reused_from`) — which
     a signed unit's signature covers (metrics.json is signed) and which must name a commit that exists."""

@@ -10,8 +10,9 @@ import json
 import tempfile
 from pathlib import Path
 
-from kabe import designs, python_imports
-from kabe.paths import PACKAGE
+from kabe.project import designs
+from kabe.base import python_imports
+from kabe.base.paths import PACKAGE
 from kabe.verify import Context
 
 CONTEXT_FILE = "context.json"
@@ -20,7 +21,7 @@ VERIFY = PACKAGE / "verify.py"
 
 def files(design: designs.Design, root: Path) -> dict[str, Path]:
     """Relative path under project/ -> the file to push."""
-    from kabe.records.cache import model_path
+    from kabe.cache.cache import model_path
 
     out: dict[str, Path] = {}
     for src in designs.verify_sources(design, root):

@@ -11,7 +11,7 @@ edit, so it is untrusted: a user, host or remote folder that starts with `-` (Op
 refused before any process starts. The destination always follows `--`, so neither ssh nor scp can
 read it as an option, and scp speaks SFTP (-s): the legacy protocol (`scp -O`, the default before
 OpenSSH 9.0) hands the remote path to the board's shell. ssh options come from settings only
-through an allow-list (kabe.deploy.ssh_policy, documented in docs/deploy.md); anything else, above
+through an allow-list (kabe.base.ssh_policy, documented in docs/deploy.md); anything else, above
 all the options that load or run code here (PKCS11Provider, ProxyCommand, ...), belongs in
 ~/.ssh/config. An IPv6 board is written in brackets, board=xilinx@[::1]:22, as scp writes it.
 """
@@ -26,8 +26,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe.errors import UserError
-from . import board_output, ssh_policy
+from kabe.base.errors import UserError
+from . import board_output
+from kabe.base import ssh_policy
 
 
 class DeployError(UserError, RuntimeError):

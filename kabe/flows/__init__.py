@@ -1,7 +1,7 @@
-"""The flows, behind one interface (kabe.flows.base) and one registry (kabe.flows.registry).
+"""The flows, behind one interface (kabe.flows.base) and one registry (kabe.project.flows).
 
 A new flow is one module that offers NAME, ESTIMATED, check_tools() and run_build(), plus its facts
-(a kabe.flows.registry.FlowFacts: name, estimated, tools, settings, key inputs, doctor checks) in the
+(a kabe.project.flows.FlowFacts: name, estimated, tools, settings, key inputs, doctor checks) in the
 registry, or, for a flow kabe does not ship, in an entry point of the group `kabe.flows` (a project's
 own package). Modules are imported only when asked for: `doit list` never pays for edalize, and the
 layers below that read a flow's facts import only the registry (which imports nothing of kabe).
@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from kabe.flows.registry import FLOWS as _FACTS
+from kabe.project.flows import FLOWS as _FACTS
 
 if TYPE_CHECKING:
     from kabe.flows.base import Flow
@@ -32,7 +32,7 @@ def get(name: str) -> Flow:
 
 
 def shared_caches() -> list:
-    """The content-keyed caches of the flows that have one (kabe.records.store.SharedCache: the Vivado IP
+    """The content-keyed caches of the flows that have one (kabe.store.store.SharedCache: the Vivado IP
     cache), for `kabe archive push|pull` and `kabe ci` to carry beside the builds."""
     out = []
     for f in _FACTS.values():

@@ -6,8 +6,8 @@ A flow is a module (registered in kabe.flows) with:
     ESTIMATED: bool           True when its timing is a pre-route estimate, not sign-off
     check_tools() -> None     raises FlowError with the fix when the tool is missing (called before
                               minutes of other work, not after)
-    run_build(ctx, workdir) -> FlowResult   (ctx: kabe.design_context.DesignContext)
-                              commit: the build's one reading of the commit (kabe.provenance.Commit),
+    run_build(ctx, workdir) -> FlowResult   (ctx: kabe.project.design_context.DesignContext)
+                              commit: the build's one reading of the commit (kabe.base.provenance.Commit),
                               the one its archive is named after; a flow that stamps it (Vivado's
                               USR_ACCESS) uses this, never a second read that a commit landing
                               mid-build would make differ
@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from rich.console import Console
 
-from kabe.errors import UserError
+from kabe.base.errors import UserError
 
 
 class FlowError(UserError):
@@ -68,7 +68,7 @@ class Flow(Protocol):
 
     def check_tools(self) -> None: ...
 
-    # ctx: kabe.design_context.DesignContext, the facts the verb resolved once (design, synth target, commit,
+    # ctx: kabe.project.design_context.DesignContext, the facts the verb resolved once (design, synth target, commit,
     # console, the XDC's clocks); a flow looks none of them up again
     def run_build(self, ctx, workdir: Path) -> FlowResult: ...
 

@@ -30,7 +30,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from kabe import tool_group
+from kabe.base import tool_group
 from kabe.flows import yosys_script as ys
 from kabe.flows.base import FlowError, ToolError
 
@@ -236,9 +236,9 @@ def _digest(vhdl: list, extra: list[str]) -> str:
 
 
 def _replaced(edam, vhdl_paths: set[Path], generated: Path, vhdl_top: str | None):
-    """A copy of the EDAM (kabe.cores.Edam) with the VHDL files replaced by the generated one, where the first
+    """A copy of the EDAM (kabe.project.cores.Edam) with the VHDL files replaced by the generated one, where the first
     of them stood; a VHDL top's generics are taken off (GHDL fixed them)."""
-    from kabe.cores import SourceFile
+    from kabe.project.cores import SourceFile
 
     files, placed = [], False
     for f in edam.files:
@@ -258,7 +258,7 @@ def _replaced(edam, vhdl_paths: set[Path], generated: Path, vhdl_top: str | None
 
 
 def _with(edam, changes: dict):
-    """A copy of the EDAM with changes: kabe.cores.Edam (frozen) replaced; a duck-typed one (tests, plugins)
+    """A copy of the EDAM with changes: kabe.project.cores.Edam (frozen) replaced; a duck-typed one (tests, plugins)
     copied, its plain `sources` list following its files."""
     if dataclasses.is_dataclass(edam):
         return dataclasses.replace(edam, **changes)

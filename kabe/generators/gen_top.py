@@ -10,7 +10,7 @@ design's core file as the parameters of its `generate:` entry:
     name              the top module's name (the core's `toplevel`)
     engine            the engine module instantiated once per port (ports clk, rst, s_axis_*, m_axis_*)
     ports             number of memory ports, 1..64 (the design.yaml of the design says the same, and
-                      kabe.designs checks it against its board profile's memory port count)
+                      kabe.project.designs checks it against its board profile's memory port count)
     s_width           bits of an input beat, s{p}_axis_tdata (default 64), a multiple of 8 up to 512
     port_name         what one port is, in the generated comments (default "HP port")
     m_width           bits of a result word, m{p}_axis_tdata (default 32; the probe's words are 64)
@@ -47,9 +47,9 @@ from fusesoc_generator import VERILOG_IDENT, read_config, run_generator, write_o
 GENERATOR = "kabe/generators/gen_top.py"
 GENERATOR_NAME = "kabe_top"  # the generator's name in kabe_gen_top.core
 S_WIDTH = 64  # the default input beat (docs/streams.md); a core file gives its board's in s_width
-S_WIDTH_MAX = 512  # the widest stream kabe's harness binds (kabe.designs.STREAM_BITS)
+S_WIDTH_MAX = 512  # the widest stream kabe's harness binds (kabe.project.designs.STREAM_BITS)
 INVALID_WIDTH = 32
-# The most memory ports the generator writes; kabe.designs holds a design's `ports:` to its own board
+# The most memory ports the generator writes; kabe.project.designs holds a design's `ports:` to its own board
 # profile's count.
 MAX_PORTS = 64
 DEFAULT_PORT_NAME = "HP port"  # the port name of the default 64-bit beat, in comments only

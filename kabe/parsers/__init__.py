@@ -2,7 +2,7 @@
 `timing` / `utilization` objects and raises ReportError when a report is missing, empty, truncated
 or unparsable: a report kabe cannot read must fail the gate, never pass it."""
 
-from kabe.errors import UserError
+from kabe.base.errors import UserError
 
 
 class ReportError(UserError, ValueError):

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe import regular_file
+from kabe.base import regular_file
 from kabe.parsers import ReportError
 
 MAX_BYTES = 512 * 1024 * 1024
@@ -133,7 +133,7 @@ def _refuse_joined(text: str, source: str) -> None:
 
 def read_bytes(path) -> tuple[bytes, str]:
     """The bytes of a report file and its name for messages; ReportError naming the file when it is not a
-    regular file (kabe.regular_file), is over MAX_BYTES, or is empty."""
+    regular file (kabe.base.regular_file), is over MAX_BYTES, or is empty."""
     source = str(Path(path))
     try:
         data = regular_file.read(path, MAX_BYTES)

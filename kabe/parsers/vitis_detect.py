@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from kabe import regular_file
+from kabe.base import regular_file
 from kabe.parsers import ReportError
 
 KINDS = ("vitis_hls_csynth_xml", "vitis_hls_csynth_rpt", "vitis_hls_log", "vitis_cosim", "vitis_link_log",

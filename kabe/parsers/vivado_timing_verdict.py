@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 
-from kabe.json_keys import one_value_per_key
+from kabe.base.json_keys import one_value_per_key
 from kabe.parsers import ReportError
 from kabe.parsers import report_file
 

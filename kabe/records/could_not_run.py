@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe import regular_file
-from kabe.records.archive import write_json_atomic
+from kabe.base import regular_file
+from kabe.store.archive import write_json_atomic
 
 FOLDER = ".could_not_run"
 MAX_BYTES = 64 << 10

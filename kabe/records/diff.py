@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kabe import rtl_path
-from kabe.errors import UserError
-from kabe.paths import CORES, REPORTS, ROOT
-from kabe.records import hls_rows, revisions, history, verdict_kind
+from kabe.base import rtl_path
+from kabe.base.errors import UserError
+from kabe.base.paths import CORES, REPORTS, ROOT
+from kabe.records import hls_rows, history, verdict_kind
+from kabe.base import revisions
 from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.records.load import Invalid
 from kabe.rules import gate
@@ -100,7 +101,7 @@ def _cell(text: str, untrusted: bool) -> str:
 
 
 def _path_lines(key: tuple[str, str], new, old, untrusted: bool) -> list[str]:
-    """One line per design and flow: its critical path in RTL terms (kabe.rtl_path), and the one
+    """One line per design and flow: its critical path in RTL terms (kabe.base.rtl_path), and the one
     before when it was another."""
     now = rtl_path.line(new.record["timing"].get("critical_path"))
     was = rtl_path.line(old.record["timing"].get("critical_path")) if old else None

@@ -16,11 +16,11 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe import designs
+from kabe.project import designs
 from kabe.rules import gate
-from kabe.paths import CORES, REPORTS, ROOT
+from kabe.base.paths import CORES, REPORTS, ROOT
 from kabe.records import load as record_load
-from kabe.records import store
+from kabe.store import store
 from kabe.records.lineage import order_refs
 
 # What a person compares between builds, in the order the tables show them.
@@ -107,7 +107,7 @@ def order_key(root: Path = ROOT):
 
 
 def unverified_reason(unit_dir: Path, unit: str, root: Path = ROOT) -> str:
-    """Why a kept-apart unit is not trusted, by the pull's own check (kabe.records.store: the signature
+    """Why a kept-apart unit is not trusted, by the pull's own check (kabe.store.store: the signature
     for the project's allowed signers, the commit in this clone, the cache key), run again now: the
     pull writes no reason file, and a reason read from the folder would be the folder's word."""
     why = store.trust_problem(root, unit_dir, unit, store.allowed_signers_of(root))

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe.records.archive import write_text_atomic
+from kabe.store.archive import write_text_atomic
 from kabe.records.band_advice import fill_note, marginal_advice
 
 STATUSES = ("passed", "failed", "skipped", "xfail", "error")

@@ -17,10 +17,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe import config
-from kabe.errors import UserError
-from kabe.paths import ROOT
-from kabe.records import trusted_settings
+from kabe.project import config
+from kabe.base.errors import UserError
+from kabe.base.paths import ROOT
+from kabe.store import trusted_settings
 
 
 class LineageError(UserError):
@@ -125,7 +125,7 @@ def default_branch(root: Path = ROOT, remote: str = "origin") -> str | None:
 
 def base_branch(root: Path = ROOT, remote: str = "origin", settings: dict | None = None) -> str | None:
     """The branch builds are compared against. In a change's pipeline the CI's word comes first, then the
-    default branch's own [tool.kabe] default_branch (pinned by kabe ci: kabe.records.trusted_settings),
+    default branch's own [tool.kabe] default_branch (pinned by kabe ci: kabe.store.trusted_settings),
     never the change's: its default_branch could name a branch without builds, so that nothing is judged."""
     if change_pipeline(root, remote):
         pinned = trusted_settings.current()

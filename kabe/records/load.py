@@ -19,12 +19,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe import designs
+from kabe.project import designs
 from kabe.rules import gate, verdict
-from kabe.errors import bounded
-from kabe.paths import CORES
+from kabe.base.errors import bounded
+from kabe.base.paths import CORES
 from kabe.records import metrics
-from kabe.flows import registry as flow_registry
+from kabe.project import flows as flow_registry
 
 # Whether each flow's timing is a pre-route estimate (kabe.flows registry's ESTIMATED; the records
 # layer may not import the flows, so tests/test_records_load.py keeps the two equal). A record whose

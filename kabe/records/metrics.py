@@ -8,9 +8,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from kabe import regular_file
-from kabe.errors import UserError, bounded
-from kabe.json_keys import DuplicateKey, one_value_per_key
+from kabe.base import regular_file
+from kabe.base.errors import UserError, bounded
+from kabe.base.json_keys import DuplicateKey, one_value_per_key
 
 SCHEMA_ID = "kabe.metrics/1"
 SCHEMA_PATH = Path(__file__).with_name("metrics.schema.json")
@@ -148,7 +148,7 @@ def _schema_bytes() -> bytes:
 
 
 def _memo_path() -> Path:
-    from kabe.paths import BUILD
+    from kabe.base.paths import BUILD
 
     return BUILD / "cache" / _MEMO_NAME
 
@@ -162,7 +162,7 @@ def _validated() -> list[str]:
 
 
 def _remember(digest: str) -> None:
-    from kabe.records.archive import write_json_atomic
+    from kabe.store.archive import write_json_atomic
 
     seen = [d for d in _validated() if d != digest][-(_MEMO_KEEP - 1):] + [digest]
     try:

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe.paths import REPORTS, ROOT
+from kabe.base.paths import REPORTS, ROOT
 from kabe.records import history
 
 # Fields the page shows; a result.json without them is not one the simulation runner wrote.

@@ -25,8 +25,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
-from kabe import rtl_path
-from kabe.designs import WAIVABLE
+from kabe.base import rtl_path
+from kabe.project.designs import WAIVABLE
 
 _OPS = {"eq": (operator.eq, "=="), "lt": (operator.lt, "<"), "le": (operator.le, "<="),
         "gt": (operator.gt, ">"), "ge": (operator.ge, ">=")}
@@ -168,7 +168,7 @@ class TimingRules:
 
     @classmethod
     def from_config(cls) -> "TimingRules":
-        from kabe import config
+        from kabe.project import config
 
         return cls(fail_on_unconstrained=config.value(config.load(), "fail_on_unconstrained"))  # typed there
 
@@ -428,7 +428,7 @@ def _contradictions(timing: Mapping[str, Any]) -> list[Check]:
 
 
 def _worst_path(path: Mapping[str, Any]) -> str:
-    """The worst path in RTL terms (kabe.rtl_path: registers by RTL name and file:line, the levels and
+    """The worst path in RTL terms (kabe.base.rtl_path: registers by RTL name and file:line, the levels and
     cell types between) and its delay; a path without names as before."""
     if path.get("startpoint") or path.get("startpoint_rtl"):
         return f"{rtl_path.line(path)}, {_fmt(path.get('delay_ns'))} ns"

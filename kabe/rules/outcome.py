@@ -7,14 +7,14 @@ and does not fail `doit build`; such a design passing would mean the gate stoppe
 on the open flow (expect_gate: not_estimated) succeeds when its gate says "not estimated" (no timing
 number: neither pass nor fail, kabe.rules.gate) or passes on a flow that times it; never when it fails.
 
-Exit codes (kabe.errors): 0 as expected, 1 the gate said otherwise, 2 could not run, 130 interrupted.
+Exit codes (kabe.base.errors): 0 as expected, 1 the gate said otherwise, 2 could not run, 130 interrupted.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
+from kabe.base.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS
 from kabe.rules import gate
 
 PASS, FAIL, NOT_ESTIMATED = gate.PASS, gate.FAIL, gate.NOT_ESTIMATED  # NOT_ESTIMATED: no timing number, neither pass nor fail
@@ -25,7 +25,7 @@ COULD_NOT_RUN, INTERRUPTED = "could not run", "interrupted"
 class Outcome:
     design: str
     flow: str
-    code: int  # one of kabe.errors.EXIT_*
+    code: int  # one of kabe.base.errors.EXIT_*
     verdict: str  # pass | fail | not_estimated | could not run | interrupted
     expected: str  # design.yaml expect_gate, "-" when the design could not be read
     line: str  # the verdict line a person reads (plain text)

@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from kabe.designs import REGRESSION_OPS
+from kabe.project.designs import REGRESSION_OPS
 from kabe.rules.gate import Check
 
 # Float noise (0.1 + 0.2 style) must not turn an allowed 0.2 ns drop into a failure.
@@ -113,7 +113,7 @@ class Regression:
 
 
 def rules_from_mapping(spec: Mapping[str, Mapping[str, float]] | None) -> list[Regression]:
-    """design.yaml's `regressions:` as Regression rules (kabe.designs has validated the shape)."""
+    """design.yaml's `regressions:` as Regression rules (kabe.project.designs has validated the shape)."""
     return [Regression(str(metric), op, float(limit)) for metric, rules in (spec or {}).items()
             for op, limit in rules.items()]
 

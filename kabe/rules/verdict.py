@@ -53,7 +53,7 @@ class DesignFacts:
 
     @classmethod
     def of(cls, design, flow: str) -> "DesignFacts":
-        """The facts of a kabe.designs.Design (this checkout's design.yaml) for `flow`."""
+        """The facts of a kabe.project.designs.Design (this checkout's design.yaml) for `flow`."""
         board = getattr(design, "board", None)
         return cls(design.name, flow, tuple(gate.budgets_from_mapping(design.budgets_for(flow))),
                    dict(design.waivers), design.expect_gate,

@@ -1,4 +1,4 @@
-"""What one simulation run asks for, beside the design's context (kabe.design_context): the size, the seed
+"""What one simulation run asks for, beside the design's context (kabe.project.design_context): the size, the seed
 and the overrides a verb or a test chose. The runner and the C-simulation take the two, never a name."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..paths import BUILD
+from kabe.base.paths import BUILD
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ class Clocking:
 def _xdc_clocks(design) -> list[tuple[str, float]]:
     """(port, period) of every create_clock on a port of the design's XDC, in its order; [] when it cannot be
     read (the build says why elsewhere)."""
-    from kabe import constraints
+    from kabe.project import constraints
 
     try:
         clocks = constraints.parse_xdc(design.constraints)
@@ -88,7 +88,7 @@ def _stream_port(stream: str, clock: str) -> bool:
 def resolve(design, found: Mapping[str, tuple[str, int | None]],
             xdc_clocks: list[tuple[str, float]] | None = None) -> tuple[Clocking, list[str]]:
     """The design's clocks, resets and each stream's clock (the module doc), and the problems that stop it.
-    xdc_clocks: the XDC's port clocks as the verb read them (kabe.design_context), else read here."""
+    xdc_clocks: the XDC's port clocks as the verb read them (kabe.project.design_context), else read here."""
     streams = design.streams
     names = [*streams.inputs, *streams.outputs]
     problems: list[str] = []

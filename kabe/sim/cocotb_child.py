@@ -1,7 +1,7 @@
 """Run one cocotb testbench with cocotb's own runner on Verilator (on GHDL for a VHDL design), in a process
 of its own.
 
-kabe.sim.cocotb_run starts this file as `python cocotb_child.py <job.json>` under kabe.tool_group
+kabe.sim.cocotb_run starts this file as `python cocotb_child.py <job.json>` under kabe.base.tool_group
 (so Verilator, make, g++ and the simulation die with the build). It imports nothing of kabe; its
 only output kabe believes is the JUnit XML, which kabe.sim.cocotb_run reads as data.
 """

@@ -1,7 +1,7 @@
 """A design verified by a cocotb testbench (`verify: {cocotb: "test_module"}`, docs/your_design.md).
 
 The testbench runs in cocotb's own runner on Verilator (cocotb_tools.runner), in a child process
-under kabe.tool_group, on the files of the design's `sim` target as FuseSoC resolves them. Its
+under kabe.base.tool_group, on the files of the design's `sim` target as FuseSoC resolves them. Its
 JUnit XML is the simulation verdict: read here as data (size-capped, no DTD), every test case
 counted, and passed only when at least one test ran and none failed or errored. The XML is kept
 with the result and archived beside it (reports/<commit>/<design>/sim/junit.xml).
@@ -23,10 +23,11 @@ from typing import Any
 
 from rich.markup import escape
 
-from kabe.errors import UserError, bounded
-from .. import cores, designs, disk_space, provenance, tool_group
-from ..design_context import DesignContext
-from ..paths import ROOT
+from kabe.base.errors import UserError, bounded
+from kabe.project import cores, designs
+from kabe.base import disk_space, provenance, tool_group
+from kabe.project.design_context import DesignContext
+from kabe.base.paths import ROOT
 from . import verilator_build
 from .ask import SimAsk
 from ..flows import ghdl, yosys_script as ys

@@ -29,9 +29,10 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from kabe import cores, designs, provenance, tool_group
-from kabe.design_context import DesignContext
-from kabe.errors import UserError
+from kabe.project import cores, designs
+from kabe.base import provenance, tool_group
+from kabe.project.design_context import DesignContext
+from kabe.base.errors import UserError
 from kabe.verify import declared
 from . import golden, hls_headers
 from .ask import SimAsk
@@ -167,7 +168,7 @@ def run_testbench(d: designs.Design, sources: list[Path], includes: list[Path], 
 
 
 def run(ctx: DesignContext, ask: SimAsk = SimAsk()) -> dict[str, Any]:
-    """C-simulate ctx's HLS design (kabe.design_context: its synth target, commit and console as the verb
+    """C-simulate ctx's HLS design (kabe.project.design_context: its synth target, commit and console as the verb
     resolved them) against its golden model. ask.sources: the kernel's C++ files instead of the synth
     target's (a test's deliberately broken copy); ask.testbench False: not the user's testbench. Raises
     CsimError / ModelError / CoreError when the run cannot happen; a run that disagrees with the model returns

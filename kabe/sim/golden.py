@@ -11,10 +11,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from kabe.errors import UserError
+from kabe.base.errors import UserError
 from kabe.verify import Chunks, Context, Stimulus, StimulusError, as_words, resolve
-from .. import designs
-from ..paths import ROOT
+from kabe.project import designs
+from kabe.base.paths import ROOT
 
 
 class ModelError(UserError, RuntimeError):

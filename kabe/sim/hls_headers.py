@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-from kabe.errors import UserError
+from kabe.base.errors import UserError
 
 HEADERS = ("ap_int.h", "hls_stream.h")
 EXTRA = "hls"  # pip install kabe[hls]

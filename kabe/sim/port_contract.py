@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from kabe import tool_group
+from kabe.base import tool_group
 from kabe.sim import clocking
 from kabe.sim.clocking import Clocking
 
@@ -30,7 +30,7 @@ _WIDTH_KEYWORDS = {"logic", "bit", "wire", "reg", "uwire", "tri", "wand", "wor"}
 
 def expected_ports(streams, clocking=None) -> dict[str, tuple[str, int]]:
     """Port name -> (direction, width in bits) the harness binds for design.yaml's `streams:`
-    (a kabe.designs.Streams): the clocks and resets (kabe.sim.clocking; None: clk and rst), four
+    (a kabe.project.designs.Streams): the clocks and resets (kabe.sim.clocking; None: clk and rst), four
     AXI-Stream signals per stream, the status outputs."""
     ports = ["clk", "rst"] if clocking is None else [*clocking.clocks, *clocking.resets]
     want = {p: ("input", 1) for p in ports}
@@ -142,7 +142,7 @@ def read_ports(verilator_argv: Sequence[str], toplevel: str, env: Mapping[str, s
     with tempfile.TemporaryDirectory(prefix="kabe-ports-") as tmp:
         argv = [*verilator_argv, "--json-only", "-Mdir", tmp]
         try:
-            # in a process group tied to the build, as every tool kabe starts (kabe.tool_group)
+            # in a process group tied to the build, as every tool kabe starts (kabe.base.tool_group)
             proc = tool_group.run(argv, capture_output=True, text=True, env=dict(env), cwd=tmp, timeout=300)
         except (OSError, subprocess.TimeoutExpired):
             return None

@@ -32,15 +32,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.errors import LiveError
 
-from kabe.console import make_console
-from kabe.errors import UserError
-from .. import designs, disk_space, provenance, tool_group
-from ..design_context import DesignContext
-from ..records import tracked_outputs
-from ..records.archive import archive_dir, write_json_atomic, write_text_atomic
-from ..cores import CoreError
+from kabe.base.console import make_console
+from kabe.base.errors import UserError
+from kabe.project import designs
+from kabe.base import disk_space, provenance, tool_group
+from kabe.project.design_context import DesignContext
+from kabe.cache import tracked_outputs
+from kabe.store.archive import archive_dir, write_json_atomic, write_text_atomic
+from kabe.project.cores import CoreError
 from ..verify import Chunks, Context, declared, words_per_beat
-from ..paths import REPORTS
+from kabe.base.paths import REPORTS
 from . import golden, stream_feed, verilator_build
 from .ask import SimAsk
 from .stream_feed import StreamFeed
@@ -135,7 +136,7 @@ def check_status(got: Mapping[str, int], want: Mapping[str, int], problems: list
 
 
 def run_sim(ctx: DesignContext, ask: SimAsk = SimAsk()) -> dict:
-    """Simulate the design of ctx (kabe.design_context: its resolved sim target, XDC clocks, commit, console)
+    """Simulate the design of ctx (kabe.project.design_context: its resolved sim target, XDC clocks, commit, console)
     against its verification and return the result (also see write_result / main).
 
     A golden model (`verify: {model: ...}`) is called with (seed, rows, context) and every beat of every
@@ -645,9 +646,9 @@ def held_text(held: Mapping[str, int]) -> str:
 
 def main(design: designs.Design, rows: int | None = None, seed: int = 1, *, console: Console | None = None,
          params: Mapping[str, Any] | None = None, commit: provenance.Commit | None = None) -> int:
-    """The sim verb: resolve the design once (kabe.design_context), then run, archive and print one simulation;
+    """The sim verb: resolve the design once (kabe.project.design_context), then run, archive and print one simulation;
     0 when every word matched and no problem was seen."""
-    from kabe import design_context
+    from kabe.project import design_context
 
     console = console or make_console()
     try:

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .. import designs
+from kabe.project import designs
 from . import golden
 
 _PIPE_BYTES = 1 << 20  # the pipe's buffer (Linux's 64 KiB default costs a context switch every 64 KiB)

@@ -1,7 +1,7 @@
 """Which Dask runs the sweep: a LocalCluster sized to this machine (the default, no set-up), a
 scheduler already running (`--scheduler tls://host:8786`), or a dask-jobqueue cluster on a farm.
 
-Settings (pyproject.toml; kabe.config.SWEEP_SETTINGS checks them):
+Settings (pyproject.toml; kabe.project.config.SWEEP_SETTINGS checks them):
 
     [tool.kabe.sweep]
     cluster = "slurm"          # local (default) | slurm | lsf | sge
@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from kabe.flows import registry as flow_registry
-from kabe.paths import ROOT
+from kabe.project import flows as flow_registry
+from kabe.base.paths import ROOT
 from kabe.sweep.spec import SweepError
 
 JOBQUEUE = {"slurm": "SLURMCluster", "lsf": "LSFCluster", "sge": "SGECluster"}

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kabe.paths import CORES, REPORTS, ROOT
+from kabe.base.paths import CORES, REPORTS, ROOT
 from kabe.records import history, load, numbers
 from kabe.sweep.spec import SweepError
-from kabe.flows import registry as flow_registry
+from kabe.project import flows as flow_registry
 
 
 def _find(design: str, flow: str, prefix: str, reports_root: Path, root: Path) -> Path:

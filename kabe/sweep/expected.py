@@ -18,11 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kabe.records import cache
+from kabe.cache import cache
 from kabe.sweep import source, variant
 
 # run in the variant's copy, with that copy as the project and on sys.path first (as the worker's build runs)
-_SCRIPT = ("import json, sys\nfrom kabe import build, designs\n"
+_SCRIPT = ("import json, sys\nfrom kabe import build; from kabe.project import designs\n"
            "k = build.cache_key(designs.get(sys.argv[1]), sys.argv[2])\n"
            "print(json.dumps({'key': k.key, 'material': k.material}))\n")
 TIMEOUT_S = 900

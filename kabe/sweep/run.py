@@ -22,11 +22,12 @@ from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 
-from kabe.console import make_console
-from kabe import config, designs, provenance
-from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError
-from kabe.paths import REPORTS, ROOT
-from kabe.records.archive import to_json, write_atomic, write_text_atomic
+from kabe.base.console import make_console
+from kabe.project import config, designs
+from kabe.base import provenance
+from kabe.base.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError
+from kabe.base.paths import REPORTS, ROOT
+from kabe.store.archive import to_json, write_atomic, write_text_atomic
 from kabe.sweep import cluster, expected, results, source, spec, unit, worker
 from kabe.sweep.spec import SweepError
 

@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe.provenance import SHIPPED_TREE_MARKER
+from kabe.base.provenance import SHIPPED_TREE_MARKER
 from kabe.sweep.spec import SweepError
 
 

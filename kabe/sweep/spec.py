@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kabe.errors import UserError
+from kabe.base.errors import UserError
 
 SCALAR_KEYS = ("clock_period_ns",)
 LIST_KEYS = ("synth_options",)
@@ -154,7 +154,7 @@ def parse_override(text: str) -> tuple[str, list]:
 
 
 def load(design, path: Path | None = None, overrides: list[str] = ()) -> Sweep:
-    """design: a kabe.designs.Design. The sweep file defaults to sweep.yaml beside design.yaml;
+    """design: a kabe.project.designs.Design. The sweep file defaults to sweep.yaml beside design.yaml;
     overrides (key=v1,v2) replace or add grid axes."""
     import yaml
 

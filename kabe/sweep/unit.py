@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from kabe.rules import gate
-from kabe.errors import bounded
-from kabe.paths import CORES
+from kabe.base.errors import bounded
+from kabe.base.paths import CORES
 from kabe.records import load, metrics
 
 if TYPE_CHECKING:
-    from kabe.records.cache import CacheKey
+    from kabe.cache.cache import CacheKey
 
 MAX_UNIT_BYTES = 256 << 20  # a Vivado unit (bitstream, .hwh, verbose reports) is tens of MB
 MAX_FILE_BYTES = 128 << 20
@@ -255,9 +255,9 @@ def _check_key_and_reports(files: dict[str, bytes], record: dict, design: str, f
     from this checkout's inputs: its cache_key.json hashes to the key its record names, and that key is the
     one `expected_key` returns, computed by the client for the variant itself (kabe.sweep.expected; issue
     36, item 4: a unit that agrees only with itself is someone else's build)."""
-    from kabe import designs
+    from kabe.project import designs
     from kabe.build import rederive
-    from kabe.records import cache
+    from kabe.cache import cache
 
     material = None
     if _KEY_FILE in files:

@@ -5,7 +5,7 @@ The build is the normal `kabe build` (simulation check, flow, gate, archive), ru
 in a scratch copy of the shipped tree with that tree's own kabe code, so a worker builds exactly the
 commit it was sent, whatever kabe version the worker itself has installed. The child:
 - dies with the worker, its tool processes with it: it runs in a process group tied to the worker
-  (kabe.tool_group, the same guard every build puts around its own Yosys, make and g++), so a killed
+  (kabe.base.tool_group, the same guard every build puts around its own Yosys, make and g++), so a killed
   worker takes the build down and the build's groups take its tools down: nothing is left running;
 - is stopped, with its whole process group, when the client cancels the sweep (a Dask Event);
 - writes only into its scratch copy, which is deleted afterwards; the client alone writes reports/.
@@ -22,8 +22,8 @@ import time
 from collections import deque
 from pathlib import Path
 
-from kabe import tool_group
-from kabe.paths import project_dirs
+from kabe.base import tool_group
+from kabe.base.paths import project_dirs
 from kabe.sweep import source, unit, variant
 
 POLL_S = 1.0

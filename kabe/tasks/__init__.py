@@ -1,10 +1,10 @@
 """doit task definitions, as data. dodo.py only names the verbs; the dependency facts live here.
 
-Up-to-date rule for a build: it reruns when its content key changes (kabe.records.cache: any input
+Up-to-date rule for a build: it reruns when its content key changes (kabe.cache.cache: any input
 file of its FuseSoC targets, a generator, the XDC, a tool version, the flow, kabe's flow code), when
 its budgets change (re-gated from the cache), or when the archive for the current commit is missing
 (archived from the cache when the key was built before). The key is computed only for the tasks doit
-is about to run, and read from its stamp (kabe.records.key_stamp) when none of the files it was computed
+is about to run, and read from its stamp (kabe.cache.key_stamp) when none of the files it was computed
 from changed: a no-op runs no FuseSoC.
 """
 
@@ -14,17 +14,18 @@ import hashlib
 import json
 import sys
 
-from kabe import config, designs, provenance
-from kabe.errors import EXIT_COULD_NOT_RUN, UserError
-from kabe.records.archive import archive_dir
+from kabe.project import config, designs
+from kabe.base import provenance
+from kabe.base.errors import EXIT_COULD_NOT_RUN, UserError
+from kabe.store.archive import archive_dir
 from kabe.tasks.results import action
-from kabe.flows import registry as flow_registry
+from kabe.project import flows as flow_registry
 
 
 class _build_config_changed:
     """doit's config_changed, with the config computed only when doit checks the task (for the
     tasks it is about to run), not when every task is defined: `doit build:<design>` pays for one
-    design's key, not six. The config is the build's content key (kabe.records.cache: every input
+    design's key, not six. The config is the build's content key (kabe.cache.cache: every input
     file, generator, constraint, tool version and kabe's flow code), the budgets (an edit re-gates)
     and the archive name (a new commit archives again, from the cache)."""
 
@@ -47,7 +48,7 @@ class _build_config_changed:
 def preflight(flow_request: str | None, argv: list[str] | None = None
               ) -> tuple[dict[str, designs.Design], dict[str, designs.DesignError]]:
     """Check the settings and every design.yaml before doit builds a task from them, and return the
-    designs that load and those that do not. A wrong setting is one line and exit 2 (kabe.errors),
+    designs that load and those that do not. A wrong setting is one line and exit 2 (kabe.base.errors),
     not doit's traceback from inside a task. A broken design.yaml stops only itself: it is said in
     one line here, and its tasks (broken_task) fail with that line, exit 2, when they run; `doit list`
     and every other design's tasks go on."""
@@ -92,7 +93,7 @@ def broken_task(name: str, error: designs.DesignError, verb: str) -> dict:
 def _note_could_not_run(name: str, reason: str) -> None:
     """kabe.records.could_not_run's note for a design whose design.yaml does not load (the flow it would have
     built with: [tool.kabe] flow); a note that cannot be written costs the verdict nothing."""
-    from kabe.paths import REPORTS
+    from kabe.base.paths import REPORTS
     from kabe.records import could_not_run
 
     try:
@@ -118,11 +119,11 @@ def build_tasks(flow_request: str | None, all_designs: dict | None = None, use_c
 
 
 def _build_config(design: designs.Design, flow: str, commit: provenance.Commit) -> dict:
-    from kabe.records import key_stamp  # not kabe.build: the check must stay cheap (no rich, no flows)
+    from kabe.cache import key_stamp  # not kabe.build: the check must stay cheap (no rich, no flows)
 
     # The key without the simulation check's size: that number lives in kabe/build/__init__.py, which is
     # itself hashed into the key, so a change of it still makes the build out of date. From the stamp of
-    # the last key when none of its inputs changed (no FuseSoC: kabe.records.key_stamp).
+    # the last key when none of its inputs changed (no FuseSoC: kabe.cache.key_stamp).
     return {"flow": flow, "key": key_stamp.key_for(design, flow, sim_check_rows=None).key,
             "budgets": design.budgets_for(flow), "archive": commit.archive_name}
 
@@ -212,7 +213,7 @@ def deploy_task(design: designs.Design, board: str | None, rows: int | None, see
 
 def report_task() -> dict:
     def write_page() -> int:
-        from kabe.records.report import build_report  # here: it loads matplotlib, which no other verb needs
+        from kabe.page.report import build_report  # here: it loads matplotlib, which no other verb needs
 
         print(f"wrote {build_report()}")
         return 0
@@ -228,7 +229,7 @@ def report_task() -> dict:
 
 def repro_task(design: designs.Design, flow: str | None) -> dict:
     def repro_one():
-        from kabe import repro
+        from kabe.build import repro
 
         return repro.main(design.name, flow or flow_registry.DEFAULT)
 

@@ -28,9 +28,9 @@ from typing import Callable, Iterable
 
 from doit.exceptions import TaskError, TaskFailed
 
-from kabe.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError, bug_message
+from kabe.base.errors import EXIT_COULD_NOT_RUN, EXIT_GATE_FAILED, EXIT_INTERRUPTED, EXIT_PASS, UserError, bug_message
 from kabe.rules.outcome import Outcome
-from kabe.paths import CORES
+from kabe.base.paths import CORES
 
 # Whether this process already told the user it was interrupted (the build says it more precisely).
 _interrupt_said = False

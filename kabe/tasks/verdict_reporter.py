@@ -90,7 +90,7 @@ def archived_line(metrics_json, cores_root=None) -> str:
     verdict recomputed from the archived record (never its recorded `passed`), or why it cannot be."""
     from pathlib import Path
 
-    from kabe import designs
+    from kabe.project import designs
     from kabe.rules import outcome
     from kabe.records import load
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from kabe.constraints import Clock
+    from kabe.project.constraints import Clock
     from kabe.timing.sta import DelayModel, StaResult
 
 # Loaded when first asked for (PEP 562): the parser of kabe's timing report (kabe.parsers.kabe_timing)

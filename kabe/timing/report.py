@@ -22,7 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kabe import rtl_path
+from kabe.base import rtl_path
 from kabe.timing.clock_targets import KIND_WORD
 
 if TYPE_CHECKING:  # annotations only: the report's parser (kabe.parsers.kabe_timing) loads no estimator, no numpy
@@ -48,7 +48,7 @@ CLOCK_INPUTS_PREFIX = "Register clock inputs: "
 RTL_LINES = {"startpoint_rtl": "Startpoint RTL", "endpoint_rtl": "Endpoint RTL"}
 RTL_SEP = " | "
 NO_RTL = "-"
-RTL_PATH = "RTL path"  # the one line kabe.rtl_path makes of the record (shown, not read back)
+RTL_PATH = "RTL path"  # the one line kabe.base.rtl_path makes of the record (shown, not read back)
 # What the high-fanout term (kabe.timing.fitted.HighFanout) did to WNS: it lengthens a path up to its
 # budget and no further, so a path it fills reports slack 0 whatever the rest of the path does. The
 # section keeps the WNS without the term beside it, and says whether the fill set the WNS (issue 44);
@@ -239,7 +239,7 @@ def fill_lines(rec: dict) -> list[str]:
     return ["", f"== {FILL_SECTION} ==", f"{FILL_WNS}{rec['wns_uncapped_ns']:.3f}", f"{FILL_SET}{said}"]
 
 
-# A crossing the XDC declares nothing about (kabe.constraints.crossing_declarations): the gate fails it
+# A crossing the XDC declares nothing about (kabe.project.constraints.crossing_declarations): the gate fails it
 UNDECLARED = "undeclared: no set_clock_groups, set_false_path or set_max_delay in the XDC"
 
 

@@ -36,7 +36,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabe.constraints import Clock
+from kabe.project.constraints import Clock
 from kabe.timing.cells import CellTiming, cell_timing, with_defaults
 from kabe.timing.clock_targets import target_bits
 from kabe.timing.fitted import FittedModel, load as load_fitted

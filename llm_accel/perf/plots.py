@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from . import token_budget as tb  # noqa: E402
 from . import wall as wl  # noqa: E402
 from kabe.boards import Board  # noqa: E402
-from kabe.records.report_plot import legend_entries  # noqa: E402
+from kabe.page.report_plot import legend_entries  # noqa: E402
 
 _MEASURED = "#4c72b0"
 _BOUND = "#222222"

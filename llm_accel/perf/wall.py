@@ -74,7 +74,7 @@ def config_from_metrics(metrics: Mapping[str, Any], design: Any, sim: Mapping[st
     optionally, a simulation result.
 
     - clock: metrics["clock_period_ns"] (the build's constraint; required).
-    - kind, ports: the design (kabe.designs.Design or a mapping with those keys).
+    - kind, ports: the design (kabe.project.designs.Design or a mapping with those keys).
     - beats_per_cycle: sim["beats_per_cycle"], or sim["beats"] / (sim["cycles"] x ports); 1.0 when no
       sim result is given (tready held high: the documents' designs never stall upstream).
     """

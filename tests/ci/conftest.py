@@ -24,7 +24,7 @@ TEST_MATERIAL = {"format": "test", "note": "the inputs of the test's checkout"}
 
 
 def checkout_test_key():
-    from kabe.records import cache
+    from kabe.cache import cache
 
     return cache.CacheKey(cache.key_of_material(TEST_MATERIAL), TEST_MATERIAL)
 

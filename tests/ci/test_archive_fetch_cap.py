@@ -1,4 +1,4 @@
-"""A remote cannot fill this disk through the archive fetch (kabe.records.git_fetch): a ref holding a
+"""A remote cannot fill this disk through the archive fetch (kabe.store.git_fetch): a ref holding a
 blob past the fetch's cap is stopped while it arrives, its partial pack removed, nothing kept, one
 clear error; an ordinary archive fetches as before. Real git remotes; the cap is lowered so the test
 needs megabytes, not gigabytes."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe.records import git_fetch, store
+from kabe.store import git_fetch, store
 
 from .conftest import clone, git
 
@@ -43,7 +43,7 @@ def test_a_fetch_past_the_cap_is_stopped_and_leaves_nothing(remote, tmp_path, mo
     _push_blob_ref(remote, tmp_path, 40 * 2**20)
     packs = _pack_files(here)
     tracking = git(here, "for-each-ref", "--format=%(refname) %(objectname)", "refs/kabe")
-    # the project's [tool.kabe] archive_fetch_max_mb, as kabe.config reads it, lowered to 4 MB
+    # the project's [tool.kabe] archive_fetch_max_mb, as kabe.project.config reads it, lowered to 4 MB
     monkeypatch.setattr(store.config, "load", lambda *a, **k: {"archive_fetch_max_mb": 4})
     if seen == "after it arrived":  # a local remote can be faster than the watch: the pack it left is judged
         real = git_fetch._new_bytes

@@ -93,7 +93,7 @@ def _seed(clone: Path, honest: Path, at: str) -> None:
 
 def _forge(clone: Path, honest_main: Path, commit: str, key_of_p: dict, signer: Path) -> None:
     """A unit for `commit` with main's flattering numbers and P's cache key, signed by `signer`, pushed."""
-    from kabe.records import signing
+    from kabe.store import signing
 
     dest = clone / "reports" / commit / "stage2" / "open"
     shutil.copytree(honest_main, dest)
@@ -161,7 +161,7 @@ def world(tmp_path_factory):
     (evil / RTL / "probe_width.vh").write_text("`define PROBE_COUNT_WIDTH 61\n")
     w["p"] = repo_clone.commit_all(evil, "P: wider probe counters (the header only)")
     git(evil, "push", "-q", "origin", "pr")
-    key = repo_clone.python(evil, "import json; from kabe import build, designs; k = build.cache_key(designs.get("
+    key = repo_clone.python(evil, "import json; from kabe import build; from kabe.project import designs; k = build.cache_key(designs.get("
                                   "'stage2'), 'open'); print(json.dumps({'key': k.key, 'material': k.material}))")
     w["key_p"] = json.loads(key.strip().splitlines()[-1])
 

@@ -14,7 +14,8 @@ from rich.console import Console
 from kabe import build
 from kabe.ci import CiOptions, run
 from kabe.ci import base_signers
-from kabe.records import lineage, signing
+from kabe.records import lineage
+from kabe.store import signing
 
 from .conftest import clone, git, monorepo, write_archive
 

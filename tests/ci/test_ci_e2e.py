@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 
 from .conftest import clone, env_without_ci, git
 
@@ -109,7 +109,7 @@ def story(tmp_path_factory):
     # C3's own cache key: kabe ci takes an archive as this commit's build only when its cache_key.json is this
     # checkout's key (issue 36); C2's unit describes C2's inputs
     c3_key = json.loads(subprocess.run(
-        [sys.executable, "-c", "import json; from kabe import build, designs; k = build.cache_key(designs.get('stage2'), "
+        [sys.executable, "-c", "import json; from kabe import build; from kabe.project import designs; k = build.cache_key(designs.get('stage2'), "
                                "'open'); print(json.dumps({'key': k.key, 'material': k.material}))"],
         cwd=d, env=env_without_ci() | {"PYTHONPATH": str(d)}, capture_output=True, text=True, check=True,
         timeout=600).stdout.strip().splitlines()[-1])
@@ -120,7 +120,7 @@ def story(tmp_path_factory):
     (dest / "metrics.json").write_text(json.dumps(record, indent=2) + "\n")
     (dest / "cache_key.json").write_text(json.dumps(c3_key["material"], indent=2) + "\n")
     # asked to push: the branch's build joins the shared history, signed here as if this job had the key
-    # (an unsigned push is kept apart by every pull: tests/records/test_archive_trust.py)
+    # (an unsigned push is kept apart by every pull: tests/store/test_archive_trust.py)
     s["ci_c3"] = kabe(d, "ci", "stage2", "--push", key=key)
     s["summary_c3"] = (d / "reports" / "ci-summary.md").read_text()
     s["junit_c3"] = (d / "reports" / "ci-junit.xml").read_text()

@@ -11,12 +11,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-import kabe.provenance
+import kabe.base.provenance
 import kabe.rules.verdict
-from kabe import build, designs
+from kabe import build
+from kabe.project import designs
 from kabe.build.verdict import build_verdict
 from kabe.ci import CiOptions, run
-from kabe.records import store
+from kabe.store import store
 
 from .conftest import checkout_test_key, clone, git, record, write_archive
 
@@ -35,7 +36,7 @@ def counted(monkeypatch):
     """(judge calls by the judged record's commit, commit reads): every caller reaches both through their module."""
     judged: collections.Counter = collections.Counter()
     reads: list = []
-    judge, current_commit = kabe.rules.verdict.judge, kabe.provenance.current_commit
+    judge, current_commit = kabe.rules.verdict.judge, kabe.base.provenance.current_commit
 
     def counting_judge(record, *a, **kw):
         judged[record.get("commit", "a build being made")] += 1  # the build judges its parts before its record
@@ -46,7 +47,7 @@ def counted(monkeypatch):
         return current_commit(*a, **kw)
 
     monkeypatch.setattr(kabe.rules.verdict, "judge", counting_judge)
-    monkeypatch.setattr(kabe.provenance, "current_commit", counting_commit)
+    monkeypatch.setattr(kabe.base.provenance, "current_commit", counting_commit)
     return judged, reads
 
 

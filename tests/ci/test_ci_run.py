@@ -15,7 +15,8 @@ from rich.console import Console
 from kabe.ci import CiOptions, run
 from kabe.ci.markdown import render
 from kabe.ci.design_result import DesignOutcome
-from kabe.records import lineage, store
+from kabe.records import lineage
+from kabe.store import store
 from kabe.records.lineage import LineageError
 
 from .conftest import clone, git, monorepo, record, write_archive
@@ -104,7 +105,7 @@ def test_a_forged_record_of_this_commit_fails_ci_with_the_recomputed_reasons(bra
 def test_an_archived_build_of_this_commit_that_no_longer_verifies_is_rebuilt_not_believed(branch, monkeypatch):
     """A signed unit edited since its pull is not this commit's build: kabe ci says so and builds."""
     from kabe import build
-    from kabe.records import signing
+    from kabe.store import signing
 
     repo, base, head = branch
     d = write_archive(repo / "reports", head, lut=232, wns=2.0)
@@ -124,7 +125,7 @@ def test_a_signed_archive_of_this_commit_must_say_what_its_raw_reports_say(branc
     import subprocess
 
     from kabe import build
-    from kabe.records import signing
+    from kabe.store import signing
 
     repo, base, head = branch
     d = write_archive(repo / "reports", head, lut=240, wns=1.9)
@@ -311,7 +312,7 @@ def test_a_project_folder_its_repository_does_not_track_is_told_why_nothing_is_j
     """A kabe project in a folder of someone else's checkout that the repository does not track (never
     added, or ignored) gets no commit: kabe ci says why on the console, instead of an unexplained
     'nogit' and regressions silently not judged."""
-    from kabe import provenance
+    from kabe.base import provenance
 
     top = tmp_path / "mono"
     (top / "fpga").mkdir(parents=True)
@@ -333,7 +334,7 @@ def test_a_project_below_its_repositorys_top_records_the_commit_and_only_its_fol
     is dirty when a file under fpga/ differs (tracked or untracked, not ignored), or under a FuseSoC
     library its fusesoc.conf names elsewhere in the repository; an edit to sw/ leaves it clean. At the
     top, as always, any change in the repository makes the tree dirty."""
-    from kabe import provenance
+    from kabe.base import provenance
 
     top, fpga = monorepo(remote, tmp_path / "work")
     head = git(top, "rev-parse", "HEAD")
@@ -406,6 +407,6 @@ def test_a_design_the_change_adds_has_no_base_to_build(branch, monkeypatch):
     class Design:
         yaml_file = repo / "cores" / "newdesign" / "design.yaml"
 
-    import kabe.designs
-    monkeypatch.setattr(kabe.designs, "get", lambda name, *a, **kw: Design())
+    import kabe.project.designs
+    monkeypatch.setattr(kabe.project.designs, "get", lambda name, *a, **kw: Design())
     assert base_build.design_at(repo, new, "newdesign") and not base_build.design_at(repo, base, "newdesign")

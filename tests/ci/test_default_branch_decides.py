@@ -18,7 +18,8 @@ from rich.console import Console
 
 from kabe import build
 from kabe.ci import CiOptions, base_signers, run
-from kabe.records import lineage, signing, store, trusted_settings
+from kabe.records import lineage
+from kabe.store import signing, store, trusted_settings
 
 from .conftest import checkout_test_key, clone, git, monorepo, record, write_archive
 
@@ -130,7 +131,7 @@ def test_an_archived_unit_of_this_commit_built_from_other_inputs_is_not_this_com
     other = {"format": "test", "note": "another checkout's inputs"}
     (d / "cache_key.json").write_text(json.dumps(other))
     rec = json.loads((d / "metrics.json").read_text())
-    from kabe.records import cache
+    from kabe.cache import cache
     rec["cache_key"] = cache.key_of_material(other)
     (d / "metrics.json").write_text(json.dumps(rec))
     asked: list = []

@@ -26,15 +26,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kabe.paths import PACKAGE, ROOT
-from kabe.records import store
+from kabe.base.paths import PACKAGE, ROOT
+from kabe.store import store
 from records_fixtures import record
-from test_report import CHROMIUM, DEJAVU, _console_errors, _load_in_chromium, latin_fonts_only
+from tests.page.test_report import CHROMIUM, DEJAVU, _console_errors, _load_in_chromium, latin_fonts_only
 
 from .conftest import clone, env_without_ci, git
 
 KABE = shutil.which("kabe", path=str(Path(sys.executable).parent))
-TEMPLATES = PACKAGE / "project_templates" / "init"
+TEMPLATES = PACKAGE / "setup" / "project_templates" / "init"
 
 PYPROJECT = """\
 [project]
@@ -230,7 +230,7 @@ def test_the_site_publishes_no_file_of_an_unverified_unit_and_no_html_or_svg_of_
     """The Pages XSS unit (issue 36): a pulled unit nobody trusted carries an .html and an .svg with a
     script. On the published site it appears by name, without a link, and none of its files is there;
     a trusted unit's .html/.svg (no flow writes one) is not published either, only its reports."""
-    from kabe.records import site as site_mod
+    from kabe.page import site as site_mod
     from records_fixtures import make_cores, two_commit_repo, write_archive
 
     repo, shas = two_commit_repo(tmp_path)
@@ -261,7 +261,7 @@ def test_the_site_publishes_no_file_of_an_unverified_unit_and_no_html_or_svg_of_
 
 
 def test_published_takes_only_trusted_kinds_kabe_writes():
-    from kabe.records.site import published
+    from kabe.page.site import published
 
     assert published("abc/stage4/open/timing_estimate.rpt") and published("abc/stage4/sim/result.json")
     for bad in (".unverified/abc/stage4/open/metrics.json", "abc/stage4/open/x.html", "abc/stage4/open/x.SVG",

@@ -21,8 +21,8 @@ for what cannot run here). Clones of this project play each role:
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
-from kabe import designs
+from kabe.project.design_context import DesignContext
+from kabe.project import designs
 import json
 import os
 import shutil
@@ -123,7 +123,7 @@ def chain(tmp_path_factory):
     git(evil, "commit", "-qam", "P: wider probe counters")
     s["p"] = git(evil, "rev-parse", "HEAD")
     git(evil, "push", "-q", "origin", "pr")
-    key_json = python(evil, "import json; from kabe import build, designs; k = build.cache_key(designs.get('stage2'), "
+    key_json = python(evil, "import json; from kabe import build; from kabe.project import designs; k = build.cache_key(designs.get('stage2'), "
                             "'open'); print(json.dumps({'key': k.key, 'material': k.material}))")
     key, material = json.loads(key_json)["key"], json.loads(key_json)["material"]
     s["key"] = key
@@ -216,7 +216,7 @@ def board(tmp_path_factory):
 _DEPLOY = """
 import json, sys
 from pathlib import Path
-from kabe import provenance
+from kabe.base import provenance
 from kabe.deploy import ssh
 from kabe.deploy.host import DeployRun, DeploySettings, deploy
 a = json.loads(sys.argv[1])
@@ -272,7 +272,7 @@ def vivado(chain, board):
     data = bytearray(bit.read_bytes())
     data[-1] ^= 0x01  # one byte of the bitstream
     bit.write_bytes(bytes(data))
-    digest = repo_clone.python(dev, f"from kabe import provenance; print(provenance.sha256_file({str(bit)!r}))")
+    digest = repo_clone.python(dev, f"from kabe.base import provenance; print(provenance.sha256_file({str(bit)!r}))")
     for name in ("manifest.json", "metrics.json"):  # the attacker rewrites the sha256 beside it, as in the issue
         doc = json.loads((pulled / name).read_text())
         doc["artifacts"]["bit"] = digest

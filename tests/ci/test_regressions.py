@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kabe import designs
+from kabe.project import designs
 from kabe.rules import regressions
 from kabe.rules.regressions import Regression
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kabe.rules import gate
-from kabe.records import history, report, report_plot
+from kabe.records import history
+from kabe.page import report, report_plot
 
 from .conftest import record
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from kabe import cli
-from kabe.records import git_plumbing, store, store_size
-from kabe.records.git_plumbing import GitError
+from kabe.store import git_plumbing, store, store_size
+from kabe.store.git_plumbing import GitError
 
 from .conftest import clone, env_without_ci, git, monorepo, write_archive
 
@@ -167,7 +167,7 @@ def test_a_rejected_push_fetches_the_new_tip_and_retries(remote, tmp_path, monke
 _PUSHER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from kabe.records import store
+    from kabe.store import store
     root, start = Path(sys.argv[1]), float(sys.argv[2])
     time.sleep(max(0.0, start - time.time()))
     r = store.push("origin", root, root / "reports", ref="refs/kabe/archive")

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from kabe import designs
-from kabe.paths import ROOT
+from kabe.project import designs
+from kabe.base.paths import ROOT
 
 WORKFLOW = ROOT / ".github" / "workflows" / "kabe.yml"
 GITLAB = ROOT / ".gitlab-ci.yml"
@@ -116,7 +116,7 @@ def test_templates_push_only_through_kabe_ci(path):
     assert "git push" not in path.read_text()
 
 
-INIT = ROOT / "kabe" / "project_templates" / "init"
+INIT = ROOT / "kabe" / "setup" / "project_templates" / "init"
 
 
 @pytest.mark.parametrize("path", [WORKFLOW, INIT / "github-workflow.yml"])

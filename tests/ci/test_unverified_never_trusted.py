@@ -1,6 +1,6 @@
 """A unit `kabe archive pull` kept apart as unverified (issue 21, build item 3) is never a regression
 base, never a cache entry, never deployable: real git (a bare remote, a developer's clone that pushes
-unsigned, CI's fresh clone that pulls), a real pull, the real consumers (`kabe ci`, kabe.records.cache,
+unsigned, CI's fresh clone that pulls), a real pull, the real consumers (`kabe ci`, kabe.cache.cache,
 deploy's archive check). Each test then moves the same unit into reports/ (where a build made on
 this machine lies) and sees the consumer take it: only where the pull put it keeps it out.
 The page and `kabe diff` side is tests/records/test_unverified_history.py."""
@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from kabe import designs, provenance
+from kabe.project import designs
+from kabe.base import provenance
 from kabe.ci import CiOptions, run
 from kabe.deploy import ssh
 from kabe.deploy.host import _archived_build
-from kabe.records import cache, store
+from kabe.cache import cache
+from kabe.store import store
 
 from .conftest import clone, git, write_archive
 

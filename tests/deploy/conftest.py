@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, designs
+from kabe import build
+from kabe.project import designs
 
 from .loopback_host import sshd_available, start
 

@@ -50,7 +50,7 @@ class LoopbackHost:
     def deploy_settings(self, tmp_path: Path, **kw):
         """kabe's DeploySettings aimed at this host: its key, options and a remote folder under tmp_path.
         A run from a work tree with edits archives as <sha>-dirty; the dirty refusal has its own test."""
-        from kabe import provenance
+        from kabe.base import provenance
         from kabe.deploy.host import DeploySettings
 
         base = dict(board=f"{self.user}@127.0.0.1", port=self.port, identity=self.client_key,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe import provenance
+from kabe.base import provenance
 from kabe.deploy import board_output
 
 from .loopback_host import sshd_available

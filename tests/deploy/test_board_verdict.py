@@ -13,8 +13,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from kabe import designs, provenance
-from kabe.deploy import bitfile, cli as deploy_cli, host, ssh, verdict
+from kabe.project import designs
+from kabe.base import provenance
+from kabe.base import bitfile
+from kabe.deploy import cli as deploy_cli, host, ssh, verdict
 from kabe.deploy.host import DeployRun, DeploySettings, deploy
 
 from . import forged_runner

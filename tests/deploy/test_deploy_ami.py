@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, designs, provenance
+from kabe import build
+from kabe.project import designs
+from kabe.base import provenance
 from kabe.deploy import ami, cli, ssh
 from kabe.deploy.host import DeploySettings
 from kabe.flows.vivado import tool
@@ -170,7 +172,7 @@ def test_a_signed_image_must_verify_and_be_the_one_signed(card_host, v80_archive
     and metrics rewritten beside another image do not vouch for it."""
     import subprocess
 
-    from kabe.records import signing
+    from kabe.store import signing
 
     design, reports, src, commit = v80_archive
     copy_root = tmp_path / "reports"

@@ -5,8 +5,8 @@ code a user runs: OpenSSH client, push, board runner, numpy check, atomic archiv
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
-from kabe import designs
+from kabe.project.design_context import DesignContext
+from kabe.project import designs
 import json
 import shutil
 import subprocess
@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from kabe import provenance
-from kabe.deploy import bitfile, ssh
+from kabe.base import provenance
+from kabe.base import bitfile
+from kabe.deploy import ssh
 from kabe.deploy.host import DeployRun, DeploySettings, deploy
 from kabe.sim import verilator_build
 

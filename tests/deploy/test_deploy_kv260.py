@@ -19,8 +19,8 @@ kabe doctor --deploy accepts PYNQ 4 for the KV260 and refuses it for the PYNQ-Z1
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
-from kabe import designs
+from kabe.project.design_context import DesignContext
+from kabe.project import designs
 import json
 import os
 import sys
@@ -28,7 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, provenance
+from kabe import build
+from kabe.base import provenance
 from kabe.deploy import board_software
 from kabe.deploy.host import DeployRun, deploy
 from kabe.sim import verilator_build
@@ -131,7 +132,7 @@ def test_doctor_takes_pynq_4_for_the_kv260_and_not_for_the_pynq_z1(board, harnes
 def test_the_hosts_profile_is_a_setting_deploy_takes_and_holds_against_the_design(kv260_reports, tmp_path, monkeypatch):
     """[tool.kabe.board] profile (docs/deploy.md) reaches DeploySettings (it was a TypeError there), and a
     host that is a PYNQ-Z1 is not sent the KV260's bitstream: refused before anything is pushed."""
-    from kabe import config
+    from kabe.project import config
     from kabe.deploy import cli, ssh
 
     monkeypatch.setattr(config, "load", lambda: {"board": {"host": "xilinx@pynq", "profile": "pynq-z1", "sudo": False,

@@ -60,9 +60,9 @@ def stimulus(seed, size, context):
 
 DEPLOY = '''import json, sys
 from pathlib import Path
-from kabe import designs
+from kabe.project import designs
 from kabe.deploy.host import DeployRun, DeploySettings, deploy
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim import verilator_build
 a = json.loads(sys.argv[1])
 s = DeploySettings(board=a["board"], port=a["port"], identity=Path(a["identity"]), ssh_options=a["options"],
@@ -137,7 +137,7 @@ def test_a_design_made_from_scratch_deploys_with_its_own_model(board, tmp_path):
     _run(["git", "clone", "-q", str(project), str(broken)], tmp_path)
     top = broken / "cores" / "counter" / "rtl" / "counter_top.v"
     top.write_text(top.read_text().replace("m_axis_tdata <= sum + s_axis_tdata;", "m_axis_tdata <= sum + s_axis_tdata + 32'd1;"))
-    exe = _run([sys.executable, "-c", "from kabe import designs; from kabe.design_context import DesignContext; from kabe.sim import verilator_build; "
+    exe = _run([sys.executable, "-c", "from kabe.project import designs; from kabe.project.design_context import DesignContext; from kabe.sim import verilator_build; "
                 "print(verilator_build.build(DesignContext(designs.get('counter'))).exe)"],
                broken).stdout.strip().splitlines()[-1]
     bad = _deploy(project, board, tmp_path, harness=exe)

@@ -19,7 +19,7 @@ import pytest
 from pynqmetadata.frontends import Metadata
 from pynqmetadata.views.runtime import RuntimeMetadataParser
 
-from kabe import provenance
+from kabe.base import provenance
 
 from . import runner_copy
 

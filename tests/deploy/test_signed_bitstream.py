@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from kabe import designs, provenance
+from kabe.project import designs
+from kabe.base import provenance
 from kabe.deploy import ssh
 from kabe.deploy.host import _archived_build
-from kabe.records import signing
+from kabe.store import signing
 
 from records_fixtures import record, two_commit_repo, write_archive
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe.deploy import ssh, ssh_policy
+from kabe.deploy import ssh
+from kabe.base import ssh_policy
 from kabe.deploy.host import DeploySettings
 
 from .loopback_host import sshd_available, start
@@ -206,7 +207,7 @@ def test_an_ssh_option_off_the_allow_list_is_refused_in_one_line(name, tmp_path)
         msg = str(e.value)
         assert msg.startswith(f"ssh option {spelt} ") and REFUSED_OPTIONS[name] in msg and "\n" not in msg, msg
     # the settings check says the same at load time, before any deploy code runs
-    from kabe import config
+    from kabe.project import config
 
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(f'[tool.kabe.board]\nhost = "xilinx@pynq"\nssh_options = {{ {name} = "/tmp/x" }}\n')
@@ -253,7 +254,7 @@ def test_an_allowed_option_is_taken_by_real_ssh(board):
 def test_a_board_timeout_beyond_a_day_is_refused(value, tmp_path):
     with pytest.raises(ssh.BadTarget, match=r"^timeout_s=.* is not a number of seconds above 0 and at most 86400"):
         DeploySettings(board="xilinx@pynq", timeout_s=value)
-    from kabe import config
+    from kabe.project import config
 
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text(f'[tool.kabe.board]\nhost = "xilinx@pynq"\ntimeout_s = {value if value != float("inf") else "inf"}\n')

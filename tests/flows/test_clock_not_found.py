@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import constraints
+from kabe.project import constraints
 from kabe.flows import open as open_flow
 from kabe.rules.gate import evaluate
 
@@ -89,7 +89,8 @@ targets:
 
 BUILD_IT = """\
 import json
-from kabe import build, designs
+from kabe import build
+from kabe.project import designs
 r = build.build(designs.get("counter"), "open", sim_check=False)
 print("RESULT " + json.dumps({"passed": r["gate"]["passed"], "failures": r["gate"]["failures"],
                               "archive": r["_archive"]}))

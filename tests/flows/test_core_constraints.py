@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import cores
+from kabe.project import cores
 from kabe.flows.base import FlowError, refuse_core_constraints
 
 

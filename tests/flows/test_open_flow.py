@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import constraints, designs
+from kabe.project import constraints, designs
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe.design_context import DesignContext
-from kabe import cores, designs
+from kabe.project.design_context import DesignContext
+from kabe.project import cores, designs
 from kabe.flows import vitis_hls
 from kabe.flows.vitis_hls import scripts
 

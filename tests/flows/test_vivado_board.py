@@ -26,11 +26,12 @@ import pytest
 from pynqmetadata.frontends import Metadata
 from pynqmetadata.views.runtime import RuntimeMetadataParser
 
-from kabe import designs, provenance
+from kabe.project import designs
+from kabe.base import provenance
 from kabe.deploy import pl_names
 from kabe.flows.vivado import project, tool
 from kabe.flows.vivado.project import BD_HDL, TCL_DIR
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 
 from test_vivado_flow import DESIGNS, FIXTURES, TCLSH, Projects, calls, run_tcl  # same folder (rootdir import)
 

@@ -8,10 +8,11 @@ import os
 
 import pytest
 
-from kabe import config, designs, provenance
-from kabe.designs import DesignError, VivadoSettings, _check_vivado
+from kabe.project import config, designs
+from kabe.base import provenance
+from kabe.project.designs import DesignError, VivadoSettings, _check_vivado
 from kabe.flows.vivado import project, tool
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 from tests.flows.test_vivado_flow import TCLSH, calls, props, run_tcl
 
 

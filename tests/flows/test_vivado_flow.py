@@ -20,12 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, designs, provenance
-from kabe.config import ConfigError
+from kabe import build
+from kabe.project import designs
+from kabe.base import provenance
+from kabe.project.config import ConfigError
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import bd_wrapper, project, tool
 from kabe.flows.vivado.project import TCL_DIR
-from kabe.paths import CORES, ROOT
+from kabe.base.paths import CORES, ROOT
 
 STANDIN = ROOT / "tests" / "standin"
 RECORDER = STANDIN / "vivado_commands.tcl"
@@ -385,7 +387,7 @@ def test_stage4_builds_and_archives_with_the_standin(standin_path, tmp_path, mon
     bit, hwh = dest / "kabe_stage4.bit", dest / "kabe_stage4.hwh"
     assert bit.is_file() and hwh.is_file()  # same basename: PYNQ finds the .hwh beside the .bit
     assert b"STAND-IN" in bit.read_bytes()[:300] and "STAND-IN" in hwh.read_text()
-    from kabe.deploy import bitfile
+    from kabe.base import bitfile
 
     cells = dest / "kabe_stage4.cells.json"  # the names the board runner looks up (test_vivado_board.py)
     xsa = dest / "kabe_stage4.xsa"  # the Vitis / PetaLinux handoff, with the bitstream (write_hw_platform -include_bit)

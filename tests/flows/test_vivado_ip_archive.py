@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from kabe.flows.vivado import ip_cache
-from kabe.records import signing, store
+from kabe.store import signing, store
 from tests import repo_copy
 from tests.flows.test_vivado_flow import calls
 from tests.flows.test_vivado_own_top import SCRATCH, ip_generated, standin_fixtures

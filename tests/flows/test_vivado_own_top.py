@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe import provenance
+from kabe.base import provenance
 from kabe.flows.vivado import project
 from tests import repo_copy
 from tests.flows.test_vivado_flow import calls

@@ -111,7 +111,7 @@ def test_a_vhdl_library_name_that_is_not_an_identifier_is_refused(tmp_path):
     VHDL identifier only, and names the file otherwise."""
     from types import SimpleNamespace
 
-    from kabe.designs import VivadoSettings
+    from kabe.project.designs import VivadoSettings
     from kabe.flows.base import FlowError
     from kabe.flows.vivado import own_top
 

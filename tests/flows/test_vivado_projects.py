@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import provenance
-from kabe.designs import VivadoSettings
+from kabe.base import provenance
+from kabe.project.designs import VivadoSettings
 from kabe.flows.vivado import ip_cache, own_top, tool
 from tests.flows.test_vivado_flow import calls
 

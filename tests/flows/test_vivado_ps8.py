@@ -26,7 +26,8 @@ import pytest
 from pynqmetadata.frontends import Metadata
 from pynqmetadata.views.runtime import RuntimeMetadataParser
 
-from kabe import boards, designs
+from kabe import boards
+from kabe.project import designs
 from kabe.deploy import pl_names
 from kabe.flows.vivado.project import TCL_DIR
 

@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, provenance
+from kabe import build
+from kabe.base import provenance
 from kabe.flows.vivado import collect, project, tool
 from kabe.parsers import ReportError, vivado_timing_verdict
 from kabe.flows.vivado.project import TCL_DIR
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 
 STANDIN = ROOT / "tests" / "standin"
 FIXTURES = ROOT / "tests" / "fixtures" / "vivado"
@@ -129,7 +130,7 @@ def test_unclocked_registers_fail_the_build_unless_design_yaml_waives_them(stand
 
     from rich.console import Console
 
-    from kabe import designs
+    from kabe.project import designs
     from kabe.build import summary
 
     fx = tmp_path / "fx"

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.flows.test_vivado_flow import calls
-from kabe import build, constraints, designs
-from kabe.paths import CORES
+from kabe import build
+from kabe.project import constraints, designs
+from kabe.base.paths import CORES
 
 STANDIN = Path(__file__).resolve().parents[1] / "standin"
 VIVADO_DESIGNS = sorted(p.parent.name for p in CORES.glob("*/design.yaml") if designs.get(p.parent.name).hls is None)

@@ -21,11 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from kabe import build, designs, paths, provenance
+from kabe import build
+from kabe.project import designs
+from kabe.base import paths, provenance
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import project, tool, versal
 from kabe.flows.vivado.project import TCL_DIR
-from kabe.paths import ROOT
+from kabe.base.paths import ROOT
 
 from test_vivado_flow import STANDIN, TCLSH, calls, props, run_tcl  # same folder (rootdir import)
 

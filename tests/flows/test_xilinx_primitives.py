@@ -12,8 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe.constraints import parse_xdc_text
-from kabe.cores import SourceFile
+from kabe.project.constraints import parse_xdc_text
+from kabe.project.cores import SourceFile
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
 from kabe.timing import RoutingModel, estimate

@@ -11,9 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import cores
-from kabe.cores import SourceFile
-from kabe.errors import UserError
+from kabe.project import cores
+from kabe.project.cores import SourceFile
+from kabe.base.errors import UserError
 from kabe.flows import open as open_flow
 from kabe.flows.base import FlowError, ToolError
 from kabe.flows import yosys_script

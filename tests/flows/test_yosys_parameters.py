@@ -14,7 +14,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe.cores import SourceFile
+from kabe.project.cores import SourceFile
 from kabe.flows import open as open_flow
 from kabe.flows import yosys_script
 

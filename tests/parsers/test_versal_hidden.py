@@ -101,7 +101,7 @@ def test_violated_versal_report_fails_naming_the_slack():
     assert r["critical_path"]["endpoint"] == NOC_PIN
     v = evaluate(r, None)
     assert not v.passed
-    # the gate names the path in RTL terms (kabe.rtl_path: Vivado's hierarchy separators as dots)
+    # the gate names the path in RTL terms (kabe.base.rtl_path: Vivado's hierarchy separators as dots)
     rtl_pin = NOC_PIN.replace("/<hidden>/<hidden>", "/<hidden>").replace("/", ".")
     assert any("WNS -1.228 ns" in f and rtl_pin in f for f in v.failures), v.failures
 

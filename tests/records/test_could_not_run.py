@@ -9,7 +9,8 @@ import pytest
 import json
 
 import template_project
-from kabe.records import could_not_run, report
+from kabe.records import could_not_run
+from kabe.page import report
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
 
@@ -61,7 +62,7 @@ def test_a_build_that_stops_with_an_error_leaves_its_reason_and_a_later_build_cl
     from types import SimpleNamespace
 
     import kabe.build as b
-    from kabe import provenance
+    from kabe.base import provenance
 
     monkeypatch.setattr(b, "REPORTS", tmp_path)
     monkeypatch.setattr(b.designs, "get", lambda d: SimpleNamespace(name="d1", expect_gate="pass"))

@@ -25,7 +25,7 @@ def memo(tmp_path, monkeypatch):
 
 
 def _a_record(tmp_path: Path) -> Path:
-    from kabe import designs
+    from kabe.project import designs
 
     record = {"schema": metrics.SCHEMA_ID, "commit": "0" * 40, "dirty": False, "design": designs.get("stage2").name,
               "flow": "open", "part": "xc7z020clg400-1", "clock_period_ns": 7.0,

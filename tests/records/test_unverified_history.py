@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from kabe.records import diff, history, report, store
+from kabe.records import diff, history
+from kabe.page import report
+from kabe.store import store
 
 from records_fixtures import make_cores, record, two_commit_repo, write_archive
 
@@ -169,7 +171,7 @@ def test_diff_of_a_commit_with_only_unverified_builds_as_a(pulled):
 def test_the_unverified_history_in_headless_chromium(pulled, tmp_path):
     """The page as a browser draws it: the unverified rows are there, labelled, and the grey diamonds
     are drawn in the LUT panel (paths with coordinates), beside the trusted series."""
-    from test_report import CHROMIUM, _console_errors, _load_in_chromium
+    from tests.page.test_report import CHROMIUM, _console_errors, _load_in_chromium
 
     if CHROMIUM is None:
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")

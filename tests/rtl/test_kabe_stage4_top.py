@@ -64,7 +64,7 @@ if cocotb is not None:
 
 
 def test_kabe_stage4_top():
-    from kabe import cores
+    from kabe.project import cores
 
     edam = cores.resolve("stage4", "sim")  # the core's files, with the generated adder tree
     run_cocotb(

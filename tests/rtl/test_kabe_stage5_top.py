@@ -47,7 +47,7 @@ if cocotb is not None:
 
 
 def test_kabe_stage5_top():
-    from kabe import cores
+    from kabe.project import cores
 
     edam = cores.resolve("stage5", "sim")  # the core's files, with the generated exp table and adder tree
     run_cocotb(

@@ -1,6 +1,6 @@
 """Every design's top against the port contract (docs/streams.md): all ports bit-exact against the
 numpy model at once, output overflow per port, reset mid-frame. The file list comes from the
-design's core file through FuseSoC (kabe.cores), the design's facts from its design.yaml.
+design's core file through FuseSoC (kabe.project.cores), the design's facts from its design.yaml.
 
 Stage 4 and stage 5 have their own top tests (test_kabe_stage4_top.py, test_kabe_stage5_top.py)
 with checks only they need; the designs here are the ones these shared checks cover completely.
@@ -47,7 +47,7 @@ if cocotb is not None:
 @pytest.mark.parametrize("name, kind", [("stage2", "probe"), ("stage2_2hp", "probe"), ("stage3", "int8"),
                                         ("stage3_naive", "int8")])
 def test_top(name, kind):
-    from kabe import cores, designs
+    from kabe.project import cores, designs
 
     design = designs.get(name)
     assert kind in design.verify.value  # llm_accel.model.frames:<kind>_stimulus, the model design.yaml names

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import designs
-from kabe.design_context import DesignContext
+from kabe.project import designs
+from kabe.project.design_context import DesignContext
 from kabe.sim import csim, hls_headers, runner
 from kabe.sim.ask import SimAsk
 
@@ -125,7 +125,7 @@ def test_kabe_installs_and_runs_without_hls4ml():
 
 
 def test_the_report_page_shows_an_untimed_csim_result():
-    from kabe.records.report import _beats_per_cycle
+    from kabe.page.report import _beats_per_cycle
 
     assert _beats_per_cycle({"simulator": "csim", "beats_per_cycle": None}) == "- (C-simulation: untimed)"
     assert _beats_per_cycle({"simulator": "verilator", "beats_per_cycle": 1.0}) == "1.000"

@@ -6,7 +6,7 @@ Real FuseSoC and real Verilator (one small compile per design); the designs live
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import io
 import sys
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import designs
-from kabe.errors import UserError
+from kabe.project import designs
+from kabe.base.errors import UserError
 from kabe.sim import golden, runner, verilator_build
 
 from . import user_designs as u
@@ -269,7 +269,9 @@ def test_a_toplevel_that_is_no_module_is_said_in_the_core_files_terms(tmp_path):
 def _synthesis_view(d: designs.Design, rows: int, first: dict) -> dict:
     from rich.console import Console
 
-    from kabe import build, cores, provenance
+    from kabe import build
+    from kabe.project import cores
+    from kabe.base import provenance
     ctx = DesignContext(d, provenance.Commit("nogit", False), Console(file=io.StringIO()), sim=cores.resolve(d, "sim"))
     return build._synthesis_view(ctx, rows, first)
 

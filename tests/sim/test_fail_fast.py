@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe.core_targets import sources_of_top
+from kabe.project.core_targets import sources_of_top
 from kabe.flows import open as open_flow
 from kabe.flows.base import ToolError
 
@@ -83,7 +83,7 @@ def test_an_xpm_macro_is_named_with_the_fix_by_yosys(tmp_path):
 
 
 def test_an_xpm_macro_and_a_primitive_are_named_with_the_fix_by_verilator(tmp_path):
-    from kabe.core_targets import vendor_module_fix
+    from kabe.project.core_targets import vendor_module_fix
     from kabe.sim import verilator_build
 
     errs = ["%Error-MODMISSING: top.v:2:3: Cannot find file containing module: 'xpm_fifo_sync'",
@@ -96,7 +96,7 @@ def test_an_xpm_macro_and_a_primitive_are_named_with_the_fix_by_verilator(tmp_pa
 
 def test_a_target_with_no_tool_gets_kabes(tmp_path):
     """FuseSoC alone stops at "No flow or tool was supplied"; kabe runs Verilator for sim, Yosys for synth."""
-    from kabe import cores, designs
+    from kabe.project import cores, designs
     from . import user_designs as u
 
     d = tmp_path / "cores" / "notool"
@@ -163,7 +163,7 @@ def test_the_primitive_check_reads_the_files_as_yosys_compiles_them(tmp_path, gu
 
 
 def test_preprocess_takes_the_branches_a_tool_compiles():
-    from kabe.core_targets import preprocess
+    from kabe.project.core_targets import preprocess
 
     text = ("`define A 1 \\\n  `ifdef B\nmodule a; endmodule\n`ifdef A\nmodule in_a; endmodule\n`elsif C\n"
             "module in_c; endmodule\n`else\nmodule other; endmodule\n`endif\n/* `ifdef X */ module z; endmodule\n")

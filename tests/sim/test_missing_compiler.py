@@ -4,7 +4,7 @@ Real Verilator and real make, on a PATH that has everything of this machine but 
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 import os
 import re
 import shutil
@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import designs, doctor
+from kabe.project import designs
+from kabe.setup import doctor
 from kabe.sim import verilator_build
 
 from . import user_designs as u

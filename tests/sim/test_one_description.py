@@ -5,7 +5,7 @@ define undefined (as edalize leaves it), the string as a string, the table read.
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import json
 import textwrap
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from . import user_designs as u
-from kabe import cores, designs
+from kabe.project import cores, designs
 from kabe.flows import open as open_flow
 from kabe.sim import golden, runner
 
@@ -212,7 +212,9 @@ def test_logic_only_yosys_builds_is_simulated_too(project):
 
     from rich.console import Console
 
-    from kabe import build, cores, provenance
+    from kabe import build
+    from kabe.project import cores
+    from kabe.base import provenance
     from kabe.flows import base
     from .test_design_files_and_checks import ASRT_TOP, write_asrt
 

@@ -6,7 +6,7 @@ and a project made from kabe's templates (tests/template_project.py), never in c
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 import textwrap
 import types
 from pathlib import Path
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 import template_project
-from kabe import designs
-from kabe.errors import UserError
+from kabe.project import designs
+from kabe.base.errors import UserError
 from kabe.sim import port_contract, verilator_build
 
 # Every port of the contract for one probe port, as the generated tops declare them.
@@ -118,7 +118,7 @@ def test_what_is_off_the_contract_is_named(tmp_path, drop, replace, line):
 
 def test_the_generated_tops_of_every_design_keep_the_contract(tmp_path):
     """All six designs pass the check as they build today (the check runs inside every sim build)."""
-    from kabe import cores
+    from kabe.project import cores
 
     for name, d in designs.all_designs().items():
         if d.hls is not None:  # an HLS kernel's ports are its C++ top's (the C-simulation calls it: test_csim)

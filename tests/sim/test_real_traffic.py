@@ -5,7 +5,7 @@ Verilator; the designs live in temporary projects."""
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import textwrap
 import uuid
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from . import user_designs as u
-from kabe import designs
+from kabe.project import designs
 from kabe.sim import golden, runner
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')

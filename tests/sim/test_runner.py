@@ -6,7 +6,7 @@ Designs are compiled once into build/sim/<design>/<key>/ and reused (Verilator c
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import json
 
@@ -15,11 +15,11 @@ import pytest
 
 from pathlib import Path
 
-from kabe import designs
-from kabe.errors import UserError
+from kabe.project import designs
+from kabe.base.errors import UserError
 from llm_accel.model import frames
 from kabe.verify import Context, as_words
-from kabe.paths import CORES
+from kabe.base.paths import CORES
 from kabe.sim import runner, verilator_build
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')

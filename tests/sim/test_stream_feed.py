@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kabe import designs
-from kabe.design_context import DesignContext
+from kabe.project import designs
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
-from kabe.paths import CORES
+from kabe.base.paths import CORES
 from kabe.sim import golden, runner
 from kabe.verify import Chunks, Context, Stimulus
 from llm_accel.model import frames, ternary

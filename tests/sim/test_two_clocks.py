@@ -5,7 +5,7 @@ each reset at its own level, and checked against a model (every beat out as it w
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import json
 import textwrap
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe import designs
+from kabe.project import designs
 from kabe.sim import clocking, golden, runner
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')
@@ -163,7 +163,7 @@ def test_streams_on_the_wrong_clocks_fail(project):
 def _design(streams: dict, xdc: str, tmp_path: Path):
     from types import SimpleNamespace
 
-    from kabe.designs import Streams
+    from kabe.project.designs import Streams
 
     x = tmp_path / "d.xdc"
     x.write_text(xdc)

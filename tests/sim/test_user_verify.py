@@ -4,7 +4,7 @@ in cocotb's own runner. Real Verilator and real cocotb; the designs live in temp
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import uuid
 from pathlib import Path
@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from . import user_designs as u
-from kabe import designs
-from kabe.errors import UserError
+from kabe.project import designs
+from kabe.base.errors import UserError
 from kabe.sim import cocotb_run, golden, runner
 
 pytestmark = pytest.mark.e2e  # end to end: real tools, minutes (the fast tier leaves it out: -m 'not e2e')

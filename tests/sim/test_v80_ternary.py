@@ -7,12 +7,12 @@ build/sim/v80_ternary/ (reused afterwards) and streams a few hundred rows per ch
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import numpy as np
 import pytest
 
-from kabe import designs
+from kabe.project import designs
 from llm_accel.model import frames, ternary, v80_ternary
 from kabe.verify import Context, as_words, resolve
 from kabe.sim import runner

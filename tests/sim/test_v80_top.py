@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 import kabe
-from kabe import designs
-from kabe.paths import CORES, ROOT
+from kabe.project import designs
+from kabe.base.paths import CORES, ROOT
 from kabe.sim import port_contract, verilator_build
 
 GENERATORS = Path(kabe.__file__).resolve().parent / "generators"

@@ -6,7 +6,7 @@ entity is simulated and synthesized. Without GHDL the refusal of before stays (i
 
 from __future__ import annotations
 
-from kabe.design_context import DesignContext
+from kabe.project.design_context import DesignContext
 from kabe.sim.ask import SimAsk
 import json
 import shutil
@@ -15,7 +15,7 @@ import pytest
 
 import template_project
 from . import vhdl_designs as v
-from kabe import designs
+from kabe.project import designs
 from kabe.flows import ghdl, open as open_flow
 from kabe.flows.base import FlowError
 from kabe.sim import golden, runner
@@ -50,7 +50,7 @@ def test_a_verilog_top_instantiating_a_vhdl_entity_simulates_and_synthesizes(pro
     d = designs.load(v.write_mix(project, "mix", model_module="mix_model_k3"))
     r = runner.run_sim(DesignContext(designs.get(d)), SimAsk(2000, seed=4, build_root=project / "build"))
     assert r["passed"] and r["words_checked"] == 2000, (r["problems"], r["first_mismatches"])
-    from kabe import cores
+    from kabe.project import cores
 
     edam = cores.resolve(d, "synth", build_root=project / "build")
     synth = open_flow.synthesize(edam, project / "build" / "mix" / "open")
@@ -71,7 +71,7 @@ def test_a_cocotb_testbench_runs_on_ghdl_and_a_wrong_counter_fails(project):
 
 def test_without_ghdl_vhdl_is_refused_as_before_with_the_fix(project, monkeypatch):
     monkeypatch.setattr(ghdl, "command", lambda: None)
-    from kabe import cores
+    from kabe.project import cores
 
     d = designs.load(v.write_vadd(project, "vadd_nog"))
     edam = cores.resolve(d, "synth", build_root=project / "build")

@@ -48,7 +48,7 @@ def _design_yaml(nports: int = PORTS) -> str:
 
 def make(root: Path, ports: int = PORTS):
     """<root>/v80_probe/: design.yaml, core file, RTL, XDC (400 MHz), `ports` channels; returns the loaded Design."""
-    from kabe import designs
+    from kabe.project import designs
 
     d = Path(root) / "v80_probe"
     d.mkdir(parents=True, exist_ok=True)

@@ -115,7 +115,7 @@ def _tar_files(record: dict, extra: dict[str, bytes] = {}, material: dict | None
     """A unit's files as kabe.build writes them: the record, its manifest, its raw reports (saying the
     record's numbers) and a log; with `material`, its cache_key.json, whose key the record names."""
     if material is not None:
-        from kabe.records import cache
+        from kabe.cache import cache
 
         record = {**record, "cache_key": cache.key_of_material(material)}
         extra = {"cache_key.json": json.dumps(material).encode(), **extra}

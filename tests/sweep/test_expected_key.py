@@ -21,7 +21,7 @@ def test_the_variant_key_is_the_checkouts_key_with_the_variant_applied(repo, tmp
     args = (shipped.identity(), shipped.archive, "stage2", "cores/stage2/stage2.core", "constraints/pynq_z1.xdc", "open")
     plain = expected.variant_key(*args, {}, parent=tmp_path / "keys")
     assert not isinstance(plain, str), plain
-    own = subprocess.run([sys.executable, "-c", "import json; from kabe import build, designs; "
+    own = subprocess.run([sys.executable, "-c", "import json; from kabe import build; from kabe.project import designs; "
                           "print(build.cache_key(designs.get('stage2'), 'open').key)"], cwd=repo, env=kabe_env(repo),
                          capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1]
     assert plain.key == own  # a copy elsewhere, the same inputs: the same key

@@ -56,7 +56,7 @@ def test_local_cluster_sweep_records_every_variant_and_diffs_them(repo, tmp_path
     assert f"{ok['wns_ns']:+.3f}" in wns_row and f"{tight['wns_ns']:+.3f}" in wns_row
     assert "| gate | pass | FAIL |" in d.stdout
     # the report page shows the sweep's Pareto plot and names the best variant
-    from kabe.records.report import build_report
+    from kabe.page.report import build_report
 
     page = build_report(repo / "reports", repo).read_text()
     assert "Sweeps (LUT against WNS" in page and f"best passing: {ok['id']}" in page
@@ -129,7 +129,7 @@ def test_a_project_below_its_repositorys_top_ships_its_own_folder_as_the_tree(tm
     """A monorepo's fpga/: the worker gets the commit's fpga/ tree as its project top (not the whole
     repository, where fpga/ would not be the folder it builds in), marked with the commit it came from,
     which the build there records."""
-    from kabe import provenance
+    from kabe.base import provenance
 
     top = tmp_path / "mono"
     (top / "fpga" / "cores").mkdir(parents=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kabe import designs
+from kabe.project import designs
 from kabe.sweep import spec
 
 

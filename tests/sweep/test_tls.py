@@ -158,7 +158,7 @@ def test_the_insecure_opt_in_is_said_loudly_and_loopback_tcp_needs_none(tmp_path
     ({"slurm": "big"}, r"slurm = \"big\": expected a table"),
 ])
 def test_sweep_settings_are_checked_key_by_key(sweep, says):
-    from kabe import config
+    from kabe.project import config
 
     with pytest.raises(config.ConfigError, match=says):
         config.validate({"sweep": sweep})

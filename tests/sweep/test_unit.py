@@ -10,7 +10,7 @@ import tarfile
 
 import pytest
 
-from kabe.records.cache import CacheKey, key_of_material
+from kabe.cache.cache import CacheKey, key_of_material
 from kabe.sweep import unit
 
 from . import forged_worker as forge

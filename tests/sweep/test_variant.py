@@ -9,8 +9,8 @@ import tomllib
 import pytest
 import yaml
 
-from kabe import constraints, cores, designs
-from kabe.paths import ROOT
+from kabe.project import constraints, cores, designs
+from kabe.base.paths import ROOT
 from kabe.sweep import variant
 from kabe.sweep.spec import SweepError
 

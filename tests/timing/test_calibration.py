@@ -432,7 +432,7 @@ def test_committed_model_is_what_the_corpus_gives():
 def test_committed_band_is_at_the_configured_coverage():
     """[tool.kabe] timing_band_coverage is the band's nominal coverage: changing it means
     regenerating the constants (`--write`), which this catches when forgotten."""
-    from kabe import config
+    from kabe.project import config
     b = load().band
     assert b.coverage == pytest.approx(config.value(config.load(), "timing_band_coverage"))
     assert set(b.classes) == {"high-fanout", "slow-clock", "bram-dsp", "long-chain", "default"}

@@ -102,7 +102,7 @@ def test_features_of_a_sample_and_of_an_estimated_path_agree():
 
 
 def test_the_coverage_setting_is_a_share_between_one_half_and_0_95():
-    from kabe import config
+    from kabe.project import config
     assert config.value({}, "timing_band_coverage") == 0.8
     assert config.validate({"timing_band_coverage": 0.9})["timing_band_coverage"] == 0.9
     for bad in (1.5, 0.3, "0.8", True):

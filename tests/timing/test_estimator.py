@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kabe.constraints import parse_xdc_text
+from kabe.project.constraints import parse_xdc_text
 from kabe.parsers import ReportError, kabe_timing
 from kabe.timing import RoutingModel, estimate
 from kabe.timing import cells as C

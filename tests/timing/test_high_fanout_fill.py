@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from kabe.constraints import parse_xdc_text
+from kabe.project.constraints import parse_xdc_text
 from kabe.parsers import ReportError, kabe_timing
 from kabe.timing import estimate
 from kabe.timing.fitted import load

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from test_estimator import M, Net, lut_chain  # noqa: E402
 
 from kabe import cli  # noqa: E402
-from kabe.constraints import parse_xdc_text  # noqa: E402
+from kabe.project.constraints import parse_xdc_text  # noqa: E402
 from kabe.parsers import ReportError, kabe_timing  # noqa: E402
 from kabe.rules.gate import evaluate  # noqa: E402
 from kabe.timing import estimate  # noqa: E402

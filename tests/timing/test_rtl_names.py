@@ -1,4 +1,4 @@
-"""Critical paths in RTL terms (kabe.timing.rtl_names, kabe.rtl_path) on a hand-written Yosys JSON
+"""Critical paths in RTL terms (kabe.timing.rtl_names, kabe.base.rtl_path) on a hand-written Yosys JSON
 netlist shaped like what synth_xilinx + flatten writes (hidden $auto/$abc cells, `src` attributes
 joined by '|' with Yosys's techmap library, a register Yosys split out of a memory with its enable
 folded into a LUT), read back through the archived report (kabe.parsers.kabe_timing); plus one real
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe import rtl_path
-from kabe.constraints import parse_xdc_text
+from kabe.base import rtl_path
+from kabe.project.constraints import parse_xdc_text
 from kabe.parsers import ReportError, kabe_timing
 from kabe.records import metrics
 from kabe.timing import RoutingModel, estimate, rtl_names

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kabe.constraints import parse_xdc_text
+from kabe.project.constraints import parse_xdc_text
 from kabe.parsers import ReportError, kabe_timing
 from kabe.records import metrics
 from kabe.timing import RoutingModel, estimate, rtl_names

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kabe import constraints
+from kabe.project import constraints
 from kabe.flows import open as open_flow
 from kabe.rules.gate import evaluate
 

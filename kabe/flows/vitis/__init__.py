@@ -25,7 +25,7 @@ from pathlib import Path
 from kabe.flows.base import FlowError, FlowResult, ToolError, unreadable_timing
 from kabe.flows.vitis_hls import tool as hls_tool
 from kabe.parsers import ReportError
-from kabe.paths import BUILD
+from kabe.base.paths import BUILD
 
 NAME = "vitis"
 ESTIMATED = False  # routed timing of the link's Vivado run
@@ -45,7 +45,7 @@ def check_design(design, edam) -> None:
 
 
 def kernel_files(design) -> list[Path]:
-    from kabe import designs
+    from kabe.project import designs
 
     out = []
     for k in design.vitis.kernels:

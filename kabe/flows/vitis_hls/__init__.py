@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 
 
-from kabe import constraints
+from kabe.project import constraints
 from kabe.flows.base import FlowError, FlowResult, unreadable_timing
 from kabe.flows.vitis_hls import collect, scripts, tool
 from kabe.sim import csim
@@ -41,7 +41,7 @@ def check_design(design, edam) -> None:
 
 
 def job_for(design, edam, workdir: Path, kind: str, clock: constraints.Clock | None = None) -> scripts.HlsJob:
-    """clock: the XDC's first clock as the verb read it (kabe.design_context), else read here."""
+    """clock: the XDC's first clock as the verb read it (kabe.project.design_context), else read here."""
     spec = design.hls
     sources, includes = csim.kernel_sources(edam)
     clock = clock or constraints.parse_xdc(design.constraints)[0]

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from kabe import tool_group
+from kabe.base import tool_group
 from kabe.flows.base import FlowError, ToolError
 
 TIMEOUT_S = 4 * 3600.0

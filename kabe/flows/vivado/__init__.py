@@ -4,7 +4,7 @@ extended by the engine and the images are .pdi + .xsa: kabe.flows.vivado.versal,
 
 How it runs (docs/vivado_flow.md has the long form):
 
-1. `kabe.cores.resolve(design, "synth")` gives the engine's HDL and top; the XDC gives the clock.
+1. `kabe.project.cores.resolve(design, "synth")` gives the engine's HDL and top; the XDC gives the clock.
 2. kabe writes into the work root: `kabe_engine_bd.v` (a thin wrapper around the engine top carrying
    X_INTERFACE attributes, so IP integrator sees `s{p}_axis`/`m{p}_axis`, `clk`, `rst` without
    relying on name inference), `kabe_settings.tcl` (every per-build value the Tcl needs, as
@@ -57,7 +57,7 @@ def check_design(design, edam) -> None:
         _check_base_design(design)
         return
     from kabe.flows.vivado import own_top
-    from kabe.records import cache
+    from kabe.cache import cache
 
     found = tool._VERSION_RE.search(cache.vivado_version_line(tool.find_vivado()))
     if found:
@@ -87,7 +87,7 @@ def run_build(ctx, workdir: Path) -> FlowResult:
 def _run_own_top(design, edam, workdir: Path, console: Console, commit, fs, version) -> FlowResult:
     """The design's own top (kabe.flows.vivado.own_top): IP from the cache, the design's block designs and
     hooks, kabe's reports around them; the IP cache's keys are archived as ip_cache.json."""
-    from kabe import provenance
+    from kabe.base import provenance
     from kabe.flows.vivado import own_top
 
     work_root = workdir / "edalize"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from kabe import constraints
+from kabe.project import constraints
 from kabe.flows.base import FlowResult, unreadable_timing
 from kabe.flows.vivado import versal
 from kabe.flows.vivado.project import Project

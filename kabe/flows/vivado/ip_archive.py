@@ -1,5 +1,5 @@
 """The IP cache in the shared archive: each IP's cache unit (kabe.flows.vivado.ip_cache) travels as a signed
-unit ip/vivado/<key>/ beside the builds that used it (kabe.records.store.SharedCache), so a clone or CI runner
+unit ip/vivado/<key>/ beside the builds that used it (kabe.store.store.SharedCache), so a clone or CI runner
 that never generated an IP takes the one another built.
 
 Push: the IP units a pushed build used, as its ip_cache.json names them (each key's folder in this machine's
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kabe.flows.vivado import ip_cache
 from kabe.flows.vivado.ip_source import IpError
-from kabe.records.store import SharedCache
+from kabe.store.store import SharedCache
 
 FLOW = "vivado"
 RECORD = "ip_cache.json"  # a build's record of its IPs' keys (kabe.flows.vivado._run_own_top archives it)

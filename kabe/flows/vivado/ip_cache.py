@@ -14,7 +14,7 @@ Layout: <root>/<key[:2]>/<key>/unit.json + <module name>/... (the IP's folder as
 The root is KABE_VIVADO_IP_CACHE, else [tool.kabe] vivado_ip_cache, else <project>/build/ip_cache (a
 folder several clones or CI runners on one machine share is what makes the second build free).
 
-For the archive (kabe.records.store, through kabe.flows.vivado.ip_archive): a unit folder is pushed as it is,
+For the archive (kabe.store.store, through kabe.flows.vivado.ip_archive): a unit folder is pushed as it is,
 signed; import_unit() checks a pulled unit (manifest, hashes, key recomputed from its own material) and
 adds it, after the archive has checked that an allowed key signed it.
 """
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from kabe.flows.vivado.ip_source import IpError, IpSpec
-from kabe.records.signing import SIGNATURE_FILE
+from kabe.store.signing import SIGNATURE_FILE
 
 KEY_FORMAT = 1
 UNIT_FILE = "unit.json"
@@ -42,8 +42,8 @@ def default_root() -> Path:
     env = os.environ.get("KABE_VIVADO_IP_CACHE")
     if env:
         return Path(env)
-    from kabe import config
-    from kabe.paths import BUILD, ROOT
+    from kabe.project import config
+    from kabe.base.paths import BUILD, ROOT
 
     setting = config.value(config.load(), "vivado_ip_cache")
     return ROOT / setting if setting else BUILD / "ip_cache"

@@ -25,14 +25,14 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from kabe import provenance
+from kabe.base import provenance
 from kabe.flows.base import FlowError
 from kabe.flows.vivado import ip_cache, ip_source, versal
 from kabe.flows.vivado.project import (EXPORT_XSA_TCL, HOOK_DIR, STRATEGY_TCL, TCL_DIR, TIMING_MAX_PATHS, Project,
                                        design_hooks, hook_dispatcher, own_image_pre_hook, settings_tcl,
                                        usr_access_word)
 from kabe.flows.vivado.tool import STRATEGY_KEYS
-from kabe.records import safe_fs
+from kabe.store import safe_fs
 
 # the report hooks kabe runs on the routed design, before the bitstream (no PL-clock check: the design's
 # clocks are its own, read from the report)

@@ -10,11 +10,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from kabe import constraints, cores, provenance
-from kabe.deploy import bitfile
+from kabe.project import constraints, cores
+from kabe.base import provenance
+from kabe.base import bitfile
 from kabe.flows.base import FlowError, refuse_core_constraints
-from kabe.paths import ROOT
-from kabe.records import safe_fs
+from kabe.base.paths import ROOT
+from kabe.store import safe_fs
 from kabe.flows.vivado import versal
 from kabe.flows.vivado.bd_wrapper import ENGINE_WRAPPER, classify, defines_module, engine_ports, wrapper_verilog
 from kabe.flows.vivado.tool import STRATEGY_KEYS, settings
@@ -51,7 +52,7 @@ TIMING_MAX_PATHS = 20  # per clock group: enough to see the whole failing cone, 
 # the commit inside the bitstream (Hog's rule: a bitstream found on a board names its commit)
 
 def usr_access_word(commit: provenance.Commit) -> int:
-    """USR_ACCESS / USERID for this build (encoding: kabe.deploy.bitfile, shared with the board runner)."""
+    """USR_ACCESS / USERID for this build (encoding: kabe.base.bitfile, shared with the board runner)."""
     return bitfile.commit_word(commit.sha, commit.dirty)
 
 
@@ -302,7 +303,7 @@ def _images(design, shape: _Shape, work_root: Path, name: str) -> tuple[dict[str
 def generate_project(design, work_root: Path, *, edam=None, commit: provenance.Commit | None = None,
                      flow_settings: dict[str, Any] | None = None) -> Project:
     """Write the wrapper, settings and hooks, and let edalize generate the Makefile + project Tcl.
-    Runs no Vivado. Raises FlowError (or kabe.cores.CoreError) with the fix."""
+    Runs no Vivado. Raises FlowError (or kabe.project.cores.CoreError) with the fix."""
     from edalize.flows.vivado import Vivado as EdalizeVivado
 
     fs = flow_settings or settings()

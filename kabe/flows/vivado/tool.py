@@ -17,7 +17,8 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from kabe import config, disk_space, tool_group
+from kabe.project import config
+from kabe.base import disk_space, tool_group
 from kabe.flows.base import FlowError
 
 STRATEGY_KEYS = config.VIVADO_STRATEGY_KEYS  # applied by kabe/flows/vivado/tcl/apply_strategies.tcl
@@ -44,7 +45,7 @@ _PHASES = (
 
 
 def settings(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """[tool.kabe] keys the Vivado flow reads, typed and defaulted by kabe.config (one table for all
+    """[tool.kabe] keys the Vivado flow reads, typed and defaulted by kabe.project.config (one table for all
     settings); overrides (tests) are checked against the same table."""
     s = config.load() if overrides is None else config.validate(overrides)
     return {key: config.value(s, key) for key in
@@ -92,7 +93,7 @@ def run_batch(script: Path, cwd: Path, log: Path, timeout_s: float, console: Con
 
 
 def doctor_check() -> str | None:
-    """For `kabe doctor --flow vivado` (kabe.flows.registry's doctor_checks): None, or what is missing with the fix."""
+    """For `kabe doctor --flow vivado` (kabe.project.flows's doctor_checks): None, or what is missing with the fix."""
     try:
         find_vivado()
     except FlowError as e:
@@ -160,7 +161,7 @@ def run_make(project, console: Console, timeout_s: float) -> Path:
     disk_space.check_free("Vivado", places)
     t0 = time.monotonic()
     with open(log, "w") as lf:
-        # make and every Vivado process in a group tied to this build (kabe.tool_group): a killed build,
+        # make and every Vivado process in a group tied to this build (kabe.base.tool_group): a killed build,
         # a timeout or Ctrl-C stops them all, and they hold the build folder's lock until they are gone
         proc = tool_group.popen(["make"], cwd=project.work_root, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, errors="replace")

@@ -95,7 +95,7 @@ def aved_dir(flow_settings: dict) -> Path:
                         f"in pyproject.toml (docs/v80.md)")
     folder = Path(raw).expanduser()
     if not folder.is_absolute():
-        from kabe.paths import ROOT
+        from kabe.base.paths import ROOT
         folder = ROOT / folder
     missing = [rel for rel in (*AVED_FILES, *BUILT_FILES) if not (folder / rel).is_file()]
     if missing:

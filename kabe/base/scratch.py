@@ -12,13 +12,11 @@ waits until the last of the old build's tools has exited, not only the build's o
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import time
 from pathlib import Path
 from typing import Callable, Iterator
 
-from kabe.base import tool_group
+from kabe.base import lock, tool_group
 
 
 def lock_file(folder: Path) -> Path:
@@ -32,15 +30,15 @@ def exclusive(folder: Path, say: Callable[[str], None] = print) -> Iterator[Path
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     with open(lock_file(folder), "a+") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+
+        def busy() -> None:
             f.seek(0)
             holder = f.read().strip() or "unknown"
             say(f"{folder} is in use by another build (pid {holder}); waiting for it to finish")
-            t0 = time.monotonic()
-            fcntl.flock(f, fcntl.LOCK_EX)  # Ctrl-C still interrupts the wait
-            say(f"{folder} is free after {time.monotonic() - t0:.0f} s; building")
+
+        waited = lock.take(f, busy)
+        if waited is not None:
+            say(f"{folder} is free after {waited:.0f} s; building")
         f.seek(0)
         f.truncate()
         f.write(f"{os.getpid()}\n")
@@ -49,4 +47,4 @@ def exclusive(folder: Path, say: Callable[[str], None] = print) -> Iterator[Path
             with tool_group.inherited(f.fileno()):
                 yield folder
         finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            lock.release(f)

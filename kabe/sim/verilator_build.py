@@ -10,7 +10,6 @@ harness): an unchanged design is never recompiled. Compiles are serialized machi
 from __future__ import annotations
 
 import dataclasses
-import fcntl
 import functools
 import hashlib
 import json
@@ -25,7 +24,7 @@ from typing import Any, Iterable, Mapping
 
 from kabe.base.errors import UserError
 from kabe.project import cores, designs
-from kabe.base import disk_space, tool_group
+from kabe.base import disk_space, lock, tool_group
 from kabe.project.design_context import DesignContext
 from . import port_contract
 from .clocking import Clocking
@@ -399,13 +398,8 @@ def build(ctx: DesignContext, params: Mapping[str, Any] | None = None, *, flags:
 
     safe_fs.make_dirs(design_dir, build_root)  # never through a symlinked build/sim/<design>
     lock_path = Path(build_root) / "sim" / ".compile.lock"
-    with _open_lock(lock_path) as lock, tool_group.inherited(lock.fileno()):  # held by make and g++ too
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if log:
-                log(f"another Verilator compile is running; waiting for {lock_path}")
-            fcntl.flock(lock, fcntl.LOCK_EX)
+    with _open_lock(lock_path) as held_lock, tool_group.inherited(held_lock.fileno()):  # held by make and g++ too
+        lock.take(held_lock, (lambda: log(f"another Verilator compile is running; waiting for {lock_path}")) if log else None)
         if exe.exists() and stamp.exists():  # another process built it while we waited
             return SimBuild(**{**common, "not_checked": _stamped_not_checked(stamp), "held": _stamped_held(stamp),
                                "sidebands": _stamped_sidebands(stamp), "clocking": _stamped_clocking(stamp)})

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from kabe.base import git
 from kabe.base.paths import PACKAGE, ROOT
 
 
@@ -26,7 +26,7 @@ class Commit:
 
 
 def _git(*args: str, cwd: Path = ROOT) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+    return git.out(cwd, *args)
 
 
 # A tree shipped to a sweep worker (kabe.sweep.source) has no .git; this file names its commit.
@@ -49,7 +49,7 @@ def project_prefix(cwd: Path = ROOT) -> str | None:
     monorepo whose fpga/ is the project; "" for a project at the top), or None outside git."""
     try:
         return _git("rev-parse", "--show-prefix", cwd=cwd)
-    except (subprocess.CalledProcessError, FileNotFoundError):
+    except git.GitError:
         return None
 
 
@@ -68,7 +68,7 @@ def _outside_library_paths(cwd: Path) -> list[str]:
     try:
         parser.read(conf)
         top = Path(_git("rev-parse", "--show-toplevel", cwd=cwd)).resolve()
-    except (configparser.Error, OSError, UnicodeDecodeError, subprocess.CalledProcessError):
+    except (configparser.Error, OSError, UnicodeDecodeError, git.GitError):
         return []
     here, out = Path(cwd).resolve(), []
     for section in parser.sections():
@@ -94,7 +94,7 @@ def current_commit(cwd: Path = ROOT) -> Commit:
         sha = _git("rev-parse", "HEAD", cwd=cwd)
         if prefix and not _git("ls-files", "--", ".", cwd=cwd):
             raise FileNotFoundError(prefix)  # not this repository's files: not its history either
-    except (subprocess.CalledProcessError, FileNotFoundError):
+    except (git.GitError, FileNotFoundError):
         return _shipped_commit(cwd) or Commit("nogit", True)
     # Untracked files under reports/ and build/ are ignored by .gitignore, so they never make a tree dirty.
     where = ["--", ".", *_outside_library_paths(cwd)] if prefix else []  # at the top: the whole tree, as always
@@ -106,7 +106,7 @@ def why_no_commit(cwd: Path = ROOT) -> str | None:
     """Why current_commit(cwd) has no commit, in words a user can act on; None when it has one."""
     try:
         prefix = _git("rev-parse", "--show-prefix", cwd=cwd)
-    except (subprocess.CalledProcessError, FileNotFoundError):
+    except git.GitError:
         return (f"{cwd} is not in a git repository: builds are recorded as 'nogit', so no archive is "
                 f"shared and no regression is judged (git init, commit, and build again)")
     if prefix and not _git("ls-files", "--", ".", cwd=cwd):

@@ -26,7 +26,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from rich.markup import escape
 from kabe.base.console import make_console
 from kabe.project import config, cores, designs
 from kabe.base import provenance, tool_group
+from kabe.base import git
 from kabe.base.errors import UserError
 from kabe.base.paths import REPORTS, ROOT, project_dirs
 from kabe.store.archive import archive_dir, write_json_atomic
@@ -134,7 +134,7 @@ def normalise(name: str, data: bytes, root: str, counts: dict[str, int]) -> byte
 
 
 def _git(*args: str, cwd: Path = ROOT) -> str:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    proc = git.run(cwd, *args, check=False, text=True)
     if proc.returncode != 0:
         raise ReproError(f"git {' '.join(args)} failed in {cwd}: {proc.stderr.strip()}")
     return proc.stdout.strip()
@@ -232,9 +232,9 @@ def repro(design_name: str, flow_request: str | None = flow_registry.DEFAULT, *,
     finally:
         if not keep:
             for c in worktrees:
-                subprocess.run(["git", "worktree", "remove", "--force", str(c)], cwd=ROOT, capture_output=True)
+                git.worktree_remove(ROOT, c)
             shutil.rmtree(tmp, ignore_errors=True)
-            subprocess.run(["git", "worktree", "prune"], cwd=ROOT, capture_output=True)
+            git.run(ROOT, "worktree", "prune", check=False)
     record = {
         "schema": FORMAT, "commit": commit.sha, "design": design.name, "flow": flow,
         "identical": not result["differences"],

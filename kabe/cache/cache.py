@@ -56,6 +56,7 @@ from typing import Any, Callable, Mapping
 
 from kabe.project import designs
 from kabe.base import python_imports
+from kabe.base import git
 from kabe.project import flows as flow_registry
 from kabe.base.paths import BUILD, GENERATORS, PACKAGE, ROOT
 from kabe.boards.profile import PROFILE_DIR
@@ -437,9 +438,8 @@ def key_of_material(material: Any) -> str:
 
 def commit_exists(sha: str, git_root: Path = ROOT) -> bool:
     try:
-        return subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], cwd=git_root,
-                              capture_output=True, timeout=60).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
+        return git.run(git_root, "cat-file", "-e", f"{sha}^{{commit}}", check=False, timeout=60).returncode == 0
+    except (git.GitError, OSError, subprocess.TimeoutExpired):
         return False
 
 

@@ -23,6 +23,7 @@ import subprocess
 from pathlib import Path
 
 from kabe.base.errors import UserError
+from kabe.base import git
 from kabe.base.paths import ROOT, project_dirs
 from kabe.cache.cache import INDEX_NAME  # the cache's index: kabe's own file, never the repository's
 
@@ -36,9 +37,8 @@ def tracked(root: Path = ROOT) -> list[str]:
     dirs = project_dirs(root)
     build, reports = dirs["build_dir"], dirs["reports_dir"]
     try:
-        out = subprocess.run(["git", "ls-files", "-z", "--", str(build), str(reports)], cwd=root,
-                             capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
+        out = git.run(root, "ls-files", "-z", "--", str(build), str(reports), check=False, timeout=60)
+    except (git.GitError, OSError, subprocess.TimeoutExpired):
         return []
     if out.returncode != 0:  # not a git repository (a shipped sweep tree, a project outside git)
         return []

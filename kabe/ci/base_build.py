@@ -22,6 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from kabe.base import provenance
+from kabe.base import git
 from kabe.records import lineage
 from kabe.records import load as record_load
 from kabe.store.archive import archive_dir
@@ -55,16 +56,15 @@ def build_base(root: Path, base: str, design: str, flow: str, reports_root: Path
                   f"(a worktree of {base[:12]}) to judge the regressions against", soft_wrap=True)
     with tempfile.TemporaryDirectory(prefix="kabe-ci-base-") as tmp:
         tree = Path(tmp) / "base"
-        added = subprocess.run(["git", "worktree", "add", "--quiet", "--detach", str(tree), base], cwd=top,
-                               capture_output=True, text=True)
+        added = git.worktree_add(top, tree, base)
         if added.returncode != 0:
             return None, f"git worktree add of {base[:12]} failed: {added.stderr.strip()[-300:]}"
         try:
             project = tree / prefix
             return _build_in(project, base, design, flow, reports_root)
         finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=top, capture_output=True)
-            subprocess.run(["git", "worktree", "prune"], cwd=top, capture_output=True)
+            git.worktree_remove(top, tree)
+            git.run(top, "worktree", "prune", check=False)
 
 
 def _build_in(project: Path, base: str, design: str, flow: str, reports_root: Path) -> tuple[dict | None, str]:

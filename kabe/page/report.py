@@ -22,7 +22,7 @@ from kabe.base import rtl_path
 from kabe.base.paths import CORES, REPORTS, ROOT
 from kabe.records import could_not_run, history, lineage, sim_results, verdict_kind
 from kabe.page import page_hooks
-from kabe.base import revisions
+from kabe.base import git
 from kabe.store.archive import write_atomic, write_text_atomic
 from kabe.records.band_advice import filled, fill_note, marginal_advice
 from kabe.records.load import Invalid
@@ -527,7 +527,7 @@ def build_report(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Pa
     scanned = history.scan(reports_root, root, cores_root)  # validated, verdicts recomputed
     entries = scanned.entries
     unverified = history.scan_unverified(reports_root, root, cores_root)  # shown apart, labelled, never trusted
-    head = revisions.head(root)
+    head = git.head(root)
     base_branch = lineage.base_branch(root)
     base_ref = lineage.base_branch_ref(root, branch=base_branch)
     on_base = lineage.commits_on(base_ref, root) if base_ref else None

@@ -17,7 +17,7 @@ from kabe.base import rtl_path
 from kabe.base.errors import UserError
 from kabe.base.paths import CORES, REPORTS, ROOT
 from kabe.records import hls_rows, history, verdict_kind
-from kabe.base import revisions
+from kabe.base import git
 from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.records.load import Invalid
 from kabe.rules import gate
@@ -118,14 +118,14 @@ def pick(ref: str, archived: set[str], root: Path = ROOT, reports_root: Path = R
     A dirty build is only ever picked when asked for by name: `<ref>-dirty`."""
     want_dirty = ref.endswith("-dirty")
     base = ref.removesuffix("-dirty")
-    sha = revisions.try_resolve(base, root)
+    sha = git.try_resolve(base, root)
     if sha is None:  # an archive of a commit this clone does not have (copied from elsewhere)
         found = sorted(n for n in archived if n.removesuffix("-dirty").startswith(base.lower()) and
                        n.endswith("-dirty") == want_dirty) if len(base) >= 4 else []
         if len(found) > 1:
             raise DiffError(f"{ref!r} is ambiguous: {', '.join(_short(n) for n in found)}; give more of the sha")
         if not found:
-            revisions.resolve(base, root)  # raises RefError naming the ref
+            git.resolve(base, root)  # raises RefError naming the ref
         return found[0]
     name = sha + ("-dirty" if want_dirty else "")
     if name not in archived:
@@ -139,7 +139,7 @@ def pick(ref: str, archived: set[str], root: Path = ROOT, reports_root: Path = R
 def _default_b(archived: set[str], root: Path, dirty: bool, untrusted: set[str] = frozenset()) -> tuple[str, str]:
     """(archive, how it was chosen): HEAD's clean build, else the nearest built ancestor of HEAD. HEAD's
     unverified build is taken (labelled) only when HEAD has no trusted build at all."""
-    head = revisions.head(root)
+    head = git.head(root)
     if head is None:
         raise DiffError(f"{root} is not a git checkout with commits; name both builds: kabe diff <A> <B>")
     if dirty:
@@ -151,7 +151,7 @@ def _default_b(archived: set[str], root: Path, dirty: bool, untrusted: set[str] 
         return head, "HEAD"
     if head in untrusted:
         return head, "HEAD, which has only unverified builds"
-    for n, sha in enumerate(revisions.ancestors(head, root), start=1):
+    for n, sha in enumerate(git.ancestors(head, root), start=1):
         if sha in archived:
             return sha, f"the nearest built commit, {n} before HEAD (HEAD itself has no clean archive)"
     raise DiffError(f"no clean archive for HEAD ({head[:12]}) or any commit before it; run `doit build` first"
@@ -163,7 +163,7 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
     """B defaults to HEAD's clean build (dirty=True: the working tree's build). A defaults, per design
     and flow, to the nearest ancestor of B with a clean archive of it, and the table says which.
     Every record is validated and its verdict recomputed (kabe.records.load); the invalid ones are listed.
-    Raises DiffError / revisions.RefError (UserErrors) when there is nothing to compare."""
+    Raises DiffError / git.RefError (UserErrors) when there is nothing to compare."""
     scanned = history.scan(reports_root, root, cores_root)
     entries = scanned.entries
     expected = history.expected_gates({e.design for e in entries}, cores_root)
@@ -191,8 +191,8 @@ def render(a: str | None, b: str | None, reports_root: Path = REPORTS, root: Pat
             if not e.commit.endswith("-dirty"):  # never compared with a dirty build unless named
                 by_commit.setdefault(e.commit, {})[(e.design, e.flow)] = e
         try:
-            older = revisions.ancestors(b.removesuffix("-dirty"), root)
-        except revisions.RefError:
+            older = git.ancestors(b.removesuffix("-dirty"), root)
+        except git.RefError:
             raise DiffError(f"{_short(b)} is not in this clone's history, so its ancestors are unknown; "
                             f"name the build to compare with: kabe diff <A> {_short(b)}") from None
         if b.endswith("-dirty"):  # the working tree's base commit is its nearest clean ancestor

@@ -12,11 +12,11 @@ to show labelled as unverified history.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kabe.project import designs
+from kabe.base import git
 from kabe.rules import gate
 from kabe.base.paths import CORES, REPORTS, ROOT
 from kabe.records import load as record_load
@@ -75,9 +75,8 @@ def git_order(root: Path = ROOT) -> list[str]:
     """Commits oldest first (topological), so plots run along history, not along file dates. The
     base branch counts too: a pulled archive holds its commits even where HEAD does not descend from them."""
     try:
-        out = subprocess.run(["git", "rev-list", "--topo-order", "--reverse", *order_refs(root)], cwd=root,
-                             capture_output=True, text=True, check=True).stdout
-    except (subprocess.CalledProcessError, FileNotFoundError):
+        out = git.run(root, "rev-list", "--topo-order", "--reverse", *order_refs(root), text=True).stdout
+    except git.GitError:
         return []
     return out.split()
 
@@ -149,9 +148,8 @@ def load(reports_root: Path = REPORTS, root: Path = ROOT, cores_root: Path = COR
 
 def parent_of(sha: str, root: Path = ROOT) -> str | None:
     try:
-        return subprocess.run(["git", "rev-parse", f"{sha}^"], cwd=root, capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except subprocess.CalledProcessError:
+        return git.out(root, "rev-parse", f"{sha}^")
+    except git.GitError:
         return None
 
 

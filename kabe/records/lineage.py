@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from kabe.project import config
+from kabe.base import git as base_git  # this module's git() reads, returning None
 from kabe.base.errors import UserError
 from kabe.base.paths import ROOT
 from kabe.store import trusted_settings
@@ -30,8 +30,8 @@ class LineageError(UserError):
 def git(root: Path, *args: str) -> str | None:
     """stdout of a read-only git command, or None when it fails (no such ref, not a repository)."""
     try:
-        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
-    except FileNotFoundError:
+        out = base_git.run(root, *args, check=False, text=True)
+    except base_git.GitError:
         return None
     return out.stdout.strip() if out.returncode == 0 else None
 

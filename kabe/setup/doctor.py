@@ -29,7 +29,7 @@ from rich.table import Table
 
 from kabe.base.console import make_console
 from kabe.project import config
-from kabe.base import paths
+from kabe.base import git, paths
 from kabe.base.errors import EXIT_COULD_NOT_RUN, EXIT_PASS, UserError
 from kabe.base.paths import REPORTS, ROOT
 
@@ -57,6 +57,13 @@ def _run(cmd: list[str], timeout: float = 30, **kw) -> subprocess.CompletedProce
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
     except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def _git(*args: str) -> subprocess.CompletedProcess | None:
+    try:
+        return git.run(ROOT, *args, check=False, text=True, timeout=30)
+    except (git.GitError, OSError, subprocess.TimeoutExpired):
         return None
 
 
@@ -273,8 +280,8 @@ def check_project() -> Check:
 def check_git() -> list[Check]:
     if shutil.which("git") is None:
         return [Check("git", "not on PATH", "the commit every archive is named after", False, "apt-get install git")]
-    head = _run(["git", "rev-parse", "HEAD"], cwd=ROOT)
-    if head is not None and head.returncode != 0 and (_run(["git", "rev-parse", "--git-dir"], cwd=ROOT) or head).returncode == 0:
+    head = _git("rev-parse", "HEAD")
+    if head is not None and head.returncode != 0 and (_git("rev-parse", "--git-dir") or head).returncode == 0:
         return [Check("git", "a git repository with no commit yet", "the commit every archive is named after",
                       False, "git add -A && git commit -m 'first commit' (until then builds are named 'nogit-dirty', "
                              "nothing is shared and no regression is judged)")]
@@ -293,7 +300,7 @@ def check_git() -> list[Check]:
                  "a clean tree archives under its commit", not dirty,
                  "commit (or stash) the changes: a dirty tree archives as <sha>-dirty and is never pushed",
                  warn_only=True)]
-    remotes = _run(["git", "remote"], cwd=ROOT)
+    remotes = _git("remote")
     names = remotes.stdout.split() if remotes and remotes.returncode == 0 else []
     from kabe.store import store
 
@@ -304,8 +311,8 @@ def check_git() -> list[Check]:
                                 "cache entries", warn_only=True))
         return out
     remote = "origin" if "origin" in names else names[0]
-    url = _run(["git", "remote", "get-url", remote], cwd=ROOT)
-    fetched = _run(["git", "for-each-ref", "--format=%(refname)", store.project_refs(ROOT)], cwd=ROOT)
+    url = _git("remote", "get-url", remote)
+    fetched = _git("for-each-ref", "--format=%(refname)", store.project_refs(ROOT))
     have = bool(fetched and fetched.stdout.strip())
     out.append(Check("archive remote", f"{remote} = {url.stdout.strip() if url else '?'}; archive "
                      + ("fetched before" if have else "never fetched here"), f"{ref} in the remote", have,

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
 from importlib import metadata, resources
 from pathlib import Path
 
 from kabe.project import config, designs
 from kabe.base import paths
+from kabe.base import git as base_git  # _default_branch has its own git()
 from kabe.base.errors import UserError
 
 _TEMPLATES = resources.files("kabe.setup") / "project_templates"
@@ -49,9 +49,8 @@ def _template(*parts: str) -> str:
 
 def _git_top(folder: Path) -> Path:
     try:
-        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=folder, capture_output=True, text=True,
-                             check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
+        out = base_git.out(folder, "rev-parse", "--show-toplevel")
+    except (OSError, base_git.GitError):
         raise InitError(f"{folder} is not inside a git repository; kabe names every build after its commit. "
                         f"Fix: `git init` first, then `kabe init`") from None
     return Path(out).resolve()
@@ -159,8 +158,8 @@ def default_branch(top: Path) -> tuple[str, str]:
     out (a fresh `git init` has one before any commit), else main."""
     def git(*args: str) -> str | None:
         try:
-            out = subprocess.run(["git", *args], cwd=top, capture_output=True, text=True)
-        except OSError:
+            out = base_git.run(top, *args, check=False, text=True)
+        except (OSError, base_git.GitError):
             return None
         return out.stdout.strip() if out.returncode == 0 and out.stdout.strip() else None
 

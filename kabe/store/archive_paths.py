@@ -25,11 +25,11 @@ stops at the cap, so a bomb costs at most the cap in disk and a chunk in memory.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from kabe.project import config
 from kabe.project.designs import NAME_PATTERN
 from kabe.base.errors import bounded
+from kabe.base.git import Entry  # noqa: F401 (one line of git ls-tree; ap.Entry to the store)
 from kabe.store.signing import MAX_SIGNATURE_BYTES, SIGNATURE_FILE
 
 MAX_FILE_BYTES = 256 * 2**20  # decompressed, per file: 60x the 7020's bitstream, room for a large part's
@@ -45,17 +45,6 @@ ARCHIVE_KINDS = FLOW_KINDS + ("sim", "board", "repro")
 _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+=,@-]*")
 _FILE_MODES = ("100644", "100755")
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One line of `git ls-tree -r --long`."""
-
-    mode: str
-    kind: str  # blob, tree, commit
-    oid: str
-    size: int  # 0 for a gitlink (ls-tree says '-')
-    path: str
 
 
 def shown(path: str) -> str:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from kabe.base import disk_space, tool_group
-from kabe.store.git_plumbing import NO_AUTO_GC, NO_GIT, GitError, run
+from kabe.base.git import NO_AUTO_GC, NO_GIT, GitError, run
 
 # A fetch brings what is new on the archive ref: a unit stores at most 256 MB (MAX_UNIT_STORED_BYTES,
 # bitstreams included) and a team's first pull of a long archive a few GB. 8 GiB is far above either

@@ -67,9 +67,10 @@ from typing import BinaryIO, Callable, Iterable, Sequence
 from kabe.project import config
 from kabe.base.paths import REPORTS, ROOT
 from kabe.store import archive_paths as ap
-from kabe.store import git_fetch, git_plumbing, safe_fs, signing, trusted_settings
+from kabe.base import git
+from kabe.store import git_fetch, safe_fs, signing, trusted_settings
 from kabe.store.archive import write_atomic
-from kabe.store.git_plumbing import BlobTooLarge, GitError
+from kabe.base.git import BlobTooLarge, GitError
 
 DEFAULT_REF = "refs/kabe/archive"
 COMPRESS_OVER = 64 * 1024
@@ -186,7 +187,7 @@ def _files_of(directory: Path, bitstreams: bool) -> dict[str, Path]:
 
 
 def _rev(root: Path, ref: str) -> str | None:
-    out = git_plumbing.run(root, "rev-parse", "--verify", "--quiet", ref + "^{commit}", check=False)
+    out = git.run(root, "rev-parse", "--verify", "--quiet", ref + "^{commit}", check=False)
     return out.stdout.decode().strip() or None
 
 
@@ -205,16 +206,16 @@ def fetch(remote: str, root: Path = ROOT, ref: str | None = None, accept_rewrite
                     f"the archive {ref} on {remote!r} is gone; this clone saw it last at {seen}. If it was deleted "
                     f"on purpose, forget that tip: git update-ref -d {seen_at}")
             return None
-        raise GitError(f"cannot fetch the archive ({ref}) from {remote!r}: {git_plumbing.last_line(proc.stderr)}")
-    tip = git_plumbing.run(root, "rev-parse", local).stdout.decode().strip()
-    if seen and seen != tip and git_plumbing.run(root, "merge-base", "--is-ancestor", seen, tip, check=False).returncode != 0:
+        raise GitError(f"cannot fetch the archive ({ref}) from {remote!r}: {git.last_line(proc.stderr)}")
+    tip = git.run(root, "rev-parse", local).stdout.decode().strip()
+    if seen and seen != tip and git.run(root, "merge-base", "--is-ancestor", seen, tip, check=False).returncode != 0:
         accepted = accept_rewrite and len(accept_rewrite) >= 7 and tip.startswith(accept_rewrite.lower())
         if not accepted:
             raise ArchiveRewritten(
                 f"the archive {ref} on {remote!r} was rewritten: its tip {tip} does not descend from {seen}, the tip "
                 f"this clone saw last (a force-push replaced its history; nothing was pulled). If the rewrite was "
                 f"deliberate, accept it: kabe archive pull {remote} --accept-rewrite {tip}")
-    git_plumbing.run(root, "update-ref", seen_at, tip)
+    git.run(root, "update-ref", seen_at, tip)
     return tip
 
 
@@ -234,21 +235,21 @@ def checked_tip(root: Path, tip: str, ref: str, remote: str) -> tuple[str, str |
     pins (the default branch's word in a change's pipeline), when it pins one; else ArchiveTampered."""
     pinned = trusted_settings.value("archive_root")
     if pinned:
-        found = git_plumbing.roots(root, tip)
+        found = git.roots(root, tip)
         if found != [pinned]:
             raise ArchiveTampered(
                 f"the archive {ref} on {remote!r} does not start at the root commit [tool.kabe] archive_root pins "
                 f"({pinned[:12]}): its root is {', '.join(r[:12] for r in found) or 'none'}; nothing was pulled. "
                 f"Restore the ref from a clone that has it (git push --force {remote} <good tip>:{ref}), or pin "
                 f"the new root on the default branch if the archive was restarted on purpose")
-    bad = git_plumbing.history_violations(root, tip)
+    bad = git.history_violations(root, tip)
     if not bad:
         return tip, None
     oldest = bad[-1][0]
     commits = list(dict.fromkeys(c for c, _s, _p in bad))
     what = {"D": "removes", "M": "changes", "T": "changes the type of"}
     first = next((f"{what.get(st, 'changes')} {ap.shown(path)}" for c, st, path in bad if c == oldest), "")
-    good = git_plumbing.first_parent(root, oldest)
+    good = git.first_parent(root, oldest)
     why = (f"the archive {ref}'s tip {tip[:12]} is refused: {len(commits)} commit(s) on it remove or change units "
            f"already there (append-only; the oldest, {oldest[:12]}, {first}"
            + (f", and {len(bad) - 1} more path(s)" if len(bad) > 1 else "") + ")"
@@ -297,11 +298,11 @@ class PushReport:
         return out
 
 
-def _same_content(reader: git_plumbing.BlobReader, oid: str, stored: str, raw: bytes, fmt: str) -> bool:
+def _same_content(reader: git.BlobReader, oid: str, stored: str, raw: bytes, fmt: str) -> bool:
     """Does the stored blob hold these raw bytes? By id first (no read); a compressed blob that differs
     by id is streamed through the capped decompression, since another zlib may compress the same bytes
     differently (and the remote's blob may be a bomb: over the cap, it differs)."""
-    if git_plumbing.blob_id(stored_form(stored.removesuffix(".gz"), raw)[1], fmt) == oid:
+    if git.blob_id(stored_form(stored.removesuffix(".gz"), raw)[1], fmt) == oid:
         return True
     if not stored.endswith(".gz"):
         return False
@@ -325,17 +326,17 @@ def _plan(root: Path, tip: str | None, units: dict[str, Path], bitstreams: bool,
           key: Path | None = None, shared: dict[str, Path] | None = None) -> dict[str, bytes]:
     """The paths to add on top of tip, and each unit's fate recorded in report. A shared cache unit always
     travels whole (its flow checks every file of it), bitstreams or not."""
-    existing = git_plumbing.ls_tree(root, tip) if tip else {}
+    existing = git.ls_tree(root, tip) if tip else {}
     by_unit: dict[str, dict[str, str]] = {}
     shared = shared or {}
     for path, (oid, _size) in existing.items():
         split = unit_of(path) or ap.split_shared(path)
         if split:
             by_unit.setdefault(split[0], {})[split[1]] = oid
-    fmt = git_plumbing.object_format(root)
+    fmt = git.object_format(root)
     report.added, report.completed, report.same, report.differs, report.invalid = [], [], [], [], []
     new: dict[str, bytes] = {}
-    with git_plumbing.BlobReader(root) as reader:
+    with git.BlobReader(root) as reader:
         for unit, directory in {**units, **shared}.items():
             there = by_unit.get(unit, {})
             files = _files_of(directory, bitstreams or unit in shared)
@@ -396,7 +397,7 @@ def _push_refusal(proc) -> str:
     out = proc.stdout.decode(errors="replace").splitlines()
     status = [ln.split("\t")[-1].strip() for ln in out if ln.startswith("!")]
     remote_said = [ln.strip() for ln in proc.stderr.decode(errors="replace").splitlines() if ln.startswith("remote:")]
-    return "; ".join(status + remote_said) or git_plumbing.last_line(proc.stderr)
+    return "; ".join(status + remote_said) or git.last_line(proc.stderr)
 
 
 def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS, commits: list[str] | None = None,
@@ -425,12 +426,12 @@ def push(remote: str = "origin", root: Path = ROOT, reports_root: Path = REPORTS
         message = (f"kabe archive: {len(builds)} build(s) of {', '.join(commits_named) or 'no commit'}"
                    + (f", {len(report.added) + len(report.completed) - len(builds)} shared cache unit(s)"
                       if len(builds) < len(report.added) + len(report.completed) else ""))
-        commit = git_plumbing.write_commit(root, tip, new, message)
-        proc = git_plumbing.run(root, "push", "--quiet", "--porcelain", remote, f"{commit}:{ref}", check=False)
+        commit = git.write_commit(root, tip, new, message)
+        proc = git.run(root, "push", "--quiet", "--porcelain", remote, f"{commit}:{ref}", check=False)
         if proc.returncode == 0:
             report.commit = commit
-            git_plumbing.run(root, "update-ref", _tracking_ref(remote, root), commit, check=False)
-            git_plumbing.run(root, "update-ref", seen_ref(remote, root), commit, check=False)
+            git.run(root, "update-ref", _tracking_ref(remote, root), commit, check=False)
+            git.run(root, "update-ref", seen_ref(remote, root), commit, check=False)
             return report
         said = (proc.stdout + proc.stderr).decode(errors="replace")
         last_error = _push_refusal(proc)
@@ -542,7 +543,7 @@ def _restored_chunks(chunks: Iterable[bytes], gz: bool, name: str, budget: _Budg
         raise Refused(f"{name}.gz: not valid gzip ({e})") from None
 
 
-def _writer(reader: git_plumbing.BlobReader, entry: ap.Entry, name: str, budget: _Budget) -> Callable[[BinaryIO], None]:
+def _writer(reader: git.BlobReader, entry: ap.Entry, name: str, budget: _Budget) -> Callable[[BinaryIO], None]:
     def write(f: BinaryIO) -> None:
         try:
             for chunk in _restored_chunks(reader.stream(entry.oid, ap.MAX_UNIT_STORED_BYTES, CHUNK),
@@ -553,7 +554,7 @@ def _writer(reader: git_plumbing.BlobReader, entry: ap.Entry, name: str, budget:
     return write
 
 
-def _stream_sha(reader: git_plumbing.BlobReader, entry: ap.Entry, name: str) -> str:
+def _stream_sha(reader: git.BlobReader, entry: ap.Entry, name: str) -> str:
     h = hashlib.sha256()
     try:
         for chunk in _restored_chunks(reader.stream(entry.oid, ap.MAX_UNIT_STORED_BYTES, CHUNK),
@@ -634,7 +635,7 @@ def trust_problem(root: Path, unit_dir: Path, unit: str, allowed: Path | None) -
     return _cache_key_problem(unit_dir)
 
 
-def _stage(reader: git_plumbing.BlobReader, reports_root: Path, unit: str, files: dict[str, ap.Entry]) -> Path:
+def _stage(reader: git.BlobReader, reports_root: Path, unit: str, files: dict[str, ap.Entry]) -> Path:
     """The whole unit written under reports/.unverified/<unit>/ (streamed, within its caps)."""
     budget = _Budget()
     staged = Path(reports_root) / UNVERIFIED / unit
@@ -681,7 +682,7 @@ LOCK_NAME = "kabe-archive-pull.lock"  # in the clone's git folder: nothing under
 def _pull_lock(root: Path):
     """One pull at a time per clone (two at once crashed on a rename and left a stale .unverified entry):
     the second waits for the first."""
-    path = Path(root, git_plumbing.run(root, "rev-parse", "--git-path", LOCK_NAME).stdout.decode().strip())
+    path = Path(root, git.run(root, "rev-parse", "--git-path", LOCK_NAME).stdout.decode().strip())
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -740,13 +741,13 @@ def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: st
     if tip is None:
         report.remote_has_archive = False
         return report
-    new, unsigned = _count_new(git_plumbing.ls_tree_paths(root, tip), reports_root)  # the caps first: from names alone
+    new, unsigned = _count_new(git.ls_tree_paths(root, tip), reports_root)  # the caps first: from names alone
     if new > MAX_NEW_UNITS:
         raise ArchiveTampered(f"the archive {ref} on {remote!r} holds {new} units this clone has not got, more than "
                               f"one pull takes ({MAX_NEW_UNITS}); nothing was pulled ({len(unsigned)} of them unsigned). "
                               f"Ask who pushed them: a kabe archive gains a few units per commit")
     good, report.refused_tip = checked_tip(root, tip, ref, remote)
-    entries = git_plumbing.ls_tree_entries(root, good)
+    entries = git.ls_tree_entries(root, good)
     shared_entries = [e for e in entries if ap.is_shared(e.path)]
     entries = [e for e in entries if not ap.is_shared(e.path)]
     if good != tip:
@@ -761,7 +762,7 @@ def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: st
                                f"never be trusted: the signed units were pulled as usual)"))
     # a unit first, then those shared beside it (archive_paths.base_unit): one lands at reports/<unit>
     order = sorted(units, key=lambda u: (ap.base_unit(u), ap.is_beside(u), u))
-    with git_plumbing.BlobReader(root) as reader:
+    with git.BlobReader(root) as reader:
         for unit in order:
             _pull_one(reader, root, reports_root, unit, units[unit], allowed, report)
         if shared:
@@ -769,7 +770,7 @@ def _pull(remote: str, root: Path, reports_root: Path, bitstreams: bool, ref: st
     return report
 
 
-def _pull_shared(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, entries: list[ap.Entry],
+def _pull_shared(reader: git.BlobReader, root: Path, reports_root: Path, entries: list[ap.Entry],
                  caches: Sequence[SharedCache], allowed: Path | None, report: PullReport) -> None:
     """The shared cache units a flow of this clone takes (ip/<flow>/<key>/): judged by path and size like a
     build, staged whole in reports/.unverified-ip/, added to the flow's cache only when signed by an allowed
@@ -822,7 +823,7 @@ def _pull_shared(reader: git_plumbing.BlobReader, root: Path, reports_root: Path
         report.shared_added.append(unit)
 
 
-def _pull_one(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, unit: str,
+def _pull_one(reader: git.BlobReader, root: Path, reports_root: Path, unit: str,
               files: dict[str, ap.Entry], allowed: Path | None, report: PullReport) -> None:
     place = ap.base_unit(unit)  # a unit shared beside another lands where that one would
     commit, design, _kind = place.split("/")
@@ -849,12 +850,12 @@ def _pull_one(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, u
     report.added.append(place)
 
 
-def _pull_into_existing(reader: git_plumbing.BlobReader, root: Path, reports_root: Path, unit: str, dest: Path,
+def _pull_into_existing(reader: git.BlobReader, root: Path, reports_root: Path, unit: str, dest: Path,
                         files: dict[str, ap.Entry], allowed: Path | None, report: PullReport) -> None:
     """A unit this clone has already: same, kept (it differs), or completed with the files it lacks
     (bitstreams, the signature) once the remote's unit verifies."""
     local = _files_of(dest, bitstreams=True)
-    fmt = git_plumbing.object_format(root)
+    fmt = git.object_format(root)
     differ = [name for name, e in sorted(files.items()) if name in local  # by blob id first: no read
               and not _same_content(reader, e.oid, e.path.split("/", 3)[3], local[name].read_bytes(), fmt)]
     if differ:

@@ -16,7 +16,8 @@ from pathlib import Path
 from kabe.base.errors import UserError
 from kabe.base.paths import REPORTS, ROOT
 from kabe.store import archive_paths as ap
-from kabe.store import git_plumbing, store
+from kabe.base import git
+from kabe.store import store
 
 
 @dataclass
@@ -29,7 +30,7 @@ class CommitSize:
     disk: int
 
 
-def _raw_size(reader: git_plumbing.BlobReader, oid: str, stored: str, size: int) -> int:
+def _raw_size(reader: git.BlobReader, oid: str, stored: str, size: int) -> int:
     if not stored.endswith(".gz"):
         return size
     tail = b""
@@ -40,11 +41,11 @@ def _raw_size(reader: git_plumbing.BlobReader, oid: str, stored: str, size: int)
 
 def measure(root: Path = ROOT, tip: str = "") -> tuple[list[CommitSize], int]:
     """([per archived commit], total bytes on disk of everything reachable from tip)."""
-    disk = git_plumbing.disk_sizes(root, tip)
+    disk = git.disk_sizes(root, tip)
     rows: dict[str, CommitSize] = {}
     units: dict[str, set[str]] = {}
-    with git_plumbing.BlobReader(root) as reader:
-        for path, (oid, size) in sorted(git_plumbing.ls_tree(root, tip).items()):
+    with git.BlobReader(root) as reader:
+        for path, (oid, size) in sorted(git.ls_tree(root, tip).items()):
             split = store.unit_of(path) or ap.split_shared(path)
             if not split:
                 continue

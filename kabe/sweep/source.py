@@ -19,13 +19,13 @@ import io
 import json
 import os
 import shutil
-import subprocess
 import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from kabe.base.provenance import SHIPPED_TREE_MARKER
+from kabe.base import git
 from kabe.sweep.spec import SweepError
 
 
@@ -42,12 +42,12 @@ class ShippedTree:
 
 def _git(root: Path, *args: str) -> bytes:
     try:
-        return subprocess.run(["git", *args], cwd=root, capture_output=True, check=True).stdout
-    except subprocess.CalledProcessError as e:
-        raise SweepError(f"git {' '.join(args)} in {root} failed: {e.stderr.decode(errors='replace').strip()[:200]}") \
-            from None
-    except FileNotFoundError:
+        proc = git.run(root, *args, check=False)
+    except git.GitError:
         raise SweepError("git is not on PATH; sweeps ship the commit's tree with `git archive`") from None
+    if proc.returncode != 0:
+        raise SweepError(f"git {' '.join(args)} in {root} failed: {proc.stderr.decode(errors='replace').strip()[:200]}")
+    return proc.stdout
 
 
 def pack(root: Path, commit: str = "HEAD") -> ShippedTree:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from kabe.store import git_plumbing
+from kabe.base import git as kabe_git
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -51,5 +51,5 @@ def test_plain_git_repacks_a_repository_over_its_pack_limit(tmp_path):
 
 def test_the_stores_fetch_leaves_housekeeping_to_the_user(tmp_path):
     remote, local = _repo_over_the_pack_limit(tmp_path, "store")
-    git_plumbing.run(local, "fetch", "-q", str(remote), "b4:refs/t/4")
+    kabe_git.run(local, "fetch", "-q", str(remote), "b4:refs/t/4")
     assert _packs(local) == 3  # nothing repacked: the pull did only its own work

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from kabe import cli
-from kabe.store import git_plumbing, store, store_size
-from kabe.store.git_plumbing import GitError
+from kabe.base import git as kabe_git
+from kabe.store import store, store_size
+from kabe.base.git import GitError
 
 from .conftest import clone, env_without_ci, git, monorepo, write_archive
 
@@ -63,7 +64,7 @@ def test_round_trip_is_byte_identical_and_large_files_are_compressed(remote, tmp
     report = store.push("origin", a, a / "reports", ref=REF)
     assert sorted(report.added) == sorted([f"{A}/stage2/open", f"{B}/stage4/open"]) and report.commit
 
-    stored = git_plumbing.ls_tree(a, report.commit)
+    stored = kabe_git.ls_tree(a, report.commit)
     assert f"{A}/stage2/open/yosys.log.gz" in stored and stored[f"{A}/stage2/open/yosys.log.gz"][1] < len(BIG) / 10
     assert f"{A}/stage2/open/already.gz.gz" in stored  # a .gz raw file is not mistaken for kabe's compression
     assert not any(p.endswith((".bit", ".bit.gz")) for p in stored)  # bitstreams only when asked
@@ -147,7 +148,7 @@ def test_a_rejected_push_fetches_the_new_tip_and_retries(remote, tmp_path, monke
     a, b = clone(remote, tmp_path / "a"), clone(remote, tmp_path / "b")
     write_archive(a / "reports", A)
     write_archive(b / "reports", B)
-    real_write = git_plumbing.write_commit
+    real_write = kabe_git.write_commit
     calls = []
 
     def write_then_lose_the_race(*args, **kwargs):
@@ -156,10 +157,10 @@ def test_a_rejected_push_fetches_the_new_tip_and_retries(remote, tmp_path, monke
             store.push("origin", b, b / "reports", ref=REF)  # lands first
         return real_write(*args, **kwargs)
 
-    monkeypatch.setattr(git_plumbing, "write_commit", write_then_lose_the_race)
+    monkeypatch.setattr(kabe_git, "write_commit", write_then_lose_the_race)
     report = store.push("origin", a, a / "reports", ref=REF)
     assert report.tries == 2 and report.added == [f"{A}/stage2/open"]
-    tree = git_plumbing.ls_tree(remote, REF)
+    tree = kabe_git.ls_tree(remote, REF)
     assert f"{A}/stage2/open/metrics.json" in tree and f"{B}/stage2/open/metrics.json" in tree
     assert len(git(remote, "rev-list", REF).split()) == 2  # linear: B's commit, then A's on top
 
@@ -189,7 +190,7 @@ def test_pushes_at_the_same_moment_lose_nothing(remote, tmp_path):
     assert all(p.returncode == 0 for p in procs), results
     assert all(r[1] == "1" for r in results)  # each pushed its own build
     print("tries per concurrent push:", [int(r[0]) for r in results])
-    tree = git_plumbing.ls_tree(remote, REF)
+    tree = kabe_git.ls_tree(remote, REF)
     for sha in shas:
         assert f"{sha}/stage2/open/metrics.json" in tree and f"{sha}/stage2/open/yosys.log.gz" in tree
     assert len(git(remote, "rev-list", REF).split()) == 4  # one commit per runner, none lost

@@ -12,7 +12,7 @@ import pytest
 
 from kabe.project import config
 from kabe.records import diff
-from kabe.base import revisions
+from kabe.base import git as kabe_git
 from kabe.records import history
 from kabe.records import metrics
 from kabe.page import report
@@ -63,9 +63,9 @@ def test_diff_takes_git_refs(two_commits):
 
 def test_diff_refuses_unknown_refs_and_unbuilt_commits(two_commits):
     repo, reports, shas, cores = two_commits
-    with pytest.raises(revisions.RefError, match="'nosuch'"):
+    with pytest.raises(kabe_git.RefError, match="'nosuch'"):
         diff.render("deadbeef", "nosuch", reports, repo, cores)
-    with pytest.raises(revisions.RefError, match="'deadbeef'"):
+    with pytest.raises(kabe_git.RefError, match="'deadbeef'"):
         diff.render("deadbeef", None, reports, repo, cores)
     (repo / "f").write_text("2")
     _git(repo, "commit", "-qam", "c2")  # a commit with no archive

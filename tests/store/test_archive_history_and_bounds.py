@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kabe.store import git_plumbing, signing, store, trusted_settings
+from kabe.base import git as kabe_git
+from kabe.store import signing, store, trusted_settings
 
 from test_archive_trust import REF, git, material_and_key, world  # noqa: F401 (world: the fixture)
 
@@ -33,7 +34,7 @@ def _signed(world, sha: str, key: Path, lut: int = 232, kind: str = "open") -> d
 
 def _push_tree(world, files: dict[str, bytes], parent: str | None = None) -> str:
     dev = world["dev"]
-    commit = git_plumbing.write_commit(dev, parent, files, "archive")
+    commit = kabe_git.write_commit(dev, parent, files, "archive")
     git(dev, "push", "-q", "origin", f"{commit}:{REF}")
     return commit
 
@@ -53,9 +54,9 @@ def test_a_commit_that_removes_a_unit_is_refused_and_the_last_honest_one_read(wo
                                f"removes '{sha}/stage2/open/cache_key.json', and 2 more path(s)); reading {honest[:12]}")
     assert report.added == [f"{sha}/stage2/open"]
     # a changed file is refused the same way, and a push onto such a tip is refused too
-    changed = git_plumbing.write_commit(dev, honest, {f"{sha}/stage2/open/metrics.json": b"{}"}, "edit")
+    changed = kabe_git.write_commit(dev, honest, {f"{sha}/stage2/open/metrics.json": b"{}"}, "edit")
     git(dev, "push", "-q", "--force", "origin", f"{changed}:{REF}")
-    assert git_plumbing.history_violations(dev, changed) == [(changed, "M", f"{sha}/stage2/open/metrics.json")]
+    assert kabe_git.history_violations(dev, changed) == [(changed, "M", f"{sha}/stage2/open/metrics.json")]
     fresh = world["puller"].parent / "fresh"
     git(fresh.parent, "clone", "-q", str(world["remote"]), str(fresh))
     with pytest.raises(store.ArchiveTampered, match="not pushed: the archive .* is refused"):
@@ -66,7 +67,7 @@ def test_the_root_commit_can_be_pinned(world):
     honest = _push_tree(world, _signed(world, world["sha"], world["ci"]))
     with trusted_settings.pinned(trusted_settings.Trusted("test", {"archive_root": honest})):
         assert store.pull("origin", world["puller"], world["puller"] / "reports").added
-    fresh = git_plumbing.write_commit(world["dev"], None, _signed(world, world["sha"], world["ci"], lut=1), "restart")
+    fresh = kabe_git.write_commit(world["dev"], None, _signed(world, world["sha"], world["ci"], lut=1), "restart")
     git(world["dev"], "push", "-q", "--force", "origin", f"{fresh}:{REF}")
     clone = world["puller"].parent / "fresh-clone"
     git(clone.parent, "clone", "-q", str(world["remote"]), str(clone))
@@ -117,7 +118,7 @@ def test_twenty_thousand_unsigned_units_are_refused_from_the_listing_fast(world)
     print(f"20,000 unsigned units: refused in {seconds:.2f} s")
     assert seconds < 2.0
     assert not (world["puller"] / "reports" / store.UNVERIFIED).exists()
-    assert git_plumbing.ls_tree(dev, git(dev, "rev-parse", "HEAD")) is not None
+    assert kabe_git.ls_tree(dev, git(dev, "rev-parse", "HEAD")) is not None
 
 
 def test_unsigned_units_past_their_cap_are_not_staged_and_signed_ones_still_pulled(world):

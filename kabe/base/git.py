@@ -1,6 +1,8 @@
-"""Git plumbing for the shared archive: files into and out of one ref without a work tree or an index.
+"""kabe's one git module: every git command kabe runs goes through run(), and every failure is one
+GitError (UserError: one line naming the command and git's own words, exit 2).
 
-Writing goes through `git fast-import` (one process, one pack, the parent's tree kept and the new
+Beside run: the commit a person names (resolve, ancestors: `kabe diff`), and the plumbing of the shared
+archive, files into and out of one ref without a work tree or an index. Writing goes through `git fast-import` (one process, one pack, the parent's tree kept and the new
 paths added), reading through `git ls-tree` and one long-lived `git cat-file --batch`. Nothing here
 touches the checkout, the index or HEAD, so the store works beside any state of the user's tree.
 """
@@ -12,14 +14,19 @@ import os
 import re
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from kabe.base.errors import UserError
-from kabe.store.archive_paths import Entry
+from kabe.base.paths import ROOT
 
 
 class GitError(UserError):
-    """A git command the store needs failed: the message names the command and git's own words."""
+    """A git command kabe needs failed, or git is missing: the message names the command and git's own words."""
+
+
+class RefError(GitError, ValueError):
+    """A ref git does not know (or no git at all): the message names the ref and the repository."""
 
 
 class BlobTooLarge(ValueError):
@@ -34,19 +41,39 @@ NO_AUTO_GC = ("-c", "gc.auto=0", "-c", "maintenance.auto=false")
 NO_GIT = "git is not on PATH; the shared archive is plain git, install it"
 
 
-def run(root: Path, *args: str, input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess:
+def run(root: Path, *args: str, input: bytes | str | None = None, check: bool = True, text: bool = False,
+        no_git: str = NO_GIT, error: type[GitError] = GitError, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """git *args in root, output captured (str with text=True, else bytes). GitError (or the error given)
+    when git is missing (no_git says what needed it) or, with check, when the command fails."""
     try:
-        proc = subprocess.run(["git", *NO_AUTO_GC, *args], cwd=root, input=input, capture_output=True)
+        proc = subprocess.run(["git", *NO_AUTO_GC, *args], cwd=root, input=input, capture_output=True, text=text,
+                              timeout=timeout)
     except FileNotFoundError:
-        raise GitError(NO_GIT) from None
+        raise error(no_git) from None
     if check and proc.returncode != 0:
-        raise GitError(f"git {' '.join(args[:3])} failed in {root}: {last_line(proc.stderr)}")
+        raise error(f"git {' '.join(args[:3])} failed in {root}: {last_line(proc.stderr)}")
     return proc
 
 
-def last_line(stderr: bytes) -> str:
+def worktree_add(top: Path, tree: Path, commit: str) -> subprocess.CompletedProcess:
+    """A detached worktree of commit at tree (the caller reads returncode and stderr)."""
+    return run(top, "worktree", "add", "--quiet", "--detach", str(tree), commit, check=False, text=True)
+
+
+def worktree_remove(top: Path, tree: Path) -> None:
+    """Remove a worktree kabe added; a cleanup, so a failure is left to `git worktree prune`."""
+    run(top, "worktree", "remove", "--force", str(tree), check=False)
+
+
+def out(root: Path, *args: str) -> str:
+    """What git *args prints in root, stripped; GitError when it fails."""
+    return run(root, *args, text=True).stdout.strip()
+
+
+def last_line(stderr: bytes | str) -> str:
     """git's own reason: its first fatal/error line (the lines after it are advice), else its last line."""
-    lines = [ln.strip() for ln in stderr.decode(errors="replace").splitlines() if ln.strip()]
+    said = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
+    lines = [ln.strip() for ln in said.splitlines() if ln.strip()]
     said = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
     return said[0] if said else (lines[-1] if lines else "(no message)")
 
@@ -78,8 +105,19 @@ def ls_tree(root: Path, commit: str) -> dict[str, tuple[str, int]]:
     return files
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One line of `git ls-tree -r --long`."""
+
+    mode: str
+    kind: str  # blob, tree, commit
+    oid: str
+    size: int  # 0 for a gitlink (ls-tree says '-')
+    path: str
+
+
 def ls_tree_entries(root: Path, commit: str) -> list[Entry]:
-    """Every entry of the commit's tree as archive_paths.Entry (mode, kind, id, size, path), links,
+    """Every entry of the commit's tree as Entry (mode, kind, id, size, path), links,
     gitlinks and odd modes included: the caller judges them. A path that is not UTF-8 is kept with
     its bad bytes escaped, so it is refused by name, never decoded into something else."""
     out = run(root, "ls-tree", "-r", "-z", "--long", "--full-tree", commit).stdout
@@ -233,3 +271,40 @@ def ls_tree_paths(root: Path, commit: str) -> list[str]:
     pull counts units from before it judges any)."""
     out = run(root, "ls-tree", "-r", "-z", "--name-only", "--full-tree", commit).stdout
     return [p.decode("utf-8", errors="backslashreplace") for p in out.split(b"\0") if p]
+
+
+# The commit a person names (HEAD~1, a branch, a tag, a short sha) and its ancestors: `kabe diff` finds
+# archives with these; nothing here reads one.
+_NO_GIT_DIFF = "git is not installed; `kabe diff` needs it to resolve commits"
+
+
+def resolve(ref: str, root: Path = ROOT) -> str:
+    """The full sha of the commit `ref` names; RefError when git knows no such commit."""
+    if not ref or ref.startswith("-"):  # never let a ref be read as an option
+        raise RefError(f"{ref!r} is not a git ref or commit")
+    out = run(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False, text=True,
+              no_git=_NO_GIT_DIFF, error=RefError)
+    if out.returncode != 0 or not out.stdout.strip():
+        raise RefError(f"unknown commit or ref {ref!r} in {root}: `git rev-parse` knows no such commit; "
+                       f"use a sha, a branch, a tag or HEAD~N (`git log --oneline` lists them)")
+    return out.stdout.strip()
+
+
+def try_resolve(ref: str, root: Path = ROOT) -> str | None:
+    try:
+        return resolve(ref, root)
+    except RefError:
+        return None
+
+
+def ancestors(sha: str, root: Path = ROOT) -> list[str]:
+    """Every ancestor of `sha` (itself excluded), nearest first (git's topological order)."""
+    out = run(root, "rev-list", "--topo-order", sha, check=False, text=True, no_git=_NO_GIT_DIFF,
+              error=RefError)
+    if out.returncode != 0:
+        raise RefError(f"git rev-list {sha} failed in {root}: {out.stderr.strip()}")
+    return out.stdout.split()[1:]
+
+
+def head(root: Path = ROOT) -> str | None:
+    return try_resolve("HEAD", root)

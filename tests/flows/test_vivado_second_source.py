@@ -16,6 +16,7 @@ import pytest
 
 from kabe import build
 from kabe.base import provenance
+from kabe.project import designs
 from kabe.flows.vivado import collect, project, tool
 from kabe.parsers import ReportError, vivado_timing_verdict
 from kabe.flows.vivado.project import TCL_DIR

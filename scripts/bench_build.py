@@ -25,7 +25,7 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from kabe import build  # noqa: E402
-from kabe.project import designs
+from kabe.project import designs  # noqa: E402
 
 
 def cold(design: str, reports: Path) -> dict:

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rich.console import Console  # noqa: E402
 
 from kabe.project import designs  # noqa: E402
-from kabe.base import provenance
+from kabe.base import provenance  # noqa: E402
 from kabe.base.paths import ROOT  # noqa: E402
 from kabe.sweep import run, source, spec, unit, worker  # noqa: E402
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from kabe.records import history  # noqa: E402
-from kabe.store import signing, store
+from kabe.store import signing, store  # noqa: E402
 from records_fixtures import make_cores, record  # noqa: E402
 
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@kabe", "GIT_COMMITTER_NAME": "b",

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kabe.project import designs  # noqa: E402
-from kabe.base import provenance
+from kabe.base import provenance  # noqa: E402
 from kabe.project import flows as registry  # noqa: E402
 from kabe.records import metrics  # noqa: E402
 from kabe.store.archive import archive_dir  # noqa: E402

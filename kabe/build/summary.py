@@ -49,7 +49,7 @@ def gate_text(v: gate.Verdict, expected: str = "pass") -> str:
     if v.status == gate.NOT_ESTIMATED:  # kabe.rules.gate: no number, no pass
         return ("[yellow]timing NOT ESTIMATED[/] (neither pass nor fail; design.yaml: expect_gate: not_estimated)"
                 if expected == "not_estimated" else
-                f"[red]timing NOT ESTIMATED[/] (design.yaml expects {escape(str(expected))}: no pass without a timing number)")
+                f"[red]timing NOT ESTIMATED[/] (design.yaml expects {escape(str(expected))}: {outcome.NO_TIMING_NUMBER_IS_NO_PASS})")
     if not v.passed:
         return "[red]FAIL[/]"
     return "[green]PASS[/]" + (f" [yellow](unverified: {escape(str(v.unverified))})[/]" if v.unverified else "")

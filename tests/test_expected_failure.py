@@ -81,6 +81,10 @@ def test_kabe_diff_names_an_expected_failure_as_expected():
 
     from kabe.records import diff
 
-    failing = SimpleNamespace(passed=False, verdict=SimpleNamespace(status="fail", unverified=None))
+    failing = SimpleNamespace(passed=False, verdict=SimpleNamespace(status="fail", passed=False, unverified=None))
     assert diff._pass_word(failing, "fail") == "FAIL (expected)"
     assert diff._pass_word(failing, "pass") == "FAIL"
+    # a negative example whose gate passes: the gate no longer catches its problem, a FAIL as on the page
+    passing = SimpleNamespace(passed=True, verdict=SimpleNamespace(status="pass", passed=True, unverified=None))
+    assert diff._pass_word(passing, "fail") == "FAIL"
+    assert diff._pass_word(passing, "pass") == "pass"

@@ -20,7 +20,6 @@ from kabe.records import hls_rows, history, verdict_kind
 from kabe.base import git
 from kabe.records.numbers import delta as _delta, value as _fmt
 from kabe.records.load import Invalid
-from kabe.rules import gate
 
 _MAX_LISTED_INVALID = 20
 
@@ -63,16 +62,14 @@ def _invalid_lines(invalid: list[Invalid], commits: set[str], reports_root: Path
 
 
 def _pass_word(entry, expected: str = "pass") -> str:
-    """pass / FAIL from the recomputed verdict; a pass with no simulation verdict behind it says why;
-    a gate with no timing number (kabe.rules.gate: not estimated) is neither; a negative example's failing
-    gate (design.yaml expect_gate: fail) is "FAIL (expected)", as pytest says xfail."""
-    v = entry.verdict  # the kabe.rules.gate.Verdict recomputed from the numbers, asked
-    if v.status == gate.NOT_ESTIMATED:
-        return verdict_kind.WORDS[verdict_kind.NOT_ESTIMATED]
-    if not entry.passed:
-        return verdict_kind.WORDS[verdict_kind.EXPECTED_FAIL] if expected == "fail" else verdict_kind.WORDS[verdict_kind.FAIL]
-    why = v.unverified
-    return f"pass (unverified: {_md(why, 120)})" if why else "pass"
+    """The page's word for the recomputed verdict (kabe.records.verdict_kind): a pass with no simulation verdict
+    behind it says why; a gate with no timing number (kabe.rules.gate: not estimated) is neither; a negative
+    example's failing gate (design.yaml expect_gate: fail) is "FAIL (expected)", as pytest says xfail, and its
+    passing gate a FAIL (the gate no longer catches its known problem)."""
+    k = verdict_kind.kind(entry, expected)  # the page's kind of the recomputed verdict, asked of the Verdict
+    if k == verdict_kind.UNVERIFIED:
+        return f"pass (unverified: {_md(entry.verdict.unverified, 120)})"
+    return verdict_kind.WORDS[k]
 
 
 def _unverified_lines(shown: list[history.Unverified]) -> list[str]:

@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 from kabe.base.paths import CORES, REPORTS, ROOT
-from kabe.records import history, load, numbers
+from kabe.records import history, load, numbers, verdict_kind
 from kabe.sweep.spec import SweepError
-from kabe.project import flows as flow_registry
+from kabe.project import designs, flows as flow_registry
 
 
 def _find(design: str, flow: str, prefix: str, reports_root: Path, root: Path) -> Path:
@@ -50,5 +50,8 @@ def render(design: str, a: str, b: str, flow: str = flow_registry.DEFAULT, repor
     for metric, label in history.METRICS:
         x, y = ea.value(metric), eb.value(metric)
         lines.append(f"| {label} | {numbers.value(x, metric)} | {numbers.value(y, metric)} | {numbers.delta(x, y, metric)} |")
-    lines.append(f"| gate | {'pass' if ca.passed else 'FAIL'} | {'pass' if cb.passed else 'FAIL'} | |")
+    # the page's and kabe diff's words for the verdict (a variant not estimated is neither pass nor fail)
+    expect = designs.get(design, cores_root).expect_gate
+    words = [verdict_kind.WORDS[verdict_kind.kind(e, expect)] for e in (ea, eb)]
+    lines.append(f"| gate | {words[0]} | {words[1]} | |")
     return "\n".join(lines) + "\n"

@@ -22,8 +22,6 @@ nothing on disk, and another build reading the same work root meanwhile is not d
 
 from __future__ import annotations
 
-import configparser
-import fcntl
 import hashlib
 import json
 import os
@@ -42,6 +40,7 @@ from kabe.project.core_files import (HDL_TYPES, CoreError, Declared, check_file_
                              core_file_problem, declarations)
 from kabe.project.core_inputs import _library_roots, _resolve_inputs, project_fusesoc_conf, resolve_inputs  # noqa: F401
 from kabe.base.paths import BUILD, CORES, GENERATORS, ROOT
+from kabe.base.lock import take as take_lock
 
 TARGETS = ("sim", "synth", "vivado")
 # The tool kabe runs for each of its targets: given to FuseSoC (`--tool`) when the target names no flow and
@@ -556,7 +555,7 @@ def resolve(design: str | designs.Design, target: str = "sim", *, params: Mappin
 
     # Another process (a parallel doit task, another agent) may be resolving the same target.
     with open(work_root / _LOCK, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        take_lock(lock)
         try:
             state = json.loads(stamp.read_text())
             if not isinstance(state, dict):

@@ -51,7 +51,6 @@ is ever imported or run: it is files under reports/, read as data.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gzip
 import hashlib
 import json
@@ -71,6 +70,7 @@ from kabe.base import git
 from kabe.store import git_fetch, safe_fs, signing, trusted_settings
 from kabe.store.archive import write_atomic
 from kabe.base.git import BlobTooLarge, GitError
+from kabe.base.lock import take as take_lock
 
 DEFAULT_REF = "refs/kabe/archive"
 COMPRESS_OVER = 64 * 1024
@@ -685,7 +685,7 @@ def _pull_lock(root: Path):
     path = Path(root, git.run(root, "rev-parse", "--git-path", LOCK_NAME).stdout.decode().strip())
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        take_lock(fd)
         yield
     finally:
         os.close(fd)

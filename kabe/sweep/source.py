@@ -13,7 +13,6 @@ again. The marker is one of the files checked, not the proof.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import io
 import json
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from kabe.base.provenance import SHIPPED_TREE_MARKER
 from kabe.base import git
+from kabe.base.lock import take as take_lock
 from kabe.sweep.spec import SweepError
 
 
@@ -80,7 +80,7 @@ def unpack(identity: dict, archive: bytes, root: Path | None = None) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     dest = root / identity["tree"]
     with open(root / f"{identity['tree']}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # several workers on one machine share the cache
+        take_lock(lock)  # several workers on one machine share the cache
         if read_marker(dest) == identity:
             return dest
         digest = hashlib.sha256(archive).hexdigest()
@@ -176,5 +176,5 @@ def verified_copy(identity: dict, archive: bytes, parent: Path, root: Path | Non
 def _discard(identity: dict, root: Path | None) -> None:
     root = Path(root or cache_root())
     with open(root / f"{identity['tree']}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        take_lock(lock)
         shutil.rmtree(root / identity["tree"], ignore_errors=True)

@@ -164,25 +164,31 @@ def cache_key(design: designs.Design, flow_name: str, *, sim_check: bool = True,
 @dataclass(frozen=True)
 class BuildContext:
     """The facts of one build, made once at its top and passed down, so every layer reads the same
-    ones: the design (with its board), the flow, the commit the archive is named after (the one stamped
-    into a bitstream too), the resolved synth target, the content key and the sweep variant."""
+    ones: the design's one context (kabe.project.design_context: the design with its board, the commit the
+    archive is named after and a bitstream is stamped with, the console, the resolved synth and sim targets,
+    the XDC's clocks), the flow, the content key and the sweep variant."""
 
-    design: designs.Design
+    facts: DesignContext
     flow_name: str
     flow: Any
-    commit: provenance.Commit
-    edam: Any  # kabe.project.cores' resolved synth target
     key: cache.CacheKey
     sim_check: bool
     variant: dict | None  # a sweep worker's variant (read before any tool runs)
     reports_root: Path
-    console: Console
     started: str
     t0: float
-    sim_edam: Any = None  # kabe.project.cores' resolved sim target (None: the design is not simulated)
-    # the XDC's clocks, parsed once (kabe.project.design_context.read_clocks), and why there are none
-    clocks: tuple = ()
-    clock_error: Exception | None = None
+
+    @property
+    def design(self) -> designs.Design:
+        return self.facts.design
+
+    @property
+    def commit(self) -> provenance.Commit:
+        return self.facts.commit
+
+    @property
+    def console(self) -> Console:
+        return self.facts.console
 
     @property
     def workdir(self) -> Path:
@@ -190,8 +196,7 @@ class BuildContext:
 
     def below(self) -> DesignContext:
         """What the layers below take (the flow, the simulation): the facts this build resolved, not a name."""
-        return DesignContext(self.design, self.commit, self.console, self.sim_edam, self.edam, self.clocks,
-                             self.clock_error)
+        return self.facts
 
 
 def build(design: designs.Design, flow_request: str | None = None, *, console: Console | None = None,
@@ -216,8 +221,9 @@ def build(design: designs.Design, flow_request: str | None = None, *, console: C
         known = key_stamp.load(design, flow_name, sim_check_rows=rows)
         if known is not None:
             check_writable(reports_root)
-            record = _from_cache(BuildContext(design, flow_name, flow, commit, None, known, sim_check, variant,
-                                              reports_root, console, started, t0), say_miss=False)
+            facts = DesignContext(design, commit, console, clocks=clocks, clock_error=clock_error)
+            record = _from_cache(BuildContext(facts, flow_name, flow, known, sim_check, variant, reports_root, started, t0),
+                                 say_miss=False)
             if record is not None:
                 return record
     before = key_stamp.watched(design)  # before FuseSoC reads them: an edit meanwhile makes the stamp stale
@@ -233,8 +239,8 @@ def build(design: designs.Design, flow_request: str | None = None, *, console: C
     key = cache_key(design, flow_name, sim_check=sim_check, edam=edam, sim_edam=sim_edam)
     key_stamp.save(design, flow_name, key, before)
     check_writable(reports_root)  # a read-only or full reports/ is said now, not after every tool has run
-    ctx = BuildContext(design, flow_name, flow, commit, edam, key, sim_check, variant, reports_root, console,
-                       started, t0, sim_edam, clocks, clock_error)
+    facts = DesignContext(design, commit, console, sim_edam, edam, clocks, clock_error)
+    ctx = BuildContext(facts, flow_name, flow, key, sim_check, variant, reports_root, started, t0)
     synth_hit = None
     if use_cache:
         record = _from_cache(ctx)

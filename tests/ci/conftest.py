@@ -101,6 +101,30 @@ def clone(remote: Path, where: Path) -> Path:
     return where
 
 
+def commit_file(repo: Path, message: str, branch: str | None = None) -> str:
+    """A commit that changes one file `f` (to `message`), on a new branch when one is named; its sha."""
+    if branch:
+        git(repo, "checkout", "-qb", branch)
+    (repo / "f").write_text(message)
+    git(repo, "add", "f")
+    git(repo, "commit", "-qm", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture()
+def branch(remote, tmp_path):
+    """main: base commit with stage2 archived (232 LUT) and pushed; a feature branch one commit ahead."""
+    from kabe.store import store
+
+    repo = clone(remote, tmp_path / "work")
+    base = commit_file(repo, "base on main")
+    git(repo, "push", "-q", "origin", "main")
+    write_archive(repo / "reports", base, lut=232, wns=2.0)
+    store.push("origin", repo, repo / "reports")
+    head = commit_file(repo, "change", branch="feature")
+    return repo, base, head
+
+
 def env_without_ci() -> dict:
     env = {k: v for k, v in os.environ.items() if k not in CI_VARS}
     env.update(GIT_ID)

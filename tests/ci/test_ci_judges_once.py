@@ -17,18 +17,8 @@ from kabe import build
 from kabe.project import designs
 from kabe.build.verdict import build_verdict
 from kabe.ci import CiOptions, run
-from kabe.store import store
 
-from .conftest import checkout_test_key, clone, git, record, write_archive
-
-
-def _commit(repo: Path, message: str, branch: str | None = None) -> str:
-    if branch:
-        git(repo, "checkout", "-qb", branch)
-    (repo / "f").write_text(message)
-    git(repo, "add", "f")
-    git(repo, "commit", "-qm", message)
-    return git(repo, "rev-parse", "HEAD")
+from .conftest import checkout_test_key, record, write_archive
 
 
 @pytest.fixture()
@@ -49,18 +39,6 @@ def counted(monkeypatch):
     monkeypatch.setattr(kabe.rules.verdict, "judge", counting_judge)
     monkeypatch.setattr(kabe.base.provenance, "current_commit", counting_commit)
     return judged, reads
-
-
-@pytest.fixture()
-def branch(remote, tmp_path):
-    """main: base commit with stage2 archived (232 LUT) and pushed; a feature branch one commit ahead."""
-    repo = clone(remote, tmp_path / "work")
-    base = _commit(repo, "base on main")
-    git(repo, "push", "-q", "origin", "main")
-    write_archive(repo / "reports", base, lut=232, wns=2.0)
-    store.push("origin", repo, repo / "reports")
-    head = _commit(repo, "change", branch="feature")
-    return repo, base, head
 
 
 def _ci(repo: Path) -> tuple[int, list[str]]:

@@ -19,16 +19,7 @@ from kabe.records import lineage
 from kabe.store import store
 from kabe.records.lineage import LineageError
 
-from .conftest import clone, git, monorepo, record, write_archive
-
-
-def _commit(repo: Path, message: str, branch: str | None = None) -> str:
-    if branch:
-        git(repo, "checkout", "-qb", branch)
-    (repo / "f").write_text(message)
-    git(repo, "add", "f")
-    git(repo, "commit", "-qm", message)
-    return git(repo, "rev-parse", "HEAD")
+from .conftest import clone, git, monorepo, record, write_archive, commit_file as _commit
 
 
 def _ci(repo: Path, *designs: str, **kw) -> tuple[int, list[str], Path]:
@@ -37,18 +28,6 @@ def _ci(repo: Path, *designs: str, **kw) -> tuple[int, list[str], Path]:
     opts = CiOptions(designs=list(designs), flow="open", summary=reports / "s.md", junit=reports / "j.xml", **kw)
     code = run(opts, Console(file=out, width=100, color_system=None), root=repo, reports_root=reports)
     return code, out.getvalue().strip().splitlines(), reports
-
-
-@pytest.fixture()
-def branch(remote, tmp_path):
-    """main: base commit with stage2 archived (232 LUT) and pushed; a feature branch one commit ahead."""
-    repo = clone(remote, tmp_path / "work")
-    base = _commit(repo, "base on main")
-    git(repo, "push", "-q", "origin", "main")
-    write_archive(repo / "reports", base, lut=232, wns=2.0)
-    store.push("origin", repo, repo / "reports")
-    head = _commit(repo, "change", branch="feature")
-    return repo, base, head
 
 
 def test_a_lut_regression_exits_1_naming_design_metric_base_and_both_values(branch):

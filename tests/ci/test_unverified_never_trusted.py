@@ -24,18 +24,9 @@ from kabe.deploy.host import _archived_build
 from kabe.cache import cache
 from kabe.store import store
 
-from .conftest import clone, git, write_archive
+from .conftest import clone, git, write_archive, commit_file as _commit
 
 MATERIAL = {"format": cache.KEY_FORMAT, "design": "stage2", "flow": "open", "what": "an unsigned unit's inputs"}
-
-
-def _commit(repo: Path, message: str, branch: str | None = None) -> str:
-    if branch:
-        git(repo, "checkout", "-qb", branch)
-    (repo / "f").write_text(message)
-    git(repo, "add", "f")
-    git(repo, "commit", "-qm", message)
-    return git(repo, "rev-parse", "HEAD")
 
 
 def _vivado_unit(reports: Path, sha: str) -> Path:

@@ -134,14 +134,11 @@ def _version(dist: str) -> str:
         return "missing"
 
 
-def vivado_version_line(exe: str | None = None) -> str:
-    """First line of `vivado -version`, remembered per executable (path, size, mtime): asking Vivado
-    takes seconds, and the key is computed on every build."""
-    exe = exe or shutil.which("vivado")
-    if not exe:
-        return "missing"
+def _remembered_line(exe: str, memo_name: str, ask: Callable[[str], list[str]], pick: Callable[[list[str]], str]) -> str:
+    """The version line pick() takes from ask(exe)'s non-empty lines, remembered in build/cache/<memo_name> per
+    executable (path, size, mtime): asking an AMD tool takes seconds, and the key is computed on every build."""
     st = Path(exe).stat()
-    memo = BUILD / "cache" / "vivado_version.json"
+    memo = BUILD / "cache" / memo_name
     stamp = f"{Path(exe).resolve()}:{st.st_size}:{st.st_mtime_ns}"
     try:
         saved = json.loads(memo.read_text())
@@ -149,13 +146,26 @@ def vivado_version_line(exe: str | None = None) -> str:
             return saved["line"]
     except (OSError, ValueError, KeyError):
         pass
-    out = subprocess.run([exe, "-version"], capture_output=True, text=True, timeout=300)
-    lines = [ln.strip() for ln in out.stdout.splitlines() if ln.strip()]
-    # the line kabe.flows.vivado.tool reads too ("Vivado v2023.2 (64-bit)"), else the first one
-    line = next((ln for ln in lines if "vivado" in ln.lower() and re.search(r"\d{4}\.\d", ln)),
-                lines[0] if lines else "unknown")
+    line = pick(ask(exe))
     write_json_atomic(memo, {"stamp": stamp, "line": line})
     return line
+
+
+def _lines(text: str) -> list[str]:
+    return [ln.strip() for ln in text.splitlines() if ln.strip()]
+
+
+def vivado_version_line(exe: str | None = None) -> str:
+    """First line of `vivado -version` that names Vivado and a release ("Vivado v2023.2 (64-bit)", the line
+    kabe.flows.vivado.tool reads too), else its first line; "missing" when there is no vivado."""
+    exe = exe or shutil.which("vivado")
+    if not exe:
+        return "missing"
+    return _remembered_line(
+        exe, "vivado_version.json",
+        lambda e: _lines(subprocess.run([e, "-version"], capture_output=True, text=True, timeout=300).stdout),
+        lambda lines: next((ln for ln in lines if "vivado" in ln.lower() and re.search(r"\d{4}\.\d", ln)),
+                           lines[0] if lines else "unknown"))
 
 
 # AMD's Vitis tools (kabe.flows.vitis_hls, kabe.flows.vitis): their version line, as vivado's above
@@ -163,28 +173,22 @@ _EXE_VERSION_FLAG = {"v++": "--version", "vitis_hls": "-version", "vivado_hls": 
 
 
 def exe_version_line(name: str, flag: str) -> str:
-    """The first line of `<name> <flag>` that names a release (20xx.y), remembered per executable (path,
-    size, mtime) like vivado_version_line; "missing" when it is not on PATH."""
+    """The first line of `<name> <flag>` that names a release (20xx.y), remembered per executable like
+    vivado_version_line; "missing" when it is not on PATH."""
     exe = shutil.which(name)
     if not exe:
         return "missing"
-    st = Path(exe).stat()
-    memo = BUILD / "cache" / f"{name.replace('+', 'p')}_version.json"
-    stamp = f"{Path(exe).resolve()}:{st.st_size}:{st.st_mtime_ns}"
-    try:
-        saved = json.loads(memo.read_text())
-        if saved.get("stamp") == stamp:
-            return saved["line"]
-    except (OSError, ValueError, KeyError):
-        pass
-    try:
-        out = subprocess.run([exe, flag], capture_output=True, text=True, timeout=300)
-        lines = [ln.strip() for ln in (out.stdout + out.stderr).splitlines() if ln.strip()]
-    except (OSError, subprocess.TimeoutExpired):
-        lines = []
-    line = next((ln for ln in lines if re.search(r"20\d\d\.\d", ln)), lines[0] if lines else "unknown")
-    write_json_atomic(memo, {"stamp": stamp, "line": line})
-    return line
+
+    def ask(e: str) -> list[str]:
+        try:
+            out = subprocess.run([e, flag], capture_output=True, text=True, timeout=300)
+            return _lines(out.stdout + out.stderr)
+        except (OSError, subprocess.TimeoutExpired):
+            return []
+
+    return _remembered_line(exe, f"{name.replace('+', 'p')}_version.json", ask,
+                            lambda lines: next((ln for ln in lines if re.search(r"20\d\d\.\d", ln)),
+                                               lines[0] if lines else "unknown"))
 
 
 def tool_versions(flow: str) -> dict[str, str]:

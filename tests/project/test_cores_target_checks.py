@@ -176,7 +176,8 @@ def test_the_build_says_and_records_files_only_in_one_target(project, monkeypatc
     _edit(project, "    flow: sim\n", "    flow: sim\n    filesets: [rtl, model]\n")
     d = designs.get("tv", root)
     console = Console(record=True, width=300)
-    files = build._check_sim_target(d, cores.resolve(d, "synth", build_root=build_root), console)
+    files = build._check_sim_target(d, cores.resolve(d, "synth", build_root=build_root),
+                                   cores.resolve(d, "sim", build_root=build_root), console)
     assert files["sim_only"][0].endswith("tv/rtl/glbl.v") and files["synth_only"] == []
     said = console.export_text()
     assert "tv: files only in the sim target: " in said and "glbl.v (otherwise the two targets agree" in said
@@ -189,7 +190,8 @@ def test_the_build_says_and_records_files_only_in_one_target(project, monkeypatc
     monkeypatch.setattr(ghdl, "command", lambda: None)  # with GHDL the harness reads VHDL (tests/sim/test_vhdl.py)
     with pytest.raises(build.BuildError, match=r"x\.vhd: VHDL \(vhdlSource.*in target sim; kabe's simulation check "
                                                r"\(Verilator\) reads Verilog and SystemVerilog only.*apt-get install ghdl"):
-        build._check_sim_target(d, cores.resolve(d, "synth", build_root=build_root), console)
+        build._check_sim_target(d, cores.resolve(d, "synth", build_root=build_root),
+                                   cores.resolve(d, "sim", build_root=build_root), console)
 
 
 # 2. one VLNV, one core file (repro 23)

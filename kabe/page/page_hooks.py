@@ -12,12 +12,11 @@ the project's code is its own (the page is its own page), but nothing it returns
 
 from __future__ import annotations
 
-import importlib
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from kabe.base import project_callable
 from kabe.base.errors import UserError
 
 
@@ -36,20 +35,8 @@ class PageContext:
 
 
 def load(spec: str, root: Path) -> Callable[[PageContext], str]:
-    where = f"{root / 'pyproject.toml'}: [tool.kabe] page_sections {spec!r}"
-    module_name, func_name = spec.split(":")
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as e:  # noqa: BLE001 - the project's module: any failure is said in one line
-        raise PageSectionError(f"{where}: cannot import {module_name} ({type(e).__name__}: {str(e)[:200]}); "
-                               f"it must be importable from the project root {root}") from None
-    fn = getattr(module, func_name, None)
-    if not callable(fn):
-        raise PageSectionError(f"{where}: {module_name} has no function {func_name}; define "
-                               f"`def {func_name}(page) -> str` (an HTML fragment)")
-    return fn
+    return project_callable.load(spec, root, f"{root / 'pyproject.toml'}: [tool.kabe] page_sections {spec!r}",
+                                 PageSectionError, "(page) -> str` (an HTML fragment)")
 
 
 def render(specs, root: Path, page: PageContext) -> str:

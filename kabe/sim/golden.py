@@ -5,12 +5,12 @@ and called through the API of kabe.verify; everything it returns is checked agai
 
 from __future__ import annotations
 
-import importlib
-import sys
 from typing import Any, Callable
 
 import numpy as np
 
+from kabe.base import project_callable
+from kabe.base.project_callable import one_line
 from kabe.base.errors import UserError
 from kabe.verify import Chunks, Context, Stimulus, StimulusError, as_words, resolve
 from kabe.project import designs
@@ -21,34 +21,15 @@ class ModelError(UserError, RuntimeError):
     """The design's golden model cannot be imported, fails, or returns what the design does not declare."""
 
 
-def _line(e: BaseException, limit: int) -> str:
-    """An exception's text on one line, bounded (a model's message is the user's, shown as written)."""
-    text = " ".join(str(e).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
-
-
 def line(e: BaseException) -> str:
     """An exception raised by a model, on one bounded line (for the messages other modules write)."""
-    return _line(e, 300)
+    return one_line(e, 300)
 
 
 def load(d: designs.Design) -> Callable[..., Any]:
     """The model function design.yaml names, imported with the project root first on sys.path."""
-    spec = d.verify.value
-    module_name, func_name = spec.split(":")
-    where = f"{d.yaml_file}: verify.model {spec}"
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as e:  # noqa: BLE001 - the user's module: any failure is said in one line
-        raise ModelError(f"{where}: cannot import {module_name} ({type(e).__name__}: {_line(e, 200)}); "
-                         f"it must be importable from the project root {ROOT}") from None
-    fn = getattr(module, func_name, None)
-    if not callable(fn):
-        raise ModelError(f"{where}: {module_name} has no function {func_name}; define "
-                         f"`def {func_name}(seed, size, context) -> kabe.verify.Stimulus`")
-    return fn
+    return project_callable.load(d.verify.value, ROOT, f"{d.yaml_file}: verify.model {d.verify.value}", ModelError,
+                                 "(seed, size, context) -> kabe.verify.Stimulus`")
 
 
 def stimulus(d: designs.Design, fn: Callable[..., Any], seed: int, size: int | None, context: Context) -> Stimulus:
@@ -57,7 +38,7 @@ def stimulus(d: designs.Design, fn: Callable[..., Any], seed: int, size: int | N
     try:
         stim = fn(seed, size, context)
     except Exception as e:  # noqa: BLE001 - a model's bug or refusal is the user's to fix: one line
-        raise ModelError(f"{where} raised {type(e).__name__}: {_line(e, 300)}") from None
+        raise ModelError(f"{where} raised {type(e).__name__}: {one_line(e, 300)}") from None
     if not isinstance(stim, Stimulus):
         raise ModelError(f"{where} returned {type(stim).__name__}, not a kabe.verify.Stimulus")
     if set(stim.inputs) != set(context.inputs):
@@ -97,7 +78,7 @@ def beat_count(d: designs.Design, port: str, beats: Any) -> int:
     try:
         a = np.asarray(beats)
     except Exception as e:  # noqa: BLE001 - whatever the model handed over: one line
-        raise ModelError(f"{where}: expected beats on {port} are not an array ({type(e).__name__}: {_line(e, 200)})") from None
+        raise ModelError(f"{where}: expected beats on {port} are not an array ({type(e).__name__}: {one_line(e, 200)})") from None
     if a.ndim not in (1, 2):
         shown = f"a single value ({a.dtype}, a 0-d array)" if a.ndim == 0 else f"a {a.ndim}-D {a.dtype} array"
         raise ModelError(f"{where}: expected beats on {port} are {shown}; give a 1-D array, one element per beat "
@@ -112,7 +93,7 @@ def call_later(d: designs.Design, value: Any, what: str) -> Any:
         return resolve(value)
     except Exception as e:  # noqa: BLE001 - a model's bug is the user's to fix: one line
         raise ModelError(f"the golden model {d.verify.value} of {d.name}: its {what} function raised "
-                         f"{type(e).__name__}: {_line(e, 300)}") from None
+                         f"{type(e).__name__}: {one_line(e, 300)}") from None
 
 
 def check_status(d: designs.Design, status: Any, context: Context) -> dict[str, int]:
@@ -132,7 +113,7 @@ def check_status(d: designs.Design, status: Any, context: Context) -> dict[str, 
         try:
             out[str(k)] = int(v)
         except (TypeError, ValueError, OverflowError) as e:
-            raise ModelError(f"{where}: status {k} must be an integer, got {type(v).__name__} ({_line(e, 100)})") from None
+            raise ModelError(f"{where}: status {k} must be an integer, got {type(v).__name__} ({one_line(e, 100)})") from None
     return out
 
 
